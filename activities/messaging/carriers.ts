@@ -1,0 +1,49 @@
+import type { DeliveryReceipt } from '../../domain/messaging/delivery-receipt.ts';
+
+/** What the message workflow hands to a carrier. */
+export interface CarrierSubmission {
+  messageId: string;
+  to: string;
+  from: string;
+  message: string;
+}
+
+export type CarrierSubmitResult =
+  | { outcome: 'submitted'; carrierMessageId: string }
+  /** The carrier refused the message for good (e.g. SMPP ESME_RINVDSTADR); retrying cannot help. */
+  | { outcome: 'rejected'; error: string };
+
+/**
+ * An SMS carrier (an SMSC spoken to over SMPP 3.4). Transient failures (no bind, throttling, timeouts)
+ * are thrown so that the activity is retried; permanent refusals are returned as `rejected`.
+ */
+export interface SmsCarrier {
+  submit(submission: CarrierSubmission): Promise<CarrierSubmitResult>;
+  /** Registers the listener for delivery receipts (deliver_sm) received on any bound session. */
+  onReceipt(listener: (receipt: DeliveryReceipt) => Promise<void>): void;
+  close(): Promise<void>;
+}
+
+/**
+ * A chat-app provider (HTTP API). `submit` is idempotent on `messageId`; `receipt` returns the final
+ * outcome once the provider knows it, undefined while the message is still in flight.
+ */
+export interface ChatAppProvider {
+  submit(submission: CarrierSubmission): Promise<CarrierSubmitResult>;
+  receipt(carrierMessageId: string): Promise<DeliveryReceipt | undefined>;
+}
+
+/** Raw answer of an HLR (home location register) lookup provider for one number. */
+export interface HlrAnswer {
+  /** null when the lookup succeeded; otherwise the provider's error word (e.g. 'absent_subscriber'). */
+  error: string | null;
+  imsi: string | null;
+  mcc: string | null;
+  mnc: string | null;
+  /** Networks the number was ported from/to, as MCC+MNC strings (empty when never ported). */
+  ported: string[];
+}
+
+export interface HlrProvider {
+  lookup(e164: string): Promise<HlrAnswer>;
+}

@@ -1,0 +1,78 @@
+import { and, eq } from 'drizzle-orm';
+import { filter as operatorsWhere } from 'mcc-mnc-list';
+import type { Database } from '../../db/client.ts';
+import { messagingHlrLookups } from '../../db/schema/messaging.ts';
+import type { HlrProvider } from './carriers.ts';
+
+/** The HLR result as the spec names it; POSTed to `callBackUrl` and kept in the read model. */
+export interface HlrResult {
+  id: string;
+  /** null on success; the provider's word otherwise ('unknown_subscriber', 'absent_subscriber', 'lookup_failed'). */
+  error: string | null;
+  imsi: string | null;
+  /** ISO 3166 alpha-2 country of the serving network (of the number when no network is known). */
+  country: string | null;
+  /** MCC+MNC of the serving network. */
+  operatorId: string | null;
+  mcc: string | null;
+  mnc: string | null;
+  /** MCC+MNC of the networks the number was ported from. */
+  ported: string[];
+}
+
+export type HlrLookupStatus = 'completed' | 'failed';
+
+/**
+ * Country of a mobile country code. A few MCCs serve several territories (e.g. 340: BL/GF/GP/MF/MQ);
+ * the number's own country decides between them.
+ */
+export function countryOfMcc(mcc: string, numberCountry: string | null): string | null {
+  const countries = new Set(
+    operatorsWhere({ mcc })
+      .flatMap((operator) => (operator.countryCode ?? '').split('/'))
+      .filter((code) => /^[A-Z]{2}$/.test(code)),
+  );
+  if (numberCountry && countries.has(numberCountry)) return numberCountry;
+  return [...countries][0] ?? numberCountry;
+}
+
+export interface HlrActivityDeps {
+  db: Database;
+  hlr: HlrProvider;
+}
+
+export function createHlrActivities({ db, hlr }: HlrActivityDeps) {
+  return {
+    /** Asks the HLR provider and maps its answer to the spec's result fields. */
+    async lookupNumber(input: {
+      lookupId: string;
+      number: string;
+      numberCountry: string | null;
+    }): Promise<HlrResult> {
+      const answer = await hlr.lookup(input.number);
+      const network = answer.mcc && answer.mnc ? { mcc: answer.mcc, mnc: answer.mnc } : undefined;
+      return {
+        id: input.lookupId,
+        error: answer.error,
+        imsi: answer.imsi,
+        country: network ? countryOfMcc(network.mcc, input.numberCountry) : input.numberCountry,
+        operatorId: network ? network.mcc + network.mnc : null,
+        mcc: network?.mcc ?? null,
+        mnc: network?.mnc ?? null,
+        ported: answer.ported,
+      };
+    },
+
+    /** Writes the outcome once; a retried write leaves the first one in place. */
+    async recordHlrResult(input: {
+      lookupId: string;
+      status: HlrLookupStatus;
+      result: HlrResult;
+    }): Promise<void> {
+      await db
+        .update(messagingHlrLookups)
+        .set({ status: input.status, result: input.result, completedAt: new Date() })
+        .where(and(eq(messagingHlrLookups.id, input.lookupId), eq(messagingHlrLookups.status, 'pending')));
+    },
+  };
+}

@@ -1,0 +1,279 @@
+import smpp, { type DecodedMessage, type Pdu, type PduFields, type Session } from 'smpp';
+import type { DeliveryReceipt } from '../../domain/messaging/delivery-receipt.ts';
+import { isAlphanumericSender } from '../../domain/messaging/phone.ts';
+import { countSegments } from '../../domain/messaging/segments.ts';
+import { deliveryReceiptFromSmpp } from '../../domain/messaging/smpp-receipt.ts';
+import type { Logger } from '../../platform/logger.ts';
+import type { CarrierSubmission, CarrierSubmitResult, SmsCarrier } from './carriers.ts';
+
+/**
+ * SMS carrier over SMPP 3.4: one transceiver session to the SMSC, opened on first use (a submission,
+ * or registering the receipt listener — the worker must be bound to receive receipts that were queued
+ * while it was away) and then kept: when it closes, it is bound again with growing pauses.
+ */
+export interface SmppCarrierOptions {
+  /** smpp://host:port */
+  url: string;
+  systemId: string;
+  password: string;
+  logger: Logger;
+  /** How long to wait for bind_resp / submit_sm_resp before the attempt counts as failed (transient). */
+  submitTimeoutMs?: number;
+  enquireLinkMs?: number;
+  reconnectMinMs?: number;
+  reconnectMaxMs?: number;
+}
+
+const ESM_CLASS_RECEIPT = 0x04;
+const DATA_CODING = { GSM7: 0x00, UCS2: 0x08 } as const;
+const TON = { INTERNATIONAL: 1, ALPHANUMERIC: 5 } as const;
+const NPI = { UNKNOWN: 0, ISDN: 1 } as const;
+
+/** Answers the SMSC may give that mean "not now": the submission is retried by the activity. */
+const TRANSIENT = new Set([
+  smpp.errors.ESME_RINVBNDSTS,
+  smpp.errors.ESME_RSYSERR,
+  smpp.errors.ESME_RMSGQFUL,
+  smpp.errors.ESME_RTHROTTLED,
+  smpp.errors.ESME_RX_T_APPN,
+  smpp.errors.ESME_RUNKNOWNERR,
+]);
+
+const statusNames = new Map(Object.entries(smpp.errors).map(([name, code]) => [code, name]));
+
+/** e.g. "ESME_RINVDSTADR (0x0B)" */
+export function smppStatusText(status: number): string {
+  const hex = `0x${status.toString(16).toUpperCase().padStart(2, '0')}`;
+  return `${statusNames.get(status) ?? 'UNKNOWN_STATUS'} (${hex})`;
+}
+
+export function createSmppCarrier(options: SmppCarrierOptions): SmsCarrier {
+  const log = options.logger;
+  const responseTimeoutMs = options.submitTimeoutMs ?? 10_000;
+  const reconnectMinMs = options.reconnectMinMs ?? 250;
+  const reconnectMaxMs = options.reconnectMaxMs ?? 10_000;
+
+  let receiptListener: ((receipt: DeliveryReceipt) => Promise<void>) | undefined;
+  /** The bound session, or the bind in progress. */
+  let bound: Promise<Session> | undefined;
+  let current: Session | undefined;
+  let closed = false;
+  let failures = 0;
+  let reconnectTimer: NodeJS.Timeout | undefined;
+  /** Submissions waiting for their submit_sm_resp; failed at once when their session closes. */
+  const waiting = new Map<Session, Set<(error: Error) => void>>();
+
+  function scheduleReconnect() {
+    if (closed || reconnectTimer) return;
+    const delay = Math.min(reconnectMinMs * 2 ** failures, reconnectMaxMs);
+    failures += 1;
+    reconnectTimer = setTimeout(() => {
+      reconnectTimer = undefined;
+      session().catch(() => {}); // logged in bind; the next attempt is already scheduled
+    }, delay);
+    reconnectTimer.unref();
+  }
+
+  function session(): Promise<Session> {
+    if (closed) return Promise.reject(new Error('SMPP carrier is closed'));
+    if (!bound) {
+      bound = bind().then(
+        (s) => {
+          failures = 0;
+          current = s;
+          return s;
+        },
+        (error: Error) => {
+          bound = undefined;
+          log.warn({ err: error.message, url: options.url }, 'smpp bind failed');
+          scheduleReconnect();
+          throw error;
+        },
+      );
+    }
+    return bound;
+  }
+
+  function bind(): Promise<Session> {
+    return new Promise((resolve, reject) => {
+      let settled = false;
+      const fail = (error: Error) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        s.destroy();
+        reject(error);
+      };
+      const timer = setTimeout(
+        () => fail(new Error(`SMPP bind timed out after ${responseTimeoutMs} ms`)),
+        responseTimeoutMs,
+      );
+      const s = smpp.connect(
+        { url: options.url, auto_enquire_link_period: options.enquireLinkMs ?? 30_000 },
+        () => {
+          s.bind_transceiver({ system_id: options.systemId, password: options.password }, (pdu) => {
+            if (pdu.command_status !== 0) {
+              fail(new Error(`SMPP bind refused: ${smppStatusText(pdu.command_status)}`));
+              return;
+            }
+            settled = true;
+            clearTimeout(timer);
+            log.info({ url: options.url, systemId: options.systemId }, 'smpp bound');
+            resolve(s);
+          });
+        },
+      );
+      s.on('error', (error: Error) => {
+        log.debug({ err: error.message }, 'smpp socket error');
+        fail(error);
+      });
+      s.on('close', () => {
+        fail(new Error('SMPP connection closed before bind'));
+        for (const reject of waiting.get(s) ?? [])
+          reject(new Error('SMPP session closed before submit_sm_resp'));
+        waiting.delete(s);
+        if (current === s) {
+          current = undefined;
+          bound = undefined;
+          if (!closed) log.warn({ url: options.url }, 'smpp session closed; binding again');
+          scheduleReconnect();
+        }
+      });
+      s.on('pdu', (pdu: Pdu) => {
+        switch (pdu.command) {
+          case 'deliver_sm':
+            void onDeliver(s, pdu);
+            return;
+          case 'enquire_link':
+            s.send(pdu.response());
+            return;
+          case 'unbind':
+            s.send(pdu.response(), () => s.close());
+            return;
+        }
+      });
+    });
+  }
+
+  async function onDeliver(s: Session, pdu: Pdu) {
+    let status = 0;
+    if (((pdu.esm_class ?? 0) & ESM_CLASS_RECEIPT) !== 0) {
+      const text = messageText(pdu.short_message) || messageText(pdu.message_payload);
+      const receipt = deliveryReceiptFromSmpp(text, pdu.receipted_message_id);
+      if (!receipt) {
+        log.warn({ text }, 'smpp receipt not understood; acknowledged and dropped');
+      } else if (!receiptListener) {
+        // Nobody to hand it to yet: a temporary error makes the SMSC send it again later.
+        status = smpp.errors.ESME_RX_T_APPN;
+      } else {
+        try {
+          await receiptListener(receipt);
+        } catch (error) {
+          log.error(
+            { err: (error as Error).message, carrierMessageId: receipt.carrierMessageId },
+            'receipt listener failed',
+          );
+          status = smpp.errors.ESME_RX_T_APPN;
+        }
+      }
+    } else {
+      log.info({ source: pdu.source_addr }, 'mobile-originated SMS ignored');
+    }
+    s.send(pdu.response({ command_status: status }));
+  }
+
+  function submitPdu(s: Session, fields: PduFields): Promise<Pdu> {
+    return new Promise((resolve, reject) => {
+      const pending = waiting.get(s) ?? new Set<(error: Error) => void>();
+      waiting.set(s, pending);
+      const done = (error: Error | undefined, pdu?: Pdu) => {
+        clearTimeout(timer);
+        pending.delete(abort);
+        if (error) reject(error);
+        else resolve(pdu!);
+      };
+      const abort = (error: Error) => done(error);
+      pending.add(abort);
+      const timer = setTimeout(() => {
+        done(new Error(`SMPP submit_sm_resp not received within ${responseTimeoutMs} ms`));
+        // A session that stops answering is stuck; a fresh one is bound on the next use.
+        s.destroy();
+      }, responseTimeoutMs);
+      const sent = s.submit_sm(fields, (pdu) => done(undefined, pdu));
+      if (!sent) done(new Error('SMPP session is not writable'));
+    });
+  }
+
+  return {
+    async submit(submission: CarrierSubmission): Promise<CarrierSubmitResult> {
+      const s = await session();
+      const segments = countSegments(submission.message);
+      const alphanumeric = isAlphanumericSender(submission.from);
+      const fields: PduFields = {
+        source_addr_ton: alphanumeric ? TON.ALPHANUMERIC : TON.INTERNATIONAL,
+        source_addr_npi: alphanumeric ? NPI.UNKNOWN : NPI.ISDN,
+        source_addr: alphanumeric ? submission.from : submission.from.replace(/^\+/, ''),
+        dest_addr_ton: TON.INTERNATIONAL,
+        dest_addr_npi: NPI.ISDN,
+        destination_addr: submission.to.replace(/^\+/, ''),
+        registered_delivery: 1,
+        data_coding: segments.encoding === 'GSM-7' ? DATA_CODING.GSM7 : DATA_CODING.UCS2,
+        // More than one segment: the SMSC splits the message_payload, so we send no UDH ourselves.
+        ...(segments.parts === 1
+          ? { short_message: submission.message }
+          : { message_payload: submission.message }),
+      };
+      const response = await submitPdu(s, fields);
+      if (response.command === 'generic_nack') {
+        throw new Error(
+          `SMPP submit_sm answered with generic_nack: ${smppStatusText(response.command_status)}`,
+        );
+      }
+      if (response.command_status === 0 && response.message_id) {
+        log.debug(
+          { messageId: submission.messageId, carrierMessageId: response.message_id },
+          'smpp submit_sm accepted',
+        );
+        return { outcome: 'submitted', carrierMessageId: response.message_id };
+      }
+      const reason = smppStatusText(response.command_status);
+      // The SMSC no longer counts us as bound: drop the session so the next attempt binds afresh.
+      if (response.command_status === smpp.errors.ESME_RINVBNDSTS) s.destroy();
+      if (response.command_status === 0 || TRANSIENT.has(response.command_status)) {
+        throw new Error(`SMPP submit_sm failed for now: ${reason}`);
+      }
+      log.info({ messageId: submission.messageId, reason }, 'smpp submit_sm rejected');
+      return { outcome: 'rejected', error: reason };
+    },
+
+    onReceipt(listener) {
+      receiptListener = listener;
+      // Receipts only arrive on a bound session.
+      session().catch(() => {});
+    },
+
+    async close() {
+      closed = true;
+      clearTimeout(reconnectTimer);
+      reconnectTimer = undefined;
+      const s = await bound?.catch(() => undefined);
+      bound = undefined;
+      current = undefined;
+      if (!s || s.socket.destroyed) return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => s.destroy(), 1000);
+        s.once('close', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+        if (!s.unbind({}, () => s.close())) s.destroy();
+      });
+    },
+  };
+}
+
+function messageText(value: DecodedMessage | Buffer | undefined): string {
+  if (!value) return '';
+  if (Buffer.isBuffer(value)) return value.toString('latin1');
+  return typeof value.message === 'string' ? value.message : value.message.toString('latin1');
+}

@@ -1,0 +1,238 @@
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { and, eq, sql } from 'drizzle-orm';
+import type { Database } from '../../db/client.ts';
+import { webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/schema/webhooks.ts';
+import { callbackFormats } from '../../domain/webhooks/callback-formats.ts';
+import type { WebhookDeliveryStatus, WebhookFormat } from '../../domain/webhooks/delivery.ts';
+import { newWebhookEndpointId, webhookDeliveryId } from '../../domain/webhooks/identifiers.ts';
+import { generateWebhookSecret } from '../../domain/webhooks/signature.ts';
+import type { Config } from '../../platform/config.ts';
+import type { Logger } from '../../platform/logger.ts';
+import type { WebhookRequest } from '../../workflows/webhooks/index.ts';
+
+export interface WebhookActivityDeps {
+  db: Database;
+  config: Config;
+  logger: Logger;
+  /** Outbound HTTP; defaults to the global fetch. */
+  fetch?: typeof fetch;
+}
+
+export interface RegisteredDelivery {
+  deliveryId: string;
+  /** Already delivered or failed earlier: nothing to start. */
+  completed: boolean;
+  retryScheduleMs: number[];
+  requestTimeoutMs: number;
+}
+
+export interface AttemptOutcome {
+  ok: boolean;
+  statusCode: number | null;
+  retryAfterMs: number | null;
+}
+
+/** Only scheme, host and path: query strings of customer URLs may carry credentials. */
+function loggableUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.origin}${parsed.pathname}`;
+  } catch {
+    return '(invalid url)';
+  }
+}
+
+function describeFetchError(error: unknown, timeoutMs: number): string {
+  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
+    return `no reply within ${timeoutMs} ms`;
+  }
+  if (error instanceof Error) {
+    const cause = error.cause as { code?: string; message?: string } | undefined;
+    return cause?.code ?? cause?.message ?? error.message;
+  }
+  return String(error);
+}
+
+/**
+ * Activities of the webhook delivery engine. HTTP outcomes are returned, never thrown: the workflow
+ * owns the retry schedule. Activity retries only cover infrastructure failures (e.g. the database).
+ */
+export function createWebhookActivities(deps: WebhookActivityDeps) {
+  const { db, config, logger } = deps;
+  const send = deps.fetch ?? fetch;
+
+  /** The owner's endpoint for this URL, created with a fresh signing secret the first time. */
+  async function endpointFor(service: string, ownerId: string, url: string): Promise<string> {
+    await db
+      .insert(webhookEndpoints)
+      .values({ id: newWebhookEndpointId(), service, ownerId, url, secret: generateWebhookSecret() })
+      .onConflictDoNothing({
+        target: [webhookEndpoints.service, webhookEndpoints.ownerId, webhookEndpoints.url],
+      });
+    const [endpoint] = await db
+      .select({ id: webhookEndpoints.id })
+      .from(webhookEndpoints)
+      .where(
+        and(
+          eq(webhookEndpoints.service, service),
+          eq(webhookEndpoints.ownerId, ownerId),
+          eq(webhookEndpoints.url, url),
+        ),
+      );
+    if (!endpoint) throw new Error(`webhook endpoint of ${service}/${ownerId} vanished after insert`);
+    return endpoint.id;
+  }
+
+  return {
+    /** Registers endpoint and delivery (both insert-if-absent) and hands the workflow its schedule. */
+    async registerWebhookDelivery(request: WebhookRequest): Promise<RegisteredDelivery> {
+      const endpointId = await endpointFor(request.service, request.ownerId, request.url);
+      const deliveryId = webhookDeliveryId(request.eventId, endpointId);
+      await db
+        .insert(webhookDeliveries)
+        .values({
+          id: deliveryId,
+          endpointId,
+          service: request.service,
+          ownerId: request.ownerId,
+          eventType: request.eventType,
+          eventId: request.eventId,
+          subjectId: request.subjectId ?? null,
+          payload: request.payload,
+          status: 'pending',
+        })
+        .onConflictDoNothing({ target: webhookDeliveries.id });
+      const [delivery] = await db
+        .select({ status: webhookDeliveries.status })
+        .from(webhookDeliveries)
+        .where(eq(webhookDeliveries.id, deliveryId));
+      return {
+        deliveryId,
+        completed: delivery !== undefined && delivery.status !== 'pending',
+        retryScheduleMs: config.WEBHOOK_RETRY_SCHEDULE,
+        requestTimeoutMs: config.WEBHOOK_REQUEST_TIMEOUT,
+      };
+    },
+
+    /**
+     * One HTTP attempt, recorded once per attempt number. A retry of this activity after the attempt
+     * was recorded returns the recorded outcome instead of calling the receiver again.
+     */
+    async attemptWebhookDelivery(input: {
+      deliveryId: string;
+      attempt: number;
+      format: WebhookFormat;
+      requestTimeoutMs: number;
+    }): Promise<AttemptOutcome> {
+      const [recorded] = await db
+        .select()
+        .from(webhookAttempts)
+        .where(
+          and(eq(webhookAttempts.deliveryId, input.deliveryId), eq(webhookAttempts.attempt, input.attempt)),
+        );
+      if (recorded) {
+        const ok = recorded.statusCode !== null && recorded.statusCode >= 200 && recorded.statusCode < 300;
+        return { ok, statusCode: recorded.statusCode, retryAfterMs: recorded.retryAfterMs };
+      }
+
+      const [delivery] = await db
+        .select({
+          eventType: webhookDeliveries.eventType,
+          payload: webhookDeliveries.payload,
+          createdAt: webhookDeliveries.createdAt,
+          url: webhookEndpoints.url,
+          secret: webhookEndpoints.secret,
+        })
+        .from(webhookDeliveries)
+        .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+        .where(eq(webhookDeliveries.id, input.deliveryId));
+      if (!delivery)
+        throw ApplicationFailure.nonRetryable(`webhook delivery ${input.deliveryId} is not recorded`);
+
+      const format = callbackFormats[input.format];
+      const attemptedAt = new Date();
+      const request = format.buildRequest(
+        {
+          deliveryId: input.deliveryId,
+          eventType: delivery.eventType,
+          occurredAt: delivery.createdAt,
+          payload: delivery.payload,
+        },
+        delivery.secret,
+        attemptedAt,
+      );
+      const started = performance.now();
+      let outcome: AttemptOutcome;
+      let error: string | null = null;
+      try {
+        const response = await send(delivery.url, {
+          method: request.method,
+          headers: request.headers,
+          body: request.body,
+          redirect: 'manual', // a redirect is not an acknowledgement
+          signal: AbortSignal.timeout(input.requestTimeoutMs),
+        });
+        await response.body?.cancel(); // the reply body means nothing to us
+        const reply = format.interpretReply(
+          { status: response.status, headers: response.headers },
+          new Date(),
+        );
+        outcome = { ok: reply.ok, statusCode: response.status, retryAfterMs: reply.retryAfterMs ?? null };
+        if (!reply.ok) error = `HTTP ${response.status}`;
+      } catch (failure) {
+        outcome = { ok: false, statusCode: null, retryAfterMs: null };
+        error = describeFetchError(failure, input.requestTimeoutMs);
+      }
+      const latencyMs = Math.round(performance.now() - started);
+
+      await db
+        .insert(webhookAttempts)
+        .values({
+          deliveryId: input.deliveryId,
+          attempt: input.attempt,
+          attemptedAt,
+          statusCode: outcome.statusCode,
+          latencyMs,
+          error,
+          retryAfterMs: outcome.retryAfterMs,
+        })
+        .onConflictDoNothing({ target: [webhookAttempts.deliveryId, webhookAttempts.attempt] });
+      await db
+        .update(webhookDeliveries)
+        .set({
+          attemptCount: sql`greatest(${webhookDeliveries.attemptCount}, ${input.attempt})`,
+          lastAttemptAt: attemptedAt,
+        })
+        .where(eq(webhookDeliveries.id, input.deliveryId));
+
+      logger.info(
+        {
+          kind: 'webhook.attempt',
+          workflowId: Context.current().info.workflowExecution?.workflowId,
+          deliveryId: input.deliveryId,
+          attempt: input.attempt,
+          url: loggableUrl(delivery.url),
+          ok: outcome.ok,
+          statusCode: outcome.statusCode,
+          latencyMs,
+          retryAfterMs: outcome.retryAfterMs,
+          error,
+        },
+        'webhook attempt',
+      );
+      return outcome;
+    },
+
+    /** Writes the final status and the number of attempts it took. */
+    async completeWebhookDelivery(input: {
+      deliveryId: string;
+      status: Exclude<WebhookDeliveryStatus, 'pending'>;
+      attempts: number;
+    }): Promise<void> {
+      await db
+        .update(webhookDeliveries)
+        .set({ status: input.status, attemptCount: input.attempts, completedAt: new Date() })
+        .where(eq(webhookDeliveries.id, input.deliveryId));
+    },
+  };
+}

@@ -1,0 +1,35 @@
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { Hono } from 'hono';
+
+const SWAGGER_ASSETS = new Set(['swagger-ui-bundle.js', 'swagger-ui.css', 'swagger-ui-standalone-preset.js']);
+const CONTENT_TYPES: Record<string, string> = { '.js': 'text/javascript', '.css': 'text/css' };
+
+/** Serves the Swagger UI assets from the local `swagger-ui-dist` package (no CDN). */
+export function docsAssets(): Hono {
+  const app = new Hono();
+  const root = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+  app.get('/:file', async (c) => {
+    const file = c.req.param('file');
+    if (!SWAGGER_ASSETS.has(file)) return c.notFound();
+    const body = await readFile(path.join(root, file));
+    return c.body(body, 200, {
+      'content-type': CONTENT_TYPES[path.extname(file)] ?? 'application/octet-stream',
+      'cache-control': 'public, max-age=86400',
+    });
+  });
+  return app;
+}
+
+/** A browsable reference page for one service's OpenAPI document. */
+export function referencePage(title: string, openapiUrl: string): string {
+  const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
+<link rel="stylesheet" href="/assets/swagger-ui/swagger-ui.css"></head>
+<body><div id="reference"></div>
+<script src="/assets/swagger-ui/swagger-ui-bundle.js"></script>
+<script>SwaggerUIBundle({ url: ${JSON.stringify(openapiUrl)}, dom_id: '#reference', deepLinking: true });</script>
+</body></html>`;
+}

@@ -1,0 +1,118 @@
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import { sql } from 'drizzle-orm';
+import { Hono } from 'hono';
+import { startDevServer } from '../platform/dev-server.ts';
+import { resolveTemporalCli } from '../platform/temporal-cli.ts';
+import { ensureWorkflowBundle } from '../platform/workflow-bundle.ts';
+import { startTestPlatform } from '../test/support/platform.ts';
+import { startReceiver } from '../sandbox/webhook-receiver.ts';
+import { formatLatencies, percentile, runLoad } from './load.ts';
+
+/**
+ * `npm run bench`: figures, not pass/fail. Starts an in-memory Temporal dev server and an isolated
+ * platform (its own PostgreSQL database at DATABASE_URL), then measures:
+ *   1. POST /sms accepted per second and latency at fixed concurrency, beside a baseline bare Hono
+ *      route that inserts one row through the same database client;
+ *   2. submit → delivery report received at a local dlrUrl, end to end, for N messages.
+ * The load generator runs in the same process as the platform (2 cores are shared).
+ */
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const ACCEPT_REQUESTS = Number(process.env.BENCH_ACCEPT_REQUESTS ?? 2000);
+const E2E_MESSAGES = Number(process.env.BENCH_E2E_MESSAGES ?? 1000);
+
+const cliPath = await resolveTemporalCli({ explicitPath: process.env.TEMPORAL_CLI_PATH });
+const devServer = await startDevServer({ cliPath });
+const platform = await startTestPlatform({
+  temporalAddress: devServer.address,
+  workflowBundlePath: await ensureWorkflowBundle(),
+  receiptDelayMs: 0,
+  env: { LOG_LEVEL: 'silent', DATABASE_POOL_SIZE: '20', WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s' },
+});
+console.log(`Platform up (Temporal ${devServer.address}); concurrency ${CONCURRENCY}.`);
+
+// Baseline: the same HTTP server library and database client, one row per request, no Temporal.
+await platform.db.execute(
+  sql`create table if not exists bench_baseline (id serial primary key, body jsonb not null)`,
+);
+const baselineApp = new Hono();
+baselineApp.post('/baseline', async (c) => {
+  const body = await c.req.json();
+  await platform.db.execute(sql`insert into bench_baseline (body) values (${JSON.stringify(body)}::jsonb)`);
+  return c.json({ ok: true }, 202);
+});
+const baselineServer = serve({ fetch: baselineApp.fetch, port: 0, hostname: '127.0.0.1' });
+await new Promise((resolve) => baselineServer.once('listening', resolve));
+const baselineUrl = `http://127.0.0.1:${(baselineServer.address() as AddressInfo).port}/baseline`;
+
+const smsBody = (i: number) =>
+  JSON.stringify({
+    to: `+3598881${String(i % 100000).padStart(5, '0')}`,
+    from: '+359888000111',
+    message: `Bench message ${i}`,
+  });
+const post = (url: string, body: string) =>
+  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then(
+    async (response) => {
+      await response.arrayBuffer();
+      if (response.status !== 202) throw new Error(`unexpected status ${response.status}`);
+    },
+  );
+
+console.log('\n1. Accepting messages');
+const baseline = await runLoad(ACCEPT_REQUESTS, CONCURRENCY, (i) => post(baselineUrl, smsBody(i)));
+console.log(
+  `  baseline (bare route, one insert): ${baseline.perSecond.toFixed(0)} req/s, ${formatLatencies(baseline)}`,
+);
+const accept = await runLoad(ACCEPT_REQUESTS, CONCURRENCY, (i) =>
+  post(`${platform.baseUrl}/sms?at=${platform.token}`, smsBody(i)),
+);
+console.log(
+  `  POST /sms (validate, insert, start workflow): ${accept.perSecond.toFixed(0)} req/s, ${formatLatencies(accept)}`,
+);
+console.log(`  ratio POST /sms / baseline: ${(accept.perSecond / baseline.perSecond).toFixed(2)}`);
+
+console.log(
+  `\n2. End to end: submit → SMPP → receipt → delivery report at dlrUrl (${E2E_MESSAGES} messages)`,
+);
+// Let the messages of part 1 drain first so they do not compete.
+const sentAt = new Map<string, number>();
+const latencies: number[] = [];
+const receiver = await startReceiver((_attempt, request) => {
+  const report = JSON.parse(request.body) as { data: { id: string } };
+  const started = sentAt.get(report.data.id);
+  if (started !== undefined) latencies.push(request.at - started);
+  return { status: 200 };
+});
+await new Promise((resolve) => setTimeout(resolve, 5000));
+const e2eStarted = performance.now();
+await runLoad(E2E_MESSAGES, CONCURRENCY, async (i) => {
+  const started = performance.now();
+  const response = await fetch(`${platform.baseUrl}/sms?at=${platform.token}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      to: `+3598882${String(i).padStart(5, '0')}`,
+      from: '+359888000111',
+      message: `E2E ${i}`,
+      dlrUrl: receiver.url,
+    }),
+  });
+  const { id } = (await response.json()) as { id: string };
+  sentAt.set(id, Date.now() - (performance.now() - started));
+});
+const deadline = Date.now() + 600_000;
+while (latencies.length < E2E_MESSAGES && Date.now() < deadline)
+  await new Promise((resolve) => setTimeout(resolve, 100));
+const e2eSeconds = (performance.now() - e2eStarted) / 1000;
+latencies.sort((a, b) => a - b);
+console.log(
+  `  ${latencies.length}/${E2E_MESSAGES} reports received in ${e2eSeconds.toFixed(1)} s: ${(latencies.length / e2eSeconds).toFixed(1)} messages/s, ` +
+    `p50 ${percentile(latencies, 0.5).toFixed(0)} ms, p99 ${percentile(latencies, 0.99).toFixed(0)} ms`,
+);
+
+await receiver.stop();
+baselineServer.close();
+await platform.stop();
+await devServer.stop();
+process.exit(0);

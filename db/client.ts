@@ -1,0 +1,59 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import * as schema from './schema/index.ts';
+
+export { schema };
+
+/** The Drizzle database the platform uses, whichever driver is behind it (postgres.js or PGlite). */
+export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
+
+export interface DatabaseHandle {
+  db: Database;
+  /** `postgres` (postgres.js against a server) or `pglite` (embedded, in a data folder). */
+  driver: 'postgres' | 'pglite';
+  close(): Promise<void>;
+}
+
+export const migrationsFolder = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+
+/** Arbitrary constant naming the platform's migration lock. */
+const MIGRATION_LOCK_KEY = 72_610_001;
+
+export interface DatabaseOptions {
+  /** PostgreSQL URL; when absent, PGlite stores its files in `pgliteDir`. */
+  url?: string | undefined;
+  pgliteDir?: string;
+  poolSize?: number;
+}
+
+/** Opens the database and applies pending migrations. */
+export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
+  if (options.url) {
+    const { default: postgres } = await import('postgres');
+    const { drizzle } = await import('drizzle-orm/postgres-js');
+    const { migrate } = await import('drizzle-orm/postgres-js/migrator');
+    // API and worker processes may start together: one migrates at a time, under an advisory lock.
+    const migrator = postgres(options.url, { max: 1, onnotice: () => {} });
+    try {
+      await migrator`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
+      await migrate(drizzle(migrator), { migrationsFolder });
+      await migrator`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`;
+    } finally {
+      await migrator.end();
+    }
+    const sql = postgres(options.url, { max: options.poolSize ?? 10, onnotice: () => {} });
+    const db = drizzle(sql, { schema });
+    return { db, driver: 'postgres', close: () => sql.end({ timeout: 5 }) };
+  }
+  if (!options.pgliteDir) throw new Error('openDatabase needs either a PostgreSQL url or a pgliteDir');
+  mkdirSync(options.pgliteDir, { recursive: true });
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { drizzle } = await import('drizzle-orm/pglite');
+  const { migrate } = await import('drizzle-orm/pglite/migrator');
+  const client = new PGlite(options.pgliteDir);
+  const db = drizzle(client, { schema });
+  await migrate(db, { migrationsFolder });
+  return { db, driver: 'pglite', close: () => client.close() };
+}

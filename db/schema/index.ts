@@ -1,0 +1,2 @@
+export * from './messaging.ts';
+export * from './webhooks.ts';

@@ -1,0 +1,95 @@
+import { sql } from 'drizzle-orm';
+import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+
+/** A customer of the messaging gateway; everything it creates is scoped to it. */
+export const messagingAccounts = pgTable('messaging_accounts', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** Access tokens (`at` query parameter). Only a SHA-256 hash of the token is stored. */
+export const messagingAccessTokens = pgTable(
+  'messaging_access_tokens',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => messagingAccounts.id),
+    tokenHash: text('token_hash').notNull(),
+    label: text('label').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    revokedAt: timestamp('revoked_at', { withTimezone: true }),
+  },
+  (table) => [uniqueIndex('messaging_access_tokens_hash_idx').on(table.tokenHash)],
+);
+
+/** Read model of SMS and chat-app messages, written by the message workflow's activities. */
+export const messagingMessages = pgTable(
+  'messaging_messages',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => messagingAccounts.id),
+    channel: text('channel', { enum: ['sms', 'chatapp'] }).notNull(),
+    to: text('to_number').notNull(),
+    from: text('from_sender').notNull(),
+    message: text('message').notNull(),
+    encoding: text('encoding', { enum: ['GSM-7', 'UCS-2', 'UTF-8'] }).notNull(),
+    parts: integer('parts').notNull(),
+    dlrUrl: text('dlr_url'),
+    scheduled: timestamp('scheduled_at', { withTimezone: true }),
+    status: text('status').notNull(),
+    carrierMessageId: text('carrier_message_id'),
+    error: text('error'),
+    idempotencyKey: text('idempotency_key'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    submittedAt: timestamp('submitted_at', { withTimezone: true }),
+    doneAt: timestamp('done_at', { withTimezone: true }),
+  },
+  (table) => [
+    uniqueIndex('messaging_messages_idempotency_idx').on(table.accountId, table.idempotencyKey),
+    index('messaging_messages_carrier_idx').on(table.carrierMessageId),
+    index('messaging_messages_scheduled_idx').on(table.accountId, table.scheduled),
+  ],
+);
+
+/** Sender-ID registrations: pending until confirmed, expired when not confirmed in time. */
+export const messagingSenderIds = pgTable(
+  'messaging_sender_ids',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => messagingAccounts.id),
+    senderId: text('sender_id').notNull(),
+    description: text('description'),
+    status: text('status', { enum: ['pending', 'confirmed', 'expired'] }).notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    confirmedAt: timestamp('confirmed_at', { withTimezone: true }),
+  },
+  (table) => [
+    index('messaging_sender_ids_account_idx').on(table.accountId, table.createdAt),
+    // One live registration per sender ID and account; an expired one may be registered again.
+    uniqueIndex('messaging_sender_ids_live_idx')
+      .on(table.accountId, table.senderId)
+      .where(sql`${table.status} in ('pending', 'confirmed')`),
+  ],
+);
+
+/** Asynchronous number lookups (HLR) and their results. */
+export const messagingHlrLookups = pgTable('messaging_hlr_lookups', {
+  id: text('id').primaryKey(),
+  accountId: text('account_id')
+    .notNull()
+    .references(() => messagingAccounts.id),
+  number: text('number').notNull(),
+  callBackUrl: text('callback_url').notNull(),
+  status: text('status', { enum: ['pending', 'completed', 'failed'] }).notNull(),
+  result: jsonb('result'),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  completedAt: timestamp('completed_at', { withTimezone: true }),
+});

@@ -1,0 +1,68 @@
+import { parseRetryAfter, type WebhookFormat } from './delivery.ts';
+import { signWebhook } from './signature.ts';
+
+/**
+ * The wire formats an attempt can speak. The delivery workflow, its retry schedule and the attempt
+ * records are the same for all of them; a service whose specification prescribes another callback
+ * format (e.g. the payment-collection merchant notifications) adds an entry here and passes its
+ * name as `format` in the WebhookRequest. Signing uses node:crypto: activities only, never workflows.
+ */
+export interface CallbackFormat {
+  buildRequest(event: WebhookEvent, secret: string, now: Date): OutgoingCallback;
+  /** Whether the receiver took the event, and when it asked to be called again. */
+  interpretReply(reply: { status: number; headers: Headers }, now: Date): CallbackReplyOutcome;
+}
+
+/** What one delivery carries, as recorded in webhook_deliveries. */
+export interface WebhookEvent {
+  deliveryId: string;
+  eventType: string;
+  occurredAt: Date;
+  payload: Record<string, unknown>;
+}
+
+export interface OutgoingCallback {
+  method: 'POST';
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface CallbackReplyOutcome {
+  ok: boolean;
+  retryAfterMs?: number | undefined;
+}
+
+/**
+ * Standard Webhooks (https://www.standardwebhooks.com): a JSON envelope `{type, timestamp, data}`,
+ * signed afresh on every attempt; any 2xx is success, anything else (including redirects) is retried.
+ */
+export const standardWebhooks: CallbackFormat = {
+  buildRequest(event, secret, now) {
+    const body = JSON.stringify({
+      type: event.eventType,
+      timestamp: event.occurredAt.toISOString(),
+      data: event.payload,
+    });
+    const signature = signWebhook(secret, event.deliveryId, Math.floor(now.getTime() / 1000), body);
+    return {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'integration-platform-webhooks/1',
+        ...signature,
+      },
+      body,
+    };
+  },
+  interpretReply(reply, now) {
+    const ok = reply.status >= 200 && reply.status < 300;
+    return {
+      ok,
+      retryAfterMs: ok ? undefined : parseRetryAfter(reply.headers.get('retry-after'), now.getTime()),
+    };
+  },
+};
+
+export const callbackFormats: Record<WebhookFormat, CallbackFormat> = {
+  'standard-webhooks': standardWebhooks,
+};

@@ -1,0 +1,98 @@
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, type Worker } from '@temporalio/worker';
+import { createApp } from '../api/app.ts';
+import type { Database } from '../db/client.ts';
+import type { Config } from './config.ts';
+import type { Connectors } from './connectors.ts';
+import type { Logger } from './logger.ts';
+import { createReadinessProbe } from './readiness.ts';
+import { createPlatformWorker } from './worker.ts';
+
+/** The pieces each process assembles: shared by `npm start`, `npm run api`, `npm run worker` and tests. */
+
+export interface TemporalHandle {
+  client: Client;
+  close(): Promise<void>;
+}
+
+export async function connectTemporal(config: Config): Promise<TemporalHandle> {
+  const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
+  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  return { client, close: () => connection.close() };
+}
+
+export interface RunningWorker {
+  worker: Worker;
+  /** Stops polling, lets running activities finish, closes the worker's connection. */
+  stop(): Promise<void>;
+}
+
+export async function runWorker(options: {
+  config: Config;
+  db: Database;
+  client: Client;
+  connectors: Connectors;
+  logger: Logger;
+  workflowBundlePath: string;
+}): Promise<RunningWorker> {
+  const { config } = options;
+  const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+  const worker = await createPlatformWorker({
+    connection,
+    client: options.client,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    workflowBundlePath: options.workflowBundlePath,
+    deps: { db: options.db, config, logger: options.logger, ...options.connectors },
+    logger: options.logger,
+  });
+  const running = worker.run();
+  return {
+    worker,
+    async stop() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running;
+      await connection.close();
+    },
+  };
+}
+
+export interface RunningApi {
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function serveApi(options: {
+  config: Config;
+  db: Database;
+  client: Client;
+  logger: Logger;
+}): Promise<RunningApi> {
+  const { config } = options;
+  const app = createApp(
+    { db: options.db, temporal: options.client, config, logger: options.logger },
+    createReadinessProbe({
+      db: options.db,
+      temporal: options.client,
+      namespace: config.TEMPORAL_NAMESPACE,
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+    }),
+  );
+  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+    const started = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, () =>
+      resolve(started),
+    );
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://${config.HOST}:${port}`,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Keep-alive connections of clients would otherwise hold the server open.
+        if ('closeAllConnections' in server) server.closeAllConnections();
+      }),
+  };
+}

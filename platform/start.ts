@@ -1,0 +1,115 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { rotateSandboxToken } from '../api/messaging/auth.ts';
+import { openDatabase } from '../db/client.ts';
+import { startSandbox } from '../sandbox/index.ts';
+import { loadConfigOrExit } from './config.ts';
+import { createConnectors } from './connectors.ts';
+import { type DevServer, startDevServer } from './dev-server.ts';
+import { createLogger } from './logger.ts';
+import { connectTemporal, runWorker, serveApi } from './runtime.ts';
+import { resolveTemporalCli } from './temporal-cli.ts';
+import { ensureWorkflowBundle } from './workflow-bundle.ts';
+
+/**
+ * `npm start`: the embedded stack in one process tree — Temporal dev server (with Web UI, data file in
+ * DATA_DIR), database (PGlite in DATA_DIR unless DATABASE_URL), sandbox parties, worker and API.
+ * Ctrl-C stops everything it started; data survives to the next start.
+ */
+const config = loadConfigOrExit();
+const logger = createLogger(config.LOG_LEVEL, { process: 'embedded' });
+const say = (line: string) => process.stdout.write(`${line}\n`);
+const stops: (() => Promise<void>)[] = [];
+
+async function main() {
+  say('Starting the integration platform (embedded mode)...');
+  let devServer: DevServer | undefined;
+  let temporalAddress = config.TEMPORAL_ADDRESS;
+  const bundle = ensureWorkflowBundle(undefined, say);
+  if (config.TEMPORAL_EMBEDDED) {
+    const cliPath = await resolveTemporalCli({ explicitPath: config.TEMPORAL_CLI_PATH, log: say });
+    const [host, port] = config.TEMPORAL_ADDRESS.split(':');
+    if (host !== '127.0.0.1' && host !== 'localhost')
+      throw new Error('TEMPORAL_ADDRESS must be local in embedded mode');
+    devServer = await startDevServer({
+      cliPath,
+      dbFile: path.join(config.DATA_DIR, 'temporal.sqlite'),
+      port: Number(port),
+      uiPort: config.TEMPORAL_UI_PORT,
+      namespace: config.TEMPORAL_NAMESPACE,
+    });
+    temporalAddress = devServer.address;
+    stops.push(() => devServer!.stop());
+  }
+
+  const database = await openDatabase({
+    url: config.DATABASE_URL,
+    pgliteDir: path.join(config.DATA_DIR, 'pglite'),
+    poolSize: config.DATABASE_POOL_SIZE,
+  });
+  stops.unshift(() => database.close());
+
+  const sandbox = await startSandbox({
+    smppPort: config.SMPP_PORT,
+    httpPort: config.SANDBOX_HTTP_PORT,
+    smppSystemId: config.SMPP_SYSTEM_ID,
+    smppPassword: config.SMPP_PASSWORD,
+  });
+  stops.unshift(() => sandbox.stop());
+
+  const temporal = await connectTemporal({ ...config, TEMPORAL_ADDRESS: temporalAddress });
+  stops.unshift(() => temporal.close());
+  const connectors = createConnectors(config, logger);
+  stops.unshift(() => connectors.carrier.close());
+  const worker = await runWorker({
+    config: { ...config, TEMPORAL_ADDRESS: temporalAddress },
+    db: database.db,
+    client: temporal.client,
+    connectors,
+    logger,
+    workflowBundlePath: await bundle,
+  });
+  stops.unshift(() => worker.stop());
+  const api = await serveApi({ config, db: database.db, client: temporal.client, logger });
+  stops.unshift(() => api.stop());
+
+  const token = await rotateSandboxToken(database.db);
+  // Sandbox convenience for `npm run demo` on the same machine; owner-only permissions.
+  writeFileSync(path.join(config.DATA_DIR, 'sandbox-token'), `${token.token}\n`, { mode: 0o600 });
+
+  const uiUrl = config.TEMPORAL_UI_URL ?? devServer?.uiUrl;
+  say('');
+  say('Integration platform is running:');
+  say(`  API                  ${api.url}   (health: ${api.url}/health)`);
+  say(`  Messaging gateway    ${api.url}/messaging   docs: ${api.url}/messaging/docs`);
+  say(`  Temporal             ${temporalAddress}${uiUrl ? `   Web UI: ${uiUrl}` : ''}`);
+  say(
+    `  Database             ${database.driver === 'pglite' ? `PGlite in ${path.join(config.DATA_DIR, 'pglite')}` : 'PostgreSQL (DATABASE_URL)'}`,
+  );
+  say(`  Sandbox SMSC (SMPP)  ${sandbox.smpp.url}`);
+  say(`  Sandbox providers    ${sandbox.http.url}   (chat app, HLR)`);
+  say(`  Sandbox access token ${token.token}`);
+  say('Press Ctrl-C to stop.');
+}
+
+let stopping = false;
+async function shutdown(code: number) {
+  if (stopping) return;
+  stopping = true;
+  say('\nStopping...');
+  for (const stop of stops) {
+    try {
+      await stop();
+    } catch (error) {
+      logger.warn({ err: error }, 'error while stopping');
+    }
+  }
+  process.exit(code);
+}
+process.on('SIGINT', () => void shutdown(0));
+process.on('SIGTERM', () => void shutdown(0));
+
+main().catch(async (error) => {
+  console.error(error instanceof Error ? error.message : error);
+  await shutdown(1);
+});

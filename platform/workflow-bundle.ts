@@ -1,0 +1,55 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { bundleWorkflowCode } from '@temporalio/worker';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const workflowsEntry = path.join(root, 'workflows', 'index.ts');
+/** Workflow code may import only from these folders; their content decides whether a bundle is current. */
+const BUNDLED_SOURCES = ['workflows', 'domain', 'activities'];
+
+function sourceFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true })
+    .flatMap((entry) => {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) return sourceFiles(full);
+      return entry.name.endsWith('.ts') ? [full] : [];
+    })
+    .sort();
+}
+
+/** Hash of every source the bundle may contain, so a bundle is rebuilt exactly when its code changed. */
+function sourceHash(): string {
+  const hash = createHash('sha256');
+  for (const file of BUNDLED_SOURCES.flatMap((dir) => sourceFiles(path.join(root, dir)))) {
+    hash.update(path.relative(root, file));
+    hash.update(readFileSync(file));
+  }
+  return hash.digest('hex').slice(0, 16);
+}
+
+/**
+ * Returns the path of a workflow bundle for the current sources, building it only when no bundle
+ * for them exists yet (`npm run build` does this ahead of time; start-up then skips webpack).
+ */
+export async function ensureWorkflowBundle(
+  buildDir = path.join(root, 'build'),
+  log?: (line: string) => void,
+): Promise<string> {
+  const file = path.join(buildDir, `workflow-bundle-${sourceHash()}.js`);
+  if (existsSync(file)) return file;
+  const started = Date.now();
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: workflowsEntry,
+    logger: { log() {}, trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error },
+  });
+  mkdirSync(buildDir, { recursive: true });
+  const temporary = `${file}.${process.pid}.tmp`;
+  writeFileSync(temporary, code);
+  // Rename is atomic, so concurrent builders never expose a half-written bundle.
+  renameSync(temporary, file);
+  log?.(`Workflow bundle built in ${Date.now() - started} ms: ${path.relative(root, file)}`);
+  return file;
+}

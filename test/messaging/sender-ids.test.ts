@@ -1,0 +1,242 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
+
+interface ApiAnswer {
+  status: number;
+  json: Record<string, unknown>;
+}
+
+function clientOf(platform: () => TestPlatform) {
+  return async (
+    method: string,
+    path: string,
+    options: { body?: unknown; token?: string | null } = {},
+  ): Promise<ApiAnswer> => {
+    const url = new URL(`${platform().baseUrl}${path}`);
+    const token = options.token === undefined ? platform().token : options.token;
+    if (token !== null) url.searchParams.set('at', token);
+    const response = await fetch(url, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
+    });
+    return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+  };
+}
+
+const validationError = (field: string, message: string) => ({
+  error: { code: 'validation_failed', message: 'The request is not valid', fields: [{ field, message }] },
+});
+
+describe('sender IDs', () => {
+  let platform: TestPlatform;
+  const api = clientOf(() => platform);
+
+  beforeAll(async () => {
+    platform = await startTestPlatform();
+  });
+  afterAll(async () => {
+    await platform?.stop();
+  });
+
+  it('registers a sender ID as pending, confirms it, and lists it as confirmed', async () => {
+    const before = Date.now();
+    const registered = await api('POST', '/senderId', {
+      body: { senderId: 'ACME', description: 'Order notifications' },
+    });
+    expect(registered.status).toBe(202);
+    expect(registered.json).toMatchObject({
+      senderId: 'ACME',
+      description: 'Order notifications',
+      status: 'pending',
+      confirmedAt: null,
+    });
+    const id = registered.json.id as string;
+    // SENDER_ID_CONFIRMATION_TIMEOUT defaults to 7 days.
+    const expiresIn = Date.parse(registered.json.expiresAt as string) - before;
+    expect(expiresIn).toBeGreaterThan(7 * 86_400_000 - 60_000);
+    expect(expiresIn).toBeLessThan(7 * 86_400_000 + 60_000);
+
+    const confirmed = await api('POST', `/senderId/confirm/${id}`);
+    expect(confirmed.status).toBe(200);
+    expect(confirmed.json).toMatchObject({ id, senderId: 'ACME', status: 'confirmed' });
+    expect(Date.parse(confirmed.json.confirmedAt as string)).toBeGreaterThanOrEqual(before - 1000);
+
+    const listed = await api('GET', '/senderId?status=confirmed');
+    expect(listed.status).toBe(200);
+    expect(listed.json.items).toEqual([
+      expect.objectContaining({
+        id,
+        senderId: 'ACME',
+        status: 'confirmed',
+        confirmedAt: confirmed.json.confirmedAt,
+      }),
+    ]);
+    expect((await api('GET', `/senderId/${id}`)).json).toMatchObject({ status: 'confirmed' });
+  });
+
+  it('lets messages come from a confirmed sender ID only', async () => {
+    const registered = await api('POST', '/senderId', { body: { senderId: 'Shop 24' } });
+    const pending = await api('POST', '/sms', {
+      body: { to: '+359888123456', from: 'Shop 24', message: 'hello' },
+    });
+    const message =
+      '"Shop 24" is not a confirmed sender ID of this account; register it with POST /senderId and confirm it';
+    expect(pending).toEqual({
+      status: 422,
+      json: { error: { code: 'sender_id_not_confirmed', message, fields: [{ field: 'from', message }] } },
+    });
+
+    await api('POST', `/senderId/confirm/${registered.json.id}`);
+    const sent = await api('POST', '/sms', {
+      body: { to: '+359888123456', from: 'Shop 24', message: 'hello' },
+    });
+    expect(sent.status).toBe(202);
+    // Phone-number senders need no registration.
+    expect(
+      (await api('POST', '/sms', { body: { to: '+359888123456', from: '+359888000111', message: 'hi' } }))
+        .status,
+    ).toBe(202);
+  });
+
+  it('refuses a second confirmation with 409 sender_id_already_confirmed', async () => {
+    const { json } = await api('POST', '/senderId', { body: { senderId: 'TWICE' } });
+    expect((await api('POST', `/senderId/confirm/${json.id}`)).status).toBe(200);
+    expect(await api('POST', `/senderId/confirm/${json.id}`)).toEqual({
+      status: 409,
+      json: { error: { code: 'sender_id_already_confirmed', message: 'The sender ID is already confirmed' } },
+    });
+  });
+
+  it('confirms once when confirmations race; the others get 409', async () => {
+    const { json } = await api('POST', '/senderId', { body: { senderId: 'RACE' } });
+    const answers = await Promise.all([1, 2, 3].map(() => api('POST', `/senderId/confirm/${json.id}`)));
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409, 409]);
+    for (const answer of answers.filter((entry) => entry.status === 409)) {
+      expect(answer.json).toEqual({
+        error: { code: 'sender_id_already_confirmed', message: 'The sender ID is already confirmed' },
+      });
+    }
+  });
+
+  it('refuses to register a sender ID that is already pending or confirmed (409 sender_id_exists)', async () => {
+    const first = await api('POST', '/senderId', { body: { senderId: 'DUPE' } });
+    expect(first.status).toBe(202);
+    const conflict = {
+      status: 409,
+      json: { error: { code: 'sender_id_exists', message: '"DUPE" is already registered for this account' } },
+    };
+    expect(await api('POST', '/senderId', { body: { senderId: 'DUPE' } })).toEqual(conflict);
+    await api('POST', `/senderId/confirm/${first.json.id}`);
+    expect(await api('POST', '/senderId', { body: { senderId: 'DUPE' } })).toEqual(conflict);
+
+    // Another account may register the same name.
+    const other = await platform.issueToken();
+    expect((await api('POST', '/senderId', { body: { senderId: 'DUPE' }, token: other.token })).status).toBe(
+      202,
+    );
+  });
+
+  it('answers 404 for an unknown id and for a sender ID of another account', async () => {
+    const notFound = { status: 404, json: { error: { code: 'not_found', message: 'Sender ID not found' } } };
+    expect(await api('POST', `/senderId/confirm/${randomUUID()}`)).toEqual(notFound);
+
+    const { json } = await api('POST', '/senderId', { body: { senderId: 'MINE' } });
+    const other = await platform.issueToken();
+    expect(await api('POST', `/senderId/confirm/${json.id}`, { token: other.token })).toEqual(notFound);
+    expect(await api('GET', `/senderId/${json.id}`, { token: other.token })).toEqual(notFound);
+    expect((await api('GET', '/senderId', { token: other.token })).json.items).toEqual([]);
+    // Still pending for its owner.
+    expect((await api('GET', `/senderId/${json.id}`)).json).toMatchObject({ status: 'pending' });
+  });
+
+  it('normalises a numeric sender ID to E.164', async () => {
+    const { status, json } = await api('POST', '/senderId', { body: { senderId: '00359888000222' } });
+    expect(status).toBe(202);
+    expect(json).toMatchObject({ senderId: '+359888000222', status: 'pending' });
+  });
+
+  it.each([
+    ['missing senderId', {}, 'senderId', 'Invalid input: expected string, received undefined'],
+    ['empty senderId', { senderId: '' }, 'senderId', 'Too small: expected string to have >=1 characters'],
+    [
+      'too long',
+      { senderId: 'ABCDEFGHIJKL' },
+      'senderId',
+      'an alphanumeric sender ID has at most 11 characters',
+    ],
+    [
+      'characters outside the sender alphabet',
+      { senderId: 'AC$ME' },
+      'senderId',
+      'may contain only letters, digits, spaces and . - _ & (at least one letter), or be a phone number',
+    ],
+    [
+      'digits that are no phone number',
+      { senderId: '12345' },
+      'senderId',
+      'a numeric sender ID must be a valid phone number in international format',
+    ],
+    [
+      'description too long',
+      { senderId: 'OK', description: 'x'.repeat(201) },
+      'description',
+      'Too big: expected string to have <=200 characters',
+    ],
+  ])('rejects %s with 400 naming the field', async (_case, body, field, message) => {
+    expect(await api('POST', '/senderId', { body })).toEqual({
+      status: 400,
+      json: validationError(field, message),
+    });
+  });
+
+  it('requires the access token', async () => {
+    expect(await api('POST', '/senderId', { body: { senderId: 'ACME' }, token: null })).toEqual({
+      status: 401,
+      json: {
+        error: { code: 'unauthorized', message: 'The access token (query parameter `at`) is missing' },
+      },
+    });
+  });
+});
+
+describe('sender ID expiry', () => {
+  let platform: TestPlatform;
+  const api = clientOf(() => platform);
+
+  beforeAll(async () => {
+    platform = await startTestPlatform({ env: { SENDER_ID_CONFIRMATION_TIMEOUT: '1500ms' } });
+  });
+  afterAll(async () => {
+    await platform?.stop();
+  });
+
+  it('expires an unconfirmed registration, then refuses to confirm it and allows registering it again', async () => {
+    const { status, json } = await api('POST', '/senderId', { body: { senderId: 'LATE' } });
+    expect(status).toBe(202);
+    const expiresIn = Date.parse(json.expiresAt as string) - Date.parse(json.createdAt as string);
+    expect(expiresIn).toBe(1500);
+
+    await eventually(
+      async () => ((await api('GET', `/senderId/${json.id}`)).json.status === 'expired' ? true : undefined),
+      15_000,
+      'the registration to expire',
+    );
+    expect(await api('POST', `/senderId/confirm/${json.id}`)).toEqual({
+      status: 409,
+      json: {
+        error: {
+          code: 'sender_id_expired',
+          message: 'The sender ID registration has expired; register it again',
+        },
+      },
+    });
+    expect((await api('GET', '/senderId?status=expired')).json.items).toEqual([
+      expect.objectContaining({ id: json.id, status: 'expired', confirmedAt: null }),
+    ]);
+    const again = await api('POST', '/senderId', { body: { senderId: 'LATE' } });
+    expect(again.status).toBe(202);
+    expect(again.json.id).not.toBe(json.id);
+  });
+});

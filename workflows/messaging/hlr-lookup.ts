@@ -1,0 +1,74 @@
+import { ActivityFailure, proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
+import type { PlatformActivities } from '../../activities/index.ts';
+import type { HlrLookupStatus, HlrResult } from '../../activities/messaging/hlr.ts';
+import { BusinessStatus } from '../../domain/search-attributes.ts';
+import { sendWebhook } from '../webhooks/index.ts';
+
+export interface HlrLookupInput {
+  lookupId: string;
+  accountId: string;
+  /** E.164 with the leading + */
+  number: string;
+  /** ISO alpha-2 country of the number, reported when no network answers. */
+  numberCountry: string | null;
+  callBackUrl: string;
+  /** How long to keep retrying an unavailable HLR provider. */
+  lookupTimeoutMs: number;
+}
+
+export const hlrWorkflowId = (lookupId: string) => `hlr-${lookupId}`;
+
+const { recordHlrResult } = proxyActivities<PlatformActivities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+});
+
+/** A lookup the provider never answered still gets a result, so the callback always arrives. */
+function lookupFailed(input: HlrLookupInput): HlrResult {
+  return {
+    id: input.lookupId,
+    error: 'lookup_failed',
+    imsi: null,
+    country: input.numberCountry,
+    operatorId: null,
+    mcc: null,
+    mnc: null,
+    ported: [],
+  };
+}
+
+/** One asynchronous number lookup: ask the HLR → keep the result → POST it to callBackUrl. */
+export async function hlrLookup(input: HlrLookupInput): Promise<HlrResult> {
+  const { lookupNumber } = proxyActivities<PlatformActivities>({
+    startToCloseTimeout: '15 seconds',
+    scheduleToCloseTimeout: input.lookupTimeoutMs,
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+  });
+
+  let status: HlrLookupStatus = 'completed';
+  let result: HlrResult;
+  try {
+    result = await lookupNumber({
+      lookupId: input.lookupId,
+      number: input.number,
+      numberCountry: input.numberCountry,
+    });
+  } catch (error) {
+    if (!(error instanceof ActivityFailure)) throw error;
+    status = 'failed';
+    result = lookupFailed(input);
+  }
+  upsertSearchAttributes([{ key: BusinessStatus, value: status }]);
+  await recordHlrResult({ lookupId: input.lookupId, status, result });
+
+  await sendWebhook({
+    service: 'messaging',
+    ownerId: input.accountId,
+    url: input.callBackUrl,
+    eventType: 'hlr.result',
+    eventId: `${hlrWorkflowId(input.lookupId)}.result`,
+    subjectId: input.lookupId,
+    payload: { ...result },
+  });
+  return result;
+}
