@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { rotateSandboxToken } from '../api/messaging/auth.ts';
 import { openDatabase } from '../db/client.ts';
@@ -23,6 +23,7 @@ const stops: (() => Promise<void>)[] = [];
 
 async function main() {
   say('Starting the integration platform (embedded mode)...');
+  mkdirSync(config.DATA_DIR, { recursive: true });
   let devServer: DevServer | undefined;
   let temporalAddress = config.TEMPORAL_ADDRESS;
   const bundle = ensureWorkflowBundle(undefined, say);

@@ -188,9 +188,12 @@ describe('webhook delivery', () => {
 
       const delivery = await finishedDelivery(first);
       expect(delivery).toMatchObject({ status: 'delivered', attemptCount: 2 });
-      // Sent again after it was delivered: still the same delivery, nothing new is posted.
+      // Sent again after it was delivered: still the same delivery, no new run, nothing new is posted.
+      const workflow = platform.client.workflow.getHandle(`webhook-${first}`);
+      const { runId } = await workflow.describe();
       expect(await deliver(request)).toBe(first);
       await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect((await workflow.describe()).runId).toBe(runId);
       expect(receiver.requests.map((received) => received.headers['webhook-id'])).toEqual([first, first]);
 
       const { body } = await get(`/webhooks/deliveries?subjectId=${request.subjectId}`);
