@@ -58,6 +58,9 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   child.stdout?.on('data', collect);
   child.stderr?.on('data', collect);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // Never leave the server behind when this process ends without stopping it (e.g. a crash).
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
 
   const address = `127.0.0.1:${port}`;
   const ready = (async () => {
@@ -90,6 +93,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     address,
     uiUrl: typeof options.uiPort === 'number' ? `http://127.0.0.1:${options.uiPort}` : undefined,
     async stop() {
+      process.off('exit', killOnExit);
       if (child.exitCode !== null) return;
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);

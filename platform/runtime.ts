@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, type Worker } from '@temporalio/worker';
+import { DefaultLogger, type LogLevel, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { createApp } from '../api/app.ts';
 import type { Database } from '../db/client.ts';
 import type { Config } from './config.ts';
@@ -23,6 +23,27 @@ export async function connectTemporal(config: Config): Promise<TemporalHandle> {
   return { client, close: () => connection.close() };
 }
 
+const PINO_LEVEL: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
+  TRACE: 'trace',
+  DEBUG: 'debug',
+  INFO: 'info',
+  WARN: 'warn',
+  ERROR: 'error',
+};
+
+/**
+ * Routes the Temporal SDK's own log lines (worker state, workflow and activity logs) into our JSON
+ * log. The runtime is process-wide and can be installed once, before the first worker.
+ */
+function installTemporalRuntimeLogger(logger: Logger): void {
+  if (Runtime._instance) return;
+  Runtime.install({
+    logger: new DefaultLogger('INFO', (entry) =>
+      logger[PINO_LEVEL[entry.level]]({ kind: 'temporal', ...entry.meta }, entry.message),
+    ),
+  });
+}
+
 export interface RunningWorker {
   worker: Worker;
   /** Stops polling, lets running activities finish, closes the worker's connection. */
@@ -38,6 +59,7 @@ export async function runWorker(options: {
   workflowBundlePath: string;
 }): Promise<RunningWorker> {
   const { config } = options;
+  installTemporalRuntimeLogger(options.logger);
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   const worker = await createPlatformWorker({
     connection,

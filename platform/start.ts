@@ -50,13 +50,17 @@ async function main() {
   });
   stops.unshift(() => database.close());
 
-  const sandbox = await startSandbox({
-    smppPort: config.SMPP_PORT,
-    httpPort: config.SANDBOX_HTTP_PORT,
-    smppSystemId: config.SMPP_SYSTEM_ID,
-    smppPassword: config.SMPP_PASSWORD,
-  });
-  stops.unshift(() => sandbox.stop());
+  // Production mode talks to the real providers named by SMPP_URL, CHATAPP_URL and HLR_URL.
+  const sandboxMode = config.PLATFORM_MODE === 'sandbox';
+  const sandbox = sandboxMode
+    ? await startSandbox({
+        smppPort: config.SMPP_PORT,
+        httpPort: config.SANDBOX_HTTP_PORT,
+        smppSystemId: config.SMPP_SYSTEM_ID,
+        smppPassword: config.SMPP_PASSWORD,
+      })
+    : undefined;
+  if (sandbox) stops.unshift(() => sandbox.stop());
 
   const temporal = await connectTemporal({ ...config, TEMPORAL_ADDRESS: temporalAddress });
   stops.unshift(() => temporal.close());
@@ -74,9 +78,9 @@ async function main() {
   const api = await serveApi({ config, db: database.db, client: temporal.client, logger });
   stops.unshift(() => api.stop());
 
-  const token = await rotateSandboxToken(database.db);
+  const token = sandboxMode ? await rotateSandboxToken(database.db) : undefined;
   // Sandbox convenience for `npm run demo` on the same machine; owner-only permissions.
-  writeFileSync(path.join(config.DATA_DIR, 'sandbox-token'), `${token.token}\n`, { mode: 0o600 });
+  if (token) writeFileSync(path.join(config.DATA_DIR, 'sandbox-token'), `${token.token}\n`, { mode: 0o600 });
 
   const uiUrl = config.TEMPORAL_UI_URL ?? devServer?.uiUrl;
   say('');
@@ -87,9 +91,11 @@ async function main() {
   say(
     `  Database             ${database.driver === 'pglite' ? `PGlite in ${path.join(config.DATA_DIR, 'pglite')}` : 'PostgreSQL (DATABASE_URL)'}`,
   );
-  say(`  Sandbox SMSC (SMPP)  ${sandbox.smpp.url}`);
-  say(`  Sandbox providers    ${sandbox.http.url}   (chat app, HLR)`);
-  say(`  Sandbox access token ${token.token}`);
+  if (sandbox && token) {
+    say(`  Sandbox SMSC (SMPP)  ${sandbox.smpp.url}`);
+    say(`  Sandbox providers    ${sandbox.http.url}   (chat app, HLR)`);
+    say(`  Sandbox access token ${token.token}`);
+  }
   say('Press Ctrl-C to stop.');
 }
 

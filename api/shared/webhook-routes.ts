@@ -21,14 +21,24 @@ const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
 
 const deliverySchema = z
   .object({
-    id: z.string().openapi({ description: 'Delivery id; sent as the `webhook-id` header', example: 'whd_3f2a9c0d1b7e4a6f8c2d5e10' }),
+    id: z.string().openapi({
+      description: 'Delivery id; sent as the `webhook-id` header',
+      example: 'whd_3f2a9c0d1b7e4a6f8c2d5e10',
+    }),
     endpointId: z.string().openapi({ example: 'whe_5b1e0c7a9d3f2e4b6a8c0d1e' }),
     url: z.string().openapi({ description: 'Where the event is POSTed', example: 'https://example.com/dlr' }),
     eventType: z.string().openapi({ example: 'message.status' }),
-    eventId: z.string().openapi({ description: 'Stable id of the event; one event is one delivery per URL', example: 'sms-0f8fad5b.delivered' }),
-    subjectId: z.string().nullable().openapi({ description: 'The object the event is about (message id, lookup id)' }),
+    eventId: z.string().openapi({
+      description: 'Stable id of the event; one event is one delivery per URL',
+      example: 'sms-0f8fad5b.delivered',
+    }),
+    subjectId: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The object the event is about (message id, lookup id)' }),
     status: z.enum(DELIVERY_STATUSES).openapi({
-      description: '`pending` while attempts go on; `delivered` after a 2xx reply; `failed` when the retry schedule ran out',
+      description:
+        '`pending` while attempts go on; `delivered` after a 2xx reply; `failed` when the retry schedule ran out',
     }),
     attemptCount: z.number().int().openapi({ example: 1 }),
     createdAt: z.string().openapi({ example: '2026-05-01T10:00:00.000Z' }),
@@ -41,16 +51,29 @@ const attemptSchema = z
   .object({
     attempt: z.number().int().openapi({ description: '1 for the first attempt', example: 1 }),
     attemptedAt: z.string().openapi({ example: '2026-05-01T10:00:00.120Z' }),
-    statusCode: z.number().int().nullable().openapi({ description: 'HTTP status of the reply; null when none arrived', example: 200 }),
+    statusCode: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: 'HTTP status of the reply; null when none arrived', example: 200 }),
     latencyMs: z.number().int().openapi({ example: 84 }),
-    error: z.string().nullable().openapi({ description: 'Why the attempt failed (HTTP status, timeout, connection error)' }),
-    retryAfterMs: z.number().int().nullable().openapi({ description: "The receiver's Retry-After, honoured up to 24 h" }),
+    error: z
+      .string()
+      .nullable()
+      .openapi({ description: 'Why the attempt failed (HTTP status, timeout, connection error)' }),
+    retryAfterMs: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "The receiver's Retry-After, honoured up to 24 h" }),
   })
   .openapi('WebhookAttempt');
 
 const deliveryDetailSchema = deliverySchema
   .extend({
-    payload: z.record(z.string(), z.unknown()).openapi({ description: 'The event data (`data` of the signed body)' }),
+    payload: z
+      .record(z.string(), z.unknown())
+      .openapi({ description: 'The event data (`data` of the signed body)' }),
     attempts: z.array(attemptSchema),
   })
   .openapi('WebhookDeliveryDetail');
@@ -95,7 +118,10 @@ const listDeliveriesRoute = createRoute({
             .object({
               page: z.number().int(),
               size: z.number().int(),
-              total: z.number().int().openapi({ description: 'Deliveries matching the filter, on all pages' }),
+              total: z
+                .number()
+                .int()
+                .openapi({ description: 'Deliveries matching the filter, on all pages' }),
               items: z.array(deliverySchema),
             })
             .openapi('WebhookDeliveryPage'),
@@ -113,11 +139,18 @@ const getDeliveryRoute = createRoute({
   summary: 'Get a webhook delivery with all its attempts',
   request: {
     params: z.object({
-      id: z.string().min(1).max(64).openapi({ param: { name: 'id', in: 'path' }, example: 'whd_3f2a9c0d1b7e4a6f8c2d5e10' }),
+      id: z
+        .string()
+        .min(1)
+        .max(64)
+        .openapi({ param: { name: 'id', in: 'path' }, example: 'whd_3f2a9c0d1b7e4a6f8c2d5e10' }),
     }),
   },
   responses: {
-    200: { description: 'The delivery and its attempts, first attempt first', content: { 'application/json': { schema: deliveryDetailSchema } } },
+    200: {
+      description: 'The delivery and its attempts, first attempt first',
+      content: { 'application/json': { schema: deliveryDetailSchema } },
+    },
     ...errorResponses,
   },
 });
@@ -131,7 +164,11 @@ const listEndpointsRoute = createRoute({
   responses: {
     200: {
       description: 'Your endpoints, oldest first',
-      content: { 'application/json': { schema: z.object({ items: z.array(endpointSchema) }).openapi('WebhookEndpointList') } },
+      content: {
+        'application/json': {
+          schema: z.object({ items: z.array(endpointSchema) }).openapi('WebhookEndpointList'),
+        },
+      },
     },
     ...errorResponses,
   },
@@ -182,11 +219,15 @@ function deliveryView(row: DeliveryRow) {
   };
 }
 
-export function registerWebhookRoutes<E extends AppEnv>(app: OpenAPIHono<E>, options: WebhookRoutesOptions<E>): void {
+export function registerWebhookRoutes<E extends AppEnv>(
+  app: OpenAPIHono<E>,
+  options: WebhookRoutesOptions<E>,
+): void {
   const { service } = options;
   // Every AppEnv carries the deps; spelled out because TypeScript cannot resolve them through the generic E.
   const databaseOf = (c: Context<E>) => (c.get('deps') as ApiDeps).db;
-  const ownedBy = (ownerId: string) => and(eq(webhookDeliveries.service, service), eq(webhookDeliveries.ownerId, ownerId));
+  const ownedBy = (ownerId: string) =>
+    and(eq(webhookDeliveries.service, service), eq(webhookDeliveries.ownerId, ownerId));
 
   app.openapi(listDeliveriesRoute, async (c) => {
     const { subjectId, status, page, size } = c.req.valid('query');
@@ -250,7 +291,14 @@ export function registerWebhookRoutes<E extends AppEnv>(app: OpenAPIHono<E>, opt
       .where(and(eq(webhookEndpoints.service, service), eq(webhookEndpoints.ownerId, options.ownerOf(c))))
       .orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id));
     return c.json(
-      { items: rows.map((row) => ({ id: row.id, url: row.url, secret: row.secret, createdAt: row.createdAt.toISOString() })) },
+      {
+        items: rows.map((row) => ({
+          id: row.id,
+          url: row.url,
+          secret: row.secret,
+          createdAt: row.createdAt.toISOString(),
+        })),
+      },
       200,
     );
   });

@@ -11,8 +11,10 @@ import { sendWebhook, type WebhookRequest } from './index.ts';
 export interface WebhookDeliveryInput {
   deliveryId: string;
   /**
-   * How each attempt builds its request and reads the reply. The schedule, the attempt records
-   * and the read API below are shared by every format; only the attempt activity looks at it.
+   * How each attempt builds its request and reads the reply. The schedule, the attempt records and
+   * the read API are shared by every format; only the attempt activity looks at this. A service whose
+   * specification prescribes another callback format (the payment-collection merchant notifications)
+   * adds it in domain/webhooks/callback-formats.ts and names it in its WebhookRequest.
    */
   format: WebhookFormat;
   /** For people reading the workflow in the Web UI. */
