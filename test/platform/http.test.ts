@@ -1,0 +1,60 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+
+let platform: TestPlatform;
+beforeAll(async () => {
+  platform = await startTestPlatform();
+});
+afterAll(async () => {
+  await platform?.stop();
+});
+
+describe('platform HTTP surface', () => {
+  it('reports health once database, Temporal and the worker are ready', async () => {
+    const response = await fetch(`${platform.apiUrl}/health`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: 'ok' });
+  });
+
+  it('answers unknown routes and wrong methods with a JSON 404, never a 500', async () => {
+    for (const [method, path] of [
+      ['GET', '/nowhere'],
+      ['DELETE', `/messaging/sms?at=${platform.token}`],
+      ['PUT', `/messaging/rates/?at=${platform.token}`],
+    ] as const) {
+      const response = await fetch(`${platform.apiUrl}${path}`, { method });
+      expect(response.status).toBe(404);
+      expect((await response.json()).error.code).toBe('not_found');
+    }
+  });
+
+  it('publishes an OpenAPI 3.1 description with every messaging operation, and a reference page', async () => {
+    const document = await (await fetch(`${platform.apiUrl}/messaging/openapi.json`)).json();
+    expect(document.openapi).toBe('3.1.0');
+    const operations = Object.entries(document.paths as Record<string, Record<string, unknown>>).flatMap(([path, item]) =>
+      Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    for (const operation of [
+      'GET /sms',
+      'POST /sms',
+      'POST /chatapp',
+      'POST /hlr',
+      'POST /senderId',
+      'POST /senderId/confirm/{id}',
+      'GET /mccmnc/{country}',
+      'POST /numberCorrection',
+      'GET /operators/{operatorId}',
+      'GET /prefixes/{country}',
+      'GET /rates/',
+    ]) {
+      expect(operations).toContain(operation);
+    }
+    const page = await fetch(`${platform.apiUrl}/messaging/docs`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('/assets/swagger-ui/swagger-ui-bundle.js');
+    expect(html).not.toMatch(/https?:\/\/(?!127\.0\.0\.1)/); // no CDN
+    const asset = await fetch(`${platform.apiUrl}/assets/swagger-ui/swagger-ui-bundle.js`);
+    expect(asset.status).toBe(200);
+  });
+});
