@@ -7,31 +7,22 @@ import { parseDurationList, parseDurationMs } from '../domain/durations.ts';
  * A bad value stops start-up with a message naming the variable (see ConfigError).
  */
 
-const duration = (fallback: string) =>
+/** A text variable with a default, turned into a value by `parse`; a parse error names the variable. */
+const parsedText = <T>(fallback: string, parse: (text: string) => T) =>
   z
     .string()
     .default(fallback)
     .transform((value, ctx) => {
       try {
-        return parseDurationMs(value);
+        return parse(value);
       } catch (error) {
         ctx.addIssue({ code: 'custom', message: (error as Error).message });
         return z.NEVER;
       }
     });
 
-const durationList = (fallback: string) =>
-  z
-    .string()
-    .default(fallback)
-    .transform((value, ctx) => {
-      try {
-        return parseDurationList(value);
-      } catch (error) {
-        ctx.addIssue({ code: 'custom', message: (error as Error).message });
-        return z.NEVER;
-      }
-    });
+const duration = (fallback: string) => parsedText(fallback, parseDurationMs);
+const durationList = (fallback: string) => parsedText(fallback, parseDurationList);
 
 const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
 

@@ -19,7 +19,9 @@ function readSandboxToken(): string {
   try {
     return readFileSync(file, 'utf8').trim();
   } catch {
-    console.error(`No access token: set AT, or start the platform with \`npm start\` first (it writes ${file}).`);
+    console.error(
+      `No access token: set AT, or start the platform with \`npm start\` first (it writes ${file}).`,
+    );
     process.exit(2);
   }
 }
@@ -27,7 +29,8 @@ function readSandboxToken(): string {
 let step = 0;
 const say = (text: string) => console.log(`\n${++step}. ${text}`);
 const show = (label: string, value: unknown) => console.log(`   ${label}: ${JSON.stringify(value)}`);
-const workflowLink = (workflowId: string) => `${uiUrl}/namespaces/${namespace}/workflows/${encodeURIComponent(workflowId)}`;
+const workflowLink = (workflowId: string) =>
+  `${uiUrl}/namespaces/${namespace}/workflows/${encodeURIComponent(workflowId)}`;
 
 async function call(method: string, route: string, body?: unknown) {
   const url = new URL(`${apiUrl}/messaging${route}`);
@@ -72,12 +75,19 @@ try {
   show('confirmed', await call('POST', `/senderId/confirm/${registration.id}`));
 
   say('Send an SMS from the sender ID with a delivery-report URL');
-  const sms = await call('POST', '/sms', { to: '+359888123456', from: senderId, message: 'Hello from the demo', dlrUrl: receiver.url });
+  const sms = await call('POST', '/sms', {
+    to: '+359888123456',
+    from: senderId,
+    message: 'Hello from the demo',
+    dlrUrl: receiver.url,
+  });
   show('accepted', sms);
   console.log(`   workflow: ${workflowLink(`sms-${sms.id}`)}`);
   const delivered = await until('the delivery receipt', async () => {
     const message = await call('GET', `/sms/${sms.id}`);
-    return ['accepted', 'scheduled', 'sending', 'submitted'].includes(String(message.status)) ? undefined : message;
+    return ['accepted', 'scheduled', 'sending', 'submitted'].includes(String(message.status))
+      ? undefined
+      : message;
   });
   show('final status', delivered.status);
 
@@ -86,29 +96,45 @@ try {
   show('report', JSON.parse(report.body));
   const endpoints = (await call('GET', '/webhooks/endpoints')).items as { url: string; secret: string }[];
   const secret = endpoints.find((endpoint) => endpoint.url === receiver.url)?.secret ?? '';
-  show('signature valid', verifyWebhook(secret, report.headers as Record<string, string>, report.body, 300).valid);
+  show(
+    'signature valid',
+    verifyWebhook(secret, report.headers as Record<string, string>, report.body, 300).valid,
+  );
 
   say('Schedule an SMS 10 seconds ahead and list scheduled messages');
   const scheduled = new Date(Date.now() + 10_000).toISOString();
-  const later = await call('POST', '/sms', { to: '+359888123457', from: senderId, message: 'Later', scheduled });
+  const later = await call('POST', '/sms', {
+    to: '+359888123457',
+    from: senderId,
+    message: 'Later',
+    scheduled,
+  });
   console.log(`   workflow: ${workflowLink(`sms-${later.id}`)}`);
   show('scheduled', (await call('GET', `/sms?scheduled=${scheduled.slice(0, 10)}`)).items);
 
   say('Send a chat-app message');
-  const chat = await call('POST', '/chatapp', { to: '+359888123458', from: senderId, message: 'Hello on chat' });
+  const chat = await call('POST', '/chatapp', {
+    to: '+359888123458',
+    from: senderId,
+    message: 'Hello on chat',
+  });
   console.log(`   workflow: ${workflowLink(`sms-${chat.id}`)}`);
 
   say('Look up a number (HLR); the result is POSTed to the callback URL');
   const lookup = await call('POST', '/hlr', { number: '+359888123456', callBackUrl: receiver.url });
   console.log(`   workflow: ${workflowLink(`hlr-${lookup.id}`)}`);
-  const result = await until('the HLR result', async () => receiver.requests.find((request) => request.body.includes('hlr.result')));
+  const result = await until('the HLR result', async () =>
+    receiver.requests.find((request) => request.body.includes('hlr.result')),
+  );
   show('HLR result', JSON.parse(result.body));
 
   say('Reference data');
   show('first operators of BG', ((await call('GET', '/mccmnc/BG?Page=1')).items as unknown[]).slice(0, 2));
   show('prefixes of BG', await call('GET', '/prefixes/BG'));
 
-  console.log(`\nDone. Browse every workflow in the Temporal Web UI: ${uiUrl}/namespaces/${namespace}/workflows`);
+  console.log(
+    `\nDone. Browse every workflow in the Temporal Web UI: ${uiUrl}/namespaces/${namespace}/workflows`,
+  );
   console.log(`The messaging reference: ${apiUrl}/messaging/docs`);
 } finally {
   await receiver.stop();

@@ -39,13 +39,10 @@ const messageRequestSchema = z
       .min(1)
       .max(5000)
       .openapi({ description: 'Text of the message', example: 'Your code is 4711' }),
-    scheduled: z.iso
-      .datetime({ offset: true })
-      .optional()
-      .openapi({
-        description: 'Send at this time (ISO 8601 with offset); at once when absent',
-        example: '2026-12-01T09:00:00Z',
-      }),
+    scheduled: z.iso.datetime({ offset: true }).optional().openapi({
+      description: 'Send at this time (ISO 8601 with offset); at once when absent',
+      example: '2026-12-01T09:00:00Z',
+    }),
     dlrUrl: z
       .url({ protocol: /^https?$/ })
       .optional()
@@ -128,13 +125,10 @@ const listScheduledRoute = createRoute({
   description: 'Messages of your account that wait for their scheduled time, earliest first.',
   request: {
     query: z.object({
-      scheduled: z.iso
-        .date()
-        .optional()
-        .openapi({
-          description: 'Only messages scheduled on this UTC day (YYYY-MM-DD)',
-          example: '2026-12-01',
-        }),
+      scheduled: z.iso.date().optional().openapi({
+        description: 'Only messages scheduled on this UTC day (YYYY-MM-DD)',
+        example: '2026-12-01',
+      }),
       page: z.coerce.number().int().min(1).default(1).openapi({ example: 1 }),
       size: z.coerce.number().int().min(1).max(200).default(50).openapi({ example: 50 }),
     }),

@@ -6,8 +6,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createHlrProvider } from '../../activities/messaging/hlr-provider.ts';
 import { webhookEndpoints } from '../../db/schema/webhooks.ts';
 import { verifyWebhook } from '../../domain/webhooks/signature.ts';
+import { startReceiver } from '../../sandbox/webhook-receiver.ts';
+import { messagingClient } from '../support/messaging-client.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
-import { startReceiver } from '../support/receiver.ts';
 
 let platform: TestPlatform;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
@@ -24,17 +25,7 @@ afterEach(() => {
   receiver.requests.length = 0;
 });
 
-async function api(method: string, path: string, options: { body?: unknown; token?: string | null } = {}) {
-  const url = new URL(`${platform.baseUrl}${path}`);
-  const token = options.token === undefined ? platform.token : options.token;
-  if (token !== null) url.searchParams.set('at', token);
-  const response = await fetch(url, {
-    method,
-    headers: { 'content-type': 'application/json' },
-    ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
-  });
-  return { status: response.status, json: (await response.json()) as Record<string, unknown> };
-}
+const api = messagingClient(() => platform);
 
 const bulgarianNetworks = new Set(
   allOperators()

@@ -12,6 +12,7 @@ import {
   parseRatesCsv,
   ratesToCsv,
 } from '../../domain/messaging/reference-data.ts';
+import { messagingClient } from '../support/messaging-client.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 
 const RATE_HEADER = 'countryIso,mcc,mnc,operatorId,operator,smsPriceEur,chatappPriceEur';
@@ -151,25 +152,7 @@ describe('reference data API', () => {
     await platform?.stop();
   });
 
-  async function api(
-    method: 'GET' | 'POST',
-    path: string,
-    options: { body?: unknown; token?: string | null } = {},
-  ) {
-    const url = new URL(`${platform.baseUrl}${path}`);
-    const token = options.token === undefined ? platform.token : options.token;
-    if (token !== null) url.searchParams.set('at', token);
-    const response = await fetch(url, {
-      method,
-      headers: { 'content-type': 'application/json' },
-      ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
-    });
-    const text = await response.text();
-    const json = response.headers.get('content-type')?.startsWith('application/json')
-      ? JSON.parse(text)
-      : undefined;
-    return { status: response.status, contentType: response.headers.get('content-type'), json, text };
-  }
+  const api = messagingClient(() => platform);
 
   describe('POST /numberCorrection', () => {
     it('corrects an international number', async () => {
@@ -218,7 +201,7 @@ describe('reference data API', () => {
     const first = await api('GET', '/mccmnc/bg');
     expect(first.status).toBe(200);
     expect(first.json).toMatchObject({ country: 'BG', page: 1, pageSize: MCCMNC_PAGE_SIZE, total: 7 });
-    expect(first.json.items[0]).toEqual({
+    expect((first.json.items as unknown[])[0]).toEqual({
       mcc: '284',
       mnc: '01',
       operatorId: '28401',
@@ -280,7 +263,7 @@ describe('reference data API', () => {
       expect(json.currency).toBe('EUR');
       expect(json.country).toBe('BG');
       expect(json.items).toHaveLength(6);
-      expect(json.items[0]).toEqual({
+      expect((json.items as unknown[])[0]).toEqual({
         countryIso: 'BG',
         mcc: '284',
         mnc: '01',
@@ -290,18 +273,17 @@ describe('reference data API', () => {
         chatappPriceEur: '0.0100',
       });
       const all = await api('GET', '/rates/');
-      expect(all.json.items.length).toBe(rateCard().length);
-      expect(
-        all.json.items.every((rate: { smsPriceEur: unknown }) => typeof rate.smsPriceEur === 'string'),
-      ).toBe(true);
+      const allRates = all.json.items as { smsPriceEur: unknown }[];
+      expect(allRates.length).toBe(rateCard().length);
+      expect(allRates.every((rate) => typeof rate.smsPriceEur === 'string')).toBe(true);
     });
 
     it('returns CSV with a header line on format=csv, also without the trailing slash', async () => {
       for (const path of ['/rates/?format=csv&country=BG', '/rates?format=csv&country=BG']) {
-        const { status, contentType, text } = await api('GET', path);
-        expect(status).toBe(200);
-        expect(contentType).toBe('text/csv; charset=utf-8');
-        const lines = text.trimEnd().split('\r\n');
+        const response = await fetch(`${platform.baseUrl}${path}&at=${platform.token}`);
+        expect(response.status).toBe(200);
+        expect(response.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+        const lines = (await response.text()).trimEnd().split('\r\n');
         expect(lines[0]).toBe(RATE_HEADER);
         expect(lines[1]).toBe('BG,284,01,28401,A1 Bulgaria,0.0250,0.0100');
         expect(lines).toHaveLength(7);
@@ -382,9 +364,9 @@ describe('reference data API', () => {
     it.each(cases)('%s', async (_, method, path, body, expectedStatus, code, field) => {
       const { status, json } = await api(method, path, { body });
       expect(status).toBe(expectedStatus);
-      expect(json.error.code).toBe(code);
-      if (field) expect(json.error.fields.map((error: { field: string }) => error.field)).toEqual([field]);
-      else expect(json.error.fields).toBeUndefined();
+      expect(json.error?.code).toBe(code);
+      if (field) expect(json.error?.fields?.map((error) => error.field)).toEqual([field]);
+      else expect(json.error?.fields).toBeUndefined();
     });
   });
 });

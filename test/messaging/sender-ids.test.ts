@@ -1,29 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { messagingClient } from '../support/messaging-client.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
-
-interface ApiAnswer {
-  status: number;
-  json: Record<string, unknown>;
-}
-
-function clientOf(platform: () => TestPlatform) {
-  return async (
-    method: string,
-    path: string,
-    options: { body?: unknown; token?: string | null } = {},
-  ): Promise<ApiAnswer> => {
-    const url = new URL(`${platform().baseUrl}${path}`);
-    const token = options.token === undefined ? platform().token : options.token;
-    if (token !== null) url.searchParams.set('at', token);
-    const response = await fetch(url, {
-      method,
-      headers: { 'content-type': 'application/json' },
-      ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
-    });
-    return { status: response.status, json: (await response.json()) as Record<string, unknown> };
-  };
-}
 
 const validationError = (field: string, message: string) => ({
   error: { code: 'validation_failed', message: 'The request is not valid', fields: [{ field, message }] },
@@ -31,7 +9,7 @@ const validationError = (field: string, message: string) => ({
 
 describe('sender IDs', () => {
   let platform: TestPlatform;
-  const api = clientOf(() => platform);
+  const api = messagingClient(() => platform);
 
   beforeAll(async () => {
     platform = await startTestPlatform();
@@ -203,7 +181,7 @@ describe('sender IDs', () => {
 
 describe('sender ID expiry', () => {
   let platform: TestPlatform;
-  const api = clientOf(() => platform);
+  const api = messagingClient(() => platform);
 
   beforeAll(async () => {
     platform = await startTestPlatform({ env: { SENDER_ID_CONFIRMATION_TIMEOUT: '1500ms' } });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startReceiver } from '../../sandbox/webhook-receiver.ts';
+import { messagingClient } from '../support/messaging-client.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
-import { startReceiver } from '../support/receiver.ts';
 
 let platform: TestPlatform;
 
@@ -11,34 +12,7 @@ afterAll(async () => {
   await platform?.stop();
 });
 
-async function api(
-  method: string,
-  path: string,
-  options: { body?: unknown; token?: string | null; headers?: Record<string, string> } = {},
-) {
-  const url = new URL(`${platform.baseUrl}${path}`);
-  const token = options.token === undefined ? platform.token : options.token;
-  if (token !== null) url.searchParams.set('at', token);
-  const response = await fetch(url, {
-    method,
-    headers: { 'content-type': 'application/json', ...options.headers },
-    ...(options.body !== undefined
-      ? { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) }
-      : {}),
-  });
-  const text = await response.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return {
-    status: response.status,
-    json: json as Record<string, unknown> & { error?: { code: string; fields?: { field: string }[] } },
-    text,
-  };
-}
+const api = messagingClient(() => platform);
 
 async function messageStatus(id: string, finalOnly = true) {
   return eventually(
@@ -240,7 +214,9 @@ describe('delivery reports', () => {
       );
       expect(endpoint).toBeDefined();
       const last = receiver.requests[3]!;
-      expect(verifyWebhook(endpoint!.secret, last.headers as Record<string, string>, last.body, 300).valid).toBe(true);
+      expect(
+        verifyWebhook(endpoint!.secret, last.headers as Record<string, string>, last.body, 300).valid,
+      ).toBe(true);
       expect(
         verifyWebhook(
           endpoint!.secret,

@@ -24,14 +24,17 @@ describe('platform HTTP surface', () => {
     ] as const) {
       const response = await fetch(`${platform.apiUrl}${path}`, { method });
       expect(response.status).toBe(404);
-      expect((await response.json()).error.code).toBe('not_found');
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe('not_found');
     }
   });
 
   it('publishes an OpenAPI 3.1 description with every messaging operation, and a reference page', async () => {
-    const document = await (await fetch(`${platform.apiUrl}/messaging/openapi.json`)).json();
+    const document = (await (await fetch(`${platform.apiUrl}/messaging/openapi.json`)).json()) as {
+      openapi: string;
+      paths: Record<string, Record<string, unknown>>;
+    };
     expect(document.openapi).toBe('3.1.0');
-    const operations = Object.entries(document.paths as Record<string, Record<string, unknown>>).flatMap(([path, item]) =>
+    const operations = Object.entries(document.paths).flatMap(([path, item]) =>
       Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
     );
     for (const operation of [

@@ -17,6 +17,11 @@ export interface TestPlatformOptions {
   /** Outside vitest (benchmarks) pass these; inside, they come from the global setup. */
   temporalAddress?: string;
   workflowBundlePath?: string;
+  /**
+   * 'none' runs the API, database and sandbox without a worker, for tests that run the worker as a
+   * separate OS process (`platform/worker-main.ts` with `env`) and kill it.
+   */
+  worker?: 'in-process' | 'none';
 }
 
 /**
@@ -34,7 +39,7 @@ export async function startTestPlatform(options: TestPlatformOptions = {}) {
     receiptDelayMs: options.receiptDelayMs ?? 100,
     chatAppDelayMs: options.chatAppDelayMs ?? 100,
   });
-  const config = loadConfig({
+  const env: Record<string, string> = {
     NODE_ENV: 'test',
     PORT: '0',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
@@ -51,7 +56,8 @@ export async function startTestPlatform(options: TestPlatformOptions = {}) {
     WEBHOOK_RETRY_SCHEDULE: '200ms,200ms,200ms,200ms,200ms',
     WEBHOOK_REQUEST_TIMEOUT: '2s',
     ...options.env,
-  });
+  };
+  const config = loadConfig(env);
   const logger = createLogger(config.LOG_LEVEL, { test: true });
   const { db, close: closeDb } = await openDatabase({
     url: config.DATABASE_URL,
@@ -62,7 +68,7 @@ export async function startTestPlatform(options: TestPlatformOptions = {}) {
   const workflowBundlePath = options.workflowBundlePath ?? inject('workflowBundlePath');
   const startWorker = () =>
     runWorker({ config, db, client: temporal.client, connectors, logger, workflowBundlePath });
-  let worker: RunningWorker | undefined = await startWorker();
+  let worker: RunningWorker | undefined = options.worker === 'none' ? undefined : await startWorker();
   const api = await serveApi({ config, db, client: temporal.client, logger });
   const account = await issueAccessToken(db, { accountName: 'Test account', label: 'test' });
 
@@ -72,6 +78,8 @@ export async function startTestPlatform(options: TestPlatformOptions = {}) {
     db,
     client: temporal.client,
     config,
+    /** The environment `config` was read from: what a worker process of this platform is started with. */
+    env,
     sandbox,
     token: account.token,
     accountId: account.accountId,

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../domain/webhooks/signature.ts';
+import { type Reply, startReceiver } from '../../sandbox/webhook-receiver.ts';
 import type { deliverEvent } from '../../workflows/webhooks/delivery.ts';
 import type { WebhookRequest } from '../../workflows/webhooks/index.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
-import { type Reply, startReceiver } from '../support/receiver.ts';
 
 // The platform's test configuration retries after 200ms, five times (six attempts in all).
 let platform: TestPlatform;

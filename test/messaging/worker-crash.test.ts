@@ -1,0 +1,260 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { WorkflowHandle } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+import { startReceiver } from '../../sandbox/webhook-receiver.ts';
+import { messagingClient } from '../support/messaging-client.ts';
+import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
+
+/**
+ * Durability against a real crash: the worker runs as its own OS process (`platform/worker-main.ts`,
+ * as `npm run worker` runs it), is killed with SIGKILL mid-flow — no shutdown, no unbind, sockets
+ * dropped by the kernel — and a new process takes over. The carrier must get the message once, and
+ * the customer its delivery report once.
+ *
+ * Kill points are chosen where the dead worker holds no running activity (the message waits for its
+ * receipt; the webhook waits between attempts): an activity lost mid-run is only retried after its
+ * startToCloseTimeout (30 s for the carrier hand-over), which would make this test slow, not stronger.
+ */
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const RECEIPT_DELAY_MS = 1500;
+
+let platform: TestPlatform;
+const workers = new Set<WorkerProcess>();
+
+beforeAll(async () => {
+  platform = await startTestPlatform({
+    worker: 'none',
+    receiptDelayMs: RECEIPT_DELAY_MS,
+    // Long enough between attempts that the worker can be killed while the delivery waits.
+    env: { WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s,1s,1s,1s,1s,1s,1s,1s' },
+  });
+});
+afterAll(async () => {
+  await Promise.all([...workers].map((worker) => worker.kill()));
+  await platform?.stop();
+});
+// Never leave a worker process behind, even if the test process ends abruptly.
+process.on('exit', () => {
+  for (const worker of workers) worker.child.kill('SIGKILL');
+});
+
+interface WorkerProcess {
+  child: ChildProcess;
+  /** Its log lines (JSON), shown when a test fails. */
+  output: string[];
+  kill(): Promise<void>;
+}
+
+/** Starts `node --import tsx platform/worker-main.ts` with the platform's configuration; resolves once it polls. */
+async function startWorkerProcess(): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'platform/worker-main.ts'], {
+    cwd: root,
+    env: { ...process.env, ...platform.env, LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const worker: WorkerProcess = {
+    child,
+    output,
+    async kill() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+      workers.delete(worker);
+    },
+  };
+  workers.add(worker);
+  onTestFailed(() => {
+    console.log(`worker ${child.pid} output:\n${output.join('\n')}`);
+  });
+  let running = false;
+  const collect = (chunk: Buffer) => {
+    for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) {
+      output.push(line);
+      if (line.includes('"worker running"')) running = true;
+    }
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  await eventually(
+    async () => {
+      if (child.exitCode !== null)
+        throw new Error(`worker exited (${child.exitCode}):\n${output.join('\n')}`);
+      return running ? true : undefined;
+    },
+    30_000,
+    'the worker process to run',
+  );
+  return worker;
+}
+
+const api = messagingClient(() => platform);
+
+async function messageStatus(id: string): Promise<string> {
+  return (await api('GET', `/sms/${id}`)).json.status as string;
+}
+
+type HistoryEvent = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>[number];
+
+async function history(workflowId: string): Promise<HistoryEvent[]> {
+  return (await platform.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+}
+
+/** The message workflow has recorded the carrier hand-over and moved on to wait for the receipt. */
+async function waitingForReceipt(messageId: string): Promise<boolean> {
+  const events = await history(`sms-${messageId}`);
+  const submitScheduled = events.find(
+    (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'submitToCarrier',
+  )?.eventId;
+  const completed = events.findIndex(
+    (event) =>
+      submitScheduled != null &&
+      String(event.activityTaskCompletedEventAttributes?.scheduledEventId) === String(submitScheduled),
+  );
+  return (
+    completed >= 0 &&
+    events.slice(completed).some((event) => event.upsertWorkflowSearchAttributesEventAttributes)
+  );
+}
+
+async function deliveriesOf(messageId: string) {
+  const { json } = await api('GET', `/webhooks/deliveries?subjectId=${messageId}`);
+  return json.items as { id: string; status: string; attemptCount: number }[];
+}
+
+async function attemptsOf(deliveryId: string) {
+  const { json } = await api('GET', `/webhooks/deliveries/${deliveryId}`);
+  return json.attempts as { attempt: number; statusCode: number | null }[];
+}
+
+const t0 = Date.now();
+const mark = (what: string) => console.log(`${Date.now() - t0} ms ${what}`);
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const submissionsTo = (destination: string) =>
+  platform.sandbox.smpp.submitted.filter((sms) => sms.destination === destination);
+
+describe('a worker process killed with SIGKILL', () => {
+  it('while the delivery receipt is due: submitted once, delivered once, reported once', async () => {
+    const receiver = await startReceiver();
+    try {
+      const first = await startWorkerProcess();
+      const { status, json } = await api('POST', '/sms', {
+        body: {
+          to: '+359888124001',
+          from: '+359888000111',
+          message: 'survive a crash',
+          dlrUrl: receiver.url,
+        },
+      });
+      expect(status).toBe(202);
+      const id = json.id as string;
+
+      mark('await eventually(');
+      await eventually(async () => ((await messageStatus(id)) === 'submitted' ? true : undefined));
+      mark('await eventually(');
+      await eventually(async () => ((await waitingForReceipt(id)) ? true : undefined));
+      const submittedAt = submissionsTo('359888124001')[0]?.at.getTime();
+      expect(submittedAt).toBeDefined();
+      mark('await first.kill();');
+      await first.kill();
+      expect(first.child.signalCode).toBe('SIGKILL');
+      // The crash came before the receipt: the SMSC sends it while no worker is bound, so it is kept.
+      expect(Date.now() - submittedAt!).toBeLessThan(RECEIPT_DELAY_MS);
+      mark('await pause(');
+      await pause(submittedAt! + RECEIPT_DELAY_MS + 300 - Date.now());
+      expect(await messageStatus(id)).toBe('submitted');
+
+      mark('await startWorkerProcess();');
+      await startWorkerProcess();
+      mark('await eventually(');
+      await eventually(
+        async () => ((await messageStatus(id)) === 'delivered' ? true : undefined),
+        30_000,
+        'the message to be delivered',
+      );
+      mark('await eventually(');
+      await eventually(async () => (receiver.requests.length >= 1 ? true : undefined), 15_000, 'the report');
+      mark('await pause(');
+      await pause(1500); // a duplicate report would follow within this
+      expect(submissionsTo('359888124001')).toHaveLength(1);
+      expect(receiver.requests).toHaveLength(1);
+      expect(JSON.parse(receiver.requests[0]!.body)).toMatchObject({
+        type: 'message.status',
+        data: { id, status: 'delivered', to: '+359888124001' },
+      });
+      const deliveries = await deliveriesOf(id);
+      expect(deliveries).toHaveLength(1);
+      expect(deliveries[0]).toMatchObject({ status: 'delivered', attemptCount: 1 });
+    } finally {
+      await receiver.stop();
+      await Promise.all([...workers].map((worker) => worker.kill()));
+    }
+  });
+
+  it('while the delivery report is being retried: one successful delivery after the restart', async () => {
+    let receiverUp = false;
+    const receiver = await startReceiver(() => ({ status: receiverUp ? 200 : 503 }));
+    try {
+      const first = await startWorkerProcess();
+      const { json } = await api('POST', '/sms', {
+        body: {
+          to: '+359888124002',
+          from: '+359888000111',
+          message: 'report after a crash',
+          dlrUrl: receiver.url,
+        },
+      });
+      const id = json.id as string;
+
+      // Kill after the second refused attempt is recorded, while the delivery sleeps before the third.
+      const delivery = await eventually(
+        async () => {
+          const [found] = await deliveriesOf(id);
+          if (!found || found.attemptCount < 2) return undefined;
+          const events = await history(`webhook-${found.id}`);
+          return events.at(-1)?.timerStartedEventAttributes ? found : undefined;
+        },
+        20_000,
+        'the second refused attempt',
+      );
+      mark('await first.kill();');
+      await first.kill();
+      expect(first.child.signalCode).toBe('SIGKILL');
+      receiverUp = true;
+      const refusedBeforeCrash = receiver.requests.length;
+      expect(refusedBeforeCrash).toBe(2);
+      mark('await pause(');
+      await pause(1500); // past the retry delay: no attempt is made while no worker runs
+      expect(receiver.requests).toHaveLength(refusedBeforeCrash);
+
+      mark('await startWorkerProcess();');
+      await startWorkerProcess();
+      mark('await eventually(');
+      await eventually(
+        async () => ((await deliveriesOf(id))[0]?.status === 'delivered' ? true : undefined),
+        30_000,
+        'the report to be delivered',
+      );
+      mark('await pause(');
+      await pause(1500); // a duplicate attempt would follow within this
+      expect(receiver.requests).toHaveLength(3);
+      const ids = new Set(receiver.requests.map((request) => request.headers['webhook-id']));
+      expect(ids.size).toBe(1);
+      expect(JSON.parse(receiver.requests[2]!.body)).toMatchObject({ data: { id, status: 'delivered' } });
+      expect(await attemptsOf(delivery.id)).toMatchObject([
+        { attempt: 1, statusCode: 503 },
+        { attempt: 2, statusCode: 503 },
+        { attempt: 3, statusCode: 200 },
+      ]);
+      expect(await deliveriesOf(id)).toHaveLength(1);
+      expect(await messageStatus(id)).toBe('delivered');
+      expect(submissionsTo('359888124002')).toHaveLength(1);
+    } finally {
+      await receiver.stop();
+      await Promise.all([...workers].map((worker) => worker.kill()));
+    }
+  });
+});

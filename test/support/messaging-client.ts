@@ -1,0 +1,41 @@
+import type { TestPlatform } from './platform.ts';
+
+/** The JSON of an answer: any object, with the platform's error model when it is an error. */
+export type AnswerJson = Record<string, unknown> & {
+  error?: { code: string; message: string; fields?: { field: string; message: string }[] };
+};
+
+/** Status and JSON only, so that tests can compare whole answers with toEqual. */
+export interface Answer {
+  status: number;
+  /** Parsed when the answer is JSON, otherwise undefined. */
+  json: AnswerJson;
+}
+
+export interface RequestOptions {
+  /** An object is sent as JSON; a string is sent as it is (e.g. malformed JSON). */
+  body?: unknown;
+  /** The `at` access token; defaults to the platform's token, `null` sends none. */
+  token?: string | null;
+  headers?: Record<string, string>;
+}
+
+/** Calls the messaging gateway of a test platform over HTTP, as an integrator would. */
+export function messagingClient(platform: () => TestPlatform) {
+  return async (method: string, path: string, options: RequestOptions = {}): Promise<Answer> => {
+    const url = new URL(`${platform().baseUrl}${path}`);
+    const token = options.token === undefined ? platform().token : options.token;
+    if (token !== null) url.searchParams.set('at', token);
+    const response = await fetch(url, {
+      method,
+      headers: { 'content-type': 'application/json', ...options.headers },
+      ...(options.body !== undefined
+        ? { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) }
+        : {}),
+    });
+    const text = await response.text();
+    const contentType = response.headers.get('content-type');
+    const json = (contentType?.startsWith('application/json') ? JSON.parse(text) : undefined) as AnswerJson;
+    return { status: response.status, json };
+  };
+}

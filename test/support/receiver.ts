@@ -1,1 +1,0 @@
-export * from '../../sandbox/webhook-receiver.ts';
