@@ -5,8 +5,8 @@ import { Hono } from 'hono';
 import { startDevServer } from '../platform/dev-server.ts';
 import { resolveTemporalCli } from '../platform/temporal-cli.ts';
 import { ensureWorkflowBundle } from '../platform/workflow-bundle.ts';
-import { startTestPlatform } from '../test/support/platform.ts';
 import { startReceiver } from '../sandbox/webhook-receiver.ts';
+import { startTestPlatform } from '../test/support/platform.ts';
 import { formatLatencies, percentile, runLoad } from './load.ts';
 
 /**
