@@ -1,12 +1,13 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import { sql } from 'drizzle-orm';
+import { count, inArray, sql } from 'drizzle-orm';
 import { Hono } from 'hono';
+import { messagingMessages } from '../db/schema/messaging.ts';
 import { startDevServer } from '../platform/dev-server.ts';
 import { resolveTemporalCli } from '../platform/temporal-cli.ts';
 import { ensureWorkflowBundle } from '../platform/workflow-bundle.ts';
 import { startReceiver } from '../sandbox/webhook-receiver.ts';
-import { startTestPlatform } from '../test/support/platform.ts';
+import { startIsolatedPlatform } from '../test/support/isolated-platform.ts';
 import { formatLatencies, percentile, runLoad } from './load.ts';
 
 /**
@@ -23,7 +24,7 @@ const E2E_MESSAGES = Number(process.env.BENCH_E2E_MESSAGES ?? 1000);
 
 const cliPath = await resolveTemporalCli({ explicitPath: process.env.TEMPORAL_CLI_PATH });
 const devServer = await startDevServer({ cliPath });
-const platform = await startTestPlatform({
+const platform = await startIsolatedPlatform({
   temporalAddress: devServer.address,
   workflowBundlePath: await ensureWorkflowBundle(),
   receiptDelayMs: 0,
@@ -59,6 +60,10 @@ const post = (url: string, body: string) =>
     },
   );
 
+// Warm-up (JIT, connection pools), not measured.
+await runLoad(100, CONCURRENCY, (i) => post(baselineUrl, smsBody(i)));
+await runLoad(100, CONCURRENCY, (i) => post(`${platform.baseUrl}/sms?at=${platform.token}`, smsBody(i)));
+
 console.log('\n1. Accepting messages');
 const baseline = await runLoad(ACCEPT_REQUESTS, CONCURRENCY, (i) => post(baselineUrl, smsBody(i)));
 console.log(
@@ -84,7 +89,21 @@ const receiver = await startReceiver((_attempt, request) => {
   if (started !== undefined) latencies.push(request.at - started);
   return { status: 200 };
 });
-await new Promise((resolve) => setTimeout(resolve, 5000));
+// Let the messages of part 1 finish first so that they do not compete with part 2.
+const inFlight = async () => {
+  const [row] = await platform.db
+    .select({ count: count() })
+    .from(messagingMessages)
+    .where(inArray(messagingMessages.status, ['accepted', 'sending', 'submitted']));
+  return row?.count ?? 0;
+};
+const drainStarted = performance.now();
+while ((await inFlight()) > 0 && performance.now() - drainStarted < 600_000) {
+  await new Promise((resolve) => setTimeout(resolve, 500));
+}
+console.log(
+  `  (${ACCEPT_REQUESTS + 100} messages of part 1 drained in ${((performance.now() - drainStarted) / 1000).toFixed(0)} s)`,
+);
 const e2eStarted = performance.now();
 await runLoad(E2E_MESSAGES, CONCURRENCY, async (i) => {
   const started = performance.now();
