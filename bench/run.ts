@@ -48,7 +48,7 @@ const baselineUrl = `http://127.0.0.1:${(baselineServer.address() as AddressInfo
 
 const smsBody = (i: number) =>
   JSON.stringify({
-    to: `+3598881${String(i % 100000).padStart(5, '0')}`,
+    to: `+35988${String(i % 1_000_000).padStart(6, '0')}7`, // never ends in the sandbox's special 0000/0001
     from: '+359888000111',
     message: `Bench message ${i}`,
   });
@@ -111,7 +111,7 @@ await runLoad(E2E_MESSAGES, CONCURRENCY, async (i) => {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({
-      to: `+3598882${String(i).padStart(5, '0')}`,
+      to: `+35989${String(i % 1_000_000).padStart(6, '0')}7`,
       from: '+359888000111',
       message: `E2E ${i}`,
       dlrUrl: receiver.url,
