@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
+import { createAdminApi } from './admin/index.ts';
 import { createMessagingApi } from './messaging/index.ts';
 import type { ApiDeps, AppEnv } from './shared/context.ts';
 import { docsAssets } from './shared/docs.ts';
@@ -45,6 +46,7 @@ export function createApp(deps: ApiDeps, readiness: ReadinessProbe): Hono<AppEnv
 
   app.route('/assets/swagger-ui', docsAssets());
   app.route('/messaging', createMessagingApi());
+  app.route('/admin', createAdminApi());
 
   app.notFound((c) => c.json(ApiError.notFound(`${c.req.method} ${c.req.path}`).body(), 404));
   app.onError((error, c) =>

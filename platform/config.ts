@@ -42,6 +42,8 @@ export const configSchema = z.object({
   PUBLIC_BASE_URL: optionalUrl,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATA_DIR: z.string().default('data'),
+  /** Bearer token of the operator endpoints under /admin; they are disabled (404) when unset. */
+  ADMIN_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
   /** A PostgreSQL URL; when unset the embedded stack uses PGlite in DATA_DIR/pglite. */
   DATABASE_URL: optionalUrl,
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
