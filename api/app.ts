@@ -1,10 +1,14 @@
 import { randomUUID } from 'node:crypto';
+import type { HttpBindings } from '@hono/node-server';
 import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import { createAdminApi } from './admin/index.ts';
 import { createMessagingApi } from './messaging/index.ts';
 import type { ApiDeps, AppEnv } from './shared/context.ts';
 import { docsAssets } from './shared/docs.ts';
 import { ApiError, toErrorResponse } from './shared/errors.ts';
+
+const MAX_BODY_BYTES = 1024 * 1024;
 
 /** Resolves with the name of each component that is not ready (empty when all are). */
 export type ReadinessProbe = () => Promise<string[]>;
@@ -36,6 +40,23 @@ export function createApp(deps: ApiDeps, readiness: ReadinessProbe): Hono<AppEnv
       'request',
     );
   });
+
+  // No operation of the platform needs a larger body; a larger one is refused before it is read whole.
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: (c) => {
+        // The rest of the body is not read, so this connection must not carry another request; the
+        // Fetch-level `connection` header is dropped by the Node adapter, so set it on Node's response.
+        (c.env as Partial<HttpBindings> | undefined)?.outgoing?.setHeader('connection', 'close');
+        return c.json(
+          new ApiError(413, 'payload_too_large', `The body exceeds ${MAX_BODY_BYTES} bytes`).body(),
+          413,
+        );
+      },
+    }),
+  );
 
   app.get('/health', async (c) => {
     const notReady = await readiness();

@@ -80,6 +80,13 @@ export function validationHook(result: { success: true } | { success: false; err
   return undefined;
 }
 
+const HTTP_ERROR_CODES: Partial<Record<number, string>> = {
+  400: 'malformed_request',
+  401: 'unauthorized',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+};
+
 /** Maps anything thrown by a handler to the error model; unexpected errors are logged, never shown. */
 export function toErrorResponse(
   error: unknown,
@@ -90,7 +97,7 @@ export function toErrorResponse(
   if (error instanceof HTTPException) {
     // Hono raises these for malformed bodies and similar protocol errors.
     const status = error.status as ContentfulStatusCode;
-    const code = status === 400 ? 'malformed_request' : status === 401 ? 'unauthorized' : 'http_error';
+    const code = HTTP_ERROR_CODES[status] ?? 'http_error';
     return c.json(new ApiError(status, code, error.message || 'Bad request').body(), status);
   }
   logUnexpected(error);

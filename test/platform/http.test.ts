@@ -28,6 +28,24 @@ describe('platform HTTP surface', () => {
     }
   });
 
+  it('refuses an oversize body with 413 and a body of another media type with 415, as JSON errors', async () => {
+    const url = `${platform.baseUrl}/sms?at=${platform.token}`;
+    const oversize = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ to: '+359888123456', from: '+359888000111', message: 'x'.repeat(2_000_000) }),
+    });
+    expect(oversize.status).toBe(413);
+    expect(((await oversize.json()) as { error: { code: string } }).error.code).toBe('payload_too_large');
+    const plain = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: 'to=+359888123456',
+    });
+    expect(plain.status).toBe(415);
+    expect(((await plain.json()) as { error: { code: string } }).error.code).toBe('unsupported_media_type');
+  });
+
   it('publishes an OpenAPI 3.1 description with every messaging operation, and a reference page', async () => {
     const document = (await (await fetch(`${platform.apiUrl}/messaging/openapi.json`)).json()) as {
       openapi: string;
