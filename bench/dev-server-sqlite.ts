@@ -1,20 +1,18 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { platformSearchAttributes } from '../domain/search-attributes.ts';
-import { freePort, waitForPort } from '../platform/net.ts';
+import { startDevServer } from '../platform/dev-server.ts';
 import { resolveTemporalCli, temporalCliVersion } from '../platform/temporal-cli.ts';
 import { formatLatencies, type LoadResult, runLoad } from './load.ts';
 import { probeAccept, probeActivities, type probeWorkflow } from './probe-workflow.ts';
 
 /**
  * `npm run bench:sqlite`: which SQLite settings of the embedded dev server suit throughput. For each
- * configuration it starts `temporal server start-dev` (same flags as platform/dev-server.ts apart from
- * the storage ones), a worker in this process, and completes BENCH_WORKFLOWS probe workflows
+ * configuration it starts `temporal server start-dev` (platform/dev-server.ts, varying only the storage
+ * flags), a worker in this process, and completes BENCH_WORKFLOWS probe workflows
  * (Update-with-Start, 100 ms timer, one no-op activity), 50 in flight at a time. Figures, not pass/fail;
  * the load generator, the worker and the server share the machine's cores.
  */
@@ -42,67 +40,6 @@ const configurations: Configuration[] = [
   },
 ];
 
-interface RunningServer {
-  address: string;
-  stop(): Promise<void>;
-}
-
-/** Spawns the dev server with exactly the storage flags under test and waits until the namespace serves. */
-async function startServer(cliPath: string, dbFile: string | undefined, pragmas: string[]) {
-  const port = await freePort();
-  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--headless'];
-  args.push('--namespace', 'default', '--log-level', 'warn');
-  if (dbFile) args.push('--db-filename', dbFile);
-  for (const pragma of pragmas) args.push('--sqlite-pragma', pragma);
-  for (const key of platformSearchAttributes) args.push('--search-attribute', `${key.name}=Keyword`);
-
-  const child: ChildProcess = spawn(cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const collect = (chunk: Buffer) => {
-    output = (output + chunk.toString()).slice(-8000);
-  };
-  child.stdout?.on('data', collect);
-  child.stderr?.on('data', collect);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const killOnExit = () => child.kill('SIGKILL');
-  process.once('exit', killOnExit);
-  const stop = async () => {
-    process.off('exit', killOnExit);
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    await exited;
-    clearTimeout(timer);
-  };
-
-  const address = `127.0.0.1:${port}`;
-  const ready = (async () => {
-    await waitForPort('127.0.0.1', port, 60_000);
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      try {
-        const connection = await Connection.connect({ address });
-        try {
-          await connection.workflowService.describeNamespace({ namespace: 'default' });
-          return;
-        } finally {
-          await connection.close();
-        }
-      } catch (error) {
-        if (Date.now() > deadline) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
-    }
-  })();
-  const outcome = await Promise.race([
-    ready.then(() => 'ready' as const),
-    exited.then(() => 'exited' as const),
-  ]);
-  if (outcome === 'exited')
-    throw new Error(`temporal server start-dev exited before it was ready:\n${output}`);
-  return { address, stop } satisfies RunningServer;
-}
-
 interface Measurement {
   configuration: Configuration;
   result?: LoadResult;
@@ -117,7 +54,11 @@ async function measure(
 ): Promise<Measurement> {
   const tempDir = configuration.persisted ? mkdtempSync(path.join(os.tmpdir(), 'bench-sqlite-')) : undefined;
   const dbFile = tempDir ? path.join(tempDir, 'temporal.db') : undefined;
-  const server = await startServer(cliPath, dbFile, configuration.pragmas);
+  const server = await startDevServer({
+    cliPath,
+    ...(dbFile ? { dbFile } : {}),
+    sqlitePragmas: configuration.pragmas,
+  });
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection, namespace: 'default' });
   const workerConnection = await NativeConnection.connect({ address: server.address });

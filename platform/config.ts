@@ -108,6 +108,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return { ...result.data, DATA_DIR: path.resolve(result.data.DATA_DIR) };
 }
 
+/**
+ * The scale-out processes (`npm run api`, `npm run worker`) share a PostgreSQL server; PGlite is
+ * single-process and serves only the embedded stack. Exits naming the variable when it is missing.
+ */
+export function requireDatabaseUrl(config: Config, command: string): string {
+  if (config.DATABASE_URL) return config.DATABASE_URL;
+  console.error(
+    `DATABASE_URL: required for \`${command}\` (PGlite is single-process; use \`npm start\` for it)`,
+  );
+  process.exit(78);
+}
+
 /** Loads configuration for an entry point; prints the problem and exits on a bad value. */
 export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
   try {

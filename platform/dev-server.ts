@@ -8,6 +8,8 @@ export interface DevServerOptions {
   /** SQLite file that keeps workflows across restarts; in-memory when absent (tests). */
   dbFile?: string;
   port?: number;
+  /** SQLite pragmas of a persisted server; defaults to the throughput settings below (benchmarks vary them). */
+  sqlitePragmas?: string[];
   /** Web UI port; `false` runs headless. */
   uiPort?: number | false;
   namespace?: string;
@@ -25,7 +27,7 @@ export interface DevServer {
  * throughput of the defaults on 2 cores (`npm run bench:sqlite`: 8.4/s -> 21.6/s); the trade is that a
  * power loss (not a process crash) may lose the last writes. Fine for the embedded stack only.
  */
-const SQLITE_PRAGMAS = ['journal_mode=wal', 'synchronous=off'];
+export const SQLITE_THROUGHPUT_PRAGMAS = ['journal_mode=wal', 'synchronous=off'];
 
 /** Starts `temporal server start-dev` with the platform's search attributes and waits until it serves. */
 export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
@@ -46,7 +48,8 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   else args.push('--ui-port', String(options.uiPort));
   if (options.dbFile) {
     args.push('--db-filename', options.dbFile);
-    for (const pragma of SQLITE_PRAGMAS) args.push('--sqlite-pragma', pragma);
+    for (const pragma of options.sqlitePragmas ?? SQLITE_THROUGHPUT_PRAGMAS)
+      args.push('--sqlite-pragma', pragma);
   }
   for (const key of platformSearchAttributes) args.push('--search-attribute', `${key.name}=Keyword`);
 

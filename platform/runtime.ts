@@ -8,6 +8,7 @@ import type { Config } from './config.ts';
 import type { Connectors } from './connectors.ts';
 import type { Logger } from './logger.ts';
 import { createReadinessProbe } from './readiness.ts';
+import { ensureSearchAttributes } from './search-attributes.ts';
 import { createPlatformWorker } from './worker.ts';
 
 /** The pieces each process assembles: shared by `npm start`, `npm run api`, `npm run worker` and tests. */
@@ -17,8 +18,9 @@ export interface TemporalHandle {
   close(): Promise<void>;
 }
 
-export async function connectTemporal(config: Config): Promise<TemporalHandle> {
+export async function connectTemporal(config: Config, logger: Logger): Promise<TemporalHandle> {
   const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
+  await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE, logger);
   const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
   return { client, close: () => connection.close() };
 }

@@ -62,7 +62,7 @@ async function main() {
     : undefined;
   if (sandbox) stops.unshift(() => sandbox.stop());
 
-  const temporal = await connectTemporal({ ...config, TEMPORAL_ADDRESS: temporalAddress });
+  const temporal = await connectTemporal({ ...config, TEMPORAL_ADDRESS: temporalAddress }, logger);
   stops.unshift(() => temporal.close());
   const connectors = createConnectors(config, logger);
   stops.unshift(() => connectors.carrier.close());

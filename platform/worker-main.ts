@@ -1,5 +1,5 @@
 import { openDatabase } from '../db/client.ts';
-import { loadConfigOrExit } from './config.ts';
+import { loadConfigOrExit, requireDatabaseUrl } from './config.ts';
 import { createConnectors } from './connectors.ts';
 import { createLogger } from './logger.ts';
 import { connectTemporal, runWorker } from './runtime.ts';
@@ -8,14 +8,11 @@ import { ensureWorkflowBundle } from './workflow-bundle.ts';
 /** `npm run worker`: a worker process for scale-out; runs every workflow and activity of the platform. */
 const config = loadConfigOrExit();
 const logger = createLogger(config.LOG_LEVEL, { process: 'worker' });
-if (!config.DATABASE_URL) {
-  console.error(
-    'DATABASE_URL: required for `npm run worker` (PGlite is single-process; use `npm start` for it)',
-  );
-  process.exit(78);
-}
-const database = await openDatabase({ url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE });
-const temporal = await connectTemporal(config);
+const database = await openDatabase({
+  url: requireDatabaseUrl(config, 'npm run worker'),
+  poolSize: config.DATABASE_POOL_SIZE,
+});
+const temporal = await connectTemporal(config, logger);
 const connectors = createConnectors(config, logger);
 const worker = await runWorker({
   config,

@@ -77,7 +77,15 @@ export function createMessageActivities({ db, carrier, chatApp }: MessageActivit
       error?: string | undefined;
       doneAt?: string | undefined;
     }): Promise<string> {
-      const doneAt = input.doneAt ? new Date(input.doneAt) : new Date();
+      const [message] = await db
+        .select({ submittedAt: messagingMessages.submittedAt })
+        .from(messagingMessages)
+        .where(eq(messagingMessages.id, input.messageId));
+      // Carriers report the time to the minute (SMPP `done date`), so it can read earlier than our own
+      // submission time; a message is never reported done before it was submitted.
+      const reported = input.doneAt ? new Date(input.doneAt) : new Date();
+      const submittedAt = message?.submittedAt;
+      const doneAt = submittedAt && reported < submittedAt ? submittedAt : reported;
       await db
         .update(messagingMessages)
         .set({ status: input.status, error: input.error ?? null, doneAt, updatedAt: new Date() })

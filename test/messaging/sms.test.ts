@@ -37,6 +37,7 @@ describe('POST /sms', () => {
     expect(json).toMatchObject({ status: 'accepted', to: '+359888123456', encoding: 'GSM-7', parts: 2 });
     const done = await messageStatus(json.id as string);
     expect(done).toMatchObject({ status: 'delivered', error: null });
+    expect(Date.parse(done.doneAt as string)).toBeGreaterThanOrEqual(Date.parse(done.submittedAt as string));
     const submitted = platform.sandbox.smpp.submitted.filter((sms) => sms.destination === '359888123456');
     expect(submitted).toHaveLength(1);
     expect(submitted[0]?.text).toBe('a'.repeat(161));

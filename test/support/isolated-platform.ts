@@ -61,7 +61,7 @@ export async function startIsolatedPlatform(options: IsolatedPlatformOptions) {
     url: config.DATABASE_URL,
     poolSize: config.DATABASE_POOL_SIZE,
   });
-  const temporal = await connectTemporal(config);
+  const temporal = await connectTemporal(config, logger);
   const connectors = createConnectors(config, logger);
   const workflowBundlePath = options.workflowBundlePath;
   const startWorker = () =>
