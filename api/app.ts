@@ -3,7 +3,9 @@ import type { HttpBindings } from '@hono/node-server';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { createAdminApi } from './admin/index.ts';
+import { createCollectApi } from './collect/index.ts';
 import { createMessagingApi } from './messaging/index.ts';
+import { createOpenBankingApi } from './openbanking/index.ts';
 import type { ApiDeps, AppEnv } from './shared/context.ts';
 import { docsAssets } from './shared/docs.ts';
 import { ApiError, toErrorResponse } from './shared/errors.ts';
@@ -67,6 +69,8 @@ export function createApp(deps: ApiDeps, readiness: ReadinessProbe): Hono<AppEnv
 
   app.route('/assets/swagger-ui', docsAssets());
   app.route('/messaging', createMessagingApi());
+  app.route('/collect', createCollectApi());
+  app.route('/openbanking', createOpenBankingApi());
   app.route('/admin', createAdminApi());
 
   app.notFound((c) => c.json(ApiError.notFound(`${c.req.method} ${c.req.path}`).body(), 404));
