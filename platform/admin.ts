@@ -1,6 +1,9 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { createMerchant } from '../activities/collect/merchants.ts';
+import { rotateSigningKey } from '../activities/openbanking/jws.ts';
 import { issueAccessToken, revokeAccessToken } from '../api/messaging/auth.ts';
+import { enrolAgent, issueAdminHash } from '../api/openbanking/identity.ts';
 import { openDatabase } from '../db/client.ts';
 import { loadConfigOrExit } from './config.ts';
 
@@ -9,11 +12,20 @@ import { loadConfigOrExit } from './config.ts';
  *   npm run admin -- messaging:token --name "Acme Ltd"      new account + access token
  *   npm run admin -- messaging:token --account acc_...      another token for an account
  *   npm run admin -- messaging:revoke --token-id tok_...    revoke a token
+ *   npm run admin -- collect:merchant --name "Acme Ltd" [--min D123456789] [--notify-url URL]
+ *                    [--billing-url URL] [--billing-prefix 97]   payment-collection merchant + secret
+ *   npm run admin -- openbanking:agent --name "Acme Ltd" [--email a@b.c]   agent hash + public hash
+ *   npm run admin -- openbanking:admin-hash [--label "back office"]        x-admin-hash
+ *   npm run admin -- openbanking:rotate-keys                              new signing key (JWKS)
  */
 const USAGE = `usage:
   npm run admin -- messaging:token --name "<account name>"
   npm run admin -- messaging:token --account <accountId> [--label <label>]
-  npm run admin -- messaging:revoke --token-id <tokenId>`;
+  npm run admin -- messaging:revoke --token-id <tokenId>
+  npm run admin -- collect:merchant --name "<merchant name>" [--min D123456789] [--notify-url <url>] [--billing-url <url>] [--billing-prefix <9...>]
+  npm run admin -- openbanking:agent --name "<agent name>" [--email <e-mail>]
+  npm run admin -- openbanking:admin-hash [--label <label>]
+  npm run admin -- openbanking:rotate-keys`;
 
 const config = loadConfigOrExit();
 const { positionals, values } = parseArgs({
@@ -23,6 +35,11 @@ const { positionals, values } = parseArgs({
     account: { type: 'string' },
     label: { type: 'string' },
     'token-id': { type: 'string' },
+    min: { type: 'string' },
+    'notify-url': { type: 'string' },
+    'billing-url': { type: 'string' },
+    'billing-prefix': { type: 'string' },
+    email: { type: 'string' },
   },
 });
 
@@ -48,6 +65,35 @@ try {
       console.log(
         (await revokeAccessToken(database.db, values['token-id'])) ? 'revoked' : 'no such active token',
       );
+      break;
+    }
+    case 'collect:merchant': {
+      if (!values.name) throw new Error(`--name is required\n${USAGE}`);
+      const created = await createMerchant(database.db, config, {
+        name: values.name,
+        min: values.min,
+        notifyUrl: values['notify-url'],
+        billingUrl: values['billing-url'],
+        billingIdnPrefix: values['billing-prefix'],
+      });
+      console.log(JSON.stringify(created, null, 2));
+      console.log('Keep the secret now: it is stored encrypted and never shown again.');
+      break;
+    }
+    case 'openbanking:agent': {
+      if (!values.name) throw new Error(`--name is required\n${USAGE}`);
+      const agent = await enrolAgent(database.db, { name: values.name, email: values.email });
+      console.log(JSON.stringify(agent, null, 2));
+      console.log('Keep the hashes now: only their digests are stored.');
+      break;
+    }
+    case 'openbanking:admin-hash': {
+      console.log(JSON.stringify(await issueAdminHash(database.db, values.label ?? 'admin'), null, 2));
+      console.log('Keep the hash now: only its digest is stored.');
+      break;
+    }
+    case 'openbanking:rotate-keys': {
+      console.log(JSON.stringify(await rotateSigningKey(database.db, config), null, 2));
       break;
     }
     default:

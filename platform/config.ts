@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { parseDurationList, parseDurationMs } from '../domain/durations.ts';
+import { parseBankDirectory } from '../domain/openbanking/bank-directory.ts';
 
 /**
  * All configuration is read once from the environment, validated here, and passed down explicitly.
@@ -78,6 +79,91 @@ export const configSchema = z.object({
   SENDER_ID_CONFIRMATION_TIMEOUT: duration('7d'),
   /** How long an HLR lookup keeps retrying an unavailable provider before the result is `lookup_failed`. */
   HLR_LOOKUP_TIMEOUT: duration('10m'),
+
+  /**
+   * Payment-collection gateway. COLLECT_SECRET_KEY (64 hex characters) encrypts merchant secrets at
+   * rest; unset outside production, a fixed development key is derived (see docs/collect.md).
+   */
+  COLLECT_SECRET_KEY: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters (a 256-bit key)')
+    .optional(),
+  /** Expiry of an office obligation, bank transfer or deposit slip registered without EXP_TIME. */
+  COLLECT_OBLIGATION_EXPIRY: duration('7d'),
+  /** Expiry of a cash payout (office/send.cgi, send/send.cgi) registered without EXP_TIME. */
+  COLLECT_PAYOUT_EXPIRY: duration('7d'),
+  /** How long a pre-authorisation hold waits for finalize or reverse when EXP_TIME is not given. */
+  COLLECT_PREAUTH_EXPIRY: duration('7d'),
+  /** The latest EXP_TIME a merchant may set, counted from now. */
+  COLLECT_MAX_EXPIRY: duration('365d'),
+  /** One-touch: a pairing code from `code/get` must be exchanged (`token/get`) within this time. */
+  COLLECT_ONE_TOUCH_CODE_TTL: duration('2m'),
+  /** One-touch: an access token's lifetime (it ends earlier when invalidated). */
+  COLLECT_ONE_TOUCH_TOKEN_TTL: duration('365d'),
+  /** One-touch: how long a payment ID from `payment/init` stays usable when EXP is not given. */
+  COLLECT_ONE_TOUCH_PAYMENT_ID_TTL: duration('1h'),
+  /** Card page: how long a rendered payment form may be submitted (never past the obligation's expiry). */
+  COLLECT_CARD_PAGE_TTL: duration('30m'),
+  /**
+   * Merchant notifications: the gateway's RSA private key (PEM) that SIGNs them; its public part is
+   * published at /collect/.well-known/notification-key.pem. Unset outside production, a key is
+   * generated once and kept in DATA_DIR/collect-signing-key.pem.
+   */
+  COLLECT_SIGNING_KEY: z
+    .string()
+    .includes('PRIVATE KEY', { message: 'must be a PEM private key' })
+    .optional(),
+  /** Delays after each failed notification attempt (first attempt immediate); about 4.5 days. */
+  COLLECT_NOTIFY_RETRY_SCHEDULE: durationList('1m,5m,15m,30m,1h,2h,4h,8h,12h,24h,24h,24h'),
+  COLLECT_NOTIFY_REQUEST_TIMEOUT: duration('15s'),
+  /** How long a fresh notification waits for others of the same merchant to share its POST. */
+  COLLECT_NOTIFY_BATCH_WINDOW: duration('1s'),
+  /** At most this many invoices in one notification POST. */
+  COLLECT_NOTIFY_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(100),
+  /** Billing: how long the office waits for /pay/init (retrying code 80 and network errors). */
+  COLLECT_BILLING_CHECK_TIMEOUT: duration('30s'),
+  /** Billing: delays after each failed /pay/confirm (code 80, network error); about 4.5 days. */
+  COLLECT_BILLING_RETRY_SCHEDULE: durationList('1m,5m,15m,30m,1h,2h,4h,8h,12h,24h,24h,24h'),
+  COLLECT_BILLING_REQUEST_TIMEOUT: duration('15s'),
+
+  /**
+   * Open-banking gateway: identity and signing (api/openbanking/identity.ts, activities/openbanking/jws.ts).
+   * OPENBANKING_USER_TOKEN_TTL: lifetime of a user token (POST usertoken).
+   * OPENBANKING_SIGNING_KEY_RETENTION: a retired signing key stays published (and verifying) this long;
+   * keep it longer than the token lifetime and the webhook retry schedule.
+   * OPENBANKING_SIGNING_KEY_MAX_AGE: the current key is replaced on first use after this age.
+   * OPENBANKING_KEY_ENCRYPTION_KEY: encrypts the private signing keys at rest; required in production.
+   * OPENBANKING_AIS_LINK_TTL: lifetime of the AIS link sent by POST agent/ais/email.
+   */
+  OPENBANKING_USER_TOKEN_TTL: duration('15m'),
+  OPENBANKING_SIGNING_KEY_RETENTION: duration('7d'),
+  OPENBANKING_SIGNING_KEY_MAX_AGE: duration('90d'),
+  OPENBANKING_KEY_ENCRYPTION_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+  OPENBANKING_AIS_LINK_TTL: duration('7d'),
+
+  /**
+   * Open-banking bank directory and connectors (docs/openbanking.md, "Banks").
+   * OPENBANKING_BANKS: JSON array of banks ({code, name, country, bic, xs2aBaseUrl, bankFlowType,
+   * supportsPagedTransactions}); OPENBANKING_BANK_DIRECTORY_URL: a directory answering { banks: [...] }
+   * (in sandbox mode it defaults to the sandbox banks' /directory on SANDBOX_BANKS_PORT). Both are read
+   * at worker start and every OPENBANKING_BANK_REFRESH_INTERVAL, with the banks' maintenance notices.
+   */
+  OPENBANKING_BANKS: parsedText('[]', parseBankDirectory),
+  OPENBANKING_BANK_DIRECTORY_URL: optionalUrl,
+  OPENBANKING_BANK_REFRESH_INTERVAL: duration('5m'),
+  /** Per HTTP request to a bank's XS2A interface. */
+  OPENBANKING_BANK_REQUEST_TIMEOUT: duration('20s'),
+  /**
+   * Open-banking consents (docs/openbanking.md, "Consents and SCA"): a consent whose SCA the bank has not
+   * called back for within OPENBANKING_SCA_TIMEOUT is ABANDONED (and its bank consent terminated);
+   * OPENBANKING_CONSENT_VALIDITY is the default `validUntil` of a new consent, counted from today.
+   */
+  OPENBANKING_SCA_TIMEOUT: duration('30m'),
+  OPENBANKING_CONSENT_VALIDITY: duration('90d'),
+  /** The sandbox banks (XS2A 1.3 + hosted SCA page), started by `npm start` in sandbox mode. */
+  SANDBOX_BANKS_PORT: port(4020),
+  /** The sandbox merchant of the payment-collection gateway (notifications, billing). */
+  SANDBOX_MERCHANT_PORT: port(4030),
 
   /** Webhook retry delays after each failed attempt (first attempt is immediate). */
   WEBHOOK_RETRY_SCHEDULE: durationList('5s,5m,30m,2h,5h,10h,14h,20h,24h'),

@@ -4,6 +4,7 @@ import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, type LogLevel, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { createApp } from '../api/app.ts';
 import type { Database } from '../db/client.ts';
+import { startBankDirectory } from './bank-directory.ts';
 import type { Config } from './config.ts';
 import type { Connectors } from './connectors.ts';
 import type { Logger } from './logger.ts';
@@ -73,6 +74,10 @@ export async function runWorker(options: {
     logger: options.logger,
   });
   const running = worker.run();
+  // Open banking: the banks are in the directory before the first request; the refresh schedule exists.
+  await startBankDirectory({ client: options.client, db: options.db, config, logger: options.logger }).catch(
+    (error: unknown) => options.logger.error({ err: error }, 'bank directory not started'),
+  );
   return {
     worker,
     async stop() {

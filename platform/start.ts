@@ -56,6 +56,8 @@ async function main() {
     ? await startSandbox({
         smppPort: config.SMPP_PORT,
         httpPort: config.SANDBOX_HTTP_PORT,
+        banksPort: config.SANDBOX_BANKS_PORT,
+        merchantPort: config.SANDBOX_MERCHANT_PORT,
         smppSystemId: config.SMPP_SYSTEM_ID,
         smppPassword: config.SMPP_PASSWORD,
       })
@@ -76,6 +78,8 @@ async function main() {
   });
   stops.unshift(() => worker.stop());
   const api = await serveApi({ config, db: database.db, client: temporal.client, logger });
+  // The sandbox merchant verifies notification SIGNATUREs with the key this API publishes.
+  sandbox?.merchant.trustGateway(`${api.url}/collect/.well-known/notification-key.pem`);
   stops.unshift(() => api.stop());
 
   const token = sandboxMode ? await rotateSandboxToken(database.db) : undefined;
@@ -94,6 +98,8 @@ async function main() {
   if (sandbox && token) {
     say(`  Sandbox SMSC (SMPP)  ${sandbox.smpp.url}`);
     say(`  Sandbox providers    ${sandbox.http.url}   (chat app, HLR)`);
+    say(`  Sandbox banks        ${sandbox.banks.url}   (XS2A 1.3 + SCA page)`);
+    say(`  Sandbox merchant     ${sandbox.merchant.url}   (collect notifications and billing)`);
     say(`  Sandbox access token ${token.token}`);
   }
   say('Press Ctrl-C to stop.');

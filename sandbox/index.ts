@@ -1,4 +1,6 @@
+import { startSandboxBanks } from './banks/index.ts';
 import { startHttpParties } from './http-parties.ts';
+import { startSandboxMerchant } from './merchant.ts';
 import { startSmppCarrier } from './smpp-carrier.ts';
 
 export interface SandboxOptions {
@@ -10,6 +12,12 @@ export interface SandboxOptions {
   smppPassword: string;
   receiptDelayMs?: number;
   chatAppDelayMs?: number;
+  /** The sandbox banks (XS2A + SCA page); 0 picks a free port, undefined too. */
+  banksPort?: number;
+  /** Page size of Sandbox Bank B's transactions. */
+  bankTransactionPageSize?: number;
+  /** The sandbox merchant of the payment-collection gateway; 0 or undefined picks a free port. */
+  merchantPort?: number;
 }
 
 export type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
@@ -28,11 +36,24 @@ export async function startSandbox(options: SandboxOptions) {
     port: options.httpPort,
     ...(options.chatAppDelayMs !== undefined ? { chatAppDelayMs: options.chatAppDelayMs } : {}),
   });
+  const banks = await startSandboxBanks({
+    host: options.host ?? '127.0.0.1',
+    port: options.banksPort ?? 0,
+    ...(options.bankTransactionPageSize !== undefined
+      ? { transactionPageSize: options.bankTransactionPageSize }
+      : {}),
+  });
+  const merchant = await startSandboxMerchant({
+    host: options.host ?? '127.0.0.1',
+    port: options.merchantPort ?? 0,
+  });
   return {
     smpp,
     http,
+    banks,
+    merchant,
     async stop() {
-      await Promise.allSettled([smpp.stop(), http.stop()]);
+      await Promise.allSettled([smpp.stop(), http.stop(), banks.stop(), merchant.stop()]);
     },
   };
 }

@@ -9,6 +9,7 @@ import { generateWebhookSecret } from '../../domain/webhooks/signature.ts';
 import type { Config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { WebhookRequest } from '../../workflows/webhooks/index.ts';
+import { describeFetchError } from '../shared/outbound-http.ts';
 
 export interface WebhookActivityDeps {
   db: Database;
@@ -40,17 +41,6 @@ function loggableUrl(url: string): string {
   } catch {
     return '(invalid url)';
   }
-}
-
-function describeFetchError(error: unknown, timeoutMs: number): string {
-  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
-    return `no reply within ${timeoutMs} ms`;
-  }
-  if (error instanceof Error) {
-    const cause = error.cause as { code?: string; message?: string } | undefined;
-    return cause?.code ?? cause?.message ?? error.message;
-  }
-  return String(error);
 }
 
 /**

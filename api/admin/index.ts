@@ -1,9 +1,17 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { createMiddleware } from 'hono/factory';
+import {
+  BILLING_PREFIX_PATTERN,
+  createMerchant,
+  MerchantConflict,
+  MIN_PATTERN,
+} from '../../activities/collect/merchants.ts';
 import { issueAccessToken, revokeAccessToken } from '../messaging/auth.ts';
 import type { AppEnv } from '../shared/context.ts';
 import { ApiError, errorResponses, validationHook } from '../shared/errors.ts';
+import { registerOneTouchAdminRoutes } from './collect-one-touch.ts';
+import { registerOpenBankingAdminRoutes } from './openbanking.ts';
 
 /**
  * Operator endpoints (the HTTP twin of `npm run admin`), for when the embedded PGlite database is
@@ -60,6 +68,64 @@ const revokeTokenRoute = createRoute({
   responses: { 204: { description: 'Revoked' }, ...errorResponses },
 });
 
+const createdMerchantSchema = z
+  .object({
+    min: z.string().openapi({ description: 'Merchant id (MIN)', example: 'D123456789' }),
+    name: z.string().openapi({ example: 'Acme Ltd' }),
+    secret: z.string().openapi({
+      description: 'The CHECKSUM key; shown once, stored encrypted and never returned again',
+    }),
+    notifyUrl: z.string().nullable(),
+    billingUrl: z.string().nullable(),
+    billingIdnPrefix: z.string().nullable(),
+  })
+  .openapi('CreatedMerchant');
+
+const createMerchantRoute = createRoute({
+  method: 'post',
+  path: '/collect/merchants',
+  tags: ['Admin'],
+  summary: 'Create a payment-collection merchant',
+  description:
+    'Creates a merchant and answers its secret once. 409 `merchant_exists` when the MIN is taken, ' +
+    '`billing_prefix_taken` when another merchant has the billing prefix.',
+  request: {
+    body: {
+      required: true,
+      content: {
+        'application/json': {
+          schema: z.object({
+            name: z.string().min(1).max(200).openapi({ example: 'Acme Ltd' }),
+            min: z
+              .string()
+              .regex(MIN_PATTERN, 'a MIN is D followed by 9 digits')
+              .optional()
+              .openapi({ description: 'Chosen MIN; generated when absent', example: 'D123456789' }),
+            notifyUrl: z
+              .url({ protocol: /^https?$/ })
+              .optional()
+              .openapi({ description: 'Where status notifications are POSTed' }),
+            billingUrl: z
+              .url({ protocol: /^https?$/ })
+              .optional()
+              .openapi({ description: 'Base URL of the billing system (/pay/init, /pay/confirm)' }),
+            billingIdnPrefix: z
+              .string()
+              .regex(BILLING_PREFIX_PATTERN, '2 to 6 digits starting with 9')
+              .optional()
+              .openapi({ description: 'IDNs with this prefix belong to the billing system', example: '97' }),
+          }),
+        },
+      },
+    },
+  },
+  responses: {
+    201: { description: 'Created', content: { 'application/json': { schema: createdMerchantSchema } } },
+    ...errorResponses,
+    409: { description: 'MIN or billing prefix taken', content: errorResponses[400].content },
+  },
+});
+
 export function createAdminApi(): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   app.use('*', requireAdminToken);
@@ -72,10 +138,27 @@ export function createAdminApi(): OpenAPIHono<AppEnv> {
     return c.json(issued, 201);
   });
 
+  app.openapi(createMerchantRoute, async (c) => {
+    const { db, config } = c.get('deps');
+    try {
+      return c.json(await createMerchant(db, config, c.req.valid('json')), 201);
+    } catch (error) {
+      if (error instanceof MerchantConflict) {
+        throw ApiError.conflict(
+          error.field === 'min' ? 'merchant_exists' : 'billing_prefix_taken',
+          error.message,
+        );
+      }
+      throw error;
+    }
+  });
+
   app.openapi(revokeTokenRoute, async (c) => {
     const revoked = await revokeAccessToken(c.get('deps').db, c.req.valid('param').tokenId);
     if (!revoked) throw ApiError.notFound('Active token');
     return c.body(null, 204);
   });
+  registerOneTouchAdminRoutes(app);
+  registerOpenBankingAdminRoutes(app);
   return app;
 }

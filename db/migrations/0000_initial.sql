@@ -1,3 +1,178 @@
+CREATE TABLE "collect_merchants" (
+	"min" text PRIMARY KEY NOT NULL,
+	"name" text NOT NULL,
+	"secret_ciphertext" text NOT NULL,
+	"notify_url" text,
+	"billing_url" text,
+	"billing_idn_prefix" text,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "collect_obligation_events" (
+	"id" bigserial PRIMARY KEY NOT NULL,
+	"idn" text NOT NULL,
+	"status" text NOT NULL,
+	"at" timestamp with time zone DEFAULT now() NOT NULL,
+	"detail" jsonb DEFAULT '{}'::jsonb NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "collect_obligations" (
+	"idn" text PRIMARY KEY NOT NULL,
+	"merchant_min" text NOT NULL,
+	"invoice" text NOT NULL,
+	"kind" text NOT NULL,
+	"status" text NOT NULL,
+	"amount_minor" bigint NOT NULL,
+	"paid_amount_minor" bigint,
+	"currency" text NOT NULL,
+	"description" text,
+	"payload_digest" text NOT NULL,
+	"details" jsonb DEFAULT '{}'::jsonb NOT NULL,
+	"expires_at" timestamp with time zone NOT NULL,
+	"pay_time" text,
+	"stan" text,
+	"bcode" text,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"settled_at" timestamp with time zone
+);
+--> statement-breakpoint
+CREATE TABLE "collect_card_pages" (
+	"token_hash" text PRIMARY KEY NOT NULL,
+	"idn" text NOT NULL,
+	"url_ok" text,
+	"url_cancel" text,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"expires_at" timestamp with time zone NOT NULL,
+	"used_at" timestamp with time zone,
+	"outcome" text
+);
+--> statement-breakpoint
+CREATE TABLE "collect_billing_attempts" (
+	"id" serial PRIMARY KEY NOT NULL,
+	"tid" text NOT NULL,
+	"phase" text NOT NULL,
+	"attempt" integer NOT NULL,
+	"attempted_at" timestamp with time zone NOT NULL,
+	"http_status" integer,
+	"code" text,
+	"latency_ms" integer NOT NULL,
+	"error" text
+);
+--> statement-breakpoint
+CREATE TABLE "collect_billing_payments" (
+	"tid" text PRIMARY KEY NOT NULL,
+	"idn" text NOT NULL,
+	"merchant_min" text NOT NULL,
+	"action" text NOT NULL,
+	"status" text NOT NULL,
+	"date" text NOT NULL,
+	"check_code" text,
+	"confirm_code" text,
+	"amount_minor" bigint,
+	"short_desc" text,
+	"invoices" text,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"completed_at" timestamp with time zone
+);
+--> statement-breakpoint
+CREATE TABLE "collect_notification_attempts" (
+	"id" serial PRIMARY KEY NOT NULL,
+	"notification_id" text NOT NULL,
+	"attempt" integer NOT NULL,
+	"batch_id" text NOT NULL,
+	"batch_size" integer NOT NULL,
+	"attempted_at" timestamp with time zone NOT NULL,
+	"http_status" integer,
+	"latency_ms" integer NOT NULL,
+	"reply" text,
+	"error" text
+);
+--> statement-breakpoint
+CREATE TABLE "collect_notifications" (
+	"id" text PRIMARY KEY NOT NULL,
+	"merchant_min" text NOT NULL,
+	"invoice" text NOT NULL,
+	"idn" text NOT NULL,
+	"status" text NOT NULL,
+	"pay_time" text,
+	"stan" text,
+	"bcode" text,
+	"amount_minor" bigint,
+	"delivery" text NOT NULL,
+	"attempt_count" integer DEFAULT 0 NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"last_attempt_at" timestamp with time zone,
+	"next_attempt_at" timestamp with time zone,
+	"completed_at" timestamp with time zone
+);
+--> statement-breakpoint
+CREATE TABLE "collect_one_touch_apps" (
+	"id" text PRIMARY KEY NOT NULL,
+	"name" text NOT NULL,
+	"secret_ciphertext" text NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "collect_one_touch_codes" (
+	"id" serial PRIMARY KEY NOT NULL,
+	"app_id" text NOT NULL,
+	"device_id" text NOT NULL,
+	"key" text NOT NULL,
+	"code_hash" text NOT NULL,
+	"expires_at" timestamp with time zone NOT NULL,
+	"used_at" timestamp with time zone,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "collect_one_touch_devices" (
+	"app_id" text NOT NULL,
+	"device_id" text NOT NULL,
+	"device_name" text,
+	"brand" text,
+	"os" text,
+	"model" text,
+	"os_version" text,
+	"phone" text,
+	"user_type" text,
+	"kin" text NOT NULL,
+	"instrument_id" text NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "collect_one_touch_devices_app_id_device_id_pk" PRIMARY KEY("app_id","device_id")
+);
+--> statement-breakpoint
+CREATE TABLE "collect_one_touch_payments" (
+	"app_id" text NOT NULL,
+	"id" text NOT NULL,
+	"device_id" text NOT NULL,
+	"kind" text NOT NULL,
+	"state" text NOT NULL,
+	"amount" bigint,
+	"recipient" text,
+	"recipient_type" text,
+	"description" text,
+	"reason" text,
+	"instrument_id" text,
+	"show" text,
+	"save_card" text,
+	"transaction_no" text,
+	"expires_at" timestamp with time zone,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"completed_at" timestamp with time zone,
+	CONSTRAINT "collect_one_touch_payments_app_id_id_pk" PRIMARY KEY("app_id","id")
+);
+--> statement-breakpoint
+CREATE TABLE "collect_one_touch_tokens" (
+	"id" text PRIMARY KEY NOT NULL,
+	"app_id" text NOT NULL,
+	"device_id" text NOT NULL,
+	"token_hash" text NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"expires_at" timestamp with time zone NOT NULL,
+	"invalidated_at" timestamp with time zone
+);
+--> statement-breakpoint
 CREATE TABLE "messaging_access_tokens" (
 	"id" text PRIMARY KEY NOT NULL,
 	"account_id" text NOT NULL,
@@ -56,6 +231,213 @@ CREATE TABLE "messaging_sender_ids" (
 	"confirmed_at" timestamp with time zone
 );
 --> statement-breakpoint
+CREATE TABLE "ob_accounts" (
+	"id" text PRIMARY KEY NOT NULL,
+	"user_id" text NOT NULL,
+	"agent_id" text NOT NULL,
+	"bank_hash" text NOT NULL,
+	"consent_id" text NOT NULL,
+	"iban" text NOT NULL,
+	"resource_id" text NOT NULL,
+	"currency" text NOT NULL,
+	"name" text,
+	"product" text,
+	"cash_account_type" text,
+	"owner_name" text,
+	"bic" text,
+	"refreshed_at" timestamp with time zone,
+	"refresh_attempted_at" timestamp with time zone,
+	"refresh_error" text,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"deleted_at" timestamp with time zone
+);
+--> statement-breakpoint
+CREATE TABLE "ob_agents" (
+	"id" text PRIMARY KEY NOT NULL,
+	"name" text NOT NULL,
+	"email" text,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "ob_balances" (
+	"account_id" text NOT NULL,
+	"balance_type" text NOT NULL,
+	"amount" text NOT NULL,
+	"currency" text NOT NULL,
+	"reference_date" text,
+	"last_change_date_time" text,
+	"fetched_at" timestamp with time zone NOT NULL,
+	CONSTRAINT "ob_balances_account_id_balance_type_pk" PRIMARY KEY("account_id","balance_type")
+);
+--> statement-breakpoint
+CREATE TABLE "ob_bank_maintenance_notices" (
+	"bank_hash" text NOT NULL,
+	"notice_id" text NOT NULL,
+	"starts_at" timestamp with time zone NOT NULL,
+	"ends_at" timestamp with time zone NOT NULL,
+	"message" text NOT NULL,
+	"fetched_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "ob_bank_maintenance_notices_bank_hash_notice_id_pk" PRIMARY KEY("bank_hash","notice_id")
+);
+--> statement-breakpoint
+CREATE TABLE "ob_banks" (
+	"bank_hash" text PRIMARY KEY NOT NULL,
+	"code" text NOT NULL,
+	"name" text NOT NULL,
+	"country" text NOT NULL,
+	"bic" text NOT NULL,
+	"xs2a_base_url" text NOT NULL,
+	"bank_flow_type" text NOT NULL,
+	"supports_paged_transactions" boolean NOT NULL,
+	"source" text NOT NULL,
+	"active" boolean DEFAULT true NOT NULL,
+	"maintenance_checked_at" timestamp with time zone,
+	"maintenance_error" text,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "ob_consent_accounts" (
+	"consent_id" text NOT NULL,
+	"account_id" text NOT NULL,
+	"granted_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "ob_consent_accounts_consent_id_account_id_pk" PRIMARY KEY("consent_id","account_id")
+);
+--> statement-breakpoint
+CREATE TABLE "ob_consents" (
+	"id" text PRIMARY KEY NOT NULL,
+	"state" text NOT NULL,
+	"app" text NOT NULL,
+	"agent_id" text NOT NULL,
+	"user_id" text NOT NULL,
+	"bank_hash" text NOT NULL,
+	"hook_hash" text,
+	"kind" text NOT NULL,
+	"scopes" jsonb NOT NULL,
+	"requested_ibans" jsonb NOT NULL,
+	"recurring" boolean NOT NULL,
+	"valid_until" text NOT NULL,
+	"frequency_per_day" integer NOT NULL,
+	"status" text NOT NULL,
+	"status_reason" text,
+	"bank_consent_id" text,
+	"bank_status" text,
+	"bank_status_checked_at" timestamp with time zone,
+	"sca_redirect_url" text,
+	"sca_deadline" timestamp with time zone NOT NULL,
+	"callback_at" timestamp with time zone,
+	"access_exceeded_at" timestamp with time zone,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"finished_at" timestamp with time zone
+);
+--> statement-breakpoint
+CREATE TABLE "ob_consents_requests" (
+	"id" text PRIMARY KEY NOT NULL,
+	"agent_id" text NOT NULL,
+	"user_id" text NOT NULL,
+	"banks" jsonb NOT NULL,
+	"scopes" jsonb NOT NULL,
+	"message" text,
+	"status" text NOT NULL,
+	"consent_id" text,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"fulfilled_at" timestamp with time zone
+);
+--> statement-breakpoint
+CREATE TABLE "ob_credentials" (
+	"id" text PRIMARY KEY NOT NULL,
+	"kind" text NOT NULL,
+	"digest" text NOT NULL,
+	"agent_id" text,
+	"user_id" text,
+	"label" text,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"revoked_at" timestamp with time zone
+);
+--> statement-breakpoint
+CREATE TABLE "ob_email_outbox" (
+	"id" text PRIMARY KEY NOT NULL,
+	"agent_id" text NOT NULL,
+	"user_id" text NOT NULL,
+	"kind" text NOT NULL,
+	"recipient" text NOT NULL,
+	"subject" text NOT NULL,
+	"body" text NOT NULL,
+	"link" text,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "ob_hooks" (
+	"hook_hash" text PRIMARY KEY NOT NULL,
+	"agent_id" text NOT NULL,
+	"user_id" text,
+	"url" text NOT NULL,
+	"redirect_url" text,
+	"events" jsonb NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "ob_listed_accounts" (
+	"consent_id" text NOT NULL,
+	"user_id" text NOT NULL,
+	"bank_hash" text NOT NULL,
+	"iban" text NOT NULL,
+	"currency" text NOT NULL,
+	"owner_name" text,
+	"name" text,
+	"listed_at" timestamp with time zone NOT NULL,
+	CONSTRAINT "ob_listed_accounts_consent_id_iban_currency_pk" PRIMARY KEY("consent_id","iban","currency")
+);
+--> statement-breakpoint
+CREATE TABLE "ob_signing_keys" (
+	"kid" text PRIMARY KEY NOT NULL,
+	"alg" text NOT NULL,
+	"status" text NOT NULL,
+	"public_jwk" jsonb NOT NULL,
+	"private_key_encrypted" text NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"retired_at" timestamp with time zone
+);
+--> statement-breakpoint
+CREATE TABLE "ob_transactions" (
+	"account_id" text NOT NULL,
+	"transaction_id" text NOT NULL,
+	"booking_status" text NOT NULL,
+	"date" text NOT NULL,
+	"booking_date" text,
+	"value_date" text,
+	"amount" text NOT NULL,
+	"currency" text NOT NULL,
+	"creditor_name" text,
+	"creditor_iban" text,
+	"debtor_name" text,
+	"debtor_iban" text,
+	"remittance_information" text,
+	"entry_reference" text,
+	"bank_transaction_code" text,
+	CONSTRAINT "ob_transactions_account_id_transaction_id_pk" PRIMARY KEY("account_id","transaction_id")
+);
+--> statement-breakpoint
+CREATE TABLE "ob_users" (
+	"id" text PRIMARY KEY NOT NULL,
+	"agent_id" text NOT NULL,
+	"company_name" text,
+	"uic" text,
+	"name" text NOT NULL,
+	"middle_name" text,
+	"family" text NOT NULL,
+	"identity_hash" text,
+	"email" text NOT NULL,
+	"webhook_url" text,
+	"kyc_status" text DEFAULT 'NOT_STARTED' NOT NULL,
+	"kyc_reason" text,
+	"kyc_updated_at" timestamp with time zone,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"deleted_at" timestamp with time zone
+);
+--> statement-breakpoint
 CREATE TABLE "webhook_attempts" (
 	"id" serial PRIMARY KEY NOT NULL,
 	"delivery_id" text NOT NULL,
@@ -92,18 +474,83 @@ CREATE TABLE "webhook_endpoints" (
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
+ALTER TABLE "collect_obligation_events" ADD CONSTRAINT "collect_obligation_events_idn_collect_obligations_idn_fk" FOREIGN KEY ("idn") REFERENCES "public"."collect_obligations"("idn") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "collect_obligations" ADD CONSTRAINT "collect_obligations_merchant_min_collect_merchants_min_fk" FOREIGN KEY ("merchant_min") REFERENCES "public"."collect_merchants"("min") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "collect_card_pages" ADD CONSTRAINT "collect_card_pages_idn_collect_obligations_idn_fk" FOREIGN KEY ("idn") REFERENCES "public"."collect_obligations"("idn") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "collect_billing_attempts" ADD CONSTRAINT "collect_billing_attempts_tid_collect_billing_payments_tid_fk" FOREIGN KEY ("tid") REFERENCES "public"."collect_billing_payments"("tid") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "collect_notification_attempts" ADD CONSTRAINT "collect_notification_attempts_notification_id_collect_notifications_id_fk" FOREIGN KEY ("notification_id") REFERENCES "public"."collect_notifications"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "collect_one_touch_devices" ADD CONSTRAINT "collect_one_touch_devices_app_id_collect_one_touch_apps_id_fk" FOREIGN KEY ("app_id") REFERENCES "public"."collect_one_touch_apps"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "messaging_access_tokens" ADD CONSTRAINT "messaging_access_tokens_account_id_messaging_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."messaging_accounts"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "messaging_hlr_lookups" ADD CONSTRAINT "messaging_hlr_lookups_account_id_messaging_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."messaging_accounts"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "messaging_messages" ADD CONSTRAINT "messaging_messages_account_id_messaging_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."messaging_accounts"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "messaging_sender_ids" ADD CONSTRAINT "messaging_sender_ids_account_id_messaging_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."messaging_accounts"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "ob_accounts" ADD CONSTRAINT "ob_accounts_user_id_ob_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."ob_users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "ob_accounts" ADD CONSTRAINT "ob_accounts_agent_id_ob_agents_id_fk" FOREIGN KEY ("agent_id") REFERENCES "public"."ob_agents"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "ob_accounts" ADD CONSTRAINT "ob_accounts_bank_hash_ob_banks_bank_hash_fk" FOREIGN KEY ("bank_hash") REFERENCES "public"."ob_banks"("bank_hash") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "ob_accounts" ADD CONSTRAINT "ob_accounts_consent_id_ob_consents_id_fk" FOREIGN KEY ("consent_id") REFERENCES "public"."ob_consents"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "ob_balances" ADD CONSTRAINT "ob_balances_account_id_ob_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."ob_accounts"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "ob_bank_maintenance_notices" ADD CONSTRAINT "ob_bank_maintenance_notices_bank_hash_ob_banks_bank_hash_fk" FOREIGN KEY ("bank_hash") REFERENCES "public"."ob_banks"("bank_hash") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "ob_consent_accounts" ADD CONSTRAINT "ob_consent_accounts_consent_id_ob_consents_id_fk" FOREIGN KEY ("consent_id") REFERENCES "public"."ob_consents"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "ob_consent_accounts" ADD CONSTRAINT "ob_consent_accounts_account_id_ob_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."ob_accounts"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "ob_consents" ADD CONSTRAINT "ob_consents_agent_id_ob_agents_id_fk" FOREIGN KEY ("agent_id") REFERENCES "public"."ob_agents"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "ob_consents" ADD CONSTRAINT "ob_consents_user_id_ob_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."ob_users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "ob_consents" ADD CONSTRAINT "ob_consents_bank_hash_ob_banks_bank_hash_fk" FOREIGN KEY ("bank_hash") REFERENCES "public"."ob_banks"("bank_hash") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "ob_consents" ADD CONSTRAINT "ob_consents_hook_hash_ob_hooks_hook_hash_fk" FOREIGN KEY ("hook_hash") REFERENCES "public"."ob_hooks"("hook_hash") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "ob_consents_requests" ADD CONSTRAINT "ob_consents_requests_agent_id_ob_agents_id_fk" FOREIGN KEY ("agent_id") REFERENCES "public"."ob_agents"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "ob_consents_requests" ADD CONSTRAINT "ob_consents_requests_user_id_ob_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."ob_users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "ob_credentials" ADD CONSTRAINT "ob_credentials_agent_id_ob_agents_id_fk" FOREIGN KEY ("agent_id") REFERENCES "public"."ob_agents"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "ob_credentials" ADD CONSTRAINT "ob_credentials_user_id_ob_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."ob_users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "ob_email_outbox" ADD CONSTRAINT "ob_email_outbox_agent_id_ob_agents_id_fk" FOREIGN KEY ("agent_id") REFERENCES "public"."ob_agents"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "ob_email_outbox" ADD CONSTRAINT "ob_email_outbox_user_id_ob_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."ob_users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "ob_hooks" ADD CONSTRAINT "ob_hooks_agent_id_ob_agents_id_fk" FOREIGN KEY ("agent_id") REFERENCES "public"."ob_agents"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "ob_hooks" ADD CONSTRAINT "ob_hooks_user_id_ob_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."ob_users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "ob_listed_accounts" ADD CONSTRAINT "ob_listed_accounts_consent_id_ob_consents_id_fk" FOREIGN KEY ("consent_id") REFERENCES "public"."ob_consents"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "ob_listed_accounts" ADD CONSTRAINT "ob_listed_accounts_user_id_ob_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."ob_users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "ob_listed_accounts" ADD CONSTRAINT "ob_listed_accounts_bank_hash_ob_banks_bank_hash_fk" FOREIGN KEY ("bank_hash") REFERENCES "public"."ob_banks"("bank_hash") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "ob_transactions" ADD CONSTRAINT "ob_transactions_account_id_ob_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."ob_accounts"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "ob_users" ADD CONSTRAINT "ob_users_agent_id_ob_agents_id_fk" FOREIGN KEY ("agent_id") REFERENCES "public"."ob_agents"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "webhook_attempts" ADD CONSTRAINT "webhook_attempts_delivery_id_webhook_deliveries_id_fk" FOREIGN KEY ("delivery_id") REFERENCES "public"."webhook_deliveries"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "webhook_deliveries" ADD CONSTRAINT "webhook_deliveries_endpoint_id_webhook_endpoints_id_fk" FOREIGN KEY ("endpoint_id") REFERENCES "public"."webhook_endpoints"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+CREATE UNIQUE INDEX "collect_merchants_billing_prefix_idx" ON "collect_merchants" USING btree ("billing_idn_prefix");--> statement-breakpoint
+CREATE INDEX "collect_obligation_events_idn_idx" ON "collect_obligation_events" USING btree ("idn","id");--> statement-breakpoint
+CREATE UNIQUE INDEX "collect_obligations_invoice_idx" ON "collect_obligations" USING btree ("merchant_min","invoice");--> statement-breakpoint
+CREATE INDEX "collect_obligations_status_idx" ON "collect_obligations" USING btree ("status","expires_at");--> statement-breakpoint
+CREATE INDEX "collect_card_pages_idn_idx" ON "collect_card_pages" USING btree ("idn");--> statement-breakpoint
+CREATE UNIQUE INDEX "collect_billing_attempts_idx" ON "collect_billing_attempts" USING btree ("tid","phase","attempt");--> statement-breakpoint
+CREATE INDEX "collect_billing_payments_idn_idx" ON "collect_billing_payments" USING btree ("idn","created_at");--> statement-breakpoint
+CREATE UNIQUE INDEX "collect_notification_attempts_idx" ON "collect_notification_attempts" USING btree ("notification_id","attempt");--> statement-breakpoint
+CREATE INDEX "collect_notification_attempts_batch_idx" ON "collect_notification_attempts" USING btree ("batch_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "collect_notifications_change_idx" ON "collect_notifications" USING btree ("merchant_min","invoice","status");--> statement-breakpoint
+CREATE INDEX "collect_notifications_pending_idx" ON "collect_notifications" USING btree ("merchant_min","delivery");--> statement-breakpoint
+CREATE UNIQUE INDEX "collect_one_touch_codes_key_idx" ON "collect_one_touch_codes" USING btree ("app_id","device_id","key");--> statement-breakpoint
+CREATE UNIQUE INDEX "collect_one_touch_codes_hash_idx" ON "collect_one_touch_codes" USING btree ("code_hash");--> statement-breakpoint
+CREATE INDEX "collect_one_touch_payments_device_idx" ON "collect_one_touch_payments" USING btree ("app_id","device_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "collect_one_touch_tokens_hash_idx" ON "collect_one_touch_tokens" USING btree ("token_hash");--> statement-breakpoint
 CREATE UNIQUE INDEX "messaging_access_tokens_hash_idx" ON "messaging_access_tokens" USING btree ("token_hash");--> statement-breakpoint
 CREATE UNIQUE INDEX "messaging_messages_idempotency_idx" ON "messaging_messages" USING btree ("account_id","idempotency_key");--> statement-breakpoint
 CREATE INDEX "messaging_messages_carrier_idx" ON "messaging_messages" USING btree ("carrier_message_id");--> statement-breakpoint
 CREATE INDEX "messaging_messages_scheduled_idx" ON "messaging_messages" USING btree ("account_id","scheduled_at");--> statement-breakpoint
 CREATE INDEX "messaging_sender_ids_account_idx" ON "messaging_sender_ids" USING btree ("account_id","created_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "messaging_sender_ids_live_idx" ON "messaging_sender_ids" USING btree ("account_id","sender_id") WHERE "messaging_sender_ids"."status" in ('pending', 'confirmed');--> statement-breakpoint
+CREATE UNIQUE INDEX "ob_accounts_user_bank_iban_idx" ON "ob_accounts" USING btree ("user_id","bank_hash","iban");--> statement-breakpoint
+CREATE INDEX "ob_accounts_consent_idx" ON "ob_accounts" USING btree ("consent_id");--> statement-breakpoint
+CREATE INDEX "ob_accounts_agent_iban_idx" ON "ob_accounts" USING btree ("agent_id","iban");--> statement-breakpoint
+CREATE INDEX "ob_bank_maintenance_notices_ends_idx" ON "ob_bank_maintenance_notices" USING btree ("ends_at");--> statement-breakpoint
+CREATE UNIQUE INDEX "ob_banks_code_idx" ON "ob_banks" USING btree ("code");--> statement-breakpoint
+CREATE INDEX "ob_banks_country_idx" ON "ob_banks" USING btree ("country");--> statement-breakpoint
+CREATE INDEX "ob_consent_accounts_account_idx" ON "ob_consent_accounts" USING btree ("account_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "ob_consents_state_idx" ON "ob_consents" USING btree ("state");--> statement-breakpoint
+CREATE INDEX "ob_consents_user_idx" ON "ob_consents" USING btree ("user_id","created_at");--> statement-breakpoint
+CREATE INDEX "ob_consents_requests_user_idx" ON "ob_consents_requests" USING btree ("user_id","created_at");--> statement-breakpoint
+CREATE UNIQUE INDEX "ob_credentials_digest_idx" ON "ob_credentials" USING btree ("digest");--> statement-breakpoint
+CREATE INDEX "ob_credentials_user_idx" ON "ob_credentials" USING btree ("user_id");--> statement-breakpoint
+CREATE INDEX "ob_email_outbox_user_idx" ON "ob_email_outbox" USING btree ("user_id","created_at");--> statement-breakpoint
+CREATE INDEX "ob_hooks_agent_idx" ON "ob_hooks" USING btree ("agent_id");--> statement-breakpoint
+CREATE INDEX "ob_listed_accounts_user_idx" ON "ob_listed_accounts" USING btree ("user_id","listed_at");--> statement-breakpoint
+CREATE UNIQUE INDEX "ob_signing_keys_current_idx" ON "ob_signing_keys" USING btree ("status") WHERE "ob_signing_keys"."status" = 'current';--> statement-breakpoint
+CREATE INDEX "ob_transactions_account_date_idx" ON "ob_transactions" USING btree ("account_id","date");--> statement-breakpoint
+CREATE INDEX "ob_users_agent_created_idx" ON "ob_users" USING btree ("agent_id","created_at");--> statement-breakpoint
+CREATE UNIQUE INDEX "ob_users_agent_email_idx" ON "ob_users" USING btree ("agent_id",lower("email")) WHERE "ob_users"."deleted_at" is null;--> statement-breakpoint
 CREATE UNIQUE INDEX "webhook_attempts_delivery_attempt_idx" ON "webhook_attempts" USING btree ("delivery_id","attempt");--> statement-breakpoint
 CREATE INDEX "webhook_deliveries_owner_idx" ON "webhook_deliveries" USING btree ("service","owner_id","created_at");--> statement-breakpoint
 CREATE INDEX "webhook_deliveries_subject_idx" ON "webhook_deliveries" USING btree ("service","owner_id","subject_id");--> statement-breakpoint

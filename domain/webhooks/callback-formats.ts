@@ -63,6 +63,32 @@ export const standardWebhooks: CallbackFormat = {
   },
 };
 
+/**
+ * Open-banking hook calls (docs/openbanking.md, "Webhooks"): the body is the compact JWS the consent
+ * or payment workflow signed with the gateway's published keys (`payload.jws`), sent as
+ * `application/jose`; verify it with the JWKS at /openbanking/api/6/.well-known/jwks.json. The JWS is
+ * the signature, so no HMAC header is added; `webhook-id` and `webhook-timestamp` help de-duplicate.
+ */
+export const openBankingJws: CallbackFormat = {
+  buildRequest(event, _secret, now) {
+    const jws = event.payload.jws;
+    if (typeof jws !== 'string')
+      throw new Error(`delivery ${event.deliveryId} has no signed payload (payload.jws)`);
+    return {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/jose',
+        'user-agent': 'integration-platform-webhooks/1',
+        'webhook-id': event.deliveryId,
+        'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+      },
+      body: jws,
+    };
+  },
+  interpretReply: (reply, now) => standardWebhooks.interpretReply(reply, now),
+};
+
 export const callbackFormats: Record<WebhookFormat, CallbackFormat> = {
   'standard-webhooks': standardWebhooks,
+  'openbanking-jws': openBankingJws,
 };

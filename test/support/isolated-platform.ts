@@ -1,6 +1,11 @@
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes, randomInt } from 'node:crypto';
+import { createMerchant, type NewMerchant } from '../../activities/collect/merchants.ts';
+import { createOneTouchApp, type NewOneTouchApp } from '../../activities/collect/one-touch-apps.ts';
+import { rotateSigningKey } from '../../activities/openbanking/jws.ts';
 import { issueAccessToken } from '../../api/messaging/auth.ts';
+import { enrolAgent, issueAdminHash } from '../../api/openbanking/identity.ts';
 import { openDatabase } from '../../db/client.ts';
+import { deleteBankDirectorySchedule } from '../../platform/bank-directory.ts';
 import { loadConfig } from '../../platform/config.ts';
 import { createConnectors } from '../../platform/connectors.ts';
 import { createLogger } from '../../platform/logger.ts';
@@ -27,6 +32,13 @@ export interface IsolatedPlatformOptions {
  * a fresh PostgreSQL database, sandbox parties on free ports, a worker on a task queue of its own and
  * the API on a free port. Talk to it over HTTP at `baseUrl`, as an integrator would.
  */
+/** One notification signing key per test process (RSA generation takes a moment). */
+let testSigningKey: string | undefined;
+const collectSigningKeyPem = () =>
+  (testSigningKey ??= generateKeyPairSync('rsa', { modulusLength: 2048 })
+    .privateKey.export({ type: 'pkcs8', format: 'pem' })
+    .toString());
+
 export async function startIsolatedPlatform(options: IsolatedPlatformOptions) {
   const database = await createTestDatabase();
   const sandbox = await startSandbox({
@@ -50,9 +62,18 @@ export async function startIsolatedPlatform(options: IsolatedPlatformOptions) {
     SMPP_PASSWORD: 'sandbox',
     CHATAPP_URL: `${sandbox.http.url}/chatapp`,
     HLR_URL: `${sandbox.http.url}/hlr`,
+    OPENBANKING_BANK_DIRECTORY_URL: sandbox.banks.directoryUrl,
+    OPENBANKING_BANK_REQUEST_TIMEOUT: '5s',
     SMS_RECEIPT_TIMEOUT: '20s',
     WEBHOOK_RETRY_SCHEDULE: '200ms,200ms,200ms,200ms,200ms',
     WEBHOOK_REQUEST_TIMEOUT: '2s',
+    COLLECT_SIGNING_KEY: collectSigningKeyPem(),
+    COLLECT_NOTIFY_RETRY_SCHEDULE: '200ms,200ms,200ms,200ms,200ms',
+    COLLECT_NOTIFY_REQUEST_TIMEOUT: '2s',
+    COLLECT_NOTIFY_BATCH_WINDOW: '100ms',
+    COLLECT_BILLING_RETRY_SCHEDULE: '200ms,200ms,200ms,200ms,200ms',
+    COLLECT_BILLING_REQUEST_TIMEOUT: '2s',
+    COLLECT_BILLING_CHECK_TIMEOUT: '5s',
     ...options.env,
   };
   const config = loadConfig(env);
@@ -68,6 +89,7 @@ export async function startIsolatedPlatform(options: IsolatedPlatformOptions) {
     runWorker({ config, db, client: temporal.client, connectors, logger, workflowBundlePath });
   let worker: RunningWorker | undefined = options.worker === 'none' ? undefined : await startWorker();
   const api = await serveApi({ config, db, client: temporal.client, logger });
+  sandbox.merchant.trustGateway(`${api.url}/collect/.well-known/notification-key.pem`);
   const account = await issueAccessToken(db, { accountName: 'Test account', label: 'test' });
 
   return {
@@ -83,6 +105,41 @@ export async function startIsolatedPlatform(options: IsolatedPlatformOptions) {
     accountId: account.accountId,
     /** Another customer, for ownership tests. */
     issueToken: (accountName = 'Other account') => issueAccessToken(db, { accountName, label: 'test' }),
+    /**
+     * The open-banking gateway: `url` is its base (`${apiUrl}/openbanking`); createAgent enrols an agent as
+     * the operator would (agentHash + publicHash), createAdminHash issues an x-admin-hash.
+     */
+    openBanking: {
+      url: `${api.url}/openbanking`,
+      createAgent: (name = 'Test agent') => enrolAgent(db, { name }),
+      createAdminHash: () => issueAdminHash(db, 'test'),
+      rotateSigningKey: () => rotateSigningKey(db, config),
+    },
+    /** Base URL of the payment-collection gateway. */
+    collectUrl: `${api.url}/collect`,
+    /** A payment-collection merchant; resolves with its MIN and (plain) secret. */
+    createMerchant: (merchant: Partial<NewMerchant> = {}) =>
+      createMerchant(db, config, { name: 'Test merchant', ...merchant }),
+    /** A one-touch application; resolves with its APPID and (plain) SECRET. */
+    createOneTouchApp: (app: Partial<NewOneTouchApp> = {}) =>
+      createOneTouchApp(db, config, { name: 'Test one-touch app', ...app }),
+    /**
+     * A merchant hosted by the sandbox merchant (notifications and, with a billing prefix, billing):
+     * created in the gateway with the sandbox's URLs and registered there with its secret.
+     */
+    async createSandboxMerchant(merchant: Partial<NewMerchant> = {}) {
+      const min = merchant.min ?? `D${randomInt(100_000_000, 1_000_000_000)}`;
+      const urls = sandbox.merchant.register({ min, secret: 'pending' });
+      const created = await createMerchant(db, config, {
+        name: 'Sandbox merchant',
+        notifyUrl: urls.notifyUrl,
+        ...(merchant.billingIdnPrefix ? { billingUrl: urls.billingUrl } : {}),
+        ...merchant,
+        min,
+      });
+      sandbox.merchant.register({ min, secret: created.secret, billingIdnPrefix: merchant.billingIdnPrefix });
+      return created;
+    },
     async stopWorker() {
       await worker?.stop();
       worker = undefined;
@@ -95,6 +152,7 @@ export async function startIsolatedPlatform(options: IsolatedPlatformOptions) {
       await worker?.stop();
       await connectors.carrier.close();
       await sandbox.stop();
+      await deleteBankDirectorySchedule(temporal.client, config.TEMPORAL_TASK_QUEUE);
       await temporal.close();
       await closeDb();
       await database.drop();

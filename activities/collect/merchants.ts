@@ -1,0 +1,144 @@
+import { randomBytes, randomInt } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import type { Database } from '../../db/client.ts';
+import { collectMerchants } from '../../db/schema/collect.ts';
+import type { Config } from '../../platform/config.ts';
+import { collectSecretKey, decryptSecret, encryptSecret } from './secret-box.ts';
+
+/** A merchant with its secret decrypted, for computing and verifying CHECKSUMs. Never serialise it. */
+export interface Merchant {
+  /** Merchant id, `D` + 9 digits (e.g. `D123456789`). */
+  min: string;
+  name: string;
+  /** The HMAC key of CHECKSUM (plain text). */
+  secret: string;
+  notifyUrl: string | undefined;
+  billingUrl: string | undefined;
+  billingIdnPrefix: string | undefined;
+  createdAt: Date;
+}
+
+type KeyConfig = Pick<Config, 'COLLECT_SECRET_KEY' | 'PLATFORM_MODE'>;
+
+/** A merchant by MIN, or undefined when there is none. Used by the API and by activities. */
+export async function loadMerchant(
+  db: Database,
+  config: KeyConfig,
+  min: string,
+): Promise<Merchant | undefined> {
+  const [row] = await db.select().from(collectMerchants).where(eq(collectMerchants.min, min)).limit(1);
+  if (!row) return undefined;
+  return {
+    min: row.min,
+    name: row.name,
+    secret: decryptSecret(collectSecretKey(config), row.min, row.secretCiphertext),
+    notifyUrl: row.notifyUrl ?? undefined,
+    billingUrl: row.billingUrl ?? undefined,
+    billingIdnPrefix: row.billingIdnPrefix ?? undefined,
+    createdAt: row.createdAt,
+  };
+}
+
+/** The merchant whose billing system owns `idn` (the longest matching billing prefix), if any. */
+export async function loadBillingMerchant(
+  db: Database,
+  config: KeyConfig,
+  idn: string,
+): Promise<Merchant | undefined> {
+  const rows = await db
+    .select({ min: collectMerchants.min, prefix: collectMerchants.billingIdnPrefix })
+    .from(collectMerchants);
+  const owner = rows
+    .filter((row) => row.prefix && idn.startsWith(row.prefix))
+    .sort((a, b) => (b.prefix?.length ?? 0) - (a.prefix?.length ?? 0))[0];
+  return owner ? loadMerchant(db, config, owner.min) : undefined;
+}
+
+export interface NewMerchant {
+  name: string;
+  /** Chosen by the operator, or generated (`D` + 9 random digits). */
+  min?: string | undefined;
+  /** Chosen by the operator (tests, migrations from another gateway), or generated. */
+  secret?: string | undefined;
+  notifyUrl?: string | undefined;
+  billingUrl?: string | undefined;
+  billingIdnPrefix?: string | undefined;
+}
+
+export interface CreatedMerchant {
+  min: string;
+  name: string;
+  /** Shown once: only its encryption is stored, and no endpoint returns it again. */
+  secret: string;
+  notifyUrl: string | null;
+  billingUrl: string | null;
+  billingIdnPrefix: string | null;
+}
+
+export const MIN_PATTERN = /^D\d{9}$/;
+/** Billing prefixes start with 9: generated obligation IDNs never do, so the two cannot collide. */
+export const BILLING_PREFIX_PATTERN = /^9\d{1,5}$/;
+
+export class MerchantConflict extends Error {
+  constructor(
+    readonly field: 'min' | 'billingIdnPrefix',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'MerchantConflict';
+  }
+}
+
+/** A random secret: 48 characters of base64url (288 bits), printable so merchants can paste it. */
+export const generateMerchantSecret = () => randomBytes(36).toString('base64url');
+
+const generateMin = () => `D${String(randomInt(100_000_000, 1_000_000_000))}`;
+
+/** Creates a merchant; throws MerchantConflict when the MIN or billing prefix is taken. */
+export async function createMerchant(
+  db: Database,
+  config: KeyConfig,
+  input: NewMerchant,
+): Promise<CreatedMerchant> {
+  if (input.min !== undefined && !MIN_PATTERN.test(input.min)) throw new Error('min: D followed by 9 digits');
+  if (input.billingIdnPrefix !== undefined && !BILLING_PREFIX_PATTERN.test(input.billingIdnPrefix)) {
+    throw new Error('billing prefix: 2 to 6 digits starting with 9');
+  }
+  const key = collectSecretKey(config);
+  const secret = input.secret ?? generateMerchantSecret();
+  if (input.billingIdnPrefix) {
+    const [taken] = await db
+      .select({ min: collectMerchants.min })
+      .from(collectMerchants)
+      .where(eq(collectMerchants.billingIdnPrefix, input.billingIdnPrefix));
+    if (taken)
+      throw new MerchantConflict('billingIdnPrefix', `billing prefix ${input.billingIdnPrefix} is taken`);
+  }
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const min = input.min ?? generateMin();
+    const [row] = await db
+      .insert(collectMerchants)
+      .values({
+        min,
+        name: input.name,
+        secretCiphertext: encryptSecret(key, min, secret),
+        notifyUrl: input.notifyUrl ?? null,
+        billingUrl: input.billingUrl ?? null,
+        billingIdnPrefix: input.billingIdnPrefix ?? null,
+      })
+      .onConflictDoNothing()
+      .returning();
+    if (row) {
+      return {
+        min: row.min,
+        name: row.name,
+        secret,
+        notifyUrl: row.notifyUrl,
+        billingUrl: row.billingUrl,
+        billingIdnPrefix: row.billingIdnPrefix,
+      };
+    }
+    if (input.min) throw new MerchantConflict('min', `merchant ${input.min} exists`);
+  }
+  throw new Error('could not allocate a free MIN');
+}

@@ -1,0 +1,497 @@
+import { randomUUID } from 'node:crypto';
+import { ApplicationFailure } from '@temporalio/common';
+import {
+  type AccountDetails,
+  type AccountReference,
+  type Balance,
+  type BookingStatus,
+  CONSENT_STATUSES,
+  type ConsentAccess,
+  type ConsentRequest,
+  type ConsentStatus,
+  type MaintenanceNotice,
+  type TppMessage,
+  type Transaction,
+  type Xs2aErrorDetails,
+  Xs2aErrorType,
+} from '../../domain/openbanking/xs2a.ts';
+
+/**
+ * The bank connector: a typed client of the Berlin Group NextGenPSD2 XS2A 1.3 subset the platform
+ * uses (the same code talks to the sandbox banks and to a real bank's XS2A interface). One client per
+ * bank: `createXs2aClient({ baseUrl: bank.xs2aBaseUrl, requestTimeoutMs })`, then call it from
+ * activities.
+ *
+ * Every failure is an `ApplicationFailure` whose `type` is one of `Xs2aErrorType`
+ * (domain/openbanking/xs2a.ts, importable from workflow code) with `Xs2aErrorDetails` as details[0]:
+ * consent invalid/expired/unknown, ACCESS_EXCEEDED (429), format errors and unknown resources are
+ * non-retryable; 503 SERVICE_UNAVAILABLE (maintenance; honouring Retry-After), other 5xx, timeouts and
+ * network errors are retryable (`Xs2aBankUnavailable`), so an activity's retry policy handles them.
+ *
+ * "Without the PSU present" is the default: reads then count against the consent's frequencyPerDay.
+ * Pass `psu: { ipAddress }` only while the user is actually at the keyboard.
+ */
+
+export interface Xs2aClientOptions {
+  /** The bank's XS2A base URL; paths `/v1/...` are appended (e.g. http://127.0.0.1:4020/bank-a). */
+  baseUrl: string;
+  /** Per HTTP request (OPENBANKING_BANK_REQUEST_TIMEOUT). */
+  requestTimeoutMs: number;
+  fetch?: typeof fetch;
+  /** Guard for listTransactions following `_links.next` (default 1,000 pages). */
+  maxPages?: number;
+}
+
+/** The PSU is present (their IP address and browser are forwarded; reads are not counted). */
+export interface PsuPresence {
+  ipAddress: string;
+  userAgent?: string;
+}
+
+export interface CreatedConsent {
+  consentId: string;
+  consentStatus: ConsentStatus;
+  /** Where to send the PSU's browser for SCA (absolute URL). */
+  scaRedirectUrl: string;
+}
+
+export interface ConsentInformation {
+  consentId: string;
+  consentStatus: ConsentStatus;
+  access: ConsentAccess;
+  recurringIndicator: boolean;
+  validUntil: string;
+  frequencyPerDay: number;
+  lastActionDate: string | null;
+}
+
+export interface TransactionQuery {
+  /** YYYY-MM-DD */
+  dateFrom?: string;
+  dateTo?: string;
+  /** Default both. */
+  bookingStatus?: BookingStatus;
+}
+
+export interface TransactionPage {
+  account: AccountReference;
+  booked: Transaction[];
+  pending: Transaction[];
+  /** Absolute URL of the bank's next page (pass it back as `nextPageUrl`), null on the last page. */
+  nextPageUrl: string | null;
+}
+
+export interface TransactionReport {
+  account: AccountReference;
+  booked: Transaction[];
+  pending: Transaction[];
+  /** How many pages the bank answered in. */
+  pages: number;
+}
+
+export interface Xs2aClient {
+  readonly baseUrl: string;
+  /** POST /v1/consents (redirect approach): the consent id and the SCA page to send the PSU to. */
+  createConsent(
+    request: ConsentRequest,
+    redirect: { redirectUri: string; nokRedirectUri?: string },
+    psu?: PsuPresence,
+  ): Promise<CreatedConsent>;
+  /** GET /v1/consents/{id} */
+  getConsent(consentId: string): Promise<ConsentInformation>;
+  /** GET /v1/consents/{id}/status */
+  getConsentStatus(consentId: string): Promise<ConsentStatus>;
+  /** DELETE /v1/consents/{id}: the TPP ends the consent (terminatedByTpp). */
+  deleteConsent(consentId: string): Promise<void>;
+  /** GET /v1/accounts (with the balances when `withBalance` and the consent covers them). */
+  listAccounts(
+    consentId: string,
+    options?: { withBalance?: boolean; psu?: PsuPresence },
+  ): Promise<AccountDetails[]>;
+  /** GET /v1/accounts/{id}/balances */
+  getBalances(
+    consentId: string,
+    accountId: string,
+    psu?: PsuPresence,
+  ): Promise<{ account: AccountReference; balances: Balance[] }>;
+  /** GET /v1/accounts/{id}/transactions, following `_links.next` until the last page. */
+  listTransactions(
+    consentId: string,
+    accountId: string,
+    query?: TransactionQuery,
+    psu?: PsuPresence,
+  ): Promise<TransactionReport>;
+  /**
+   * One page: the first page of `query`, or the page at `nextPageUrl` (which must be a URL of this
+   * bank's transactions of this account; anything else is refused as Xs2aFormatError).
+   */
+  listTransactionsPage(
+    consentId: string,
+    accountId: string,
+    page: TransactionQuery | { nextPageUrl: string },
+    psu?: PsuPresence,
+  ): Promise<TransactionPage>;
+  /** GET /v1/accounts/{id}/transactions/{transactionId} */
+  getTransaction(
+    consentId: string,
+    accountId: string,
+    transactionId: string,
+    psu?: PsuPresence,
+  ): Promise<Transaction>;
+  /** GET /v1/maintenance (ASPSP-specific): current and announced maintenance windows. */
+  getMaintenanceNotices(): Promise<MaintenanceNotice[]>;
+}
+
+const NON_RETRYABLE_BY_CODE: Record<string, Xs2aErrorType> = {
+  CONSENT_INVALID: Xs2aErrorType.ConsentInvalid,
+  CONSENT_EXPIRED: Xs2aErrorType.ConsentExpired,
+  CONSENT_UNKNOWN: Xs2aErrorType.ConsentUnknown,
+  ACCESS_EXCEEDED: Xs2aErrorType.AccessExceeded,
+  FORMAT_ERROR: Xs2aErrorType.FormatError,
+  RESOURCE_UNKNOWN: Xs2aErrorType.ResourceUnknown,
+};
+
+function failure(type: Xs2aErrorType, message: string, details: Xs2aErrorDetails): ApplicationFailure {
+  const retryable = type === Xs2aErrorType.BankUnavailable;
+  return ApplicationFailure.create({
+    type,
+    message,
+    nonRetryable: !retryable,
+    details: [details],
+    // A bank in a maintenance window says when it is back; do not retry before then.
+    ...(retryable && details.retryAfterSeconds ? { nextRetryDelay: details.retryAfterSeconds * 1000 } : {}),
+  });
+}
+
+/** The connector failure type of an error (also through an ActivityFailure's cause), if it is one. */
+export function xs2aErrorTypeOf(error: unknown): Xs2aErrorType | undefined {
+  let current: unknown = error;
+  while (current instanceof Error) {
+    if (
+      current instanceof ApplicationFailure &&
+      Object.values(Xs2aErrorType).includes(current.type as Xs2aErrorType)
+    )
+      return current.type as Xs2aErrorType;
+    current = current.cause;
+  }
+  return undefined;
+}
+
+function retryAfterSeconds(response: Response): number | null {
+  const header = response.headers.get('retry-after');
+  if (!header) return null;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds);
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - Date.now()) / 1000));
+}
+
+/** Maps a non-2xx answer to the connector's failure types. */
+async function errorOf(response: Response, what: string): Promise<ApplicationFailure> {
+  const text = await response.text().catch(() => '');
+  let message: TppMessage | undefined;
+  try {
+    message = (JSON.parse(text) as { tppMessages?: TppMessage[] }).tppMessages?.[0];
+  } catch {
+    // not a Berlin Group body
+  }
+  const details: Xs2aErrorDetails = {
+    status: response.status,
+    code: message?.code ?? null,
+    text: message?.text ?? (text.slice(0, 200) || null),
+    retryAfterSeconds: retryAfterSeconds(response),
+  };
+  const summary = `${what}: bank answered ${response.status}${details.code ? ` ${details.code}` : ''}${details.text ? ` (${details.text})` : ''}`;
+  if (response.status >= 500 || response.status === 408)
+    return failure(Xs2aErrorType.BankUnavailable, summary, details);
+  const byCode = details.code ? NON_RETRYABLE_BY_CODE[details.code] : undefined;
+  if (byCode) return failure(byCode, summary, details);
+  if (response.status === 429) return failure(Xs2aErrorType.AccessExceeded, summary, details);
+  if (response.status === 401) return failure(Xs2aErrorType.ConsentInvalid, summary, details);
+  if (response.status === 404) return failure(Xs2aErrorType.ResourceUnknown, summary, details);
+  return failure(Xs2aErrorType.FormatError, summary, details);
+}
+
+const protocolError = (what: string, problem: string) =>
+  failure(Xs2aErrorType.ProtocolError, `${what}: ${problem}`, {
+    status: null,
+    code: null,
+    text: problem,
+    retryAfterSeconds: null,
+  });
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const isConsentStatus = (value: unknown): value is ConsentStatus =>
+  typeof value === 'string' && (CONSENT_STATUSES as readonly string[]).includes(value);
+
+const hrefOf = (links: unknown, name: string): string | undefined => {
+  const link = isObject(links) ? links[name] : undefined;
+  if (typeof link === 'string') return link;
+  return isObject(link) && typeof link.href === 'string' ? link.href : undefined;
+};
+
+export function createXs2aClient(options: Xs2aClientOptions): Xs2aClient {
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const base = new URL(baseUrl);
+  const doFetch = options.fetch ?? fetch;
+  const maxPages = options.maxPages ?? 1000;
+
+  const psuHeaders = (psu?: PsuPresence): Record<string, string> =>
+    psu
+      ? { 'PSU-IP-Address': psu.ipAddress, ...(psu.userAgent ? { 'PSU-User-Agent': psu.userAgent } : {}) }
+      : {};
+
+  /** One XS2A call: a fresh X-Request-ID, the timeout, errors mapped; the parsed JSON body (or null for 204). */
+  async function call(
+    what: string,
+    method: string,
+    url: string,
+    headers: Record<string, string>,
+    body?: unknown,
+  ): Promise<Record<string, unknown> | null> {
+    let response: Response;
+    try {
+      response = await doFetch(url, {
+        method,
+        headers: {
+          accept: 'application/json',
+          'X-Request-ID': randomUUID(),
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...headers,
+        },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        signal: AbortSignal.timeout(options.requestTimeoutMs),
+        redirect: 'manual',
+      });
+    } catch (error) {
+      const timedOut = (error as Error).name === 'TimeoutError';
+      const problem = timedOut ? `no answer within ${options.requestTimeoutMs} ms` : (error as Error).message;
+      throw failure(Xs2aErrorType.BankUnavailable, `${what}: ${problem}`, {
+        status: null,
+        code: null,
+        text: problem,
+        retryAfterSeconds: null,
+      });
+    }
+    if (!response.ok) throw await errorOf(response, what);
+    if (response.status === 204) return null;
+    const parsed: unknown = await response.json().catch(() => undefined);
+    if (!isObject(parsed)) throw protocolError(what, `the ${response.status} answer is not a JSON object`);
+    return parsed;
+  }
+
+  const url = (path: string, query?: Record<string, string | undefined>) => {
+    const target = new URL(`${baseUrl}${path}`);
+    for (const [name, value] of Object.entries(query ?? {}))
+      if (value !== undefined) target.searchParams.set(name, value);
+    return target.toString();
+  };
+  const consentHeaders = (consentId: string, psu?: PsuPresence) => ({
+    'Consent-ID': consentId,
+    ...psuHeaders(psu),
+  });
+  const accountPath = (accountId: string) => `/v1/accounts/${encodeURIComponent(accountId)}`;
+
+  function transactionPageOf(what: string, body: Record<string, unknown>): TransactionPage {
+    const account = body.account;
+    const report = body.transactions;
+    if (!isObject(report)) throw protocolError(what, 'no transactions report');
+    const list = (value: unknown) => (Array.isArray(value) ? (value as Transaction[]) : []);
+    const next = hrefOf(report._links, 'next') ?? hrefOf(body._links, 'next');
+    return {
+      account: (isObject(account) ? account : {}) as unknown as AccountReference,
+      booked: list(report.booked),
+      pending: list(report.pending),
+      nextPageUrl: next ? new URL(next, `${base.origin}/`).toString() : null,
+    };
+  }
+
+  /** A next link must stay on this bank and this account's transactions (never an arbitrary URL). */
+  function checkedNextPage(what: string, accountId: string, nextPageUrl: string): string {
+    let target: URL;
+    try {
+      target = new URL(nextPageUrl, `${base.origin}/`);
+    } catch {
+      throw failure(Xs2aErrorType.FormatError, `${what}: nextPageUrl is not a URL`, {
+        status: null,
+        code: 'FORMAT_ERROR',
+        text: 'nextPageUrl is not a URL',
+        retryAfterSeconds: null,
+      });
+    }
+    const expectedPath = `${base.pathname.replace(/\/+$/, '')}${accountPath(accountId)}/transactions`;
+    if (target.origin !== base.origin || target.pathname !== expectedPath)
+      throw failure(Xs2aErrorType.FormatError, `${what}: nextPageUrl is not a page of this account`, {
+        status: null,
+        code: 'FORMAT_ERROR',
+        text: 'nextPageUrl is not a page of this account',
+        retryAfterSeconds: null,
+      });
+    return target.toString();
+  }
+
+  const client: Xs2aClient = {
+    baseUrl,
+
+    async createConsent(request, redirect, psu) {
+      const what = 'create consent';
+      const body = await call(
+        what,
+        'POST',
+        url('/v1/consents'),
+        {
+          'TPP-Redirect-Preferred': 'true',
+          'TPP-Redirect-URI': redirect.redirectUri,
+          ...(redirect.nokRedirectUri ? { 'TPP-Nok-Redirect-URI': redirect.nokRedirectUri } : {}),
+          ...psuHeaders(psu),
+        },
+        request,
+      );
+      const consentId = body?.consentId;
+      const scaRedirect = hrefOf(body?._links, 'scaRedirect');
+      if (typeof consentId !== 'string' || !isConsentStatus(body?.consentStatus) || !scaRedirect)
+        throw protocolError(what, 'consentId, consentStatus or _links.scaRedirect missing');
+      return {
+        consentId,
+        consentStatus: body.consentStatus,
+        scaRedirectUrl: new URL(scaRedirect, `${base.origin}/`).toString(),
+      };
+    },
+
+    async getConsent(consentId) {
+      const what = 'read consent';
+      const body = await call(what, 'GET', url(`/v1/consents/${encodeURIComponent(consentId)}`), {});
+      if (!body || !isConsentStatus(body.consentStatus) || !isObject(body.access))
+        throw protocolError(what, 'consentStatus or access missing');
+      return {
+        consentId,
+        consentStatus: body.consentStatus,
+        access: body.access as ConsentAccess,
+        recurringIndicator: body.recurringIndicator === true,
+        validUntil: String(body.validUntil ?? ''),
+        frequencyPerDay: Number(body.frequencyPerDay ?? 0),
+        lastActionDate: typeof body.lastActionDate === 'string' ? body.lastActionDate : null,
+      };
+    },
+
+    async getConsentStatus(consentId) {
+      const what = 'read consent status';
+      const body = await call(what, 'GET', url(`/v1/consents/${encodeURIComponent(consentId)}/status`), {});
+      if (!isConsentStatus(body?.consentStatus)) throw protocolError(what, 'consentStatus missing');
+      return body.consentStatus;
+    },
+
+    async deleteConsent(consentId) {
+      await call('delete consent', 'DELETE', url(`/v1/consents/${encodeURIComponent(consentId)}`), {});
+    },
+
+    async listAccounts(consentId, listOptions = {}) {
+      const what = 'list accounts';
+      const body = await call(
+        what,
+        'GET',
+        url('/v1/accounts', { withBalance: listOptions.withBalance ? 'true' : undefined }),
+        consentHeaders(consentId, listOptions.psu),
+      );
+      if (!Array.isArray(body?.accounts)) throw protocolError(what, 'accounts missing');
+      return (body.accounts as Record<string, unknown>[]).map(
+        ({ _links, ...account }) => account,
+      ) as unknown as AccountDetails[];
+    },
+
+    async getBalances(consentId, accountId, psu) {
+      const what = 'read balances';
+      const body = await call(
+        what,
+        'GET',
+        url(`${accountPath(accountId)}/balances`),
+        consentHeaders(consentId, psu),
+      );
+      if (!Array.isArray(body?.balances)) throw protocolError(what, 'balances missing');
+      return {
+        account: (isObject(body.account) ? body.account : {}) as unknown as AccountReference,
+        balances: body.balances as Balance[],
+      };
+    },
+
+    async listTransactionsPage(consentId, accountId, page, psu) {
+      const what = 'list transactions';
+      const target =
+        'nextPageUrl' in page
+          ? checkedNextPage(what, accountId, page.nextPageUrl)
+          : url(`${accountPath(accountId)}/transactions`, {
+              dateFrom: page.dateFrom,
+              dateTo: page.dateTo,
+              bookingStatus: page.bookingStatus ?? 'both',
+            });
+      const body = await call(what, 'GET', target, consentHeaders(consentId, psu));
+      return transactionPageOf(what, body ?? {});
+    },
+
+    async listTransactions(consentId, accountId, query = {}, psu) {
+      let page = await client.listTransactionsPage(consentId, accountId, query, psu);
+      const report: TransactionReport = {
+        account: page.account,
+        booked: [...page.booked],
+        pending: [...page.pending],
+        pages: 1,
+      };
+      while (page.nextPageUrl) {
+        if (report.pages >= maxPages)
+          throw protocolError(
+            'list transactions',
+            `more than ${maxPages} pages; stopped following _links.next`,
+          );
+        page = await client.listTransactionsPage(
+          consentId,
+          accountId,
+          { nextPageUrl: page.nextPageUrl },
+          psu,
+        );
+        report.booked.push(...page.booked);
+        report.pending.push(...page.pending);
+        report.pages += 1;
+      }
+      return report;
+    },
+
+    async getTransaction(consentId, accountId, transactionId, psu) {
+      const what = 'read transaction';
+      const body = await call(
+        what,
+        'GET',
+        url(`${accountPath(accountId)}/transactions/${encodeURIComponent(transactionId)}`),
+        consentHeaders(consentId, psu),
+      );
+      // XS2A 1.3 answers { transactionsDetails: {...} }; later 1.3.x nest { transactionDetails: {...} }.
+      const details = body?.transactionsDetails;
+      const transaction =
+        isObject(details) && isObject(details.transactionDetails) ? details.transactionDetails : details;
+      if (!isObject(transaction) || typeof transaction.transactionId !== 'string')
+        throw protocolError(what, 'transactionsDetails missing');
+      return transaction as unknown as Transaction;
+    },
+
+    async getMaintenanceNotices() {
+      const what = 'read maintenance notices';
+      const body = await call(what, 'GET', url('/v1/maintenance'), {});
+      if (!Array.isArray(body?.notices)) throw protocolError(what, 'notices missing');
+      return (body.notices as Record<string, unknown>[])
+        .filter(
+          (notice) =>
+            typeof notice.startsAt === 'string' &&
+            typeof notice.endsAt === 'string' &&
+            typeof notice.message === 'string',
+        )
+        .map((notice) => ({
+          id: String(notice.id ?? `${notice.startsAt}`),
+          startsAt: new Date(notice.startsAt as string).toISOString(),
+          endsAt: new Date(notice.endsAt as string).toISOString(),
+          message: notice.message as string,
+        }));
+    },
+  };
+  return client;
+}

@@ -1,0 +1,200 @@
+import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { and, asc, desc, eq, inArray } from 'drizzle-orm';
+import type { Context } from 'hono';
+import { loadMerchant } from '../../activities/collect/merchants.ts';
+import { collectSigningKey } from '../../activities/collect/signing-key.ts';
+import { collectNotificationAttempts, collectNotifications } from '../../db/schema/collect-notifications.ts';
+import { verifyChecksum } from '../../domain/collect/checksum.ts';
+import { CollectProtocolError, missingField } from '../../domain/collect/errors.ts';
+import { notificationDeliveryStates } from '../../domain/collect/notification-packet.ts';
+import { decodePacket } from '../../domain/collect/packet.ts';
+import type { AppEnv } from '../shared/context.ts';
+
+/**
+ * Merchant notifications, the merchant's side of reading them:
+ * - GET /.well-known/notification-key.pem: the public key that verifies every notification's SIGNATURE;
+ * - GET /notifications: the notifications of one INVOICE and every attempt of them, authenticated
+ *   like every ENCODED endpoint (ENCODED with MIN and INVOICE, CHECKSUM keyed with the secret).
+ */
+
+const textError = (c: Context<AppEnv>, error: CollectProtocolError) =>
+  c.body(error.toText(), error.status as 400, { 'content-type': 'text/plain; charset=utf-8' });
+
+const publicKeyRoute = createRoute({
+  method: 'get',
+  path: '/.well-known/notification-key.pem',
+  tags: ['Notifications'],
+  summary: 'Public key of notification signatures',
+  description:
+    'The RSA public key (SPKI, PEM) of the gateway. Every notification carries `SIGNATURE`: base64 of ' +
+    'an RSASSA-PKCS1-v1_5 SHA-256 signature over the `ENCODED` text exactly as POSTed. ' +
+    'Example: `openssl dgst -sha256 -verify notification-key.pem -signature sig.bin encoded.txt`.',
+  responses: {
+    200: {
+      description: 'PEM text',
+      content: {
+        'application/x-pem-file': { schema: z.string().openapi({ example: '-----BEGIN PUBLIC KEY-----' }) },
+      },
+    },
+  },
+});
+
+const attemptSchema = z.object({
+  attempt: z.number().int().openapi({ description: '1 for the first attempt', example: 1 }),
+  attemptedAt: z.string().openapi({ example: '2026-05-01T10:00:00.120Z' }),
+  batchId: z.string().openapi({ description: 'The POST this attempt went in (shared by a batch)' }),
+  batchSize: z.number().int().openapi({ description: 'How many invoices that POST carried', example: 1 }),
+  httpStatus: z
+    .number()
+    .int()
+    .nullable()
+    .openapi({ description: 'HTTP status of your reply; null when none' }),
+  reply: z
+    .enum(['OK', 'ERR', 'NO'])
+    .nullable()
+    .openapi({ description: 'Your answer for this invoice; null when the reply did not give one' }),
+  latencyMs: z.number().int(),
+  error: z.string().nullable().openapi({ description: 'Why the attempt did not end the delivery' }),
+});
+
+const notificationSchema = z
+  .object({
+    invoice: z.string().openapi({ example: '100045' }),
+    idn: z.string().openapi({ example: '1234567890' }),
+    status: z.enum(['PAID', 'DENIED', 'EXPIRED']).openapi({ description: 'The STATUS notified' }),
+    payTime: z.string().nullable().openapi({ example: '20260501130000' }),
+    stan: z.string().nullable(),
+    bcode: z.string().nullable(),
+    delivery: z.enum(notificationDeliveryStates).openapi({
+      description:
+        '`pending` while attempts go on; `delivered` (you answered OK); `unknown` (you answered NO); ' +
+        '`failed` (the retry schedule ran out); `no_url` (no notification URL registered)',
+    }),
+    attemptCount: z.number().int(),
+    createdAt: z.string(),
+    nextAttemptAt: z.string().nullable(),
+    completedAt: z.string().nullable(),
+    attempts: z.array(attemptSchema),
+  })
+  .openapi('MerchantNotification');
+
+const listRoute = createRoute({
+  method: 'get',
+  path: '/notifications',
+  tags: ['Notifications'],
+  summary: 'Notifications of an invoice and their attempts',
+  description:
+    'ENCODED: base64 of `MIN=<merchant id>` and `INVOICE=<n>` lines; CHECKSUM: lowercase hex HMAC-SHA1 ' +
+    'of ENCODED keyed with your secret. Answers the notifications of that invoice (oldest first) with ' +
+    'every attempt. Errors are `ERR=`/`ERRMSG=` text like every ENCODED endpoint; an invoice without ' +
+    'notifications answers an empty list.',
+  request: {
+    query: z.object({
+      ENCODED: z.string().optional().openapi({ description: 'base64 of `MIN=...\\nINVOICE=...`' }),
+      CHECKSUM: z.string().optional().openapi({ description: 'HMAC-SHA1 of ENCODED, lowercase hex' }),
+    }),
+  },
+  responses: {
+    200: {
+      description: 'The notifications of the invoice',
+      content: {
+        'application/json': {
+          schema: z.object({ invoice: z.string(), notifications: z.array(notificationSchema) }),
+        },
+      },
+    },
+    400: {
+      description: 'ERR=MISSING_FIELD, BAD_FIELD or BAD_ENCODED',
+      content: { 'text/plain': { schema: z.string() } },
+    },
+    401: {
+      description: 'ERR=UNKNOWN_MERCHANT or BAD_CHECKSUM',
+      content: { 'text/plain': { schema: z.string() } },
+    },
+  },
+});
+
+export function registerNotificationRoutes(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(publicKeyRoute, (c) => {
+    const key = collectSigningKey(c.get('deps').config);
+    return c.body(key.publicKeyPem, 200, {
+      'content-type': 'application/x-pem-file',
+      'cache-control': 'public, max-age=300',
+    });
+  });
+
+  // Protocol errors are text, so the handler validates the query itself rather than via zod.
+  app.openapi(listRoute, async (c) => {
+    const { db, config } = c.get('deps');
+    const encoded = c.req.query('ENCODED');
+    const checksum = c.req.query('CHECKSUM');
+    try {
+      if (!encoded) throw missingField('ENCODED');
+      if (!checksum) throw missingField('CHECKSUM');
+      const packet = decodePacket(encoded);
+      const min = packet.MIN;
+      const invoice = packet.INVOICE;
+      if (!min) throw missingField('MIN');
+      if (!invoice) throw missingField('INVOICE');
+      const merchant = await loadMerchant(db, config, min);
+      if (!merchant) throw new CollectProtocolError('UNKNOWN_MERCHANT', `no merchant ${min}`);
+      if (!verifyChecksum(encoded, checksum, merchant.secret)) {
+        throw new CollectProtocolError('BAD_CHECKSUM', 'CHECKSUM does not match ENCODED');
+      }
+      const rows = await db
+        .select()
+        .from(collectNotifications)
+        .where(and(eq(collectNotifications.merchantMin, min), eq(collectNotifications.invoice, invoice)))
+        .orderBy(asc(collectNotifications.createdAt));
+      const attempts =
+        rows.length === 0
+          ? []
+          : await db
+              .select()
+              .from(collectNotificationAttempts)
+              .where(
+                inArray(
+                  collectNotificationAttempts.notificationId,
+                  rows.map((row) => row.id),
+                ),
+              )
+              .orderBy(desc(collectNotificationAttempts.attempt));
+      const iso = (value: Date | null) => value?.toISOString() ?? null;
+      return c.json(
+        {
+          invoice,
+          notifications: rows.map((row) => ({
+            invoice: row.invoice,
+            idn: row.idn,
+            status: row.status,
+            payTime: row.payTime,
+            stan: row.stan,
+            bcode: row.bcode,
+            delivery: row.delivery,
+            attemptCount: row.attemptCount,
+            createdAt: row.createdAt.toISOString(),
+            nextAttemptAt: row.delivery === 'pending' ? iso(row.nextAttemptAt) : null,
+            completedAt: iso(row.completedAt),
+            attempts: attempts
+              .filter((attempt) => attempt.notificationId === row.id)
+              .sort((a, b) => a.attempt - b.attempt)
+              .map((attempt) => ({
+                attempt: attempt.attempt,
+                attemptedAt: attempt.attemptedAt.toISOString(),
+                batchId: attempt.batchId,
+                batchSize: attempt.batchSize,
+                httpStatus: attempt.httpStatus,
+                reply: attempt.reply,
+                latencyMs: attempt.latencyMs,
+                error: attempt.error,
+              })),
+          })),
+        },
+        200,
+      );
+    } catch (error) {
+      if (error instanceof CollectProtocolError) return textError(c, error) as never;
+      throw error;
+    }
+  });
+}

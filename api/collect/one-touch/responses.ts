@@ -1,0 +1,119 @@
+import { z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { ZodError } from 'zod';
+import type { ApiDeps, AppEnv } from '../../shared/context.ts';
+
+/**
+ * One-touch answers in ePay.bg's one-touch shape, so existing one-touch clients parse them unchanged:
+ *   success  { "status": "OK", ...data }
+ *   error    { "status": "ERR", "err": "INVALID_TOKEN", "errm": "message", "field": "TOKEN" }
+ * with an HTTP status that says the same (4xx for the caller's mistakes). `err` codes are stable;
+ * docs/collect.md lists them.
+ */
+export const oneTouchErrorCodes = [
+  'MISSING_PARAMETER',
+  'INVALID_PARAMETER',
+  'DUPLICATE_PARAMETER',
+  'INVALID_APP',
+  'INVALID_CODE',
+  'INVALID_TOKEN',
+  'INVALID_CHECKSUM',
+  'KEY_ALREADY_USED',
+  'PAYMENT_ID_CONFLICT',
+  'PAYMENT_ID_EXPIRED',
+  'PAYMENT_DECLINED',
+] as const;
+export type OneTouchErrorCode = (typeof oneTouchErrorCodes)[number];
+
+export class OneTouchError extends Error {
+  constructor(
+    readonly status: ContentfulStatusCode,
+    readonly err: OneTouchErrorCode,
+    message: string,
+    readonly field?: string,
+    /** Extra members of the answer (a declined payment's record). */
+    readonly extra?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = 'OneTouchError';
+  }
+
+  static invalid(field: string, message: string): OneTouchError {
+    return new OneTouchError(400, 'INVALID_PARAMETER', `${field}: ${message}`, field);
+  }
+
+  body() {
+    return {
+      status: 'ERR' as const,
+      err: this.err,
+      errm: this.message,
+      ...(this.field ? { field: this.field } : {}),
+      ...this.extra,
+    };
+  }
+}
+
+export const oneTouchErrorSchema = z
+  .object({
+    status: z.literal('ERR'),
+    err: z.enum(oneTouchErrorCodes).openapi({ description: 'Stable error code', example: 'INVALID_TOKEN' }),
+    errm: z.string().openapi({ description: 'What is wrong, for people', example: 'TOKEN is not valid' }),
+    field: z.string().optional().openapi({ description: 'The offending parameter', example: 'TOKEN' }),
+  })
+  .openapi('OneTouchError');
+
+const errorContent = { 'application/json': { schema: oneTouchErrorSchema } };
+/** OpenAPI entries of the documented one-touch errors. */
+export const oneTouchErrorResponses = {
+  400: {
+    description: 'A parameter is missing, malformed or given twice (`field` names it)',
+    content: errorContent,
+  },
+  401: {
+    description: 'Unknown APPID, or a TOKEN, CODE or CHECKSUM that is not valid',
+    content: errorContent,
+  },
+} as const;
+
+/** The `defaultHook` twin for one-touch routes: zod failures in the one-touch error shape. */
+export function oneTouchValidationHook(
+  result: { success: true } | { success: false; error: ZodError },
+  c: Context<AppEnv>,
+) {
+  if (result.success) return undefined;
+  const duplicate = duplicateParameter(c);
+  if (duplicate) return c.json(duplicate.body(), duplicate.status);
+  const issue = result.error.issues[0];
+  const field = String(issue?.path[0] ?? '(query)');
+  const missing = c.req.query(field) === undefined;
+  const error = missing
+    ? new OneTouchError(400, 'MISSING_PARAMETER', `${field} is required`, field)
+    : OneTouchError.invalid(field, issue?.message ?? 'not valid');
+  return c.json(error.body(), error.status);
+}
+
+function duplicateParameter(c: Context<AppEnv>): OneTouchError | undefined {
+  for (const [name, values] of Object.entries(c.req.queries())) {
+    if (values.length > 1) {
+      return new OneTouchError(400, 'DUPLICATE_PARAMETER', `${name} is given more than once`, name);
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Runs a one-touch handler: refuses a parameter given twice (the checksum and the handler must see
+ * the same single value) and answers a thrown OneTouchError in the one-touch shape.
+ */
+export async function answerOneTouch<R>(c: Context<AppEnv>, run: (deps: ApiDeps) => Promise<R>): Promise<R> {
+  try {
+    const duplicate = duplicateParameter(c);
+    if (duplicate) throw duplicate;
+    return await run(c.get('deps'));
+  } catch (error) {
+    // The route's typed responses list the error statuses; the typed union cannot name each one here.
+    if (error instanceof OneTouchError) return c.json(error.body(), error.status) as unknown as R;
+    throw error;
+  }
+}

@@ -1,0 +1,300 @@
+import { randomBytes } from 'node:crypto';
+import { getConnInfo } from '@hono/node-server/conninfo';
+import { createRoute, z } from '@hono/zod-openapi';
+import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import type { Context } from 'hono';
+import { electronicFormatIBAN, isValidIBAN } from 'ibantools';
+import { obConsents } from '../../db/schema/openbanking.ts';
+import {
+  APP_PATTERN,
+  CONSENT_KINDS,
+  CONSENT_SCOPES,
+  consentWorkflowId,
+} from '../../domain/openbanking/consents.ts';
+import { BankId, BusinessStatus, OwnerId, PlatformService, UserId } from '../../domain/search-attributes.ts';
+import {
+  type ConsentFlowInput,
+  ConsentStartRefusal,
+  consentAuthorisation,
+  consentStartedUpdate,
+} from '../../workflows/openbanking/consent.ts';
+import type { AppEnv } from '../shared/context.ts';
+import { ApiError, errorBodySchema, errorResponses } from '../shared/errors.ts';
+import { bankHashParam, findBank } from './bank-records.ts';
+import { findUsableHook } from './hooks.ts';
+import { newId, requireUser, USER_SECURITY } from './identity.ts';
+import { defineOperation } from './versions.ts';
+
+/**
+ * `POST /api/{6,7,8}/consent`: starts adding the user's bank accounts. One Update-with-start of the
+ * consent workflow (`ob-consent-<state>`): the answer comes once the bank consent exists, with the
+ * bank's SCA page to send the user's browser to. The rest (the user's SCA, the bank's callback, reading
+ * the accounts, the hook) happens in the workflow; see docs/openbanking.md, "Consents and SCA".
+ */
+
+const isoDay = (date: Date) => date.toISOString().slice(0, 10);
+const MAX_VALIDITY_DAYS = 365;
+
+const ibanField = z
+  .string()
+  .max(64)
+  .transform((value) => electronicFormatIBAN(value) ?? value)
+  .refine((value) => isValidIBAN(value), 'not a valid IBAN');
+
+const consentBody = z
+  .object({
+    bankHash: bankHashParam.openapi({ param: undefined, description: 'The bank, from GET banks' }),
+    hookHash: z
+      .string()
+      .min(1)
+      .max(100)
+      .optional()
+      .openapi({
+        description: 'A hook of the user or its agent (createhook): called back when the consent ends',
+      }),
+    app: z
+      .string()
+      .regex(APP_PATTERN, 'lower-case letters, digits and dashes, at most 32')
+      .default('web')
+      .openapi({
+        description: 'Your application’s name in the bank callback path /redirect/{app}/state/{state}',
+        example: 'web',
+      }),
+    kind: z
+      .enum(CONSENT_KINDS)
+      .default('ais')
+      .openapi({
+        description:
+          '`ais`: accounts, balances and transactions, read again later (recurring); `account-list`: a one-shot consent ' +
+          'that only lists the user’s accounts with owner names (GET /api/8/account-list), ended right after',
+        example: 'ais',
+      }),
+    access: z
+      .array(z.enum(CONSENT_SCOPES))
+      .min(1)
+      .max(3)
+      .default([...CONSENT_SCOPES])
+      .openapi({
+        description: 'What to read (`accounts` is always included)',
+        example: ['accounts', 'balances', 'transactions'],
+      }),
+    ibans: z
+      .array(ibanField)
+      .max(50)
+      .default([])
+      .openapi({ description: 'Only these accounts; empty: the user chooses at the bank', example: [] }),
+    validUntil: z
+      .string()
+      .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD')
+      .optional()
+      .openapi({
+        description: `Last day of the consent; default OPENBANKING_CONSENT_VALIDITY (90 days), at most ${MAX_VALIDITY_DAYS} days`,
+        example: '2027-02-21',
+      }),
+    frequencyPerDay: z
+      .number()
+      .int()
+      .min(1)
+      .max(100)
+      .optional()
+      .openapi({
+        description: 'Reads a day without the user present (default 4; 1 when not recurring)',
+        example: 4,
+      }),
+    recurring: z
+      .boolean()
+      .optional()
+      .openapi({
+        description: 'Read repeatedly (default true); false allows one read (frequencyPerDay 1)',
+        example: true,
+      }),
+  })
+  .openapi('ConsentRequest');
+
+const consentStartedSchema = z
+  .object({
+    consentId: z.string().openapi({ example: 'con_0f8fad5b...' }),
+    state: z
+      .string()
+      .openapi({ description: 'Unique; appended to your hook call and redirectUrl', example: 'Yk3n...' }),
+    status: z.literal('AWAITING_SCA'),
+    kind: z.enum(CONSENT_KINDS),
+    bankHash: z.string(),
+    scaRedirectUrl: z.string().openapi({ description: 'Send the user’s browser here (the bank’s SCA page)' }),
+    scaDeadline: z
+      .string()
+      .openapi({ description: 'The authentication must be done by then, else ABANDONED' }),
+    validUntil: z.string(),
+    frequencyPerDay: z.number().int(),
+    callbackUrl: z.string().openapi({ description: 'Where the bank sends the user back (the gateway)' }),
+  })
+  .openapi('ConsentStarted');
+
+/** The user's address and browser, forwarded to the bank (the user is present while starting). */
+function psuOf(c: Context<AppEnv>, userAgent: string | undefined) {
+  let ipAddress: string | undefined;
+  try {
+    ipAddress = getConnInfo(c).remote.address;
+  } catch {
+    ipAddress = undefined;
+  }
+  if (!ipAddress) return undefined;
+  return { ipAddress: ipAddress.replace(/^::ffff:/, ''), ...(userAgent ? { userAgent } : {}) };
+}
+
+export const createConsentOperation = defineOperation({
+  versions: [6, 7, 8],
+  route: () =>
+    createRoute({
+      method: 'post',
+      path: '/consent',
+      operationId: 'createConsent',
+      tags: ['Account information'],
+      summary: 'Create a consent (start adding bank accounts)',
+      description:
+        'Creates the consent at the bank and answers with `scaRedirectUrl`, the bank’s page where the user logs in ' +
+        'and approves. The bank then sends the user back to the gateway, which reads the accounts, balances and ' +
+        'transactions, calls the hook (`hookHash`, else the user’s signup `webhookUrl`) with `state` appended and a ' +
+        'signed JWS body, and redirects the browser to the hook’s `redirectUrl`. Unknown bank 404; unknown hook 400; ' +
+        'bank unreachable 503 `bank_unavailable`; bank refused the request 502 `bank_refused`.',
+      security: USER_SECURITY,
+      request: {
+        headers: z.object({
+          'user-agent': z
+            .string()
+            .max(1000)
+            .optional()
+            .openapi({ description: 'The user’s browser, forwarded to the bank' }),
+        }),
+        body: { required: true, content: { 'application/json': { schema: consentBody } } },
+      },
+      responses: {
+        201: { description: 'Started', content: { 'application/json': { schema: consentStartedSchema } } },
+        ...errorResponses,
+        409: {
+          description: 'The bank’s SCA flow is not supported here',
+          content: { 'application/json': { schema: errorBodySchema } },
+        },
+        502: {
+          description: 'The bank refused the consent request',
+          content: { 'application/json': { schema: errorBodySchema } },
+        },
+        503: {
+          description: 'The bank could not be reached',
+          content: { 'application/json': { schema: errorBodySchema } },
+        },
+      },
+    }),
+  handler: () => async (c) => {
+    const user = await requireUser(c);
+    const body = c.req.valid('json');
+    const deps = c.get('deps');
+    const { db, config, temporal } = deps;
+
+    // The request's own rules, each naming its field.
+    const today = new Date();
+    const validUntil =
+      body.validUntil ?? isoDay(new Date(today.getTime() + config.OPENBANKING_CONSENT_VALIDITY));
+    const latest = isoDay(new Date(today.getTime() + MAX_VALIDITY_DAYS * 86_400_000));
+    if (Number.isNaN(Date.parse(`${validUntil}T00:00:00Z`)))
+      throw ApiError.field('validUntil', 'not a calendar date');
+    if (validUntil < isoDay(today)) throw ApiError.field('validUntil', 'must not be in the past');
+    if (validUntil > latest)
+      throw ApiError.field('validUntil', `must be at most ${MAX_VALIDITY_DAYS} days ahead`);
+    const oneShot = body.kind === 'account-list';
+    const recurring = oneShot ? false : (body.recurring ?? true);
+    const frequencyPerDay = recurring ? (body.frequencyPerDay ?? 4) : 1;
+    if (!recurring && body.frequencyPerDay !== undefined && body.frequencyPerDay !== 1)
+      throw ApiError.field('frequencyPerDay', 'must be 1 for a consent that is not recurring');
+
+    const { row: bank } = await findBank(db, body.bankHash);
+    if (bank.bankFlowType !== 'redirect')
+      throw ApiError.conflict(
+        'sca_flow_not_supported',
+        `${bank.name} uses the ${bank.bankFlowType} SCA flow; only redirect is supported`,
+      );
+    if (body.hookHash && !(await findUsableHook(db, user, body.hookHash)))
+      throw ApiError.field('hookHash', 'not a hook of this user or its agent');
+
+    const consentId = newId('con');
+    const state = randomBytes(32).toString('base64url');
+    const scaDeadline = new Date(Date.now() + config.OPENBANKING_SCA_TIMEOUT);
+    await db.insert(obConsents).values({
+      id: consentId,
+      state,
+      app: body.app,
+      agentId: user.agentId,
+      userId: user.userId,
+      bankHash: bank.bankHash,
+      hookHash: body.hookHash ?? null,
+      kind: body.kind,
+      scopes: oneShot ? ['accounts'] : [...new Set(['accounts' as const, ...body.access])],
+      requestedIbans: oneShot ? [] : [...new Set(body.ibans)],
+      recurring,
+      validUntil,
+      frequencyPerDay,
+      status: 'AWAITING_SCA',
+      scaDeadline,
+    });
+
+    const base = config.PUBLIC_BASE_URL?.replace(/\/+$/, '') ?? new URL(c.req.url).origin;
+    const callbackUrl = `${base}/openbanking/redirect/${body.app}/state/${state}`;
+    const psu = psuOf(c, c.req.valid('header')['user-agent']);
+    const input: ConsentFlowInput = {
+      consentId,
+      state,
+      kind: body.kind,
+      redirectUri: callbackUrl,
+      nokRedirectUri: `${callbackUrl}?outcome=nok`,
+      ...(psu ? { psu } : {}),
+      scaDeadline: scaDeadline.toISOString(),
+      bankRequestTimeoutMs: config.OPENBANKING_BANK_REQUEST_TIMEOUT,
+    };
+    try {
+      const started = await temporal.workflow.executeUpdateWithStart(consentStartedUpdate, {
+        startWorkflowOperation: new WithStartWorkflowOperation(consentAuthorisation, {
+          workflowId: consentWorkflowId(state),
+          taskQueue: config.TEMPORAL_TASK_QUEUE,
+          workflowIdConflictPolicy: 'FAIL',
+          args: [input],
+          typedSearchAttributes: [
+            { key: PlatformService, value: 'openbanking' },
+            { key: OwnerId, value: user.agentId },
+            { key: UserId, value: user.userId },
+            { key: BankId, value: bank.bankHash },
+            { key: BusinessStatus, value: 'AWAITING_SCA' },
+          ],
+          staticSummary: `Consent ${consentId} (${body.kind}) of user ${user.userId} at ${bank.name}`,
+        }),
+      });
+      return c.json(
+        {
+          consentId,
+          state,
+          status: 'AWAITING_SCA' as const,
+          kind: body.kind,
+          bankHash: bank.bankHash,
+          scaRedirectUrl: started.scaRedirectUrl,
+          scaDeadline: started.scaDeadline,
+          validUntil,
+          frequencyPerDay,
+          callbackUrl,
+        },
+        201,
+      );
+    } catch (error) {
+      if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
+        if (error.cause.type === ConsentStartRefusal.bankRefused)
+          throw new ApiError(
+            502,
+            'bank_refused',
+            `The bank refused the consent request: ${error.cause.message}`,
+          );
+        if (error.cause.type === ConsentStartRefusal.bankUnavailable)
+          throw new ApiError(503, 'bank_unavailable', 'The bank could not be reached; try again later');
+      }
+      throw error;
+    }
+  },
+});

@@ -1,0 +1,88 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { and, eq, isNull, sql } from 'drizzle-orm';
+import { obAccounts, obBalances, obTransactions } from '../../db/schema/openbanking.ts';
+import { consentTerminationWorkflowId } from '../../domain/openbanking/consents.ts';
+import { BankId, OwnerId, PlatformService, UserId } from '../../domain/search-attributes.ts';
+import { consentTermination } from '../../workflows/openbanking/accounts.ts';
+import { errorResponses } from '../shared/errors.ts';
+import { findUserAccount, ibanIdParam } from './account-records.ts';
+import { requireUser, USER_SECURITY } from './identity.ts';
+import { defineOperation } from './versions.ts';
+
+/**
+ * `DELETE /api/{6,7,8}/iban/{ibanId}`: removes the account from the user's list, with its balances and
+ * transactions. When no other account of the user still uses its consent, the bank consent is ended in
+ * the background (`ob-consent-end-<consentId>`: DELETE at the bank, consent TERMINATED).
+ */
+
+const deletedSchema = z
+  .object({
+    ibanId: z.string(),
+    status: z.literal('deleted'),
+    consentId: z.string(),
+    consentTermination: z.enum(['requested', 'kept']).openapi({
+      description:
+        '`requested`: no other account used the consent, so it is being ended at the bank; `kept` otherwise',
+    }),
+  })
+  .openapi('IbanDeleted');
+
+export const deleteIbanOperation = defineOperation({
+  versions: [6, 7, 8],
+  route: () =>
+    createRoute({
+      method: 'delete',
+      path: '/iban/{ibanId}',
+      operationId: 'deleteIban',
+      tags: ['Account information'],
+      summary: 'Deletes the user’s IBAN account',
+      description:
+        'Removes the account and its data from the gateway. Adding it again takes a new consent. Malformed ibanId 400; ' +
+        'unknown, already deleted or another user’s account 404.',
+      security: USER_SECURITY,
+      request: { params: z.object({ ibanId: ibanIdParam }) },
+      responses: {
+        200: { description: 'Deleted', content: { 'application/json': { schema: deletedSchema } } },
+        ...errorResponses,
+      },
+    }),
+  handler: () => async (c) => {
+    const user = await requireUser(c);
+    const { db, temporal, config } = c.get('deps');
+    const { account } = await findUserAccount(db, user.userId, c.req.valid('param').ibanId);
+    const stillUsed = await db.transaction(async (tx) => {
+      await tx.update(obAccounts).set({ deletedAt: new Date() }).where(eq(obAccounts.id, account.id));
+      await tx.delete(obBalances).where(eq(obBalances.accountId, account.id));
+      await tx.delete(obTransactions).where(eq(obTransactions.accountId, account.id));
+      const [used] = await tx
+        .select({ count: sql<number>`count(*)::int` })
+        .from(obAccounts)
+        .where(and(eq(obAccounts.consentId, account.consentId), isNull(obAccounts.deletedAt)));
+      return (used?.count ?? 0) > 0;
+    });
+    if (!stillUsed) {
+      await temporal.workflow.start(consentTermination, {
+        workflowId: consentTerminationWorkflowId(account.consentId),
+        taskQueue: config.TEMPORAL_TASK_QUEUE,
+        args: [{ consentId: account.consentId }],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        typedSearchAttributes: [
+          { key: PlatformService, value: 'openbanking' },
+          { key: OwnerId, value: user.agentId },
+          { key: UserId, value: user.userId },
+          { key: BankId, value: account.bankHash },
+        ],
+        staticSummary: `End consent ${account.consentId}: its last account was deleted`,
+      });
+    }
+    return c.json(
+      {
+        ibanId: account.id,
+        status: 'deleted' as const,
+        consentId: account.consentId,
+        consentTermination: stillUsed ? ('kept' as const) : ('requested' as const),
+      },
+      200,
+    );
+  },
+});

@@ -1,0 +1,47 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { errorResponses } from '../shared/errors.ts';
+import { accountSchema, listUserAccounts, toAccountRecord } from './account-records.ts';
+import { CONSENT_DETAILS_HEADER, readConsentDetails, requireUser, USER_SECURITY } from './identity.ts';
+import { defineOperation } from './versions.ts';
+
+/**
+ * `GET /api/{6,7,8}/ibans`: the user's bank accounts, from the read model. With `consent-details: true`
+ * each account also carries its consent (state, the bank's status, validUntil, frequencyPerDay, last 429).
+ */
+
+const ibanListSchema = z.object({ ibans: z.array(accountSchema) }).openapi('IbanAccountList');
+
+export const listIbansOperation = defineOperation({
+  versions: [6, 7, 8],
+  route: () =>
+    createRoute({
+      method: 'get',
+      path: '/ibans',
+      operationId: 'listIbans',
+      tags: ['Account information'],
+      summary: 'Lists the user’s IBAN accounts',
+      description:
+        'The accounts added by the user’s consents, oldest first, each with `freshness` (when it was last read from ' +
+        'the bank). Header `consent-details: true` adds each account’s `consent`; anything but true/false is 400.',
+      security: USER_SECURITY,
+      request: {
+        headers: z.object({
+          [CONSENT_DETAILS_HEADER]: z
+            .string()
+            .max(10)
+            .optional()
+            .openapi({ description: '`true`: include each account’s consent', example: 'true' }),
+        }),
+      },
+      responses: {
+        200: { description: 'The accounts', content: { 'application/json': { schema: ibanListSchema } } },
+        ...errorResponses,
+      },
+    }),
+  handler: () => async (c) => {
+    const { userId } = await requireUser(c);
+    const withConsent = readConsentDetails(c);
+    const rows = await listUserAccounts(c.get('deps').db, userId);
+    return c.json({ ibans: rows.map((row) => toAccountRecord(row, withConsent)) }, 200);
+  },
+});

@@ -1,0 +1,179 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { obUsers } from '../../db/schema/openbanking.ts';
+import { isValidUic } from '../../domain/openbanking/uic.ts';
+import { ApiError, errorResponses } from '../shared/errors.ts';
+import {
+  AGENT_SECURITY,
+  IDENTITY_HEADERS,
+  issueCredential,
+  NO_SECURITY,
+  newId,
+  optionalAgent,
+  resolveAgentHash,
+} from './identity.ts';
+import { emailField, kycStatusField, personNameField, webUrlField } from './users.ts';
+import { defineOperation } from './versions.ts';
+
+/**
+ * `POST /api/{6,7,8}/signup`: an agent enrols a customer and receives the customer's user hash (shown once).
+ * The agent is the x-agent-hash header, or else the body's `agentHash`; when both are sent they must match.
+ * Version 8 takes the whole SignupDTO; versions 6 and 7 take the personal fields only (companyName, uic
+ * and webhookUrl arrived with version 8 and are ignored before it).
+ */
+
+const personalFields = {
+  agentHash: z
+    .string()
+    .max(200)
+    .optional()
+    .openapi({ description: 'The enrolling agent, when x-agent-hash is not sent', example: 'agent_q3Vb...' }),
+  name: personNameField('Given name', 'Maria'),
+  middleName: personNameField('Middle name', 'Petrova').optional(),
+  family: personNameField('Family name', 'Ivanova'),
+  identityHash: z.string().trim().min(1).max(128).optional().openapi({
+    description:
+      "The agent's own reference of the person (e.g. a hash of an identity document number); stored as given",
+    example: '8c1f0e...',
+  }),
+  email: emailField.openapi({ description: 'The customer’s e-mail; unique among the agent’s live users' }),
+};
+
+const signupV6 = z.object(personalFields).openapi('SignupDTOv6');
+
+const signupV8 = z
+  .object({
+    ...personalFields,
+    companyName: z.string().trim().min(1).max(200).optional().openapi({
+      description: 'Company of a business customer; required together with `uic`',
+      example: 'Acme Ltd',
+    }),
+    uic: z.string().trim().optional().openapi({
+      description: 'Bulgarian UIC (EIK/BULSTAT) of the company: 9 or 13 digits with valid check digit',
+      example: '175074752',
+    }),
+    webhookUrl: webUrlField.optional().openapi({ description: 'Where this customer’s events may be sent' }),
+  })
+  .openapi('SignupDTO');
+
+type SignupBody = z.infer<typeof signupV8>;
+
+const signupResponse = z
+  .object({
+    userId: z
+      .string()
+      .openapi({ description: 'Id of the user (not a credential)', example: 'usr_0f8fad5b...' }),
+    userHash: z.string().openapi({
+      description: 'The x-user-hash credential of the customer; shown once, only its digest is stored',
+      example: 'user_Zr5c...',
+    }),
+    agentId: z.string().openapi({ example: 'agt_3f2a9c0d...' }),
+    kycStatus: kycStatusField,
+    createdAt: z.string().openapi({ example: '2026-11-23T09:00:00.000Z' }),
+  })
+  .openapi('SignupResult');
+
+const signup = defineOperation({
+  versions: [6, 7, 8],
+  route: (v) =>
+    createRoute({
+      method: 'post',
+      path: '/signup',
+      operationId: 'signup',
+      tags: ['Users'],
+      summary: 'Enrol a customer',
+      description:
+        'The caller must be an agent: `x-agent-hash`, or the body’s `agentHash`. ' +
+        (v === 8
+          ? 'Body: SignupDTO. '
+          : 'Body: the personal fields of SignupDTO (companyName, uic and webhookUrl exist from version 8). ') +
+        'A live user with the same e-mail under the agent is 409 `user_exists`.',
+      // The agent hash may come in the body instead of the header, so the route is not gated on it.
+      security: [...AGENT_SECURITY, ...NO_SECURITY],
+      request: {
+        body: { required: true, content: { 'application/json': { schema: v === 8 ? signupV8 : signupV6 } } },
+      },
+      responses: {
+        201: { description: 'Enrolled', content: { 'application/json': { schema: signupResponse } } },
+        ...errorResponses,
+        409: { description: '`user_exists`', content: errorResponses[400].content },
+      },
+    }),
+  handler: (v) => async (c) => {
+    const { db } = c.get('deps');
+    const body = c.req.valid('json') as SignupBody;
+    const fromHeader = await optionalAgent(c);
+    let agentId = fromHeader?.agentId;
+    if (body.agentHash !== undefined) {
+      if (fromHeader && body.agentHash !== c.req.header(IDENTITY_HEADERS.agent)) {
+        throw ApiError.field('agentHash', 'does not match the x-agent-hash header');
+      }
+      agentId ??= (await resolveAgentHash(db, body.agentHash))?.agentId;
+    }
+    if (!agentId) {
+      throw ApiError.unauthorized(
+        body.agentHash === undefined
+          ? 'The x-agent-hash header (or the body’s agentHash) is missing'
+          : 'The agentHash is not valid',
+      );
+    }
+    const business = v === 8 ? businessFields(body) : { companyName: null, uic: null, webhookUrl: null };
+
+    const userId = newId('usr');
+    const created = await db.transaction(async (tx) => {
+      const [row] = await tx
+        .insert(obUsers)
+        .values({
+          id: userId,
+          agentId,
+          name: body.name,
+          middleName: body.middleName ?? null,
+          family: body.family,
+          identityHash: body.identityHash ?? null,
+          email: body.email,
+          ...business,
+        })
+        .onConflictDoNothing()
+        .returning();
+      if (!row) return undefined;
+      const credential = await issueCredential(tx, { kind: 'user', agentId, userId, label: 'signup' });
+      return { row, userHash: credential.hash };
+    });
+    if (!created) {
+      throw new ApiError(409, 'user_exists', 'A user with this e-mail is already enrolled by this agent', [
+        { field: 'email', message: 'already enrolled' },
+      ]);
+    }
+    return c.json(
+      {
+        userId,
+        userHash: created.userHash,
+        agentId,
+        kycStatus: created.row.kycStatus,
+        createdAt: created.row.createdAt.toISOString(),
+      },
+      201,
+    );
+  },
+});
+
+function businessFields(body: SignupBody) {
+  const fields: { field: string; message: string }[] = [];
+  if (body.uic !== undefined && !isValidUic(body.uic)) {
+    fields.push({
+      field: 'uic',
+      message: 'not a valid Bulgarian UIC (9 or 13 digits with a valid check digit)',
+    });
+  }
+  if ((body.uic === undefined) !== (body.companyName === undefined)) {
+    const missing = body.uic === undefined ? 'uic' : 'companyName';
+    fields.push({ field: missing, message: 'companyName and uic go together' });
+  }
+  if (fields.length > 0) throw ApiError.validation(fields);
+  return {
+    companyName: body.companyName ?? null,
+    uic: body.uic ?? null,
+    webhookUrl: body.webhookUrl ?? null,
+  };
+}
+
+export const signupOperations = [signup];

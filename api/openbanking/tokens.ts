@@ -1,0 +1,87 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { and, desc, eq, sql } from 'drizzle-orm';
+import { obAccounts, obBanks, obConsents } from '../../db/schema/openbanking.ts';
+import { CONSENT_KINDS } from '../../domain/openbanking/consents.ts';
+import { errorResponses } from '../shared/errors.ts';
+import { consentSummarySchema, toConsentSummary } from './account-records.ts';
+import { countryQueryField } from './bank-records.ts';
+import { requireUser, USER_SECURITY } from './identity.ts';
+import { defineOperation } from './versions.ts';
+
+/**
+ * `GET /api/8/tokens`: the user's access tokens at banks, that is their consents (the bank consent is the
+ * token the gateway reads with), newest first, optionally of the banks of one `country`.
+ */
+
+const tokenSchema = consentSummarySchema
+  .extend({
+    kind: z.enum(CONSENT_KINDS),
+    bankHash: z.string(),
+    bankName: z.string(),
+    country: z.string().openapi({ example: 'BG' }),
+    accounts: z.number().int().openapi({ description: 'Live accounts this consent currently serves' }),
+    statusReason: z.string().nullable(),
+    createdAt: z.string(),
+    finishedAt: z.string().nullable().openapi({ description: 'When the SCA flow ended' }),
+  })
+  .openapi('ConsentToken');
+
+export const tokensOperation = defineOperation({
+  versions: [8],
+  route: () =>
+    createRoute({
+      method: 'get',
+      path: '/tokens',
+      operationId: 'listTokens',
+      tags: ['Account information'],
+      summary: 'Lists the user’s tokens (consents) per bank',
+      description:
+        'Every consent of the user, newest first, with its state, the bank’s status, validity and the number of accounts ' +
+        'it serves. `country` (ISO 3166-1 alpha-2) keeps the consents at banks of that country.',
+      security: USER_SECURITY,
+      request: { query: z.object({ country: countryQueryField }) },
+      responses: {
+        200: {
+          description: 'The tokens',
+          content: {
+            'application/json': {
+              schema: z.object({ tokens: z.array(tokenSchema) }).openapi('ConsentTokenList'),
+            },
+          },
+        },
+        ...errorResponses,
+      },
+    }),
+  handler: () => async (c) => {
+    const { userId } = await requireUser(c);
+    const { country } = c.req.valid('query');
+    const rows = await c
+      .get('deps')
+      .db.select({
+        consent: obConsents,
+        bankName: obBanks.name,
+        country: obBanks.country,
+        accounts: sql<number>`(select count(*)::int from ${obAccounts} where ${obAccounts.consentId} = ${obConsents.id} and ${obAccounts.deletedAt} is null)`,
+      })
+      .from(obConsents)
+      .innerJoin(obBanks, eq(obBanks.bankHash, obConsents.bankHash))
+      .where(and(eq(obConsents.userId, userId), country ? eq(obBanks.country, country) : undefined))
+      .orderBy(desc(obConsents.createdAt));
+    return c.json(
+      {
+        tokens: rows.map((row) => ({
+          ...toConsentSummary(row.consent),
+          kind: row.consent.kind,
+          bankHash: row.consent.bankHash,
+          bankName: row.bankName,
+          country: row.country,
+          accounts: row.accounts,
+          statusReason: row.consent.statusReason,
+          createdAt: row.consent.createdAt.toISOString(),
+          finishedAt: row.consent.finishedAt?.toISOString() ?? null,
+        })),
+      },
+      200,
+    );
+  },
+});

@@ -1,0 +1,26 @@
+import { index, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { collectObligations } from './collect.ts';
+
+/**
+ * One rendering of the hosted card page (POST / PAGE=credit_paydirect). Its form carries a random
+ * token; only the token's SHA-256 is kept. The token is consumed by the first pay or cancel that is
+ * acted on, so a page cannot be posted from elsewhere (CSRF) or submitted twice (replay).
+ */
+export const collectCardPages = pgTable(
+  'collect_card_pages',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    idn: text('idn')
+      .notNull()
+      .references(() => collectObligations.idn),
+    urlOk: text('url_ok'),
+    urlCancel: text('url_cancel'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    /** The form must be submitted before this time (COLLECT_CARD_PAGE_TTL, at most the obligation's expiry). */
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true }),
+    /** What the customer did with the page: `paid`, `declined` or `cancelled`. */
+    outcome: text('outcome', { enum: ['paid', 'declined', 'cancelled'] }),
+  },
+  (table) => [index('collect_card_pages_idn_idx').on(table.idn)],
+);

@@ -1,0 +1,169 @@
+/**
+ * The subset of the Berlin Group NextGenPSD2 XS2A 1.3 interface the platform speaks to banks, as
+ * types and constants shared by the sandbox banks, the bank connector (activities/openbanking/
+ * xs2a-client.ts) and workflow code. Pure: no I/O, safe to import from workflows.
+ */
+
+/** Consent states of XS2A 1.3 that the platform meets. */
+export const CONSENT_STATUSES = [
+  'received',
+  'valid',
+  'rejected',
+  'expired',
+  'revokedByPsu',
+  'terminatedByTpp',
+] as const;
+export type ConsentStatus = (typeof CONSENT_STATUSES)[number];
+
+/** A consent in one of these states never becomes usable again. */
+export const FINAL_CONSENT_STATUSES: readonly ConsentStatus[] = [
+  'rejected',
+  'expired',
+  'revokedByPsu',
+  'terminatedByTpp',
+];
+
+export type BookingStatus = 'booked' | 'pending' | 'both';
+
+export type BalanceType =
+  | 'closingBooked'
+  | 'expected'
+  | 'interimAvailable'
+  | 'interimBooked'
+  | 'openingBooked';
+
+/** How the PSU authenticates at the bank (the gateway's `bankFlowType`). */
+export const BANK_FLOW_TYPES = ['redirect', 'embedded', 'decoupled'] as const;
+export type BankFlowType = (typeof BANK_FLOW_TYPES)[number];
+
+/** `{ iban, currency? }`: an account reference inside a consent's access. */
+export interface AccountReference {
+  iban: string;
+  currency?: string;
+}
+
+/**
+ * What a consent grants. Either lists of accounts per service (an empty list on every service asks
+ * the bank to let the PSU choose: a "bank-offered consent"), or `allPsd2`, or `availableAccounts`
+ * (the account list only, for a one-shot account-list consent).
+ */
+export interface ConsentAccess {
+  accounts?: AccountReference[];
+  balances?: AccountReference[];
+  transactions?: AccountReference[];
+  availableAccounts?: 'allAccounts' | 'allAccountsWithOwnerName';
+  allPsd2?: 'allAccounts' | 'allAccountsWithOwnerName';
+}
+
+export interface ConsentRequest {
+  access: ConsentAccess;
+  recurringIndicator: boolean;
+  /** YYYY-MM-DD, the last day the consent may be used. */
+  validUntil: string;
+  /** Reads a day per account and endpoint without the PSU present; 1 for a one-off consent. */
+  frequencyPerDay: number;
+  combinedServiceIndicator: boolean;
+}
+
+export interface Amount {
+  currency: string;
+  /** Decimal as a string, e.g. "-12.50", as XS2A writes amounts. */
+  amount: string;
+}
+
+export interface Balance {
+  balanceType: BalanceType;
+  balanceAmount: Amount;
+  referenceDate?: string;
+  lastChangeDateTime?: string;
+}
+
+export interface AccountDetails {
+  resourceId: string;
+  iban: string;
+  currency: string;
+  name?: string;
+  product?: string;
+  cashAccountType?: string;
+  status?: 'enabled' | 'deleted' | 'blocked';
+  bic?: string;
+  ownerName?: string;
+  balances?: Balance[];
+}
+
+export interface Transaction {
+  transactionId: string;
+  entryReference?: string;
+  /** Absent on pending transactions. */
+  bookingDate?: string;
+  valueDate?: string;
+  transactionAmount: Amount;
+  creditorName?: string;
+  creditorAccount?: AccountReference;
+  debtorName?: string;
+  debtorAccount?: AccountReference;
+  remittanceInformationUnstructured?: string;
+  bankTransactionCode?: string;
+}
+
+/** A maintenance window a bank announces (an ASPSP-specific extension; see docs/openbanking.md). */
+export interface MaintenanceNotice {
+  id: string;
+  /** ISO 8601 instants. */
+  startsAt: string;
+  endsAt: string;
+  message: string;
+}
+
+/** Berlin Group error codes the platform reacts to. */
+export type TppMessageCode =
+  | 'CONSENT_INVALID'
+  | 'CONSENT_EXPIRED'
+  | 'CONSENT_UNKNOWN'
+  | 'ACCESS_EXCEEDED'
+  | 'FORMAT_ERROR'
+  | 'RESOURCE_UNKNOWN'
+  | 'SERVICE_UNAVAILABLE'
+  | 'INTERNAL_SERVER_ERROR';
+
+export interface TppMessage {
+  category: 'ERROR' | 'WARNING';
+  code: TppMessageCode | string;
+  path?: string;
+  text?: string;
+}
+
+/**
+ * `ApplicationFailure.type` of each error the bank connector raises, so workflow code can tell them
+ * apart (`error.cause.type` of an ActivityFailure). Non-retryable unless noted.
+ */
+export const Xs2aErrorType = {
+  /** 401 CONSENT_INVALID: not (yet/any more) valid for this access: received, rejected, revoked, terminated, or outside its scope. */
+  ConsentInvalid: 'Xs2aConsentInvalid',
+  /** 401 CONSENT_EXPIRED: validUntil has passed; a new consent (with SCA) is needed. */
+  ConsentExpired: 'Xs2aConsentExpired',
+  /** 403/400 CONSENT_UNKNOWN: the bank does not know the consent id. */
+  ConsentUnknown: 'Xs2aConsentUnknown',
+  /** 429 ACCESS_EXCEEDED: frequencyPerDay reads without the PSU present are used up for today. */
+  AccessExceeded: 'Xs2aAccessExceeded',
+  /** 400 FORMAT_ERROR (or another 4xx): the request itself is wrong; retrying cannot help. */
+  FormatError: 'Xs2aFormatError',
+  /** 404 RESOURCE_UNKNOWN: the account or transaction is not known under this consent. */
+  ResourceUnknown: 'Xs2aResourceUnknown',
+  /** 503 SERVICE_UNAVAILABLE (maintenance), other 5xx, timeouts, network errors: RETRYABLE. */
+  BankUnavailable: 'Xs2aBankUnavailable',
+  /** The bank answered something that is not XS2A (unparseable body, a next link to another host). */
+  ProtocolError: 'Xs2aProtocolError',
+} as const;
+export type Xs2aErrorType = (typeof Xs2aErrorType)[keyof typeof Xs2aErrorType];
+
+/** Details attached to every connector failure (`ApplicationFailure.details[0]`). */
+export interface Xs2aErrorDetails {
+  /** HTTP status, or null for a network error/timeout. */
+  status: number | null;
+  /** The first tppMessages code, when the bank sent one. */
+  code: string | null;
+  text: string | null;
+  /** Seconds from a Retry-After header (503 maintenance windows, 429). */
+  retryAfterSeconds: number | null;
+}

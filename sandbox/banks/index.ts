@@ -1,0 +1,196 @@
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import { Hono } from 'hono';
+import { z } from 'zod';
+import type { MaintenanceNotice } from '../../domain/openbanking/xs2a.ts';
+import { SandboxBank } from './bank.ts';
+import { ibanOf, SANDBOX_BANKS, type SandboxBankDefinition } from './catalogue.ts';
+import { registerScaPage } from './sca-page.ts';
+import { registerXs2aRoutes, tppError } from './xs2a-routes.ts';
+
+/**
+ * The sandbox banks: one HTTP server, each bank under its own base path (`/bank-a`, `/bank-b`,
+ * `/bank-c`), speaking the XS2A 1.3 subset of xs2a-routes.ts, with the hosted SCA page of sca-page.ts.
+ *
+ *   GET  /directory                                     the banks, for the platform's bank directory
+ *   POST /{code}/sandbox/psus                           seed a PSU with N transactions per account
+ *   POST /{code}/sandbox/consents/{id}/revoke           the PSU revokes the consent at the bank
+ *   POST /{code}/sandbox/consents/{id}/expire           the consent's validUntil moves to yesterday
+ *   PUT  /{code}/sandbox/maintenance                    replace the bank's maintenance notices
+ *   DELETE /{code}/sandbox/maintenance                  back to the bank's default notices
+ *
+ * The /sandbox endpoints are test controls with no counterpart at a real bank (and no authentication).
+ */
+
+export interface SandboxBanksOptions {
+  host?: string;
+  /** 0 picks a free port. */
+  port?: number;
+  /** The URL browsers and the platform reach this server at (default http://host:port). */
+  publicUrl?: string;
+  /** Page size of Bank B's transactions (default 50). */
+  transactionPageSize?: number;
+}
+
+export interface SandboxBanks {
+  url: string;
+  /** GET it for the directory of banks (OPENBANKING_BANK_DIRECTORY_URL). */
+  directoryUrl: string;
+  banks: Map<string, SandboxBank>;
+  stop(): Promise<void>;
+}
+
+export interface DirectoryEntry {
+  code: string;
+  name: string;
+  country: string;
+  bic: string;
+  xs2aBaseUrl: string;
+  bankFlowType: SandboxBankDefinition['bankFlowType'];
+  supportsPagedTransactions: boolean;
+}
+
+const noticesSchema = z.object({
+  notices: z
+    .array(
+      z.object({
+        id: z.string().min(1).optional(),
+        startsAt: z.iso.datetime({ offset: true }),
+        endsAt: z.iso.datetime({ offset: true }),
+        message: z.string().min(1).max(500),
+      }),
+    )
+    .max(20),
+});
+
+const seedSchema = z.object({
+  psuId: z
+    .string()
+    .regex(/^[a-z0-9-]{3,40}$/)
+    .optional(),
+  ownerName: z.string().min(1).max(100).optional(),
+  accounts: z
+    .array(
+      z.object({
+        currency: z
+          .string()
+          .regex(/^[A-Z]{3}$/)
+          .default('BGN'),
+        transactions: z.number().int().min(0).max(100_000).default(100),
+        historyDays: z.number().int().min(1).max(3650).default(365),
+      }),
+    )
+    .min(1)
+    .max(10)
+    .default([{ currency: 'BGN', transactions: 100, historyDays: 365 }]),
+});
+
+export async function startSandboxBanks(options: SandboxBanksOptions = {}): Promise<SandboxBanks> {
+  const host = options.host ?? '127.0.0.1';
+  let publicUrl = options.publicUrl?.replace(/\/+$/, '') ?? '';
+  const banks = new Map(
+    SANDBOX_BANKS.map((definition) => [
+      definition.code,
+      new SandboxBank(
+        definition.transactionPageSize !== null && options.transactionPageSize !== undefined
+          ? { ...definition, transactionPageSize: options.transactionPageSize }
+          : definition,
+      ),
+    ]),
+  );
+
+  const app = new Hono();
+  app.get('/directory', (c) =>
+    c.json({
+      banks: [...banks.values()].map(
+        ({ definition }): DirectoryEntry => ({
+          code: definition.code,
+          name: definition.name,
+          country: definition.country,
+          bic: definition.bic,
+          xs2aBaseUrl: `${publicUrl}/${definition.code}`,
+          bankFlowType: definition.bankFlowType,
+          supportsPagedTransactions: definition.transactionPageSize !== null,
+        }),
+      ),
+    }),
+  );
+
+  for (const bank of banks.values()) {
+    registerXs2aRoutes(app, bank, () => publicUrl);
+    registerScaPage(app, bank);
+    const admin = `/${bank.definition.code}/sandbox`;
+
+    app.post(`${admin}/psus`, async (c) => {
+      const parsed = seedSchema.safeParse(await c.req.json().catch(() => ({})));
+      if (!parsed.success) return c.json({ error: parsed.error.issues[0]?.message }, 400);
+      if (parsed.data.psuId && bank.psus.has(parsed.data.psuId))
+        return c.json({ error: 'psuId is taken' }, 409);
+      const psu = bank.seedPsu(parsed.data);
+      return c.json(
+        {
+          psuId: psu.psuId,
+          password: psu.password,
+          accounts: psu.accounts.map((account) => ({
+            iban: account.iban,
+            resourceId: account.resourceId,
+            currency: account.definition.currency,
+            transactions: account.definition.transactionCount,
+          })),
+        },
+        201,
+      );
+    });
+
+    app.post(`${admin}/consents/:consentId/:action{revoke|expire}`, (c) => {
+      const consent = bank.consents.get(c.req.param('consentId'));
+      if (!consent) return tppError(c, 'CONSENT_UNKNOWN', 'The consent is not known to the bank');
+      if (c.req.param('action') === 'revoke') {
+        if (consent.status === 'valid') consent.status = 'revokedByPsu';
+      } else {
+        consent.validUntil = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+      }
+      return c.body(null, 204);
+    });
+
+    app.put(`${admin}/maintenance`, async (c) => {
+      const parsed = noticesSchema.safeParse(await c.req.json().catch(() => undefined));
+      if (!parsed.success) return c.json({ error: parsed.error.issues[0]?.message }, 400);
+      const notices: MaintenanceNotice[] = parsed.data.notices.map((notice, index) => ({
+        id: notice.id ?? `notice-${index + 1}`,
+        startsAt: new Date(notice.startsAt).toISOString(),
+        endsAt: new Date(notice.endsAt).toISOString(),
+        message: notice.message,
+      }));
+      bank.setMaintenance(notices);
+      return c.json({ notices: bank.maintenanceNotices() }, 200);
+    });
+
+    app.delete(`${admin}/maintenance`, (c) => {
+      bank.setMaintenance(null);
+      return c.json({ notices: bank.maintenanceNotices() }, 200);
+    });
+  }
+  app.notFound((c) => tppError(c, 'RESOURCE_UNKNOWN', `${c.req.method} ${c.req.path} does not exist`));
+
+  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+    const started = serve({ fetch: app.fetch, port: options.port ?? 0, hostname: host }, () =>
+      resolve(started),
+    );
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${host}:${port}`;
+  if (!publicUrl) publicUrl = url;
+  return {
+    url: publicUrl,
+    directoryUrl: `${publicUrl}/directory`,
+    banks,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        if ('closeAllConnections' in server) server.closeAllConnections();
+      }),
+  };
+}
+
+export { ibanOf, SANDBOX_BANKS };

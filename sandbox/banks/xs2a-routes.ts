@@ -1,0 +1,360 @@
+import type { Context, Hono } from 'hono';
+import { isValidIBAN } from 'ibantools';
+import { z } from 'zod';
+import type { BookingStatus, ConsentRequest, TppMessageCode } from '../../domain/openbanking/xs2a.ts';
+import type { SandboxBank, SandboxConsent } from './bank.ts';
+import { accountDetailsOf, balancesOf, historyOf, isoDate, type SandboxAccount } from './catalogue.ts';
+
+/**
+ * The XS2A 1.3 endpoints of one sandbox bank, under `/{code}/v1`:
+ * consents (create, read, status, delete), accounts, balances, transactions (paged on banks with a
+ * page size) and one transaction, plus the ASPSP-specific `GET /v1/maintenance`.
+ * Errors are Berlin Group `tppMessages` bodies with the status codes of the specification.
+ */
+
+const STATUS_OF: Record<TppMessageCode, 400 | 401 | 403 | 404 | 429 | 500 | 503> = {
+  FORMAT_ERROR: 400,
+  CONSENT_INVALID: 401,
+  CONSENT_EXPIRED: 401,
+  CONSENT_UNKNOWN: 403,
+  RESOURCE_UNKNOWN: 404,
+  ACCESS_EXCEEDED: 429,
+  INTERNAL_SERVER_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
+};
+
+export function tppError(c: Context, code: TppMessageCode, text: string, path?: string): Response {
+  return c.json(
+    { tppMessages: [{ category: 'ERROR', code, text, ...(path ? { path } : {}) }] },
+    STATUS_OF[code],
+  );
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const isDate = (value: string) => DATE.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`));
+
+const accountReference = z.object({
+  iban: z.string().refine((iban) => isValidIBAN(iban), 'not a valid IBAN'),
+  currency: z
+    .string()
+    .regex(/^[A-Z]{3}$/)
+    .optional(),
+});
+const allAccounts = z.enum(['allAccounts', 'allAccountsWithOwnerName']);
+
+const consentRequestSchema = z
+  .object({
+    access: z
+      .object({
+        accounts: z.array(accountReference).max(50).optional(),
+        balances: z.array(accountReference).max(50).optional(),
+        transactions: z.array(accountReference).max(50).optional(),
+        availableAccounts: allAccounts.optional(),
+        allPsd2: allAccounts.optional(),
+      })
+      .refine(
+        (access) =>
+          Boolean(access.allPsd2) ||
+          Boolean(access.availableAccounts) ||
+          access.accounts !== undefined ||
+          access.balances !== undefined ||
+          access.transactions !== undefined,
+        'must name accounts, balances, transactions, availableAccounts or allPsd2',
+      ),
+    recurringIndicator: z.boolean(),
+    validUntil: z.string().refine(isDate, 'must be a date YYYY-MM-DD'),
+    frequencyPerDay: z.number().int().min(1).max(100),
+    combinedServiceIndicator: z.boolean(),
+  })
+  .refine((request) => request.recurringIndicator || request.frequencyPerDay === 1, {
+    message: 'must be 1 for a one-off consent (recurringIndicator false)',
+    path: ['frequencyPerDay'],
+  });
+
+const isRedirectUri = (value: string) => {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' || url.protocol === 'http:';
+  } catch {
+    return false;
+  }
+};
+
+export function registerXs2aRoutes(app: Hono, bank: SandboxBank, publicUrl: () => string): void {
+  const base = `/${bank.definition.code}`;
+  const v1 = `${base}/v1`;
+
+  // Every XS2A request carries a UUID X-Request-ID, echoed on the answer.
+  app.use(`${v1}/*`, async (c, next) => {
+    const requestId = c.req.header('x-request-id');
+    if (!requestId || !UUID.test(requestId))
+      return tppError(c, 'FORMAT_ERROR', 'X-Request-ID must be a UUID', 'X-Request-ID');
+    c.header('X-Request-ID', requestId);
+    if (c.req.path !== `${v1}/maintenance`) {
+      const window = bank.activeMaintenance();
+      if (window) {
+        const seconds = Math.max(1, Math.ceil((Date.parse(window.endsAt) - Date.now()) / 1000));
+        c.header('Retry-After', String(seconds));
+        return tppError(c, 'SERVICE_UNAVAILABLE', window.message);
+      }
+    }
+    return next();
+  });
+
+  app.get(`${v1}/maintenance`, (c) => c.json({ notices: bank.maintenanceNotices() }, 200));
+
+  app.post(`${v1}/consents`, async (c) => {
+    const body = await c.req.json().catch(() => undefined);
+    const parsed = consentRequestSchema.safeParse(body);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      return tppError(
+        c,
+        'FORMAT_ERROR',
+        `${issue.path.join('.') || 'body'}: ${issue.message}`,
+        issue.path.join('.'),
+      );
+    }
+    const request = parsed.data as ConsentRequest;
+    if (request.validUntil < isoDate(new Date()))
+      return tppError(c, 'FORMAT_ERROR', 'validUntil: must not be in the past', 'validUntil');
+    const redirectUri = c.req.header('tpp-redirect-uri');
+    if (!redirectUri || !isRedirectUri(redirectUri))
+      return tppError(
+        c,
+        'FORMAT_ERROR',
+        'TPP-Redirect-URI: required, an http(s) URL (redirect approach)',
+        'TPP-Redirect-URI',
+      );
+    const nokRedirectUri = c.req.header('tpp-nok-redirect-uri') ?? redirectUri;
+    if (!isRedirectUri(nokRedirectUri))
+      return tppError(
+        c,
+        'FORMAT_ERROR',
+        'TPP-Nok-Redirect-URI: must be an http(s) URL',
+        'TPP-Nok-Redirect-URI',
+      );
+
+    const consent = bank.createConsent(request, redirectUri, nokRedirectUri);
+    const self = `${v1}/consents/${consent.consentId}`;
+    c.header('Location', self);
+    c.header('ASPSP-SCA-Approach', 'REDIRECT');
+    return c.json(
+      {
+        consentStatus: 'received',
+        consentId: consent.consentId,
+        _links: {
+          scaRedirect: { href: `${publicUrl()}${base}/sca/${consent.consentId}` },
+          self: { href: self },
+          status: { href: `${self}/status` },
+        },
+      },
+      201,
+    );
+  });
+
+  const consentOf = (c: Context): SandboxConsent | Response => {
+    const consent = bank.consents.get(c.req.param('consentId') ?? '');
+    return consent ?? tppError(c, 'CONSENT_UNKNOWN', 'The consent is not known to the bank');
+  };
+
+  app.get(`${v1}/consents/:consentId`, (c) => {
+    const consent = consentOf(c);
+    if (consent instanceof Response) return consent;
+    return c.json(
+      {
+        access: consent.request.access,
+        recurringIndicator: consent.request.recurringIndicator,
+        validUntil: consent.validUntil,
+        frequencyPerDay: consent.request.frequencyPerDay,
+        combinedServiceIndicator: consent.request.combinedServiceIndicator,
+        lastActionDate: consent.lastActionDate,
+        consentStatus: bank.effectiveStatus(consent),
+        _links: { account: { href: `${v1}/accounts` } },
+      },
+      200,
+    );
+  });
+
+  app.get(`${v1}/consents/:consentId/status`, (c) => {
+    const consent = consentOf(c);
+    if (consent instanceof Response) return consent;
+    return c.json({ consentStatus: bank.effectiveStatus(consent) }, 200);
+  });
+
+  app.delete(`${v1}/consents/:consentId`, (c) => {
+    const consent = consentOf(c);
+    if (consent instanceof Response) return consent;
+    // Deleting a consent that already ended changes nothing (the answer is the same).
+    if (consent.status === 'received' || consent.status === 'valid') {
+      consent.status = 'terminatedByTpp';
+      consent.lastActionDate = isoDate(new Date());
+    }
+    return c.body(null, 204);
+  });
+
+  type Service = 'accounts' | 'balances' | 'transactions';
+
+  /**
+   * The checks every account-information read goes through: a known, valid consent that covers the
+   * account and service, and — without the PSU present — the day's frequencyPerDay budget.
+   */
+  const authorise = (
+    c: Context,
+    service: Service,
+    counter: string | null,
+  ): { consent: SandboxConsent; account?: SandboxAccount } | Response => {
+    const consentId = c.req.header('consent-id');
+    if (!consentId) return tppError(c, 'FORMAT_ERROR', 'Consent-ID header is required', 'Consent-ID');
+    const consent = bank.consents.get(consentId);
+    if (!consent) return tppError(c, 'CONSENT_UNKNOWN', 'The consent is not known to the bank');
+    const status = bank.effectiveStatus(consent);
+    if (status === 'expired') return tppError(c, 'CONSENT_EXPIRED', 'The consent has expired');
+    if (status !== 'valid' || !consent.grant)
+      return tppError(c, 'CONSENT_INVALID', `The consent is ${status}`);
+
+    let account: SandboxAccount | undefined;
+    const accountId = c.req.param('accountId');
+    if (accountId !== undefined) {
+      account = bank.accounts.get(accountId);
+      if (!account || !consent.grant.accountIds.has(accountId))
+        return tppError(c, 'RESOURCE_UNKNOWN', 'The account is not known under this consent');
+      if (service === 'balances' && !consent.grant.balances.has(accountId))
+        return tppError(c, 'CONSENT_INVALID', 'The consent does not cover balances of this account');
+      if (service === 'transactions' && !consent.grant.transactions.has(accountId))
+        return tppError(c, 'CONSENT_INVALID', 'The consent does not cover transactions of this account');
+    }
+    if (counter !== null && !c.req.header('psu-ip-address') && !bank.countUnattendedRead(consent, counter))
+      return tppError(
+        c,
+        'ACCESS_EXCEEDED',
+        `The access frequency of ${consent.request.frequencyPerDay} a day without the PSU is used up`,
+      );
+    consent.lastActionDate = isoDate(new Date());
+    return { consent, ...(account ? { account } : {}) };
+  };
+
+  const accountLinks = (account: SandboxAccount) => ({
+    balances: { href: `${v1}/accounts/${account.resourceId}/balances` },
+    transactions: { href: `${v1}/accounts/${account.resourceId}/transactions` },
+  });
+
+  app.get(`${v1}/accounts`, (c) => {
+    const withBalance = c.req.query('withBalance') === 'true';
+    const access = authorise(c, 'accounts', 'accounts');
+    if (access instanceof Response) return access;
+    const { grant } = access.consent;
+    if (withBalance && grant!.listOnly)
+      return tppError(c, 'CONSENT_INVALID', 'The consent does not cover balances');
+    const accounts = [...grant!.accountIds].map((id) => bank.accounts.get(id)!);
+    return c.json(
+      {
+        accounts: accounts.map((account) => ({
+          ...accountDetailsOf(account),
+          ...(withBalance && grant!.balances.has(account.resourceId)
+            ? { balances: balancesOf(account) }
+            : {}),
+          ...(grant!.listOnly ? {} : { _links: accountLinks(account) }),
+        })),
+      },
+      200,
+    );
+  });
+
+  app.get(`${v1}/accounts/:accountId`, (c) => {
+    const access = authorise(c, 'accounts', `${c.req.param('accountId')}:details`);
+    if (access instanceof Response) return access;
+    const account = access.account!;
+    return c.json({ account: { ...accountDetailsOf(account), _links: accountLinks(account) } }, 200);
+  });
+
+  app.get(`${v1}/accounts/:accountId/balances`, (c) => {
+    const access = authorise(c, 'balances', `${c.req.param('accountId')}:balances`);
+    if (access instanceof Response) return access;
+    const account = access.account!;
+    return c.json(
+      {
+        account: { iban: account.iban, currency: account.definition.currency },
+        balances: balancesOf(account),
+      },
+      200,
+    );
+  });
+
+  app.get(`${v1}/accounts/:accountId/transactions`, (c) => {
+    const query = c.req.query();
+    const bookingStatus = query.bookingStatus as BookingStatus | undefined;
+    if (!bookingStatus || !['booked', 'pending', 'both'].includes(bookingStatus))
+      return tppError(c, 'FORMAT_ERROR', 'bookingStatus must be booked, pending or both', 'bookingStatus');
+    for (const name of ['dateFrom', 'dateTo'] as const) {
+      const value = query[name];
+      if (value !== undefined && !isDate(value))
+        return tppError(c, 'FORMAT_ERROR', `${name} must be a date YYYY-MM-DD`, name);
+    }
+    if (query.dateFrom && query.dateTo && query.dateFrom > query.dateTo)
+      return tppError(c, 'FORMAT_ERROR', 'dateFrom is after dateTo', 'dateFrom');
+    const pageSize = bank.definition.transactionPageSize;
+    const page = query.page === undefined ? 1 : Number(query.page);
+    if (!Number.isInteger(page) || page < 1)
+      return tppError(c, 'FORMAT_ERROR', 'page must be a positive integer', 'page');
+    // Only the first page of a query counts against frequencyPerDay; following `next` does not.
+    const access = authorise(
+      c,
+      'transactions',
+      page === 1 ? `${c.req.param('accountId')}:transactions` : null,
+    );
+    if (access instanceof Response) return access;
+    const account = access.account!;
+
+    const inRange = (date: string | undefined) =>
+      date !== undefined &&
+      (!query.dateFrom || date >= query.dateFrom) &&
+      (!query.dateTo || date <= query.dateTo);
+    let selected = historyOf(account).filter((transaction) =>
+      transaction.booked
+        ? bookingStatus !== 'pending' && inRange(transaction.bookingDate)
+        : bookingStatus !== 'booked' && inRange(transaction.valueDate),
+    );
+    let next: string | undefined;
+    if (pageSize !== null) {
+      const start = (page - 1) * pageSize;
+      if (start + pageSize < selected.length) {
+        const params = new URLSearchParams({ ...query, page: String(page + 1) });
+        next = `${v1}/accounts/${account.resourceId}/transactions?${params}`;
+      }
+      selected = selected.slice(start, start + pageSize);
+    }
+    const strip = ({ cents: _cents, booked: _booked, ...transaction }: (typeof selected)[number]) =>
+      transaction;
+    return c.json(
+      {
+        account: { iban: account.iban, currency: account.definition.currency },
+        transactions: {
+          ...(bookingStatus !== 'pending'
+            ? { booked: selected.filter((transaction) => transaction.booked).map(strip) }
+            : {}),
+          ...(bookingStatus !== 'booked'
+            ? { pending: selected.filter((transaction) => !transaction.booked).map(strip) }
+            : {}),
+          _links: {
+            account: { href: `${v1}/accounts/${account.resourceId}` },
+            ...(next ? { next: { href: next } } : {}),
+          },
+        },
+      },
+      200,
+    );
+  });
+
+  app.get(`${v1}/accounts/:accountId/transactions/:transactionId`, (c) => {
+    const access = authorise(c, 'transactions', `${c.req.param('accountId')}:transactionDetails`);
+    if (access instanceof Response) return access;
+    const found = historyOf(access.account!).find(
+      (transaction) => transaction.transactionId === c.req.param('transactionId'),
+    );
+    if (!found) return tppError(c, 'RESOURCE_UNKNOWN', 'The transaction is not known');
+    const { cents: _cents, booked: _booked, ...transaction } = found;
+    return c.json({ transactionsDetails: { transactionDetails: transaction } }, 200);
+  });
+}

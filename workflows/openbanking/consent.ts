@@ -1,0 +1,196 @@
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  allHandlersFinished,
+  condition,
+  defineSignal,
+  defineUpdate,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
+import type { PlatformActivities } from '../../activities/index.ts';
+import type { StoredAccount } from '../../activities/openbanking/accounts.ts';
+import type { PsuPresence } from '../../activities/openbanking/xs2a-client.ts';
+import {
+  type ConsentKind,
+  type ConsentOutcome,
+  type ConsentState,
+  outcomeOfBankStatus,
+} from '../../domain/openbanking/consents.ts';
+import { Xs2aErrorType } from '../../domain/openbanking/xs2a.ts';
+import { BusinessStatus } from '../../domain/search-attributes.ts';
+import { sendWebhook } from '../webhooks/index.ts';
+
+export interface ConsentFlowInput {
+  consentId: string;
+  /** The unique state of the callback path; also in the workflow id (`ob-consent-<state>`). */
+  state: string;
+  kind: ConsentKind;
+  /** The gateway's callback, given to the bank as TPP-Redirect-URI and TPP-Nok-Redirect-URI. */
+  redirectUri: string;
+  nokRedirectUri: string;
+  psu?: PsuPresence;
+  /** ISO time by which the bank must have called back (OPENBANKING_SCA_TIMEOUT after the start). */
+  scaDeadline: string;
+  /** OPENBANKING_BANK_REQUEST_TIMEOUT, to bound the bank calls the API waits for. */
+  bankRequestTimeoutMs: number;
+}
+
+/** What POST consent answers: where to send the user's browser. */
+export interface ScaStart {
+  consentId: string;
+  state: string;
+  scaRedirectUrl: string;
+  scaDeadline: string;
+}
+
+/** What the bank's redirect to `/redirect/{app}/state/{state}` carried (not trusted: the bank is asked). */
+export interface BankCallback {
+  /** It came to the Nok URI (the bank says SCA failed or was cancelled). */
+  nok: boolean;
+  bankConsentId: string | null;
+  reportedStatus: string | null;
+}
+
+/** POST consent: starts the workflow and waits, as one Update-with-start, for the bank's SCA redirect. */
+export const consentStartedUpdate = defineUpdate<ScaStart>('consentStarted');
+/** The bank sent the user back: the last step of the user's authorisation. */
+export const bankCallbackSignal = defineSignal<[BankCallback]>('bankCallback');
+
+/** Failure types of consentStartedUpdate; the API answers them with its own status and code. */
+export const ConsentStartRefusal = {
+  bankUnavailable: 'ConsentBankUnavailable',
+  bankRefused: 'ConsentBankRefused',
+  notStarting: 'ConsentNotStarting',
+} as const;
+
+const { readBankConsentStatus, terminateBankConsent, recordConsentOutcome, prepareConsentWebhook } =
+  proxyActivities<PlatformActivities>({
+    startToCloseTimeout: '1 minute',
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+  });
+
+// Reading every account's history can take a while; a bank in maintenance is retried for up to an hour.
+const { storeConsentAccounts, storeAccountList } = proxyActivities<PlatformActivities>({
+  startToCloseTimeout: '10 minutes',
+  scheduleToCloseTimeout: '1 hour',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '2 minutes' },
+});
+
+/**
+ * One consent with its strong customer authentication (SCA) at the bank:
+ * create the bank consent → hand the SCA page to the caller → wait for the user to come back from the
+ * bank (or give up after OPENBANKING_SCA_TIMEOUT) → ask the bank how the SCA ended → store the
+ * accounts, balances and transactions → call the hook with the outcome.
+ */
+export async function consentAuthorisation(input: ConsentFlowInput): Promise<ConsentOutcome> {
+  let status: ConsentState = 'AWAITING_SCA';
+  let sca: ScaStart | undefined;
+  let startFailure: ApplicationFailure | undefined;
+  let callback: BankCallback | undefined;
+
+  setHandler(
+    consentStartedUpdate,
+    async () => {
+      await condition(() => sca !== undefined || startFailure !== undefined);
+      if (startFailure) throw startFailure;
+      return sca!;
+    },
+    {
+      validator: () => {
+        if (status !== 'AWAITING_SCA')
+          throw ApplicationFailure.nonRetryable(`The consent is ${status}`, ConsentStartRefusal.notStarting);
+      },
+    },
+  );
+  // Only the first callback counts; a repeated or late one is harmless.
+  setHandler(bankCallbackSignal, (received) => {
+    callback ??= received;
+  });
+
+  const finish = async (outcome: ConsentOutcome, reason: string | null, accounts: StoredAccount[] = []) => {
+    status = outcome;
+    upsertSearchAttributes([{ key: BusinessStatus, value: outcome }]);
+    await recordConsentOutcome({ consentId: input.consentId, status: outcome, reason });
+    const webhook = await prepareConsentWebhook({
+      consentId: input.consentId,
+      status: outcome,
+      reason,
+      accounts,
+    });
+    if (webhook) await sendWebhook(webhook);
+    await condition(allHandlersFinished);
+    return outcome;
+  };
+
+  // 1. The bank consent, and the SCA page the user is sent to.
+  try {
+    const created = await bankConsentStarter(input).createBankConsent({
+      consentId: input.consentId,
+      redirectUri: input.redirectUri,
+      nokRedirectUri: input.nokRedirectUri,
+      ...(input.psu ? { psu: input.psu } : {}),
+    });
+    sca = {
+      consentId: input.consentId,
+      state: input.state,
+      scaRedirectUrl: created.scaRedirectUrl,
+      scaDeadline: input.scaDeadline,
+    };
+  } catch (error) {
+    startFailure = refusalOf(error);
+    return finish('FAILED', startFailure.message);
+  }
+
+  // 2. The user authenticates at the bank; the bank sends the browser back to the gateway.
+  const remainingMs = Date.parse(input.scaDeadline) - Date.now();
+  const calledBack = remainingMs > 0 && (await condition(() => callback !== undefined, remainingMs));
+  if (!calledBack) {
+    await terminateBankConsent({ consentId: input.consentId });
+    return finish('ABANDONED', 'the user did not complete the authentication at the bank in time');
+  }
+
+  // 3. The bank, not the browser, says how the authentication ended.
+  const bankStatus = await readBankConsentStatus({ consentId: input.consentId });
+  const outcome = outcomeOfBankStatus(bankStatus);
+  if (outcome !== 'ACTIVE') {
+    if (bankStatus === 'received') await terminateBankConsent({ consentId: input.consentId });
+    return finish(outcome, `the bank reports the consent as ${bankStatus}`);
+  }
+
+  // 4. Read what the consent grants into the read model.
+  if (input.kind === 'account-list') {
+    await storeAccountList({ consentId: input.consentId });
+    // One-shot: the list is read once, so the bank consent is ended at once.
+    await terminateBankConsent({ consentId: input.consentId });
+    return finish('ACTIVE', null);
+  }
+  const accounts = await storeConsentAccounts({ consentId: input.consentId });
+  return finish('ACTIVE', null, accounts);
+}
+
+/** The bank consent is created while the API waits: few, short attempts. */
+function bankConsentStarter(input: ConsentFlowInput) {
+  return proxyActivities<PlatformActivities>({
+    startToCloseTimeout: input.bankRequestTimeoutMs + 5_000,
+    scheduleToCloseTimeout: 2 * input.bankRequestTimeoutMs + 15_000,
+    retry: { initialInterval: '1 second', maximumAttempts: 3 },
+  });
+}
+
+/** Why the bank consent could not be created, as the refusal the API answers. */
+function refusalOf(error: unknown): ApplicationFailure {
+  const cause = error instanceof ActivityFailure ? error.cause : error;
+  const message = cause instanceof Error ? cause.message : 'the bank consent could not be created';
+  // The bank answered and said no (format, unknown IBAN...): retrying the same request cannot help.
+  const refused =
+    cause instanceof ApplicationFailure &&
+    cause.type !== Xs2aErrorType.BankUnavailable &&
+    cause.type !== Xs2aErrorType.ProtocolError &&
+    (Object.values(Xs2aErrorType) as (string | undefined)[]).includes(cause.type ?? undefined);
+  return ApplicationFailure.nonRetryable(
+    message,
+    refused ? ConsentStartRefusal.bankRefused : ConsentStartRefusal.bankUnavailable,
+  );
+}
