@@ -12,6 +12,13 @@ import { ApiError, toErrorResponse } from './shared/errors.ts';
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
+/**
+ * Credentials that an interface puts in a path (the open-banking `.../consents-request/{userHash}`)
+ * must not reach the logs: any segment shaped like an identity hash is replaced.
+ */
+const IDENTITY_HASH_SEGMENT = /\/(agent|user|public|admin)_[A-Za-z0-9_-]{43}(?=\/|$)/g;
+export const loggablePath = (path: string) => path.replace(IDENTITY_HASH_SEGMENT, '/$1_<redacted>');
+
 /** Resolves with the name of each component that is not ready (empty when all are). */
 export type ReadinessProbe = () => Promise<string[]>;
 
@@ -35,7 +42,7 @@ export function createApp(deps: ApiDeps, readiness: ReadinessProbe): Hono<AppEnv
         kind: 'request',
         requestId,
         method: c.req.method,
-        path: c.req.path,
+        path: loggablePath(c.req.path),
         status: c.res.status,
         durationMs: Math.round((performance.now() - started) * 10) / 10,
       },
@@ -75,7 +82,9 @@ export function createApp(deps: ApiDeps, readiness: ReadinessProbe): Hono<AppEnv
 
   app.notFound((c) => c.json(ApiError.notFound(`${c.req.method} ${c.req.path}`).body(), 404));
   app.onError((error, c) =>
-    toErrorResponse(error, c, (e) => deps.logger.error({ err: e, path: c.req.path }, 'unhandled error')),
+    toErrorResponse(error, c, (e) =>
+      deps.logger.error({ err: e, path: loggablePath(c.req.path) }, 'unhandled error'),
+    ),
   );
   return app;
 }

@@ -91,6 +91,8 @@ async function main() {
   say('Integration platform is running:');
   say(`  API                  ${api.url}   (health: ${api.url}/health)`);
   say(`  Messaging gateway    ${api.url}/messaging   docs: ${api.url}/messaging/docs`);
+  say(`  Collect gateway      ${api.url}/collect   docs: ${api.url}/collect/docs`);
+  say(`  Open-banking gateway ${api.url}/openbanking   docs: ${api.url}/openbanking/docs`);
   say(`  Temporal             ${temporalAddress}${uiUrl ? `   Web UI: ${uiUrl}` : ''}`);
   say(
     `  Database             ${database.driver === 'pglite' ? `PGlite in ${path.join(config.DATA_DIR, 'pglite')}` : 'PostgreSQL (DATABASE_URL)'}`,

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { WorkflowHandle } from '@temporalio/client';
 import { asc, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { collectObligationEvents, collectObligations } from '../../db/schema/collect.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { expTimeIn, getText, newInvoice, signedPacket, type TextReply } from './epay-client.ts';
@@ -35,6 +35,10 @@ beforeAll(async () => {
     worker: 'none',
     env: { COLLECT_PAYOUT_EXPIRY: `${PAYOUT_EXPIRY_MS}ms` },
   });
+});
+// Each test starts its own worker processes; none outlives it.
+afterEach(async () => {
+  await Promise.all([...workers].map((worker) => worker.kill()));
 });
 afterAll(async () => {
   await Promise.all([...workers].map((worker) => worker.kill()));

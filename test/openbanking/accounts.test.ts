@@ -77,7 +77,9 @@ describe('reads from the read model', () => {
       'interimAvailable',
     ]);
 
-    const all = await alice.call<TransactionList>('GET', `/api/6/transactions/${ibanId}`, { headers: alice.headers });
+    const all = await alice.call<TransactionList>('GET', `/api/6/transactions/${ibanId}`, {
+      headers: alice.headers,
+    });
     expect(all.status).toBe(200);
     expect(all.body.booked).toHaveLength(38);
     expect(all.body.pending).toHaveLength(2);
@@ -115,18 +117,50 @@ describe('reads from the read model', () => {
     expect(consents.status).toBe(200);
     expect(consents.body.consents).toEqual([expect.objectContaining({ current: true, status: 'ACTIVE' })]);
 
-    const bg = await alice.call<{ tokens: { accounts: number; status: string }[] }>('GET', '/api/8/tokens?country=bg', {
+    const bg = await alice.call<{ tokens: { accounts: number; status: string }[] }>(
+      'GET',
+      '/api/8/tokens?country=bg',
+      {
+        headers: alice.headers,
+      },
+    );
+    expect(bg.body.tokens).toEqual([expect.objectContaining({ accounts: 2, status: 'ACTIVE' })]);
+    const ro = await alice.call<{ tokens: unknown[] }>('GET', '/api/8/tokens?country=RO', {
       headers: alice.headers,
     });
-    expect(bg.body.tokens).toEqual([expect.objectContaining({ accounts: 2, status: 'ACTIVE' })]);
-    const ro = await alice.call<{ tokens: unknown[] }>('GET', '/api/8/tokens?country=RO', { headers: alice.headers });
     expect(ro.body.tokens).toEqual([]);
 
-    const byIban = await alice.call('GET', `/api/8/consent/iban/${iban}`, { headers: { 'x-agent-hash': alice.agentHash } });
+    const byIban = await alice.call('GET', `/api/8/consent/iban/${iban}`, {
+      headers: { 'x-agent-hash': alice.agentHash },
+    });
     expect(byIban.status).toBe(200);
     expect(byIban.body).toMatchObject({ ibanId, status: 'valid', userId: alice.user.userId });
-    const otherAgent = await other.call('GET', `/api/8/consent/iban/${iban}`, { headers: { 'x-agent-hash': other.agentHash } });
+    const otherAgent = await other.call('GET', `/api/8/consent/iban/${iban}`, {
+      headers: { 'x-agent-hash': other.agentHash },
+    });
     expect(otherAgent.status).toBe(404);
+  });
+});
+
+describe('reference', () => {
+  it('the OpenAPI document lists the account-information operations in their versions only', async () => {
+    const { status, body } = await alice.call<{ paths: Record<string, unknown> }>('GET', '/openapi.json');
+    expect(status).toBe(200);
+    const paths = Object.keys(body.paths);
+    for (const path of [
+      '/api/6/ibans',
+      '/api/7/balance/{ibanId}',
+      '/api/8/transactions/{ibanId}/{transactionId}',
+      '/api/8/paged-transactions/{ibanId}',
+      '/api/8/account-list',
+      '/api/8/tokens',
+      '/api/6/consent',
+      '/api/8/iban/{ibanId}',
+      '/redirect/{app}/state/{state}',
+    ])
+      expect(paths).toContain(path);
+    for (const path of ['/api/9/ibans', '/api/7/account-list', '/api/6/tokens', '/api/9/consent'])
+      expect(paths).not.toContain(path);
   });
 });
 
@@ -136,8 +170,20 @@ describe('bad input', () => {
     ['malformed ibanId (transactions)', '/api/8/transactions/iba_xyz', {}, 400, 'ibanId'],
     ['not a date', '/api/8/transactions/{ibanId}?dateFrom=2026-13-01', {}, 400, 'dateFrom'],
     ['not a calendar date', '/api/8/transactions/{ibanId}?dateTo=2026-02-30', {}, 400, 'dateTo'],
-    ['dateFrom after dateTo', '/api/8/transactions/{ibanId}?dateFrom=2026-05-02&dateTo=2026-05-01', {}, 400, 'dateFrom'],
-    ['consent-details neither true nor false', '/api/8/ibans', { 'consent-details': 'maybe' }, 400, 'consent-details'],
+    [
+      'dateFrom after dateTo',
+      '/api/8/transactions/{ibanId}?dateFrom=2026-05-02&dateTo=2026-05-01',
+      {},
+      400,
+      'dateFrom',
+    ],
+    [
+      'consent-details neither true nor false',
+      '/api/8/ibans',
+      { 'consent-details': 'maybe' },
+      400,
+      'consent-details',
+    ],
     ['unknown transaction', '/api/8/transactions/{ibanId}/tx-unknown', {}, 404, undefined],
     ['unknown but well-formed ibanId', `/api/8/balance/iba_${'0'.repeat(24)}`, {}, 404, undefined],
     ['bad country', '/api/8/tokens?country=XX', {}, 400, 'country'],
@@ -158,7 +204,8 @@ describe('bad input', () => {
   });
 
   it('POST consent: unknown bank 404, unknown hook and past validUntil 400, nothing stored', async () => {
-    const post = (body: Record<string, unknown>) => alice.call<ErrorBody>('POST', '/api/8/consent', { headers: alice.headers, body });
+    const post = (body: Record<string, unknown>) =>
+      alice.call<ErrorBody>('POST', '/api/8/consent', { headers: alice.headers, body });
     expect((await post({ bankHash: 'f'.repeat(24) })).status).toBe(404);
     const hook = await post({ bankHash: bankHash('bank-a'), hookHash: 'hook_nope' });
     expect(hook.status).toBe(400);
@@ -168,7 +215,9 @@ describe('bad input', () => {
     expect(past.body.error.fields?.[0]?.field).toBe('validUntil');
     const oneOff = await post({ bankHash: bankHash('bank-a'), recurring: false, frequencyPerDay: 4 });
     expect(oneOff.body.error.fields?.[0]?.field).toBe('frequencyPerDay');
-    const { body } = await alice.call<{ tokens: unknown[] }>('GET', '/api/8/tokens', { headers: alice.headers });
+    const { body } = await alice.call<{ tokens: unknown[] }>('GET', '/api/8/tokens', {
+      headers: alice.headers,
+    });
     expect(body.tokens).toHaveLength(1);
   });
 });
@@ -192,7 +241,11 @@ describe('access', () => {
 
   it('without x-user-hash every operation is 401', async () => {
     for (const [method, path] of paths()) {
-      const { status, body } = await alice.call<ErrorBody>(method, path, method === 'POST' ? { body: {} } : {});
+      const { status, body } = await alice.call<ErrorBody>(
+        method,
+        path,
+        method === 'POST' ? { body: {} } : {},
+      );
       expect(status, `${method} ${path}`).toBe(401);
       expect(body.error.code).toBe('unauthorized');
     }
@@ -227,7 +280,9 @@ describe('the bank refuses or is away: the read model is still served', () => {
   it('429 ACCESS_EXCEEDED on a refresh: reads answer the last data, the consent is marked', async () => {
     const carol = await newCustomer(platform);
     await addAccounts(carol, 'carol', { bankHash: bankHash('bank-b'), frequencyPerDay: 1 });
-    const { body } = await carol.call<{ ibans: Account[] }>('GET', '/api/8/ibans', { headers: carol.headers });
+    const { body } = await carol.call<{ ibans: Account[] }>('GET', '/api/8/ibans', {
+      headers: carol.headers,
+    });
     const account = body.ibans[0]!;
     const before = await carol.call<TransactionList>('GET', `/api/8/transactions/${account.ibanId}`, {
       headers: carol.headers,
@@ -284,9 +339,13 @@ describe('the bank refuses or is away: the read model is still served', () => {
       });
       expect(refresh.status).toBe(202);
       await eventually(async () => {
-        const { body } = await alice.call<{ freshness: Account['freshness'] }>('GET', `/api/8/balance/${ibanId}`, {
-          headers: alice.headers,
-        });
+        const { body } = await alice.call<{ freshness: Account['freshness'] }>(
+          'GET',
+          `/api/8/balance/${ibanId}`,
+          {
+            headers: alice.headers,
+          },
+        );
         return body.freshness.refreshError === 'bank_unavailable' ? true : undefined;
       }, 30_000);
       const balance = await alice.call<{ balances: unknown[] }>('GET', `/api/8/balance/${ibanId}`, {
@@ -294,6 +353,18 @@ describe('the bank refuses or is away: the read model is still served', () => {
       });
       expect(balance.status).toBe(200);
       expect(balance.body.balances).toHaveLength(3);
+
+      // A new consent needs the bank: 503 bank_unavailable, and the consent ends FAILED.
+      const refused = await alice.call<ErrorBody>('POST', '/api/8/consent', {
+        headers: alice.headers,
+        body: { bankHash: bankHash('bank-a') },
+      });
+      expect(refused.status).toBe(503);
+      expect(refused.body.error.code).toBe('bank_unavailable');
+      const { body } = await alice.call<{ tokens: { status: string }[] }>('GET', '/api/8/tokens', {
+        headers: alice.headers,
+      });
+      expect(body.tokens[0]).toMatchObject({ status: 'FAILED' });
     } finally {
       await fetch(maintenance, { method: 'DELETE' });
     }
@@ -304,7 +375,9 @@ describe('paged transactions, account list, deleting accounts', () => {
   it('paged transactions follow the bank’s pages on a paging bank; a bank that does not page is 409', async () => {
     const carol = await newCustomer(platform);
     await addAccounts(carol, 'carol', { bankHash: bankHash('bank-b') });
-    const { body } = await carol.call<{ ibans: Account[] }>('GET', '/api/8/ibans', { headers: carol.headers });
+    const { body } = await carol.call<{ ibans: Account[] }>('GET', '/api/8/ibans', {
+      headers: carol.headers,
+    });
     const ibanId = body.ibans[0]!.ibanId;
     const seen = new Set<string>();
     let next: string | null = null;
@@ -317,7 +390,8 @@ describe('paged transactions, account list, deleting accounts', () => {
         { headers: carol.headers },
       );
       expect(page.status).toBe(200);
-      for (const transaction of [...page.body.booked, ...page.body.pending]) seen.add(transaction.transactionId);
+      for (const transaction of [...page.body.booked, ...page.body.pending])
+        seen.add(transaction.transactionId);
       next = page.body.nextPageUrl;
       pages += 1;
     } while (next && pages < 10);
@@ -337,7 +411,10 @@ describe('paged transactions, account list, deleting accounts', () => {
     });
     expect(notPaging.status).toBe(409);
     expect(notPaging.body.error.code).toBe('paged_transactions_not_supported');
-    expect((await alice.call('GET', `/api/7/paged-transactions/${current().ibanId}`, { headers: alice.headers })).status).toBe(404);
+    expect(
+      (await alice.call('GET', `/api/7/paged-transactions/${current().ibanId}`, { headers: alice.headers }))
+        .status,
+    ).toBe(404);
   });
 
   it('a one-shot account-list consent lists IBANs and owner names, and is ended at the bank at once', async () => {
@@ -349,7 +426,9 @@ describe('paged transactions, account list, deleting accounts', () => {
       { headers: dan.headers },
     );
     expect(status).toBe(200);
-    expect(body.accounts).toEqual([expect.objectContaining({ iban: expect.stringMatching(/^RO/), ownerName: 'Dan Popescu' })]);
+    expect(body.accounts).toEqual([
+      expect.objectContaining({ iban: expect.stringMatching(/^RO/), ownerName: 'Dan Popescu' }),
+    ]);
     const token = await consentOnceSettled(dan, started.consentId);
     expect(token).toMatchObject({ kind: 'account-list', status: 'ACTIVE', bankStatus: 'terminatedByTpp' });
     // It adds no accounts to GET ibans.
@@ -366,12 +445,20 @@ describe('paged transactions, account list, deleting accounts', () => {
     const kept = await bob.call('DELETE', `/api/6/iban/${first!.ibanId}`, { headers: bob.headers });
     expect(kept.status).toBe(200);
     expect(kept.body).toMatchObject({ status: 'deleted', consentTermination: 'kept' });
-    expect((await bob.call('GET', `/api/8/balance/${first!.ibanId}`, { headers: bob.headers })).status).toBe(404);
-    expect((await bob.call('DELETE', `/api/6/iban/${first!.ibanId}`, { headers: bob.headers })).status).toBe(404);
+    expect((await bob.call('GET', `/api/8/balance/${first!.ibanId}`, { headers: bob.headers })).status).toBe(
+      404,
+    );
+    expect((await bob.call('DELETE', `/api/6/iban/${first!.ibanId}`, { headers: bob.headers })).status).toBe(
+      404,
+    );
 
     const ended = await bob.call('DELETE', `/api/8/iban/${second!.ibanId}`, { headers: bob.headers });
     expect(ended.body).toMatchObject({ consentTermination: 'requested' });
-    const token = await consentOnceSettled(bob, started.consentId, (candidate) => candidate.status === 'TERMINATED');
+    const token = await consentOnceSettled(
+      bob,
+      started.consentId,
+      (candidate) => candidate.status === 'TERMINATED',
+    );
     expect(token).toMatchObject({ bankStatus: 'terminatedByTpp', accounts: 0 });
     const list = await bob.call<{ ibans: unknown[] }>('GET', '/api/8/ibans', { headers: bob.headers });
     expect(list.body.ibans).toEqual([]);

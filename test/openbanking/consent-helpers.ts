@@ -1,6 +1,11 @@
 import { bankHashOf } from '../../domain/openbanking/bank-directory.ts';
 import { driveSca } from '../../sandbox/banks/sca-driver.ts';
-import { type EnrolledUser, enrolUser, type ObCall, openBankingClient } from '../support/openbanking-client.ts';
+import {
+  type EnrolledUser,
+  enrolUser,
+  type ObCall,
+  openBankingClient,
+} from '../support/openbanking-client.ts';
 import { eventually, type TestPlatform } from '../support/platform.ts';
 
 /**
@@ -30,7 +35,13 @@ export async function newCustomer(platform: TestPlatform, name = 'Test agent'): 
   const call = openBankingClient(platform.openBanking.url);
   const agent = await platform.openBanking.createAgent(name);
   const user = await enrolUser(call, agent.agentHash);
-  return { call, agentHash: agent.agentHash, agentId: agent.agentId, user, headers: { 'x-user-hash': user.userHash } };
+  return {
+    call,
+    agentHash: agent.agentHash,
+    agentId: agent.agentId,
+    user,
+    headers: { 'x-user-hash': user.userHash },
+  };
 }
 
 export async function startConsent(
@@ -65,7 +76,9 @@ export function consentOnceSettled(
 ): Promise<Token> {
   return eventually(
     async () => {
-      const { body } = await customer.call<{ tokens: Token[] }>('GET', '/api/8/tokens', { headers: customer.headers });
+      const { body } = await customer.call<{ tokens: Token[] }>('GET', '/api/8/tokens', {
+        headers: customer.headers,
+      });
       const token = body.tokens.find((candidate) => candidate.consentId === consentId);
       return token && done(token) ? token : undefined;
     },
