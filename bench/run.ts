@@ -2,6 +2,7 @@ import { startDevServer } from '../platform/dev-server.ts';
 import { resolveTemporalCli } from '../platform/temporal-cli.ts';
 import { ensureWorkflowBundle } from '../platform/workflow-bundle.ts';
 import { startIsolatedPlatform } from '../test/support/isolated-platform.ts';
+import { benchCollect } from './collect.ts';
 import type { BenchContext } from './context.ts';
 import { benchMessaging } from './messaging.ts';
 
@@ -12,6 +13,7 @@ import { benchMessaging } from './messaging.ts';
  */
 const sections: Record<string, (context: BenchContext) => Promise<void>> = {
   messaging: benchMessaging,
+  collect: benchCollect,
 };
 const requested = process.argv.slice(2);
 const unknown = requested.filter((name) => !(name in sections));
@@ -27,7 +29,15 @@ const platform = await startIsolatedPlatform({
   temporalAddress: devServer.address,
   workflowBundlePath: await ensureWorkflowBundle(),
   receiptDelayMs: 0,
-  env: { LOG_LEVEL: 'silent', DATABASE_POOL_SIZE: '20', WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s' },
+  env: {
+    LOG_LEVEL: 'silent',
+    DATABASE_POOL_SIZE: '20',
+    WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s',
+    // Collect: the production batching and request timeout, retries shortened to fit the run.
+    COLLECT_NOTIFY_BATCH_WINDOW: '1s',
+    COLLECT_NOTIFY_REQUEST_TIMEOUT: '15s',
+    COLLECT_NOTIFY_RETRY_SCHEDULE: '1s,5s,15s,30s,60s',
+  },
 });
 console.log(`Platform up (Temporal ${devServer.address}); concurrency ${concurrency}.`);
 

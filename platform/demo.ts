@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { verifyWebhook } from '../domain/webhooks/signature.ts';
@@ -8,6 +9,9 @@ import { startReceiver } from '../sandbox/webhook-receiver.ts';
  * integrator would, printing each step and a Temporal Web UI link for every workflow it started.
  * Options: API_URL (default http://127.0.0.1:3000), AT (access token; default: the sandbox token that
  * `npm start` wrote to DATA_DIR/sandbox-token), TEMPORAL_UI_URL (default http://127.0.0.1:8233).
+ * Payment collection: ADMIN_TOKEN (the one `npm start` runs with) creates the demo merchant, or
+ * COLLECT_MIN + COLLECT_SECRET name one created beforehand; SANDBOX_MERCHANT_URL (default
+ * http://127.0.0.1:4030) is the sandbox merchant that receives its notifications.
  */
 const apiUrl = process.env.API_URL ?? `http://127.0.0.1:${process.env.PORT ?? 3000}`;
 const uiUrl = process.env.TEMPORAL_UI_URL ?? 'http://127.0.0.1:8233';
@@ -54,6 +58,215 @@ async function until<T>(what: string, check: () => Promise<T | undefined>, timeo
     if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
+}
+
+// --- Payment collection (ePay-style ENCODED/CHECKSUM protocol) ----------------------------------
+
+const sandboxMerchantUrl =
+  process.env.SANDBOX_MERCHANT_URL ?? `http://127.0.0.1:${process.env.SANDBOX_MERCHANT_PORT ?? 4030}`;
+
+interface DemoMerchant {
+  min: string;
+  secret: string;
+}
+
+/** What a merchant's ePay client sends: base64 of `KEY=VALUE` lines and its HMAC-SHA1 with the secret. */
+function signedPacket(merchant: DemoMerchant, fields: Record<string, string>) {
+  const text = Object.entries({ MIN: merchant.min, ...fields })
+    .map(([key, value]) => `${key}=${value}`)
+    .join('\n');
+  const ENCODED = Buffer.from(text, 'utf8').toString('base64');
+  return { text, ENCODED, CHECKSUM: createHmac('sha1', merchant.secret).update(ENCODED).digest('hex') };
+}
+
+/** A `GET /collect<route>` answered with `KEY=VALUE` lines; prints the call and the answer. */
+async function collectGet(route: string, params: Record<string, string>) {
+  const response = await fetch(`${apiUrl}/collect${route}?${new URLSearchParams(params)}`);
+  const body = await response.text();
+  const fields = Object.fromEntries(
+    body
+      .split('\n')
+      .filter((line) => line.includes('='))
+      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+  );
+  console.log(`   GET /collect${route} → ${response.status}`);
+  for (const line of body.trim().split('\n')) console.log(`     ${line}`);
+  if (!response.ok) throw new Error(`GET /collect${route} failed: ${body.trim()}`);
+  return fields;
+}
+
+/** EXP_TIME `DD.MM.YYYY hh:mm:ss`, Bulgarian local time, `offsetMs` from now. */
+function expTimeIn(offsetMs: number): string {
+  const part = Object.fromEntries(
+    new Intl.DateTimeFormat('en-GB', {
+      timeZone: 'Europe/Sofia',
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    })
+      .formatToParts(new Date(Date.now() + offsetMs))
+      .map(({ type, value }) => [type, value]),
+  );
+  return `${part.day}.${part.month}.${part.year} ${part.hour}:${part.minute}:${part.second}`;
+}
+
+interface NotificationRecord {
+  status: string;
+  payTime: string | null;
+  stan: string | null;
+  bcode: string | null;
+  delivery: string;
+  attemptCount: number;
+  attempts: { attempt: number; httpStatus: number | null; reply: string | null; batchSize: number }[];
+}
+
+/**
+ * Waits until the gateway has delivered the invoice's notification and shows it: the line the sandbox
+ * merchant received and its answer. The sandbox merchant answers OK only after checking CHECKSUM (with
+ * the secret) and SIGNATURE (with the gateway's published key); a failed check is answered ERR.
+ */
+async function showNotification(merchant: DemoMerchant, invoice: string) {
+  const query = signedPacket(merchant, { INVOICE: invoice });
+  const url = `${apiUrl}/collect/notifications?${new URLSearchParams({ ENCODED: query.ENCODED, CHECKSUM: query.CHECKSUM })}`;
+  const notification = await until(`the notification of invoice ${invoice}`, async () => {
+    const response = await fetch(url);
+    if (!response.ok)
+      throw new Error(`GET /collect/notifications: ${response.status} ${await response.text()}`);
+    const [found] = ((await response.json()) as { notifications: NotificationRecord[] }).notifications;
+    return found && found.delivery !== 'pending' ? found : undefined;
+  });
+  const line = [
+    `INVOICE=${invoice}`,
+    `STATUS=${notification.status}`,
+    ...(notification.payTime ? [`PAY_TIME=${notification.payTime}`] : []),
+    ...(notification.stan ? [`STAN=${notification.stan}`] : []),
+    ...(notification.bcode ? [`BCODE=${notification.bcode}`] : []),
+  ].join(':');
+  console.log(`   GET /collect/notifications (ENCODED of MIN and INVOICE, CHECKSUM) → 200`);
+  console.log(`   POSTed to ${sandboxMerchantUrl}/${merchant.min}/notify with ENCODED, CHECKSUM, SIGNATURE:`);
+  console.log(`     ${line}`);
+  for (const attempt of notification.attempts) {
+    console.log(
+      `   attempt ${attempt.attempt}: HTTP ${attempt.httpStatus}, merchant answered ${attempt.reply} ` +
+        `(${attempt.batchSize} invoice${attempt.batchSize === 1 ? '' : 's'} in that POST)`,
+    );
+  }
+  show('delivery', notification.delivery);
+  if (notification.delivery !== 'delivered')
+    throw new Error('the sandbox merchant did not accept the notification');
+  console.log('   The sandbox merchant verified CHECKSUM (HMAC-SHA1, its secret) and SIGNATURE (RSA-SHA256,');
+  console.log(`   key at ${apiUrl}/collect/.well-known/notification-key.pem) before answering OK.`);
+}
+
+/** Creates the demo merchant through the admin endpoint and hosts it at the sandbox merchant. */
+async function demoMerchant(): Promise<DemoMerchant | undefined> {
+  if (process.env.COLLECT_MIN && process.env.COLLECT_SECRET) {
+    console.log(`   using merchant ${process.env.COLLECT_MIN} (COLLECT_MIN, COLLECT_SECRET)`);
+    return { min: process.env.COLLECT_MIN, secret: process.env.COLLECT_SECRET };
+  }
+  const adminToken = process.env.ADMIN_TOKEN;
+  if (!adminToken) {
+    console.log('   Skipped: merchants are created by an operator. Start the platform with ADMIN_TOKEN set');
+    console.log(
+      '   (at least 32 characters) and run the demo with the same ADMIN_TOKEN, or set COLLECT_MIN and',
+    );
+    console.log('   COLLECT_SECRET to a merchant whose notify URL is <sandbox merchant>/<MIN>/notify.');
+    return undefined;
+  }
+  // The MIN is chosen here so that the notify URL, which names it, can be given at creation.
+  const min = `D${String(100_000_000 + Math.floor(Math.random() * 900_000_000))}`;
+  const notifyUrl = `${sandboxMerchantUrl}/${min}/notify`;
+  const response = await fetch(`${apiUrl}/admin/collect/merchants`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'Demo shop', min, notifyUrl }),
+  });
+  const created = (await response.json()) as { min: string; secret: string; notifyUrl: string };
+  console.log(`   POST /admin/collect/merchants → ${response.status}`);
+  if (response.status !== 201) throw new Error(`creating the merchant failed: ${JSON.stringify(created)}`);
+  show('merchant', {
+    min: created.min,
+    notifyUrl: created.notifyUrl,
+    secret: '(shown once; kept by the demo)',
+  });
+
+  // The merchant's own server (the sandbox merchant) learns the secret that keys the CHECKSUM.
+  const hosted = await fetch(`${sandboxMerchantUrl}/merchants/${min}`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      secret: created.secret,
+      publicKeyUrl: `${apiUrl}/collect/.well-known/notification-key.pem`,
+    }),
+  });
+  console.log(`   PUT ${sandboxMerchantUrl}/merchants/${min} → ${hosted.status}`);
+  if (hosted.status !== 204)
+    throw new Error(`the sandbox merchant refused the registration: ${hosted.status}`);
+  return { min: created.min, secret: created.secret };
+}
+
+async function demoCollect() {
+  say('Payment collection: create a merchant and host it at the sandbox merchant');
+  const merchant = await demoMerchant();
+  if (!merchant) return;
+
+  say('Register an obligation payable at an office (office/reg_bill.cgi)');
+  const billInvoice = `${Date.now()}`.slice(-9);
+  const bill = signedPacket(merchant, {
+    INVOICE: billInvoice,
+    AMOUNT: '22.80',
+    EXP_TIME: expTimeIn(86_400_000),
+    DESCR: 'Demo order',
+    ENCODING: 'utf-8',
+  });
+  console.log(`   packet: ${bill.text.replaceAll('\n', ' | ')}`);
+  const registered = await collectGet('/office/reg_bill.cgi', {
+    ENCODED: bill.ENCODED,
+    CHECKSUM: bill.CHECKSUM,
+  });
+  const idn = registered.IDN ?? '';
+  console.log(`   the customer pays with code ${idn} at an office or ATM`);
+  console.log(`   workflow: ${workflowLink(`collect-${idn}`)}`);
+
+  say('The customer pays at the office (demo office: office/pay_bill.cgi)');
+  await collectGet('/office/pay_bill.cgi', { ACTION: 'PAY', IDN: idn });
+
+  say('The merchant is notified PAID');
+  await showNotification(merchant, billInvoice);
+  console.log(`   workflow: ${workflowLink(`merchant-notifications-${merchant.min}`)}`);
+
+  say('Order a cash payout to a named recipient (office/send.cgi)');
+  const payoutInvoice = `${Date.now()}`.slice(-9);
+  const payout = signedPacket(merchant, {
+    INVOICE: payoutInvoice,
+    AMOUNT: '150.00',
+    RCPT_NAME: 'Ivan Petrov',
+    RCPT_ID: '8001011234',
+    EXP_TIME: expTimeIn(3 * 86_400_000),
+    ENCODING: 'utf-8',
+  });
+  console.log(`   packet: ${payout.text.replaceAll('\n', ' | ')}`);
+  const ordered = await collectGet('/office/send.cgi', {
+    ENCODED: payout.ENCODED,
+    CHECKSUM: payout.CHECKSUM,
+  });
+  const sysCode = ordered.SYS_CODE ?? '';
+  console.log(`   the payout waits for its recipient until EXP_TIME: ${workflowLink(`payout-${sysCode}`)}`);
+
+  say('The recipient collects the cash (demo office: office/pay_money_send.cgi)');
+  await collectGet('/office/pay_money_send.cgi', { SYS_CODE: sysCode });
+
+  say('The merchant is notified PAID (STAN and BCODE 000000 for a cash payout)');
+  await showNotification(merchant, payoutInvoice);
+
+  const search = `PlatformService="collect" AND OwnerId="${merchant.min}"`;
+  console.log(
+    `\n   All workflows of this merchant: ${uiUrl}/namespaces/${namespace}/workflows?query=${encodeURIComponent(search)}`,
+  );
 }
 
 say(`Health of ${apiUrl}`);
@@ -132,10 +345,13 @@ try {
   show('first operators of BG', ((await call('GET', '/mccmnc/BG?Page=1')).items as unknown[]).slice(0, 2));
   show('prefixes of BG', await call('GET', '/prefixes/BG'));
 
+  await demoCollect();
+
   console.log(
     `\nDone. Browse every workflow in the Temporal Web UI: ${uiUrl}/namespaces/${namespace}/workflows`,
   );
   console.log(`The messaging reference: ${apiUrl}/messaging/docs`);
+  console.log(`The payment-collection reference: ${apiUrl}/collect/docs`);
 } finally {
   await receiver.stop();
 }

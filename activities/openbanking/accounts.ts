@@ -303,27 +303,30 @@ export function createAccountActivities(deps: AccountActivityDeps) {
         const reason = refreshErrorOf(error);
         // Unavailable: let the activity retry; after its last attempt the workflow records it.
         if (!reason || reason === 'bank_unavailable') throw error;
-        await recordRefreshError(db, account.id, reason);
-        if (reason === 'access_exceeded') {
-          await db
-            .update(obConsents)
-            .set({ accessExceededAt: new Date() })
-            .where(eq(obConsents.id, consent.id));
-        }
-        if (reason === 'consent_expired' || reason === 'consent_invalid') {
-          // The bank ended the consent: learn how, and stop using it.
-          const bankStatus = await client.getConsentStatus(consent.bankConsentId!).catch(() => undefined);
-          const status = reason === 'consent_expired' || bankStatus === 'expired' ? 'EXPIRED' : 'REVOKED';
-          await db
-            .update(obConsents)
-            .set({
-              status,
-              statusReason: `the bank answered ${reason === 'consent_expired' ? 'CONSENT_EXPIRED' : 'CONSENT_INVALID'} on a refresh`,
-              ...(bankStatus ? { bankStatus, bankStatusCheckedAt: new Date() } : {}),
-              updatedAt: new Date(),
-            })
-            .where(and(eq(obConsents.id, consent.id), eq(obConsents.status, 'ACTIVE')));
-        }
+        // The bank ended the consent: learn how, and stop using it.
+        const ended = reason === 'consent_expired' || reason === 'consent_invalid';
+        const bankStatus = ended
+          ? await client.getConsentStatus(consent.bankConsentId!).catch(() => undefined)
+          : undefined;
+        // The account's error and the consent's mark are one write: a reader sees both or neither.
+        await db.transaction(async (tx) => {
+          await recordRefreshError(tx, account.id, reason);
+          if (reason === 'access_exceeded')
+            await tx
+              .update(obConsents)
+              .set({ accessExceededAt: new Date() })
+              .where(eq(obConsents.id, consent.id));
+          if (ended)
+            await tx
+              .update(obConsents)
+              .set({
+                status: reason === 'consent_expired' || bankStatus === 'expired' ? 'EXPIRED' : 'REVOKED',
+                statusReason: `the bank answered ${reason === 'consent_expired' ? 'CONSENT_EXPIRED' : 'CONSENT_INVALID'} on a refresh`,
+                ...(bankStatus ? { bankStatus, bankStatusCheckedAt: new Date() } : {}),
+                updatedAt: new Date(),
+              })
+              .where(and(eq(obConsents.id, consent.id), eq(obConsents.status, 'ACTIVE')));
+        });
         logger.info(
           { ibanId: account.id, consentId: consent.id, reason },
           'account refresh refused by the bank',

@@ -82,12 +82,9 @@ export const consentSummarySchema = z
       .number()
       .int()
       .openapi({ description: 'Reads a day the bank allows without the user', example: 4 }),
-    accessExceededAt: z
-      .string()
-      .nullable()
-      .openapi({
-        description: 'Last time the bank refused a read with 429 ACCESS_EXCEEDED (the day’s reads used up)',
-      }),
+    accessExceededAt: z.string().nullable().openapi({
+      description: 'Last time the bank refused a read with 429 ACCESS_EXCEEDED (the day’s reads used up)',
+    }),
   })
   .openapi('AccountConsent');
 

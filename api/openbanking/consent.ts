@@ -23,7 +23,7 @@ import type { AppEnv } from '../shared/context.ts';
 import { ApiError, errorBodySchema, errorResponses } from '../shared/errors.ts';
 import { bankHashParam, findBank } from './bank-records.ts';
 import { findUsableHook } from './hooks.ts';
-import { newId, requireUser, USER_SECURITY } from './identity.ts';
+import { newId, requireUser, USER_SECURITY, type UserIdentity } from './identity.ts';
 import { defineOperation } from './versions.ts';
 
 /**
@@ -45,14 +45,9 @@ const ibanField = z
 const consentBody = z
   .object({
     bankHash: bankHashParam.openapi({ param: undefined, description: 'The bank, from GET banks' }),
-    hookHash: z
-      .string()
-      .min(1)
-      .max(100)
-      .optional()
-      .openapi({
-        description: 'A hook of the user or its agent (createhook): called back when the consent ends',
-      }),
+    hookHash: z.string().min(1).max(100).optional().openapi({
+      description: 'A hook of the user or its agent (createhook): called back when the consent ends',
+    }),
     app: z
       .string()
       .regex(APP_PATTERN, 'lower-case letters, digits and dashes, at most 32')
@@ -92,23 +87,14 @@ const consentBody = z
         description: `Last day of the consent; default OPENBANKING_CONSENT_VALIDITY (90 days), at most ${MAX_VALIDITY_DAYS} days`,
         example: '2027-02-21',
       }),
-    frequencyPerDay: z
-      .number()
-      .int()
-      .min(1)
-      .max(100)
-      .optional()
-      .openapi({
-        description: 'Reads a day without the user present (default 4; 1 when not recurring)',
-        example: 4,
-      }),
-    recurring: z
-      .boolean()
-      .optional()
-      .openapi({
-        description: 'Read repeatedly (default true); false allows one read (frequencyPerDay 1)',
-        example: true,
-      }),
+    frequencyPerDay: z.number().int().min(1).max(100).optional().openapi({
+      description: 'Reads a day without the user present (default 4; 1 when not recurring)',
+      example: 4,
+    }),
+    recurring: z.boolean().optional().openapi({
+      description: 'Read repeatedly (default true); false allows one read (frequencyPerDay 1)',
+      example: true,
+    }),
   })
   .openapi('ConsentRequest');
 
@@ -188,113 +174,125 @@ export const createConsentOperation = defineOperation({
     }),
   handler: () => async (c) => {
     const user = await requireUser(c);
-    const body = c.req.valid('json');
-    const deps = c.get('deps');
-    const { db, config, temporal } = deps;
-
-    // The request's own rules, each naming its field.
-    const today = new Date();
-    const validUntil =
-      body.validUntil ?? isoDay(new Date(today.getTime() + config.OPENBANKING_CONSENT_VALIDITY));
-    const latest = isoDay(new Date(today.getTime() + MAX_VALIDITY_DAYS * 86_400_000));
-    if (Number.isNaN(Date.parse(`${validUntil}T00:00:00Z`)))
-      throw ApiError.field('validUntil', 'not a calendar date');
-    if (validUntil < isoDay(today)) throw ApiError.field('validUntil', 'must not be in the past');
-    if (validUntil > latest)
-      throw ApiError.field('validUntil', `must be at most ${MAX_VALIDITY_DAYS} days ahead`);
-    const oneShot = body.kind === 'account-list';
-    const recurring = oneShot ? false : (body.recurring ?? true);
-    const frequencyPerDay = recurring ? (body.frequencyPerDay ?? 4) : 1;
-    if (!recurring && body.frequencyPerDay !== undefined && body.frequencyPerDay !== 1)
-      throw ApiError.field('frequencyPerDay', 'must be 1 for a consent that is not recurring');
-
-    const { row: bank } = await findBank(db, body.bankHash);
-    if (bank.bankFlowType !== 'redirect')
-      throw ApiError.conflict(
-        'sca_flow_not_supported',
-        `${bank.name} uses the ${bank.bankFlowType} SCA flow; only redirect is supported`,
-      );
-    if (body.hookHash && !(await findUsableHook(db, user, body.hookHash)))
-      throw ApiError.field('hookHash', 'not a hook of this user or its agent');
-
-    const consentId = newId('con');
-    const state = randomBytes(32).toString('base64url');
-    const scaDeadline = new Date(Date.now() + config.OPENBANKING_SCA_TIMEOUT);
-    await db.insert(obConsents).values({
-      id: consentId,
-      state,
-      app: body.app,
-      agentId: user.agentId,
-      userId: user.userId,
-      bankHash: bank.bankHash,
-      hookHash: body.hookHash ?? null,
-      kind: body.kind,
-      scopes: oneShot ? ['accounts'] : [...new Set(['accounts' as const, ...body.access])],
-      requestedIbans: oneShot ? [] : [...new Set(body.ibans)],
-      recurring,
-      validUntil,
-      frequencyPerDay,
-      status: 'AWAITING_SCA',
-      scaDeadline,
-    });
-
-    const base = config.PUBLIC_BASE_URL?.replace(/\/+$/, '') ?? new URL(c.req.url).origin;
-    const callbackUrl = `${base}/openbanking/redirect/${body.app}/state/${state}`;
-    const psu = psuOf(c, c.req.valid('header')['user-agent']);
-    const input: ConsentFlowInput = {
-      consentId,
-      state,
-      kind: body.kind,
-      redirectUri: callbackUrl,
-      nokRedirectUri: `${callbackUrl}?outcome=nok`,
-      ...(psu ? { psu } : {}),
-      scaDeadline: scaDeadline.toISOString(),
-      bankRequestTimeoutMs: config.OPENBANKING_BANK_REQUEST_TIMEOUT,
-    };
-    try {
-      const started = await temporal.workflow.executeUpdateWithStart(consentStartedUpdate, {
-        startWorkflowOperation: new WithStartWorkflowOperation(consentAuthorisation, {
-          workflowId: consentWorkflowId(state),
-          taskQueue: config.TEMPORAL_TASK_QUEUE,
-          workflowIdConflictPolicy: 'FAIL',
-          args: [input],
-          typedSearchAttributes: [
-            { key: PlatformService, value: 'openbanking' },
-            { key: OwnerId, value: user.agentId },
-            { key: UserId, value: user.userId },
-            { key: BankId, value: bank.bankHash },
-            { key: BusinessStatus, value: 'AWAITING_SCA' },
-          ],
-          staticSummary: `Consent ${consentId} (${body.kind}) of user ${user.userId} at ${bank.name}`,
-        }),
-      });
-      return c.json(
-        {
-          consentId,
-          state,
-          status: 'AWAITING_SCA' as const,
-          kind: body.kind,
-          bankHash: bank.bankHash,
-          scaRedirectUrl: started.scaRedirectUrl,
-          scaDeadline: started.scaDeadline,
-          validUntil,
-          frequencyPerDay,
-          callbackUrl,
-        },
-        201,
-      );
-    } catch (error) {
-      if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
-        if (error.cause.type === ConsentStartRefusal.bankRefused)
-          throw new ApiError(
-            502,
-            'bank_refused',
-            `The bank refused the consent request: ${error.cause.message}`,
-          );
-        if (error.cause.type === ConsentStartRefusal.bankUnavailable)
-          throw new ApiError(503, 'bank_unavailable', 'The bank could not be reached; try again later');
-      }
-      throw error;
-    }
+    const started = await startConsentFlow(c, user, c.req.valid('json'), c.req.valid('header')['user-agent']);
+    return c.json(started, 201);
   },
 });
+
+export type ConsentRequestBody = z.infer<typeof consentBody>;
+export type ConsentStarted = z.infer<typeof consentStartedSchema>;
+
+/**
+ * Starts a consent for `user` (POST consent and the AIS link page): checks the request, records the
+ * consent, and runs the Update-with-start that answers once the bank consent exists. Throws ApiError.
+ */
+export async function startConsentFlow(
+  c: Context<AppEnv>,
+  user: UserIdentity,
+  body: ConsentRequestBody,
+  userAgent: string | undefined,
+): Promise<ConsentStarted> {
+  const { db, config, temporal } = c.get('deps');
+
+  // The request's own rules, each naming its field.
+  const today = new Date();
+  const validUntil =
+    body.validUntil ?? isoDay(new Date(today.getTime() + config.OPENBANKING_CONSENT_VALIDITY));
+  const latest = isoDay(new Date(today.getTime() + MAX_VALIDITY_DAYS * 86_400_000));
+  if (Number.isNaN(Date.parse(`${validUntil}T00:00:00Z`)))
+    throw ApiError.field('validUntil', 'not a calendar date');
+  if (validUntil < isoDay(today)) throw ApiError.field('validUntil', 'must not be in the past');
+  if (validUntil > latest)
+    throw ApiError.field('validUntil', `must be at most ${MAX_VALIDITY_DAYS} days ahead`);
+  const oneShot = body.kind === 'account-list';
+  const recurring = oneShot ? false : (body.recurring ?? true);
+  const frequencyPerDay = recurring ? (body.frequencyPerDay ?? 4) : 1;
+  if (!recurring && body.frequencyPerDay !== undefined && body.frequencyPerDay !== 1)
+    throw ApiError.field('frequencyPerDay', 'must be 1 for a consent that is not recurring');
+
+  const { row: bank } = await findBank(db, body.bankHash);
+  if (bank.bankFlowType !== 'redirect')
+    throw ApiError.conflict(
+      'sca_flow_not_supported',
+      `${bank.name} uses the ${bank.bankFlowType} SCA flow; only redirect is supported`,
+    );
+  if (body.hookHash && !(await findUsableHook(db, user, body.hookHash)))
+    throw ApiError.field('hookHash', 'not a hook of this user or its agent');
+
+  const consentId = newId('con');
+  const state = randomBytes(32).toString('base64url');
+  const scaDeadline = new Date(Date.now() + config.OPENBANKING_SCA_TIMEOUT);
+  await db.insert(obConsents).values({
+    id: consentId,
+    state,
+    app: body.app,
+    agentId: user.agentId,
+    userId: user.userId,
+    bankHash: bank.bankHash,
+    hookHash: body.hookHash ?? null,
+    kind: body.kind,
+    scopes: oneShot ? ['accounts'] : [...new Set(['accounts' as const, ...body.access])],
+    requestedIbans: oneShot ? [] : [...new Set(body.ibans)],
+    recurring,
+    validUntil,
+    frequencyPerDay,
+    status: 'AWAITING_SCA',
+    scaDeadline,
+  });
+
+  const base = config.PUBLIC_BASE_URL?.replace(/\/+$/, '') ?? new URL(c.req.url).origin;
+  const callbackUrl = `${base}/openbanking/redirect/${body.app}/state/${state}`;
+  const psu = psuOf(c, userAgent);
+  const input: ConsentFlowInput = {
+    consentId,
+    state,
+    kind: body.kind,
+    redirectUri: callbackUrl,
+    nokRedirectUri: `${callbackUrl}?outcome=nok`,
+    ...(psu ? { psu } : {}),
+    scaDeadline: scaDeadline.toISOString(),
+    bankRequestTimeoutMs: config.OPENBANKING_BANK_REQUEST_TIMEOUT,
+  };
+  try {
+    const started = await temporal.workflow.executeUpdateWithStart(consentStartedUpdate, {
+      startWorkflowOperation: new WithStartWorkflowOperation(consentAuthorisation, {
+        workflowId: consentWorkflowId(state),
+        taskQueue: config.TEMPORAL_TASK_QUEUE,
+        workflowIdConflictPolicy: 'FAIL',
+        args: [input],
+        typedSearchAttributes: [
+          { key: PlatformService, value: 'openbanking' },
+          { key: OwnerId, value: user.agentId },
+          { key: UserId, value: user.userId },
+          { key: BankId, value: bank.bankHash },
+          { key: BusinessStatus, value: 'AWAITING_SCA' },
+        ],
+        staticSummary: `Consent ${consentId} (${body.kind}) of user ${user.userId} at ${bank.name}`,
+      }),
+    });
+    return {
+      consentId,
+      state,
+      status: 'AWAITING_SCA' as const,
+      kind: body.kind,
+      bankHash: bank.bankHash,
+      scaRedirectUrl: started.scaRedirectUrl,
+      scaDeadline: started.scaDeadline,
+      validUntil,
+      frequencyPerDay,
+      callbackUrl,
+    };
+  } catch (error) {
+    if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
+      if (error.cause.type === ConsentStartRefusal.bankRefused)
+        throw new ApiError(
+          502,
+          'bank_refused',
+          `The bank refused the consent request: ${error.cause.message}`,
+        );
+      if (error.cause.type === ConsentStartRefusal.bankUnavailable)
+        throw new ApiError(503, 'bank_unavailable', 'The bank could not be reached; try again later');
+    }
+    throw error;
+  }
+}

@@ -6,6 +6,7 @@ import { accountListOperation } from './account-list.ts';
 import { agentUserOperations } from './agent-users.ts';
 import { agentOperations } from './agents.ts';
 import { aisEmailOperations } from './ais-email.ts';
+import { aisStartOperations } from './ais-start.ts';
 import { balanceOperation } from './balance.ts';
 import { getBankOperation } from './bank.ts';
 import { bankMaintenanceOperation } from './bank-maintenance.ts';
@@ -71,6 +72,7 @@ export const openBankingOperations: readonly Operation[] = [
   tokensOperation,
   accountConsentsOperation,
   deleteIbanOperation,
+  ...aisStartOperations,
 ];
 
 const documentConfig = {

@@ -1,4 +1,7 @@
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { obConsents } from '../../db/schema/openbanking.ts';
+import { driveSca, formsOf } from '../../sandbox/banks/sca-driver.ts';
 import type { ErrorBody } from '../support/openbanking-client.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { addAccounts, bankHash, type Customer, consentOnceSettled, newCustomer } from './consent-helpers.ts';
@@ -139,6 +142,45 @@ describe('reads from the read model', () => {
       headers: { 'x-agent-hash': other.agentHash },
     });
     expect(otherAgent.status).toBe(404);
+  });
+});
+
+describe('versions', () => {
+  // The spec's Versions column for account information, transcribed by hand.
+  const SPEC: [string, string, readonly number[]][] = [
+    ['GET', '/balance/iba_000000000000000000000000', [6, 7, 8]],
+    ['POST', '/consent', [6, 7, 8]],
+    ['GET', '/consents/iba_000000000000000000000000', [6, 7, 8]],
+    ['DELETE', '/iban/iba_000000000000000000000000', [6, 7, 8]],
+    ['GET', '/ibans', [6, 7, 8]],
+    ['GET', '/transactions/iba_000000000000000000000000', [6, 7, 8]],
+    ['GET', '/transactions/iba_000000000000000000000000/tx-1', [6, 7, 8]],
+    ['GET', '/paged-transactions/iba_000000000000000000000000', [8]],
+    ['GET', '/account-list', [8]],
+    ['GET', '/tokens', [8]],
+  ];
+  it.each(SPEC)('%s %s exists in %j only', async (method, path, versions) => {
+    for (const version of [6, 7, 8, 9]) {
+      const { status, body } = await alice.call<ErrorBody>(
+        method,
+        `/api/${version}${path}`,
+        method === 'POST' ? { body: {} } : {},
+      );
+      // Without credentials: 401 where the operation exists, 404 (JSON) where it does not.
+      expect(status, `${method} /api/${version}${path}`).toBe(versions.includes(version) ? 401 : 404);
+      expect(body.error.code).toBe(versions.includes(version) ? 'unauthorized' : 'not_found');
+    }
+  });
+
+  it('the bank callback has no version: an unknown state is an HTML 404 page', async () => {
+    const response = await fetch(`${platform.openBanking.url}/redirect/web/state/${'x'.repeat(43)}`, {
+      method: 'POST',
+    });
+    expect(response.status).toBe(404);
+    expect(response.headers.get('content-type')).toContain('text/html');
+    expect(
+      (await fetch(`${platform.openBanking.url}/api/8/redirect/web/state/x`, { method: 'POST' })).status,
+    ).toBe(404);
   });
 });
 
@@ -316,6 +358,34 @@ describe('the bank refuses or is away: the read model is still served', () => {
     expect(paged.body.error.code).toBe('bank_access_exceeded');
   });
 
+  it('a consent the bank has expired: the refresh marks it EXPIRED, reads answer the last data', async () => {
+    const dan = await newCustomer(platform);
+    const { started } = await addAccounts(dan, 'dan', { bankHash: bankHash('bank-c') });
+    const [consent] = await platform.db.select().from(obConsents).where(eq(obConsents.id, started.consentId));
+    const expire = await fetch(
+      `${platform.sandbox.banks.url}/bank-c/sandbox/consents/${consent!.bankConsentId}/expire`,
+      {
+        method: 'POST',
+      },
+    );
+    expect(expire.status).toBe(204);
+    const { body } = await dan.call<{ ibans: Account[] }>('GET', '/api/8/ibans', { headers: dan.headers });
+    const { ibanId } = body.ibans[0]!;
+    await dan.call('POST', `/api/8/cache/initial/${ibanId}`, { headers: { 'x-agent-hash': dan.agentHash } });
+    const token = await consentOnceSettled(
+      dan,
+      started.consentId,
+      (candidate) => candidate.status === 'EXPIRED',
+    );
+    expect(token.bankStatus).toBe('expired');
+    const transactions = await dan.call<TransactionList>('GET', `/api/8/transactions/${ibanId}`, {
+      headers: dan.headers,
+    });
+    expect(transactions.status).toBe(200);
+    expect(transactions.body.booked.length + transactions.body.pending.length).toBe(30);
+    expect(transactions.body.freshness.refreshError).toBe('consent_expired');
+  });
+
   it('a bank in maintenance: the refresh records bank_unavailable, reads answer the last data', async () => {
     const maintenance = `${platform.sandbox.banks.url}/bank-a/sandbox/maintenance`;
     const now = Date.now();
@@ -434,6 +504,43 @@ describe('paged transactions, account list, deleting accounts', () => {
     // It adds no accounts to GET ibans.
     const ibans = await dan.call<{ ibans: unknown[] }>('GET', '/api/8/ibans', { headers: dan.headers });
     expect(ibans.body.ibans).toEqual([]);
+  });
+
+  it('the AIS e-mail link: the page starts nothing; its button starts the consent at the bank', async () => {
+    const erin = await newCustomer(platform);
+    const email = await erin.call<{ link: string }>('POST', '/api/8/agent/ais/email', {
+      headers: erin.headers,
+      body: { bankHash: bankHash('bank-c') },
+    });
+    expect(email.status).toBe(202);
+    const shown = await fetch(email.body.link);
+    expect(shown.status).toBe(200);
+    const form = formsOf(await shown.text())[0]!;
+    const before = await erin.call<{ tokens: unknown[] }>('GET', '/api/8/tokens', { headers: erin.headers });
+    expect(before.body.tokens).toEqual([]);
+
+    const started = await fetch(new URL(form.action, email.body.link), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(form.fields).toString(),
+      redirect: 'manual',
+    });
+    expect(started.status).toBe(303);
+    const scaRedirectUrl = started.headers.get('location')!;
+    expect(scaRedirectUrl).toContain('/bank-c/sca/');
+    await driveSca(scaRedirectUrl, {
+      psuId: 'dan',
+      password: 'sandbox-dan',
+      decision: 'approve',
+      submit: true,
+    });
+    const { body } = await erin.call<{ tokens: { consentId: string }[] }>('GET', '/api/8/tokens', {
+      headers: erin.headers,
+    });
+    await consentOnceSettled(erin, body.tokens[0]!.consentId, (token) => token.status === 'ACTIVE');
+
+    const forged = await fetch(email.body.link.replace(/token=.*/, 'token=eyJhbGciOiJub25lIn0.e30.'));
+    expect(forged.status).toBe(401);
   });
 
   it('DELETE iban removes the account; the last one of a consent ends the consent at the bank', async () => {

@@ -89,11 +89,13 @@ export async function consentAuthorisation(input: ConsentFlowInput): Promise<Con
   let sca: ScaStart | undefined;
   let startFailure: ApplicationFailure | undefined;
   let callback: BankCallback | undefined;
+  let outcomeRecorded = false;
 
   setHandler(
     consentStartedUpdate,
     async () => {
-      await condition(() => sca !== undefined || startFailure !== undefined);
+      // A refusal is answered once the read model says FAILED, so the caller reads what it was told.
+      await condition(() => sca !== undefined || (startFailure !== undefined && outcomeRecorded));
       if (startFailure) throw startFailure;
       return sca!;
     },
@@ -113,6 +115,7 @@ export async function consentAuthorisation(input: ConsentFlowInput): Promise<Con
     status = outcome;
     upsertSearchAttributes([{ key: BusinessStatus, value: outcome }]);
     await recordConsentOutcome({ consentId: input.consentId, status: outcome, reason });
+    outcomeRecorded = true;
     const webhook = await prepareConsentWebhook({
       consentId: input.consentId,
       status: outcome,
