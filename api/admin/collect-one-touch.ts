@@ -6,6 +6,7 @@ import {
 } from '../../activities/collect/one-touch-apps.ts';
 import type { AppEnv } from '../shared/context.ts';
 import { ApiError, errorResponses } from '../shared/errors.ts';
+import { jsonBody } from '../shared/openapi.ts';
 
 /** Operator endpoint: create a one-touch application (APPID + SECRET) of the payment-collection gateway. */
 const createAppRoute = createRoute({
@@ -17,21 +18,16 @@ const createAppRoute = createRoute({
     'Creates an application and answers its APPID and SECRET; the secret is shown once, stored encrypted ' +
     '(COLLECT_SECRET_KEY) and never returned again. 409 `one_touch_app_exists` when the APPID is taken.',
   request: {
-    body: {
-      required: true,
-      content: {
-        'application/json': {
-          schema: z.object({
-            name: z.string().min(1).max(200).openapi({ example: 'Acme mobile app' }),
-            appId: z
-              .string()
-              .regex(APP_ID_PATTERN, '8 to 128 letters, digits, _ or -')
-              .optional()
-              .openapi({ description: 'Chosen APPID; 40 random digits when absent' }),
-          }),
-        },
-      },
-    },
+    body: jsonBody(
+      z.object({
+        name: z.string().min(1).max(200).openapi({ example: 'Acme mobile app' }),
+        appId: z
+          .string()
+          .regex(APP_ID_PATTERN, '8 to 128 letters, digits, _ or -')
+          .optional()
+          .openapi({ description: 'Chosen APPID; 40 random digits when absent' }),
+      }),
+    ),
   },
   responses: {
     201: {

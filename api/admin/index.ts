@@ -10,6 +10,7 @@ import {
 import { issueAccessToken, revokeAccessToken } from '../messaging/auth.ts';
 import type { AppEnv } from '../shared/context.ts';
 import { ApiError, errorResponses, validationHook } from '../shared/errors.ts';
+import { jsonBody } from '../shared/openapi.ts';
 import { registerOneTouchAdminRoutes } from './collect-one-touch.ts';
 import { registerOpenBankingAdminRoutes } from './openbanking.ts';
 
@@ -44,14 +45,7 @@ const createAccountRoute = createRoute({
   tags: ['Admin'],
   summary: 'Create a messaging account and its first access token',
   request: {
-    body: {
-      required: true,
-      content: {
-        'application/json': {
-          schema: z.object({ name: z.string().min(1).max(200).openapi({ example: 'Acme Ltd' }) }),
-        },
-      },
-    },
+    body: jsonBody(z.object({ name: z.string().min(1).max(200).openapi({ example: 'Acme Ltd' }) })),
   },
   responses: {
     201: { description: 'Created', content: { 'application/json': { schema: issuedTokenSchema } } },
@@ -90,34 +84,29 @@ const createMerchantRoute = createRoute({
     'Creates a merchant and answers its secret once. 409 `merchant_exists` when the MIN is taken, ' +
     '`billing_prefix_taken` when another merchant has the billing prefix.',
   request: {
-    body: {
-      required: true,
-      content: {
-        'application/json': {
-          schema: z.object({
-            name: z.string().min(1).max(200).openapi({ example: 'Acme Ltd' }),
-            min: z
-              .string()
-              .regex(MIN_PATTERN, 'a MIN is D followed by 9 digits')
-              .optional()
-              .openapi({ description: 'Chosen MIN; generated when absent', example: 'D123456789' }),
-            notifyUrl: z
-              .url({ protocol: /^https?$/ })
-              .optional()
-              .openapi({ description: 'Where status notifications are POSTed' }),
-            billingUrl: z
-              .url({ protocol: /^https?$/ })
-              .optional()
-              .openapi({ description: 'Base URL of the billing system (/pay/init, /pay/confirm)' }),
-            billingIdnPrefix: z
-              .string()
-              .regex(BILLING_PREFIX_PATTERN, '2 to 6 digits starting with 9')
-              .optional()
-              .openapi({ description: 'IDNs with this prefix belong to the billing system', example: '97' }),
-          }),
-        },
-      },
-    },
+    body: jsonBody(
+      z.object({
+        name: z.string().min(1).max(200).openapi({ example: 'Acme Ltd' }),
+        min: z
+          .string()
+          .regex(MIN_PATTERN, 'a MIN is D followed by 9 digits')
+          .optional()
+          .openapi({ description: 'Chosen MIN; generated when absent', example: 'D123456789' }),
+        notifyUrl: z
+          .url({ protocol: /^https?$/ })
+          .optional()
+          .openapi({ description: 'Where status notifications are POSTed' }),
+        billingUrl: z
+          .url({ protocol: /^https?$/ })
+          .optional()
+          .openapi({ description: 'Base URL of the billing system (/pay/init, /pay/confirm)' }),
+        billingIdnPrefix: z
+          .string()
+          .regex(BILLING_PREFIX_PATTERN, '2 to 6 digits starting with 9')
+          .optional()
+          .openapi({ description: 'IDNs with this prefix belong to the billing system', example: '97' }),
+      }),
+    ),
   },
   responses: {
     201: { description: 'Created', content: { 'application/json': { schema: createdMerchantSchema } } },

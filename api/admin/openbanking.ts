@@ -3,6 +3,7 @@ import { rotateSigningKey } from '../../activities/openbanking/jws.ts';
 import { enrolAgent, issueAdminHash } from '../openbanking/identity.ts';
 import type { AppEnv } from '../shared/context.ts';
 import { errorResponses } from '../shared/errors.ts';
+import { jsonBody } from '../shared/openapi.ts';
 
 /**
  * Operator endpoints of the open-banking gateway (HTTP twin of `npm run admin -- openbanking:*`):
@@ -17,17 +18,12 @@ const createAgentRoute = createRoute({
   description:
     'Creates an agent and answers its agentHash and publicHash once; only their digests are stored.',
   request: {
-    body: {
-      required: true,
-      content: {
-        'application/json': {
-          schema: z.object({
-            name: z.string().trim().min(1).max(200).openapi({ example: 'Acme Ltd' }),
-            email: z.email().max(254).optional(),
-          }),
-        },
-      },
-    },
+    body: jsonBody(
+      z.object({
+        name: z.string().trim().min(1).max(200).openapi({ example: 'Acme Ltd' }),
+        email: z.email().max(254).optional(),
+      }),
+    ),
   },
   responses: {
     201: {

@@ -7,6 +7,7 @@ import { normaliseNumber } from '../../domain/messaging/phone.ts';
 import { BusinessStatus, OwnerId, PlatformService } from '../../domain/search-attributes.ts';
 import { type HlrLookupInput, hlrLookup, hlrWorkflowId } from '../../workflows/messaging/hlr-lookup.ts';
 import { ApiError, errorResponses } from '../shared/errors.ts';
+import { jsonBody } from '../shared/openapi.ts';
 import type { MessagingEnv } from './auth.ts';
 
 /**
@@ -72,33 +73,28 @@ const lookupRoute = createRoute({
     'Accepts the lookup at once (202). The result (`HlrResult`) is POSTed to `callBackUrl` as a signed webhook with ' +
     'event type `hlr.result`, retried until your endpoint answers 2xx. It can also be read with GET /hlr/{id}.',
   request: {
-    body: {
-      required: true,
-      content: {
-        'application/json': {
-          schema: z
-            .object({
-              number: z
-                .string()
-                .min(1)
-                .max(32)
-                .openapi({ description: 'Mobile number, international format', example: '+359888123456' }),
-              callBackUrl: z
-                // A missing field keeps zod's own message, as everywhere else.
-                .url({
-                  protocol: /^https?$/,
-                  error: (issue) => (issue.input === undefined ? undefined : 'must be an http or https URL'),
-                })
-                .max(2048)
-                .openapi({
-                  description: 'Where the result is POSTed',
-                  example: 'https://example.com/hlr-results',
-                }),
+    body: jsonBody(
+      z
+        .object({
+          number: z
+            .string()
+            .min(1)
+            .max(32)
+            .openapi({ description: 'Mobile number, international format', example: '+359888123456' }),
+          callBackUrl: z
+            // A missing field keeps zod's own message, as everywhere else.
+            .url({
+              protocol: /^https?$/,
+              error: (issue) => (issue.input === undefined ? undefined : 'must be an http or https URL'),
             })
-            .openapi('HlrRequest'),
-        },
-      },
-    },
+            .max(2048)
+            .openapi({
+              description: 'Where the result is POSTed',
+              example: 'https://example.com/hlr-results',
+            }),
+        })
+        .openapi('HlrRequest'),
+    ),
   },
   responses: {
     202: {

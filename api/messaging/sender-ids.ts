@@ -16,6 +16,7 @@ import {
 } from '../../workflows/messaging/sender-id-registration.ts';
 import type { ApiDeps } from '../shared/context.ts';
 import { ApiError, errorResponses } from '../shared/errors.ts';
+import { jsonBody } from '../shared/openapi.ts';
 import type { MessagingEnv } from './auth.ts';
 
 /**
@@ -105,23 +106,18 @@ const registerRoute = createRoute({
     'account. The registration is pending until confirmed with POST /senderId/confirm/{id} and expires at `expiresAt`. ' +
     'Registering a sender ID that is already pending or confirmed answers 409 `sender_id_exists`.',
   request: {
-    body: {
-      required: true,
-      content: {
-        'application/json': {
-          schema: z
-            .object({
-              senderId: z
-                .string()
-                .min(1)
-                .max(32)
-                .openapi({ description: 'Alphanumeric sender or phone number', example: 'ACME' }),
-              description: z.string().max(200).optional().openapi({ example: 'Order notifications' }),
-            })
-            .openapi('SenderIdRequest'),
-        },
-      },
-    },
+    body: jsonBody(
+      z
+        .object({
+          senderId: z
+            .string()
+            .min(1)
+            .max(32)
+            .openapi({ description: 'Alphanumeric sender or phone number', example: 'ACME' }),
+          description: z.string().max(200).optional().openapi({ example: 'Order notifications' }),
+        })
+        .openapi('SenderIdRequest'),
+    ),
   },
   responses: {
     202: {
