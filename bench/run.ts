@@ -5,6 +5,7 @@ import { startIsolatedPlatform } from '../test/support/isolated-platform.ts';
 import { benchCollect } from './collect.ts';
 import type { BenchContext } from './context.ts';
 import { benchMessaging } from './messaging.ts';
+import { benchOpenBanking } from './openbanking.ts';
 
 /**
  * `npm run bench [-- <section>...]`: figures, not pass/fail. Starts an in-memory Temporal dev server and
@@ -14,6 +15,7 @@ import { benchMessaging } from './messaging.ts';
 const sections: Record<string, (context: BenchContext) => Promise<void>> = {
   messaging: benchMessaging,
   collect: benchCollect,
+  openbanking: benchOpenBanking,
 };
 const requested = process.argv.slice(2);
 const unknown = requested.filter((name) => !(name in sections));
@@ -37,6 +39,8 @@ const platform = await startIsolatedPlatform({
     COLLECT_NOTIFY_BATCH_WINDOW: '1s',
     COLLECT_NOTIFY_REQUEST_TIMEOUT: '15s',
     COLLECT_NOTIFY_RETRY_SCHEDULE: '1s,5s,15s,30s,60s',
+    // Open banking: the production bank request timeout (the test default is 5s).
+    OPENBANKING_BANK_REQUEST_TIMEOUT: '20s',
   },
 });
 console.log(`Platform up (Temporal ${devServer.address}); concurrency ${concurrency}.`);

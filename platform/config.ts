@@ -160,10 +160,28 @@ export const configSchema = z.object({
    */
   OPENBANKING_SCA_TIMEOUT: duration('30m'),
   OPENBANKING_CONSENT_VALIDITY: duration('90d'),
+  /**
+   * An ACTIVE consent's accounts, balances and transactions are read again from the bank every
+   * OPENBANKING_REFRESH_INTERVAL until its validUntil, never more often a day than its frequencyPerDay
+   * allows; its refresh workflow continues as new after OPENBANKING_REFRESHES_PER_RUN refreshes.
+   */
+  OPENBANKING_REFRESH_INTERVAL: duration('6h'),
+  OPENBANKING_REFRESHES_PER_RUN: z.coerce.number().int().min(1).max(1000).default(50),
   /** The sandbox banks (XS2A 1.3 + hosted SCA page), started by `npm start` in sandbox mode. */
   SANDBOX_BANKS_PORT: port(4020),
   /** The sandbox merchant of the payment-collection gateway (notifications, billing). */
   SANDBOX_MERCHANT_PORT: port(4030),
+  /**
+   * Where a person's browser reaches the sandbox banks (their SCA page links, `_links.scaRedirect`);
+   * default: the URL they listen at. The platform reaches them at its OPENBANKING_BANK_DIRECTORY_URL's
+   * origin instead (docker-compose: browser http://localhost:4020, worker http://sandbox:4020).
+   */
+  SANDBOX_BANKS_PUBLIC_URL: optionalUrl,
+  /**
+   * `sandbox/main.ts` only: the API as the sandbox parties reach it (the sandbox merchant fetches the
+   * notification key there); default PUBLIC_BASE_URL (docker-compose: http://api:3000).
+   */
+  SANDBOX_GATEWAY_URL: optionalUrl,
 
   /** Webhook retry delays after each failed attempt (first attempt is immediate). */
   WEBHOOK_RETRY_SCHEDULE: durationList('5s,5m,30m,2h,5h,10h,14h,20h,24h'),
@@ -181,8 +199,26 @@ export class ConfigError extends Error {
   }
 }
 
+/**
+ * Keys that sandbox mode derives or generates for development but production must be given, checked
+ * at start so a production process fails at once, not at its first merchant or token.
+ */
+const PRODUCTION_KEYS = [
+  'COLLECT_SECRET_KEY',
+  'COLLECT_SIGNING_KEY',
+  'OPENBANKING_KEY_ENCRYPTION_KEY',
+] as const;
+
+const checkedConfigSchema = configSchema.superRefine((config, context) => {
+  if (config.PLATFORM_MODE !== 'production') return;
+  for (const key of PRODUCTION_KEYS) {
+    if (!config[key])
+      context.addIssue({ code: 'custom', path: [key], message: 'required when PLATFORM_MODE=production' });
+  }
+});
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const result = configSchema.safeParse(env);
+  const result = checkedConfigSchema.safeParse(env);
   if (!result.success) {
     throw new ConfigError(
       result.error.issues.map((issue) => ({

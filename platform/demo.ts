@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { verifyWebhook } from '../domain/webhooks/signature.ts';
 import { startReceiver } from '../sandbox/webhook-receiver.ts';
+import { demoOpenBanking } from './demo-openbanking.ts';
 
 /**
  * `npm run demo`: drives the running platform (`npm start`) through its public HTTP API the way an
@@ -346,6 +347,7 @@ try {
   show('prefixes of BG', await call('GET', '/prefixes/BG'));
 
   await demoCollect();
+  await demoOpenBanking({ apiUrl, uiUrl, namespace, say, show });
 
   console.log(
     `\nDone. Browse every workflow in the Temporal Web UI: ${uiUrl}/namespaces/${namespace}/workflows`,

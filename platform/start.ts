@@ -57,6 +57,7 @@ async function main() {
         smppPort: config.SMPP_PORT,
         httpPort: config.SANDBOX_HTTP_PORT,
         banksPort: config.SANDBOX_BANKS_PORT,
+        banksPublicUrl: config.SANDBOX_BANKS_PUBLIC_URL,
         merchantPort: config.SANDBOX_MERCHANT_PORT,
         smppSystemId: config.SMPP_SYSTEM_ID,
         smppPassword: config.SMPP_PASSWORD,

@@ -14,6 +14,8 @@ export interface SandboxOptions {
   chatAppDelayMs?: number;
   /** The sandbox banks (XS2A + SCA page); 0 picks a free port, undefined too. */
   banksPort?: number;
+  /** Where browsers reach the sandbox banks (their SCA page links); default their listening URL. */
+  banksPublicUrl?: string | undefined;
   /** Page size of Sandbox Bank B's transactions. */
   bankTransactionPageSize?: number;
   /** The sandbox merchant of the payment-collection gateway; 0 or undefined picks a free port. */
@@ -39,6 +41,7 @@ export async function startSandbox(options: SandboxOptions) {
   const banks = await startSandboxBanks({
     host: options.host ?? '127.0.0.1',
     port: options.banksPort ?? 0,
+    ...(options.banksPublicUrl ? { publicUrl: options.banksPublicUrl } : {}),
     ...(options.bankTransactionPageSize !== undefined
       ? { transactionPageSize: options.bankTransactionPageSize }
       : {}),

@@ -8,16 +8,21 @@ const sandbox = await startSandbox({
   smppPort: config.SMPP_PORT,
   httpPort: config.SANDBOX_HTTP_PORT,
   banksPort: config.SANDBOX_BANKS_PORT,
+  banksPublicUrl: config.SANDBOX_BANKS_PUBLIC_URL,
   merchantPort: config.SANDBOX_MERCHANT_PORT,
   smppSystemId: config.SMPP_SYSTEM_ID,
   smppPassword: config.SMPP_PASSWORD,
 });
-// Where the gateway publishes the notification key (docker-compose: the api service's public URL).
-if (config.PUBLIC_BASE_URL) {
-  sandbox.merchant.trustGateway(`${config.PUBLIC_BASE_URL}/collect/.well-known/notification-key.pem`);
+// Where the gateway publishes the notification key, as this container reaches the API
+// (docker-compose: http://api:3000, not the browser-facing http://localhost:3000).
+const gatewayUrl = (config.SANDBOX_GATEWAY_URL ?? config.PUBLIC_BASE_URL)?.replace(/\/+$/, '');
+if (gatewayUrl) {
+  sandbox.merchant.trustGateway(`${gatewayUrl}/collect/.well-known/notification-key.pem`);
+} else {
+  console.warn('SANDBOX_GATEWAY_URL unset: the sandbox merchant cannot check notification SIGNATUREs');
 }
 console.log(
-  `Sandbox SMSC ${sandbox.smpp.url}; providers ${sandbox.http.url}; banks ${sandbox.banks.url}; merchant ${sandbox.merchant.url}`,
+  `Sandbox SMSC ${sandbox.smpp.url}; providers ${sandbox.http.url}; banks ${sandbox.banks.url} (browsers: ${sandbox.banks.publicUrl}); merchant ${sandbox.merchant.url}`,
 );
 const stop = async () => {
   await sandbox.stop();

@@ -8,4 +8,6 @@ export * from './messaging/sender-id-registration.ts';
 export * from './openbanking/accounts.ts';
 export * from './openbanking/bank-directory.ts';
 export * from './openbanking/consent.ts';
+export * from './openbanking/consent-refresh.ts';
+export * from './openbanking/user-deletion.ts';
 export * from './webhooks/delivery.ts';

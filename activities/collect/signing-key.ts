@@ -5,7 +5,7 @@ import {
   generateKeyPairSync,
   type KeyObject,
 } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../../platform/config.ts';
 
@@ -41,13 +41,18 @@ function readOrCreateKeyFile(dataDir: string): string {
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   mkdirSync(dataDir, { recursive: true });
+  // Written whole under a temporary name, then linked into place: a racing process never reads a
+  // half-written key, and when two race the first link wins (EEXIST) and both use that key.
+  const temporary = `${file}.${process.pid}.${Date.now()}.tmp`;
+  writeFileSync(temporary, pem, { mode: 0o600 });
   try {
-    // `wx`: when two processes race, the first file wins and both use it.
-    writeFileSync(file, pem, { flag: 'wx', mode: 0o600 });
+    linkSync(temporary, file);
     return pem;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     return readFileSync(file, 'utf8');
+  } finally {
+    unlinkSync(temporary);
   }
 }
 

@@ -45,11 +45,13 @@ export interface BankConsentCreated {
   scaRedirectUrl: string;
 }
 
-async function consentWithBank(db: Database, consentId: string) {
+/** A consent with its bank and whether its user was deleted; a consent that is not recorded fails for good. */
+export async function consentWithBank(db: Database, consentId: string) {
   const [row] = await db
-    .select({ consent: obConsents, bank: obBanks })
+    .select({ consent: obConsents, bank: obBanks, userDeletedAt: obUsers.deletedAt })
     .from(obConsents)
     .innerJoin(obBanks, eq(obBanks.bankHash, obConsents.bankHash))
+    .innerJoin(obUsers, eq(obUsers.id, obConsents.userId))
     .where(eq(obConsents.id, consentId));
   if (!row)
     throw ApplicationFailure.nonRetryable(`consent ${consentId} is not recorded`, 'ConsentNotRecorded');
@@ -152,7 +154,7 @@ export function createConsentActivities(deps: ConsentActivityDeps) {
 
     /**
      * The hook call of a finished consent, ready for sendWebhook: the hook's URL (or the user's signup
-     * `webhookUrl` when no hook was given) with `state` appended, and the event signed as a compact JWS
+     * `webhookUrl` when no hook was given) with `state` as this delivery's URL parameter, and the event signed as a compact JWS
      * with the gateway's published keys. Null when there is nowhere to call, or the hook does not want
      * `consent.finished`.
      */
@@ -174,8 +176,6 @@ export function createConsentActivities(deps: ConsentActivityDeps) {
       const target = hook?.url ?? row.webhookUrl;
       if (!target) return null;
 
-      const url = new URL(target);
-      url.searchParams.set('state', consent.state);
       const eventId = `${consent.id}.finished`;
       const event: ConsentFinishedEvent = {
         iss: TOKEN_ISSUER,
@@ -198,7 +198,9 @@ export function createConsentActivities(deps: ConsentActivityDeps) {
       return {
         service: 'openbanking',
         ownerId: consent.agentId,
-        url: url.toString(),
+        // The hook's URL is the endpoint; `state` is this delivery's own (one endpoint per hook URL).
+        url: target,
+        urlParams: { state: consent.state },
         eventType: 'consent.finished',
         eventId,
         subjectId: consent.id,

@@ -43,6 +43,14 @@ function loggableUrl(url: string): string {
   }
 }
 
+/** The endpoint's URL with a delivery's own query parameters. */
+function withParams(url: string, params: Record<string, string> | null): string {
+  if (!params) return url;
+  const target = new URL(url);
+  for (const [name, value] of Object.entries(params)) target.searchParams.set(name, value);
+  return target.toString();
+}
+
 /**
  * Activities of the webhook delivery engine. HTTP outcomes are returned, never thrown: the workflow
  * owns the retry schedule. Activity retries only cover infrastructure failures (e.g. the database).
@@ -89,6 +97,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
           eventId: request.eventId,
           subjectId: request.subjectId ?? null,
           payload: request.payload,
+          urlParams: request.urlParams ?? null,
           status: 'pending',
         })
         .onConflictDoNothing({ target: webhookDeliveries.id });
@@ -129,6 +138,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
         .select({
           eventType: webhookDeliveries.eventType,
           payload: webhookDeliveries.payload,
+          urlParams: webhookDeliveries.urlParams,
           createdAt: webhookDeliveries.createdAt,
           url: webhookEndpoints.url,
           secret: webhookEndpoints.secret,
@@ -155,7 +165,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       let outcome: AttemptOutcome;
       let error: string | null = null;
       try {
-        const response = await send(delivery.url, {
+        const response = await send(withParams(delivery.url, delivery.urlParams), {
           method: request.method,
           headers: request.headers,
           body: request.body,

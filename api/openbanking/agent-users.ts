@@ -1,6 +1,10 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { WithStartWorkflowOperation } from '@temporalio/client';
 import { and, count, desc, eq, gte, ilike, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
 import { obUsers } from '../../db/schema/openbanking.ts';
+import { userDeletionWorkflowId } from '../../domain/openbanking/consents.ts';
+import { OwnerId, PlatformService, UserId } from '../../domain/search-attributes.ts';
+import { userDeletedUpdate, userDeletion } from '../../workflows/openbanking/user-deletion.ts';
 import { ApiError, errorResponses } from '../shared/errors.ts';
 import {
   IDENTITY_HEADERS,
@@ -9,7 +13,6 @@ import {
   requireAgent,
   requireAgentAndUser,
   resolveUserHash,
-  revokeUserCredentials,
   security,
 } from './identity.ts';
 import { emailField, kycStatusField, toUserRecord, userRecordSchema } from './users.ts';
@@ -216,20 +219,29 @@ const deleteUser = defineOperation({
       summary: 'Mark a user as deleted',
       description:
         'Marks the user of `x-user-hash` deleted and revokes every hash of the user (they answer 401 from now on; ' +
-        'user tokens too). The user must be one the agent of `x-agent-hash` enrolled, else 404. The e-mail may ' +
-        'be enrolled again afterwards.',
+        'user tokens too). The user’s consents are then ended at their banks in the background (TERMINATED). ' +
+        'The user must be one the agent of `x-agent-hash` enrolled, else 404. The e-mail may be enrolled again ' +
+        'afterwards.',
       security: security(['agentHash', 'userHash']),
       responses: { 204: { description: 'Deleted' }, ...errorResponses },
     }),
   handler: () => async (c) => {
-    const { userId } = await requireAgentAndUser(c);
-    const { db } = c.get('deps');
-    await db.transaction(async (tx) => {
-      await tx
-        .update(obUsers)
-        .set({ deletedAt: new Date() })
-        .where(and(eq(obUsers.id, userId), isNull(obUsers.deletedAt)));
-      await revokeUserCredentials(tx, userId);
+    const { userId, agentId } = await requireAgentAndUser(c);
+    const { temporal, config } = c.get('deps');
+    // The workflow marks the user deleted (answered here), then ends its consents at their banks.
+    await temporal.workflow.executeUpdateWithStart(userDeletedUpdate, {
+      startWorkflowOperation: new WithStartWorkflowOperation(userDeletion, {
+        workflowId: userDeletionWorkflowId(userId),
+        taskQueue: config.TEMPORAL_TASK_QUEUE,
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        args: [{ userId }],
+        typedSearchAttributes: [
+          { key: PlatformService, value: 'openbanking' },
+          { key: OwnerId, value: agentId },
+          { key: UserId, value: userId },
+        ],
+        staticSummary: `Delete user ${userId} and end its consents`,
+      }),
     });
     return c.body(null, 204);
   },

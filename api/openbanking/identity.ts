@@ -126,14 +126,6 @@ export async function issueAdminHash(
   return { credentialId, adminHash: hash };
 }
 
-/** Revokes every credential of a user (the user's hash stops working at once). */
-export async function revokeUserCredentials(db: Database, userId: string): Promise<void> {
-  await db
-    .update(obCredentials)
-    .set({ revokedAt: new Date() })
-    .where(and(eq(obCredentials.userId, userId), isNull(obCredentials.revokedAt)));
-}
-
 interface ResolvedCredential {
   credentialId: string;
   agentId: string | null;

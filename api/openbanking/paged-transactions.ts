@@ -1,16 +1,10 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { xs2aClientFor } from '../../activities/openbanking/banks.ts';
 import { xs2aErrorTypeOf } from '../../activities/openbanking/xs2a-client.ts';
-import type { Transaction } from '../../domain/openbanking/xs2a.ts';
+import { transactionRecordOf } from '../../domain/openbanking/consents.ts';
 import { Xs2aErrorType } from '../../domain/openbanking/xs2a.ts';
 import { ApiError, errorBodySchema, errorResponses } from '../shared/errors.ts';
-import {
-  dateRangeQueryWith,
-  findUserAccount,
-  ibanIdParam,
-  type TransactionRecord,
-  transactionSchema,
-} from './account-records.ts';
+import { dateRangeQueryWith, findUserAccount, ibanIdParam, transactionSchema } from './account-records.ts';
 import { optionalAgent, requireUser, security } from './identity.ts';
 import { defineOperation } from './versions.ts';
 
@@ -35,24 +29,6 @@ const pageSchema = z
       .openapi({ description: 'Pass it back as `nextPageUrl` for the next page; null on the last page' }),
   })
   .openapi('TransactionPage');
-
-const toRecord =
-  (bookingStatus: 'booked' | 'pending') =>
-  (transaction: Transaction): TransactionRecord => ({
-    transactionId: transaction.transactionId,
-    bookingStatus,
-    bookingDate: transaction.bookingDate ?? null,
-    valueDate: transaction.valueDate ?? null,
-    amount: transaction.transactionAmount.amount,
-    currency: transaction.transactionAmount.currency,
-    creditorName: transaction.creditorName ?? null,
-    creditorIban: transaction.creditorAccount?.iban ?? null,
-    debtorName: transaction.debtorName ?? null,
-    debtorIban: transaction.debtorAccount?.iban ?? null,
-    remittanceInformation: transaction.remittanceInformationUnstructured ?? null,
-    entryReference: transaction.entryReference ?? null,
-    bankTransactionCode: transaction.bankTransactionCode ?? null,
-  });
 
 function decodeToken(token: string): string {
   const url = Buffer.from(token, 'base64url').toString('utf8');
@@ -122,8 +98,8 @@ export const pagedTransactionsOperation = defineOperation({
         {
           ibanId: account.id,
           iban: account.iban,
-          booked: page.booked.map(toRecord('booked')),
-          pending: page.pending.map(toRecord('pending')),
+          booked: page.booked.map((transaction) => transactionRecordOf(transaction, 'booked')),
+          pending: page.pending.map((transaction) => transactionRecordOf(transaction, 'pending')),
           nextPageUrl: page.nextPageUrl ? Buffer.from(page.nextPageUrl).toString('base64url') : null,
         },
         200,

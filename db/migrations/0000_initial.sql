@@ -458,6 +458,7 @@ CREATE TABLE "webhook_deliveries" (
 	"event_id" text NOT NULL,
 	"subject_id" text,
 	"payload" jsonb NOT NULL,
+	"url_params" jsonb,
 	"status" text NOT NULL,
 	"attempt_count" integer DEFAULT 0 NOT NULL,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,

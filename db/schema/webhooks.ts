@@ -35,6 +35,8 @@ export const webhookDeliveries = pgTable(
     eventId: text('event_id').notNull(),
     subjectId: text('subject_id'),
     payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
+    /** Query parameters of this delivery only, added to the endpoint's URL on every attempt. */
+    urlParams: jsonb('url_params').$type<Record<string, string>>(),
     status: text('status', { enum: ['pending', 'delivered', 'failed'] }).notNull(),
     attemptCount: integer('attempt_count').notNull().default(0),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),

@@ -1,4 +1,5 @@
-import type { ConsentAccess, ConsentStatus } from './xs2a.ts';
+import { BankId, OwnerId, PlatformService, UserId } from '../search-attributes.ts';
+import type { ConsentAccess, ConsentStatus, Transaction } from './xs2a.ts';
 
 /**
  * Rules of the consent + SCA flow and of the account read model, shared by the API, the consent
@@ -12,10 +13,11 @@ import type { ConsentAccess, ConsentStatus } from './xs2a.ts';
  *                 ├─ the user denied at the bank (or Nok redirect) ────────→ REJECTED
  *                 ├─ no callback within OPENBANKING_SCA_TIMEOUT ─────────→ ABANDONED
  *                 ├─ the bank says expired when checked ───────────────────→ EXPIRED
- *                 └─ the bank could not be reached / refused the request ─→ FAILED
- *   ACTIVE ──────┬─ validUntil passed (seen on a refresh) ────────────────→ EXPIRED
+ *                 ├─ the bank could not be reached / refused the request ─→ FAILED
+ *                 └─ its user deleted (DELETE agent/user) ─────────────────→ TERMINATED
+ *   ACTIVE ──────┬─ validUntil passed (end of that day, or seen on a refresh) → EXPIRED
  *                ├─ revoked by the user at the bank (seen on a refresh) ──→ REVOKED
- *                └─ its last account deleted (DELETE iban) ───────────────→ TERMINATED
+ *                └─ its last account deleted (DELETE iban), or its user ──→ TERMINATED
  *   ACTIVE is also where a one-shot account-list consent ends: the list is stored and the bank
  *   consent terminated at once (it is never read again).
  */
@@ -48,8 +50,27 @@ export type ConsentScope = (typeof CONSENT_SCOPES)[number];
 export const consentWorkflowId = (state: string) => `ob-consent-${state}`;
 /** A background re-read of one account from its bank (cache initialisation). */
 export const accountRefreshWorkflowId = (ibanId: string) => `ob-refresh-${ibanId}`;
-/** Ending a bank consent the gateway no longer needs (DELETE iban). */
+/** Ending a bank consent the gateway no longer needs (DELETE iban, DELETE agent/user). */
 export const consentTerminationWorkflowId = (consentId: string) => `ob-consent-end-${consentId}`;
+/** The scheduled refreshes of an ACTIVE consent, until it expires or ends. */
+export const consentRefreshWorkflowId = (consentId: string) => `ob-consent-refresh-${consentId}`;
+/** Deleting a user (DELETE agent/user) and ending its consents at their banks. */
+export const userDeletionWorkflowId = (userId: string) => `ob-user-deletion-${userId}`;
+
+/** Why the gateway ends a consent at the bank (the consent becomes TERMINATED). */
+export const CONSENT_END_REASONS = {
+  iban_deleted: 'its last account was deleted (DELETE iban)',
+  user_deleted: 'its user was deleted (DELETE agent/user)',
+} as const;
+export type ConsentEndReason = keyof typeof CONSENT_END_REASONS;
+
+/** The search attributes of the open-banking workflows of one user's consent or account. */
+export const consentSearchAttributes = (subject: { agentId: string; userId: string; bankHash: string }) => [
+  { key: PlatformService, value: 'openbanking' },
+  { key: OwnerId, value: subject.agentId },
+  { key: UserId, value: subject.userId },
+  { key: BankId, value: subject.bankHash },
+];
 
 /** `state`: 32 random bytes, base64url (43 characters); unguessable, it names the callback. */
 export const STATE_PATTERN = /^[A-Za-z0-9_-]{43}$/;
@@ -75,6 +96,25 @@ export function outcomeOfBankStatus(status: ConsentStatus): ConsentOutcome {
     case 'rejected':
       return 'REJECTED';
   }
+}
+
+/** An XS2A transaction as the gateway stores it (ob_transactions) and answers it (`Transaction`). */
+export function transactionRecordOf(transaction: Transaction, bookingStatus: 'booked' | 'pending') {
+  return {
+    transactionId: transaction.transactionId,
+    bookingStatus,
+    bookingDate: transaction.bookingDate ?? null,
+    valueDate: transaction.valueDate ?? null,
+    amount: transaction.transactionAmount.amount,
+    currency: transaction.transactionAmount.currency,
+    creditorName: transaction.creditorName ?? null,
+    creditorIban: transaction.creditorAccount?.iban ?? null,
+    debtorName: transaction.debtorName ?? null,
+    debtorIban: transaction.debtorAccount?.iban ?? null,
+    remittanceInformation: transaction.remittanceInformationUnstructured ?? null,
+    entryReference: transaction.entryReference ?? null,
+    bankTransactionCode: transaction.bankTransactionCode ?? null,
+  };
 }
 
 /** What to ask the bank for (XS2A `access`). */
@@ -117,4 +157,42 @@ export interface ConsentFinishedEvent {
   accounts: { ibanId: string; iban: string; currency: string }[];
   /** Why it did not become ACTIVE, for people. */
   reason: string | null;
+}
+
+// ─── Scheduled refreshes of an ACTIVE consent ────────────────────────────────────────────────────
+
+const DAY_MS = 86_400_000;
+const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+/** Midnight UTC at the end of a YYYY-MM-DD day. */
+const endOfDay = (day: string) => Date.parse(`${day}T00:00:00Z`) + DAY_MS;
+
+/** Reads of a consent's accounts the gateway made on one UTC day (banks count frequencyPerDay per UTC day). */
+export interface DailyReads {
+  day: string;
+  reads: number;
+}
+
+/** One more read at `nowMs`. */
+export function countRead(reads: DailyReads, nowMs: number): DailyReads {
+  const day = dayOf(nowMs);
+  return day === reads.day ? { day, reads: reads.reads + 1 } : { day, reads: 1 };
+}
+
+/**
+ * When the next scheduled refresh of an ACTIVE consent is due: `intervalMs` from now, but not while
+ * today's `frequencyPerDay` reads are spent (then at the next midnight UTC), and not after the
+ * consent's last day `validUntil`: then `expiresAt`, when the consent runs out instead.
+ */
+export function nextRefresh(input: {
+  nowMs: number;
+  intervalMs: number;
+  frequencyPerDay: number;
+  validUntil: string;
+  reads: DailyReads;
+}): { refreshAt: number } | { expiresAt: number } {
+  let due = input.nowMs + input.intervalMs;
+  if (dayOf(due) === input.reads.day && input.reads.reads >= input.frequencyPerDay)
+    due = endOfDay(input.reads.day);
+  const expiresAt = endOfDay(input.validUntil);
+  return due >= expiresAt ? { expiresAt } : { refreshAt: due };
 }

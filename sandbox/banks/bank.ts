@@ -103,6 +103,7 @@ export class SandboxBank {
         definition,
         ownerName,
         bic: this.definition.bic,
+        added: [],
       };
       psu.accounts.push(account);
       this.accounts.set(account.resourceId, account);

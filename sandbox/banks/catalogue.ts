@@ -242,6 +242,8 @@ export interface SandboxAccount {
   definition: SandboxAccountDefinition;
   ownerName: string;
   bic: string;
+  /** Transactions booked through the sandbox control (newest first), on top of the generated history. */
+  added: GeneratedTransaction[];
 }
 
 export function accountDetailsOf(account: SandboxAccount): AccountDetails {
@@ -273,7 +275,33 @@ export function historyOf(account: SandboxAccount, now = new Date()): GeneratedT
       if (cached.startsWith(`${account.iban}:`)) historyCache.delete(cached);
     historyCache.set(key, history);
   }
-  return history;
+  return account.added.length > 0 ? [...account.added, ...history] : history;
+}
+
+/** A transaction booked today through the sandbox control; its id is new and unique. */
+export function bookedTransaction(
+  account: SandboxAccount,
+  entry: { amount: string; counterpartyName: string; remittanceInformation: string },
+  now = new Date(),
+): GeneratedTransaction {
+  const cents = Math.round(Number(entry.amount) * 100);
+  const date = isoDate(now);
+  const sequence = account.added.length + 1;
+  const counterparty = { iban: composeIBAN({ countryCode: 'BG', bban: 'CPTY96611000000000' })! };
+  return {
+    transactionId: `tx-${digest('added', account.iban, sequence, now.getTime()).slice(0, 20)}`,
+    entryReference: `S${String(sequence).padStart(5, '0')}`,
+    bookingDate: date,
+    valueDate: date,
+    transactionAmount: { currency: account.definition.currency, amount: formatCents(cents) },
+    ...(cents >= 0
+      ? { debtorName: entry.counterpartyName, debtorAccount: counterparty }
+      : { creditorName: entry.counterpartyName, creditorAccount: counterparty }),
+    remittanceInformationUnstructured: entry.remittanceInformation,
+    bankTransactionCode: cents >= 0 ? 'PMNT-RCDT-ESCT' : 'PMNT-ICDT-ESCT',
+    cents,
+    booked: true,
+  };
 }
 
 /**

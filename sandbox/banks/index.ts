@@ -4,7 +4,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import type { MaintenanceNotice } from '../../domain/openbanking/xs2a.ts';
 import { SandboxBank } from './bank.ts';
-import { ibanOf, SANDBOX_BANKS, type SandboxBankDefinition } from './catalogue.ts';
+import { bookedTransaction, ibanOf, SANDBOX_BANKS, type SandboxBankDefinition } from './catalogue.ts';
 import { registerScaPage } from './sca-page.ts';
 import { registerXs2aRoutes, tppError } from './xs2a-routes.ts';
 
@@ -14,6 +14,7 @@ import { registerXs2aRoutes, tppError } from './xs2a-routes.ts';
  *
  *   GET  /directory                                     the banks, for the platform's bank directory
  *   POST /{code}/sandbox/psus                           seed a PSU with N transactions per account
+ *   POST /{code}/sandbox/accounts/{iban}/transactions   book a new transaction on an account (today)
  *   POST /{code}/sandbox/consents/{id}/revoke           the PSU revokes the consent at the bank
  *   POST /{code}/sandbox/consents/{id}/expire           the consent's validUntil moves to yesterday
  *   PUT  /{code}/sandbox/maintenance                    replace the bank's maintenance notices
@@ -26,14 +27,22 @@ export interface SandboxBanksOptions {
   host?: string;
   /** 0 picks a free port. */
   port?: number;
-  /** The URL browsers and the platform reach this server at (default http://host:port). */
+  /**
+   * The URL a person's browser reaches this server at, used in the SCA page links (`scaRedirect`);
+   * default http://host:port. The platform's links (the directory's `xs2aBaseUrl`) use the origin the
+   * directory was requested at, so a container network name (http://sandbox:4020) and a browser-facing
+   * one (http://localhost:4020) both work.
+   */
   publicUrl?: string;
   /** Page size of Bank B's transactions (default 50). */
   transactionPageSize?: number;
 }
 
 export interface SandboxBanks {
+  /** Where the server listens (http://host:port). */
   url: string;
+  /** Where browsers reach it: the base of the SCA page links. */
+  publicUrl: string;
   /** GET it for the directory of banks (OPENBANKING_BANK_DIRECTORY_URL). */
   directoryUrl: string;
   banks: Map<string, SandboxBank>;
@@ -61,6 +70,15 @@ const noticesSchema = z.object({
       }),
     )
     .max(20),
+});
+
+const bookingSchema = z.object({
+  amount: z
+    .string()
+    .regex(/^-?\d{1,9}(\.\d{1,2})?$/, 'amount must be a signed decimal, e.g. "-12.50"')
+    .refine((amount) => Number(amount) !== 0, 'amount must not be zero'),
+  counterpartyName: z.string().min(1).max(70).default('Sandbox Counterparty'),
+  remittanceInformation: z.string().min(1).max(140).default('Sandbox transfer'),
 });
 
 const seedSchema = z.object({
@@ -100,21 +118,22 @@ export async function startSandboxBanks(options: SandboxBanksOptions = {}): Prom
   );
 
   const app = new Hono();
-  app.get('/directory', (c) =>
-    c.json({
+  app.get('/directory', (c) => {
+    const origin = new URL(c.req.url).origin;
+    return c.json({
       banks: [...banks.values()].map(
         ({ definition }): DirectoryEntry => ({
           code: definition.code,
           name: definition.name,
           country: definition.country,
           bic: definition.bic,
-          xs2aBaseUrl: `${publicUrl}/${definition.code}`,
+          xs2aBaseUrl: `${origin}/${definition.code}`,
           bankFlowType: definition.bankFlowType,
           supportsPagedTransactions: definition.transactionPageSize !== null,
         }),
       ),
-    }),
-  );
+    });
+  });
 
   for (const bank of banks.values()) {
     registerXs2aRoutes(app, bank, () => publicUrl);
@@ -140,6 +159,17 @@ export async function startSandboxBanks(options: SandboxBanksOptions = {}): Prom
         },
         201,
       );
+    });
+
+    app.post(`${admin}/accounts/:iban/transactions`, async (c) => {
+      const account = [...bank.accounts.values()].find((candidate) => candidate.iban === c.req.param('iban'));
+      if (!account) return tppError(c, 'RESOURCE_UNKNOWN', 'No such account at this bank');
+      const parsed = bookingSchema.safeParse(await c.req.json().catch(() => undefined));
+      if (!parsed.success) return c.json({ error: parsed.error.issues[0]?.message }, 400);
+      const transaction = bookedTransaction(account, parsed.data);
+      account.added.unshift(transaction);
+      const { cents: _cents, booked: _booked, ...booked } = transaction;
+      return c.json({ transaction: booked }, 201);
     });
 
     app.post(`${admin}/consents/:consentId/:action{revoke|expire}`, (c) => {
@@ -182,8 +212,9 @@ export async function startSandboxBanks(options: SandboxBanksOptions = {}): Prom
   const url = `http://${host}:${port}`;
   if (!publicUrl) publicUrl = url;
   return {
-    url: publicUrl,
-    directoryUrl: `${publicUrl}/directory`,
+    url,
+    publicUrl,
+    directoryUrl: `${url}/directory`,
     banks,
     stop: () =>
       new Promise<void>((resolve) => {

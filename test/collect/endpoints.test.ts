@@ -525,7 +525,11 @@ describe('production mode', () => {
   let production: TestPlatform;
   beforeAll(async () => {
     production = await startTestPlatform({
-      env: { PLATFORM_MODE: 'production', COLLECT_SECRET_KEY: 'ab'.repeat(32) },
+      env: {
+        PLATFORM_MODE: 'production',
+        COLLECT_SECRET_KEY: 'ab'.repeat(32),
+        OPENBANKING_KEY_ENCRYPTION_KEY: 'cd'.repeat(32),
+      },
     });
   });
   afterAll(async () => {

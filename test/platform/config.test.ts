@@ -30,4 +30,18 @@ describe('configuration', () => {
     expect((error as ConfigError).problems.map((problem) => problem.variable)).toEqual([variable]);
     expect((error as ConfigError).message).toContain(`${variable}:`);
   });
+
+  it('refuses production mode without the keys that sandbox mode generates, naming each', () => {
+    let error: unknown;
+    try {
+      loadConfig({ PLATFORM_MODE: 'production', COLLECT_SECRET_KEY: 'ab'.repeat(32) });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems.map((problem) => problem.variable).sort()).toEqual([
+      'COLLECT_SIGNING_KEY',
+      'OPENBANKING_KEY_ENCRYPTION_KEY',
+    ]);
+  });
 });

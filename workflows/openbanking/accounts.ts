@@ -1,6 +1,12 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { getExternalWorkflowHandle, proxyActivities } from '@temporalio/workflow';
 import type { PlatformActivities } from '../../activities/index.ts';
 import type { RefreshError } from '../../activities/openbanking/accounts.ts';
+import {
+  type ConsentEndReason,
+  consentRefreshWorkflowId,
+  consentWorkflowId,
+} from '../../domain/openbanking/consents.ts';
+import { consentEndedSignal } from './consent-refresh.ts';
 
 // A bank in maintenance answers 503 with Retry-After; a retry past the deadline is not attempted.
 const { refreshAccount } = proxyActivities<PlatformActivities>({
@@ -34,7 +40,29 @@ export async function accountRefresh(input: { ibanId: string }): Promise<string>
   }
 }
 
-/** DELETE iban removed the last account of a consent: end the bank consent (`ob-consent-end-<id>`). */
-export async function consentTermination(input: { consentId: string }): Promise<string> {
-  return terminateUnusedConsent(input);
+/**
+ * End a consent the gateway no longer needs (`ob-consent-end-<consentId>`): its last account was deleted
+ * (DELETE iban) or its user was (DELETE agent/user). DELETE at the bank, TERMINATED, and the consent's
+ * own workflows (waiting for SCA, or refreshing) are told to stop.
+ */
+export async function consentTermination(input: {
+  consentId: string;
+  reason?: ConsentEndReason;
+}): Promise<string> {
+  const { outcome, state } = await terminateUnusedConsent({
+    consentId: input.consentId,
+    reason: input.reason ?? 'iban_deleted',
+  });
+  if (outcome === 'terminated') {
+    const running = [consentWorkflowId(state), consentRefreshWorkflowId(input.consentId)];
+    // Either may have ended already (or never started): then there is nobody to tell.
+    await Promise.all(
+      running.map((workflowId) =>
+        getExternalWorkflowHandle(workflowId)
+          .signal(consentEndedSignal)
+          .catch(() => undefined),
+      ),
+    );
+  }
+  return outcome;
 }

@@ -5,9 +5,12 @@ import {
   condition,
   defineSignal,
   defineUpdate,
+  ParentClosePolicy,
   proxyActivities,
   setHandler,
+  startChild,
   upsertSearchAttributes,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { PlatformActivities } from '../../activities/index.ts';
 import type { StoredAccount } from '../../activities/openbanking/accounts.ts';
@@ -16,11 +19,13 @@ import {
   type ConsentKind,
   type ConsentOutcome,
   type ConsentState,
+  consentRefreshWorkflowId,
   outcomeOfBankStatus,
 } from '../../domain/openbanking/consents.ts';
 import { Xs2aErrorType } from '../../domain/openbanking/xs2a.ts';
 import { BusinessStatus } from '../../domain/search-attributes.ts';
 import { sendWebhook } from '../webhooks/index.ts';
+import { consentEndedSignal, consentRefresh } from './consent-refresh.ts';
 
 export interface ConsentFlowInput {
   consentId: string;
@@ -82,14 +87,16 @@ const { storeConsentAccounts, storeAccountList } = proxyActivities<PlatformActiv
  * One consent with its strong customer authentication (SCA) at the bank:
  * create the bank consent → hand the SCA page to the caller → wait for the user to come back from the
  * bank (or give up after OPENBANKING_SCA_TIMEOUT) → ask the bank how the SCA ended → store the
- * accounts, balances and transactions → call the hook with the outcome.
+ * accounts, balances and transactions → call the hook with the outcome → hand an ACTIVE consent to its
+ * scheduled refreshes (consent-refresh.ts).
  */
-export async function consentAuthorisation(input: ConsentFlowInput): Promise<ConsentOutcome> {
+export async function consentAuthorisation(input: ConsentFlowInput): Promise<ConsentState> {
   let status: ConsentState = 'AWAITING_SCA';
   let sca: ScaStart | undefined;
   let startFailure: ApplicationFailure | undefined;
   let callback: BankCallback | undefined;
   let outcomeRecorded = false;
+  let ended = false;
 
   setHandler(
     consentStartedUpdate,
@@ -110,6 +117,17 @@ export async function consentAuthorisation(input: ConsentFlowInput): Promise<Con
   setHandler(bankCallbackSignal, (received) => {
     callback ??= received;
   });
+  // The gateway ended the consent (its user was deleted): it is TERMINATED already, no hook.
+  setHandler(consentEndedSignal, () => {
+    ended = true;
+  });
+  const stop = async () => {
+    status = 'TERMINATED';
+    upsertSearchAttributes([{ key: BusinessStatus, value: status }]);
+    await terminateBankConsent({ consentId: input.consentId });
+    await condition(allHandlersFinished);
+    return status;
+  };
 
   const finish = async (outcome: ConsentOutcome, reason: string | null, accounts: StoredAccount[] = []) => {
     status = outcome;
@@ -148,7 +166,8 @@ export async function consentAuthorisation(input: ConsentFlowInput): Promise<Con
 
   // 2. The user authenticates at the bank; the bank sends the browser back to the gateway.
   const remainingMs = Date.parse(input.scaDeadline) - Date.now();
-  const calledBack = remainingMs > 0 && (await condition(() => callback !== undefined, remainingMs));
+  const calledBack = remainingMs > 0 && (await condition(() => callback !== undefined || ended, remainingMs));
+  if (ended) return stop();
   if (!calledBack) {
     await terminateBankConsent({ consentId: input.consentId });
     return finish('ABANDONED', 'the user did not complete the authentication at the bank in time');
@@ -170,7 +189,17 @@ export async function consentAuthorisation(input: ConsentFlowInput): Promise<Con
     return finish('ACTIVE', null);
   }
   const accounts = await storeConsentAccounts({ consentId: input.consentId });
-  return finish('ACTIVE', null, accounts);
+  if (ended) return stop();
+  await finish('ACTIVE', null, accounts);
+  // 5. From now on the read model is kept fresh on a schedule, until the consent ends.
+  await startChild(consentRefresh, {
+    workflowId: consentRefreshWorkflowId(input.consentId),
+    args: [{ consentId: input.consentId, reads: { day: new Date().toISOString().slice(0, 10), reads: 1 } }],
+    parentClosePolicy: ParentClosePolicy.ABANDON,
+    typedSearchAttributes: workflowInfo().typedSearchAttributes,
+    staticSummary: `Scheduled refreshes of consent ${input.consentId}`,
+  });
+  return 'ACTIVE';
 }
 
 /** The bank consent is created while the API waits: few, short attempts. */

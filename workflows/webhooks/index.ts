@@ -14,7 +14,14 @@ export interface WebhookRequest {
   service: string;
   /** Owner inside the service (account, agent, merchant); attempts are readable only by it. */
   ownerId: string;
+  /** The receiver: the endpoint (with its signing secret) is the owner's row for this URL. */
   url: string;
+  /**
+   * Query parameters of this delivery only (e.g. a correlation `state`), added to `url` on every
+   * attempt. They are not part of the endpoint, so one receiver URL stays one endpoint however many
+   * deliveries with their own parameters it gets.
+   */
+  urlParams?: Record<string, string>;
   /** e.g. 'message.status', 'hlr.result'. */
   eventType: string;
   /** Stable id of the event: the same event to the same endpoint is only ever one delivery. */

@@ -1,0 +1,86 @@
+import {
+  condition,
+  continueAsNew,
+  defineSignal,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { PlatformActivities } from '../../activities/index.ts';
+import {
+  type ConsentState,
+  countRead,
+  type DailyReads,
+  nextRefresh,
+} from '../../domain/openbanking/consents.ts';
+import { BusinessStatus } from '../../domain/search-attributes.ts';
+
+export interface ConsentRefreshInput {
+  consentId: string;
+  /** Reads the gateway already made today with this consent (the SCA read, or the previous run's). */
+  reads: DailyReads;
+}
+
+/** The gateway ended the consent (DELETE iban, DELETE agent/user): stop waiting for it. */
+export const consentEndedSignal = defineSignal('consentEnded');
+
+const { consentRefreshPlan, expireConsent, recordAccountRefreshFailed } = proxyActivities<PlatformActivities>(
+  {
+    startToCloseTimeout: '1 minute',
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+  },
+);
+
+// As cache initialisation: a bank in maintenance is retried for a while, then the round is skipped.
+const { refreshConsentAccounts } = proxyActivities<PlatformActivities>({
+  startToCloseTimeout: '10 minutes',
+  scheduleToCloseTimeout: '15 minutes',
+  retry: {
+    initialInterval: '2 seconds',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    maximumAttempts: 5,
+  },
+});
+
+/**
+ * Keeps an ACTIVE consent's accounts fresh (`ob-consent-refresh-<consentId>`, started by the consent
+ * flow once the consent is ACTIVE): every OPENBANKING_REFRESH_INTERVAL, within the bank's
+ * frequencyPerDay, read the accounts, balances and transactions again into the read model — until the
+ * bank says the consent expired or was revoked, its validUntil day has passed, or the gateway ends it.
+ * Continues as new every OPENBANKING_REFRESHES_PER_RUN refreshes, so a 90-day consent keeps a short history.
+ */
+export async function consentRefresh(input: ConsentRefreshInput): Promise<ConsentState> {
+  let ended = false;
+  setHandler(consentEndedSignal, () => {
+    ended = true;
+  });
+  const done = (status: ConsentState) => {
+    upsertSearchAttributes([{ key: BusinessStatus, value: status }]);
+    return status;
+  };
+
+  const plan = await consentRefreshPlan({ consentId: input.consentId });
+  let reads = input.reads;
+  for (let round = 1; plan.status === 'ACTIVE'; round++) {
+    const next = nextRefresh({ nowMs: Date.now(), ...plan, reads });
+    const dueMs = 'refreshAt' in next ? next.refreshAt : next.expiresAt;
+    if (await condition(() => ended, Math.max(0, dueMs - Date.now()))) return done('TERMINATED');
+    if ('expiresAt' in next) return done(await expireConsent({ consentId: input.consentId }));
+
+    let status: ConsentState = 'ACTIVE';
+    try {
+      ({ status } = await refreshConsentAccounts({ consentId: input.consentId }));
+    } catch {
+      // The bank stayed unreachable: the read model keeps its data and says why; next round tries again.
+      await recordAccountRefreshFailed({ consentId: input.consentId, reason: 'bank_unavailable' });
+    }
+    reads = countRead(reads, Date.now());
+    if (status !== 'ACTIVE') return done(status);
+    if (ended) return done('TERMINATED');
+    if (round >= plan.refreshesPerRun || workflowInfo().continueAsNewSuggested)
+      return continueAsNew<typeof consentRefresh>({ consentId: input.consentId, reads });
+  }
+  return done(plan.status);
+}

@@ -1,0 +1,52 @@
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import {
+  allHandlersFinished,
+  condition,
+  defineUpdate,
+  executeChild,
+  proxyActivities,
+  setHandler,
+} from '@temporalio/workflow';
+import type { PlatformActivities } from '../../activities/index.ts';
+import { consentSearchAttributes, consentTerminationWorkflowId } from '../../domain/openbanking/consents.ts';
+import { consentTermination } from './accounts.ts';
+
+/** DELETE agent/user: answers once the user is marked deleted and its hashes are revoked. */
+export const userDeletedUpdate = defineUpdate<void>('userDeleted');
+
+const { markUserDeleted, consentsToEnd } = proxyActivities<PlatformActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+
+/**
+ * Deleting a user (`ob-user-deletion-<userId>`, an Update-with-start from DELETE agent/user): mark the
+ * user deleted and revoke its hashes (the API answers 204 then), then end each of its consents at its
+ * bank through `consentTermination` (TERMINATED), however long a bank takes to answer.
+ */
+export async function userDeletion(input: { userId: string }): Promise<number> {
+  let deleted = false;
+  setHandler(userDeletedUpdate, async () => {
+    await condition(() => deleted);
+  });
+
+  await markUserDeleted({ userId: input.userId });
+  deleted = true;
+
+  const consents = await consentsToEnd({ userId: input.userId });
+  await Promise.all(
+    consents.map((consent) =>
+      executeChild(consentTermination, {
+        workflowId: consentTerminationWorkflowId(consent.consentId),
+        args: [{ consentId: consent.consentId, reason: 'user_deleted' }],
+        typedSearchAttributes: consentSearchAttributes(consent),
+        staticSummary: `End consent ${consent.consentId}: its user was deleted`,
+      }).catch((error: unknown) => {
+        // Already being ended (DELETE iban of its last account): that run does it.
+        if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+      }),
+    ),
+  );
+  await condition(allHandlersFinished);
+  return consents.length;
+}
