@@ -1,14 +1,23 @@
 import { z } from '@hono/zod-openapi';
 import { and, eq, isNull } from 'drizzle-orm';
+import type { Context } from 'hono';
 import type { Database } from '../../db/client.ts';
-import { obAccounts, obBanks, obConsents, type obTransactions } from '../../db/schema/openbanking.ts';
+import {
+  obAccounts,
+  obBanks,
+  obConsents,
+  type obTransactions,
+  obUsers,
+} from '../../db/schema/openbanking.ts';
 import {
   CONSENT_STATES,
   IBAN_ID_PATTERN,
   TRANSACTION_ID_PATTERN,
 } from '../../domain/openbanking/consents.ts';
 import { CONSENT_STATUSES } from '../../domain/openbanking/xs2a.ts';
+import type { AppEnv } from '../shared/context.ts';
 import { ApiError } from '../shared/errors.ts';
+import { optionalAgent, requireUser } from './identity.ts';
 
 /**
  * Records and reads shared by the account-information operations (GET ibans, balance, transactions,
@@ -188,6 +197,13 @@ export function toAccountRecord(
   };
 }
 
+/**
+ * The accounts an agent reaches: live accounts of its live users. For a query that joins ob_users on
+ * the account's user.
+ */
+export const agentAccounts = (agentId: string) =>
+  and(eq(obAccounts.agentId, agentId), isNull(obAccounts.deletedAt), isNull(obUsers.deletedAt));
+
 /** The user's live accounts with their bank and consent, oldest first. */
 export async function listUserAccounts(db: Database, userId: string) {
   return db
@@ -200,7 +216,7 @@ export async function listUserAccounts(db: Database, userId: string) {
 }
 
 /** One live account of the user; an unknown, deleted or another user's account is 404. */
-export async function findUserAccount(db: Database, userId: string, ibanId: string) {
+async function findUserAccount(db: Database, userId: string, ibanId: string) {
   const [row] = await db
     .select({ account: obAccounts, bank: obBanks, consent: obConsents })
     .from(obAccounts)
@@ -210,4 +226,22 @@ export async function findUserAccount(db: Database, userId: string, ibanId: stri
     .limit(1);
   if (!row) throw ApiError.notFound('Account');
   return row;
+}
+
+/**
+ * The calling user's account `ibanId` with its bank and consent, for the account operations: 401
+ * without a user credential, 404 when it is not the user's live account. With `agentHeader`, an
+ * x-agent-hash sent along must be the user's agent (else 404).
+ */
+export async function requireUserAccount(
+  c: Context<AppEnv>,
+  ibanId: string,
+  options: { agentHeader?: boolean } = {},
+) {
+  const user = await requireUser(c);
+  if (options.agentHeader) {
+    const agent = await optionalAgent(c);
+    if (agent && agent.agentId !== user.agentId) throw ApiError.notFound('Account');
+  }
+  return { user, ...(await findUserAccount(c.get('deps').db, user.userId, ibanId)) };
 }

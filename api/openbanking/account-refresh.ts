@@ -1,9 +1,13 @@
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { obAccounts, obUsers } from '../../db/schema/openbanking.ts';
-import { accountRefreshWorkflowId, IBAN_ID_PATTERN } from '../../domain/openbanking/consents.ts';
-import { BankId, OwnerId, PlatformService, UserId } from '../../domain/search-attributes.ts';
+import {
+  accountRefreshWorkflowId,
+  IBAN_ID_PATTERN,
+  openBankingSearchAttributes,
+} from '../../domain/openbanking/consents.ts';
 import { accountRefresh } from '../../workflows/openbanking/accounts.ts';
 import type { ApiDeps } from '../shared/context.ts';
+import { agentAccounts } from './account-records.ts';
 
 /**
  * Cache initialisation (`POST /api/8/cache/initial/{bankAccountId}`): asks for a fresh read of one bank
@@ -20,14 +24,7 @@ export async function requestAccountRefresh(
     .select({ id: obAccounts.id, userId: obAccounts.userId, bankHash: obAccounts.bankHash })
     .from(obAccounts)
     .innerJoin(obUsers, eq(obUsers.id, obAccounts.userId))
-    .where(
-      and(
-        eq(obAccounts.id, request.bankAccountId),
-        eq(obAccounts.agentId, request.agentId),
-        isNull(obAccounts.deletedAt),
-        isNull(obUsers.deletedAt),
-      ),
-    )
+    .where(and(eq(obAccounts.id, request.bankAccountId), agentAccounts(request.agentId)))
     .limit(1);
   if (!account) return 'not_found';
   await deps.temporal.workflow.start(accountRefresh, {
@@ -35,12 +32,7 @@ export async function requestAccountRefresh(
     taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
     args: [{ ibanId: account.id }],
     workflowIdConflictPolicy: 'USE_EXISTING',
-    typedSearchAttributes: [
-      { key: PlatformService, value: 'openbanking' },
-      { key: OwnerId, value: request.agentId },
-      { key: UserId, value: account.userId },
-      { key: BankId, value: account.bankHash },
-    ],
+    typedSearchAttributes: openBankingSearchAttributes({ agentId: request.agentId, ...account }),
     staticSummary: `Refresh account ${account.id} from its bank`,
   });
   return 'accepted';

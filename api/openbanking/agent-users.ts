@@ -2,10 +2,10 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { WithStartWorkflowOperation } from '@temporalio/client';
 import { and, count, desc, eq, gte, ilike, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
 import { obUsers } from '../../db/schema/openbanking.ts';
-import { userDeletionWorkflowId } from '../../domain/openbanking/consents.ts';
-import { OwnerId, PlatformService, UserId } from '../../domain/search-attributes.ts';
+import { openBankingSearchAttributes, userDeletionWorkflowId } from '../../domain/openbanking/consents.ts';
 import { userDeletedUpdate, userDeletion } from '../../workflows/openbanking/user-deletion.ts';
 import { ApiError, errorResponses } from '../shared/errors.ts';
+import { jsonBody } from '../shared/openapi.ts';
 import {
   IDENTITY_HEADERS,
   optionalAgent,
@@ -169,7 +169,7 @@ const checkUser = defineOperation({
         'Whether the agent has enrolled a live user with this e-mail and, when `userHash` is sent, whether that hash ' +
         'is the user’s. Hashes are stored only as digests, so a lost hash cannot be shown again.',
       security: security(['agentHash']),
-      request: { body: { required: true, content: { 'application/json': { schema: checkBody } } } },
+      request: { body: jsonBody(checkBody) },
       responses: {
         200: { description: 'The result', content: { 'application/json': { schema: checkResult } } },
         ...errorResponses,
@@ -235,11 +235,7 @@ const deleteUser = defineOperation({
         taskQueue: config.TEMPORAL_TASK_QUEUE,
         workflowIdConflictPolicy: 'USE_EXISTING',
         args: [{ userId }],
-        typedSearchAttributes: [
-          { key: PlatformService, value: 'openbanking' },
-          { key: OwnerId, value: agentId },
-          { key: UserId, value: userId },
-        ],
+        typedSearchAttributes: openBankingSearchAttributes({ agentId, userId }),
         staticSummary: `Delete user ${userId} and end its consents`,
       }),
     });

@@ -1,5 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { ApiError, errorResponses } from '../shared/errors.ts';
+import { jsonBody } from '../shared/openapi.ts';
 import { ADMIN_SECURITY, enrolAgent, IDENTITY_HEADERS, NO_SECURITY, requireAdmin } from './identity.ts';
 import { emailField } from './users.ts';
 import { defineOperation } from './versions.ts';
@@ -53,7 +54,7 @@ const signupAgent = defineOperation({
         'Creates an agent and returns its `agentHash` and `publicHash`, shown once. Sandbox: open to anyone. ' +
         'Production: requires `x-admin-hash`; without it 401.',
       security: [...NO_SECURITY, ...ADMIN_SECURITY],
-      request: { body: { required: true, content: { 'application/json': { schema: agentSignupBody } } } },
+      request: { body: jsonBody(agentSignupBody) },
       responses: {
         201: { description: 'Enrolled', content: { 'application/json': { schema: issuedAgentSchema } } },
         ...errorResponses,

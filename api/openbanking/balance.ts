@@ -2,8 +2,8 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { eq } from 'drizzle-orm';
 import { obBalances } from '../../db/schema/openbanking.ts';
 import { errorResponses } from '../shared/errors.ts';
-import { findUserAccount, freshnessSchema, ibanIdParam, toFreshness } from './account-records.ts';
-import { requireUser, USER_SECURITY } from './identity.ts';
+import { freshnessSchema, ibanIdParam, requireUserAccount, toFreshness } from './account-records.ts';
+import { USER_SECURITY } from './identity.ts';
 import { defineOperation } from './versions.ts';
 
 /** `GET /api/{6,7,8}/balance/{ibanId}`: the account's balances as last read from the bank. */
@@ -53,11 +53,10 @@ export const balanceOperation = defineOperation({
       },
     }),
   handler: () => async (c) => {
-    const { userId } = await requireUser(c);
-    const { db } = c.get('deps');
-    const { account } = await findUserAccount(db, userId, c.req.valid('param').ibanId);
-    const rows = await db
-      .select()
+    const { account } = await requireUserAccount(c, c.req.valid('param').ibanId);
+    const rows = await c
+      .get('deps')
+      .db.select()
       .from(obBalances)
       .where(eq(obBalances.accountId, account.id))
       .orderBy(obBalances.balanceType);

@@ -1,9 +1,10 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { and, desc, eq, isNull } from 'drizzle-orm';
+import { and, desc, eq } from 'drizzle-orm';
 import { electronicFormatIBAN, isValidIBAN } from 'ibantools';
 import { obAccounts, obConsents, obUsers } from '../../db/schema/openbanking.ts';
 import type { ApiDeps } from '../shared/context.ts';
 import { ApiError, errorResponses } from '../shared/errors.ts';
+import { agentAccounts } from './account-records.ts';
 import { AGENT_SECURITY, requireAgent } from './identity.ts';
 import { defineOperation } from './versions.ts';
 
@@ -45,14 +46,7 @@ export async function findConsentDetailsByIban(
     .from(obAccounts)
     .innerJoin(obConsents, eq(obConsents.id, obAccounts.consentId))
     .innerJoin(obUsers, eq(obUsers.id, obAccounts.userId))
-    .where(
-      and(
-        eq(obAccounts.agentId, query.agentId),
-        eq(obAccounts.iban, query.iban),
-        isNull(obAccounts.deletedAt),
-        isNull(obUsers.deletedAt),
-      ),
-    )
+    .where(and(eq(obAccounts.iban, query.iban), agentAccounts(query.agentId)))
     .orderBy(desc(obAccounts.createdAt))
     .limit(1);
   if (!row) return undefined;

@@ -11,8 +11,9 @@ import {
   CONSENT_KINDS,
   CONSENT_SCOPES,
   consentWorkflowId,
+  openBankingSearchAttributes,
 } from '../../domain/openbanking/consents.ts';
-import { BankId, BusinessStatus, OwnerId, PlatformService, UserId } from '../../domain/search-attributes.ts';
+import { BusinessStatus } from '../../domain/search-attributes.ts';
 import {
   type ConsentFlowInput,
   ConsentStartRefusal,
@@ -21,6 +22,7 @@ import {
 } from '../../workflows/openbanking/consent.ts';
 import type { AppEnv } from '../shared/context.ts';
 import { ApiError, errorBodySchema, errorResponses } from '../shared/errors.ts';
+import { jsonBody } from '../shared/openapi.ts';
 import { bankHashParam, findBank } from './bank-records.ts';
 import { findUsableHook } from './hooks.ts';
 import { newId, requireUser, USER_SECURITY, type UserIdentity } from './identity.ts';
@@ -153,7 +155,7 @@ export const createConsentOperation = defineOperation({
             .optional()
             .openapi({ description: 'The user’s browser, forwarded to the bank' }),
         }),
-        body: { required: true, content: { 'application/json': { schema: consentBody } } },
+        body: jsonBody(consentBody),
       },
       responses: {
         201: { description: 'Started', content: { 'application/json': { schema: consentStartedSchema } } },
@@ -261,10 +263,7 @@ export async function startConsentFlow(
         workflowIdConflictPolicy: 'FAIL',
         args: [input],
         typedSearchAttributes: [
-          { key: PlatformService, value: 'openbanking' },
-          { key: OwnerId, value: user.agentId },
-          { key: UserId, value: user.userId },
-          { key: BankId, value: bank.bankHash },
+          ...openBankingSearchAttributes({ ...user, bankHash: bank.bankHash }),
           { key: BusinessStatus, value: 'AWAITING_SCA' },
         ],
         staticSummary: `Consent ${consentId} (${body.kind}) of user ${user.userId} at ${bank.name}`,

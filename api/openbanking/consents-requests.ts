@@ -3,6 +3,7 @@ import { and, desc, eq, type SQL } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { obConsentsRequests } from '../../db/schema/openbanking.ts';
 import { ApiError, errorResponses } from '../shared/errors.ts';
+import { jsonBody } from '../shared/openapi.ts';
 import {
   ADMIN_SECURITY,
   newId,
@@ -114,7 +115,7 @@ const createRequest = defineOperation({
         'Needs both `x-admin-hash` (the operator) and `x-agent-hash` (the agent acting); the user must be one the agent ' +
         'enrolled, else 404. Open until a consent covering its banks and scopes completes.',
       security: security(['adminHash', 'agentHash']),
-      request: { body: { required: true, content: { 'application/json': { schema: requestBody } } } },
+      request: { body: jsonBody(requestBody) },
       responses: {
         201: { description: 'Created', content: { 'application/json': { schema: consentsRequestSchema } } },
         ...errorResponses,

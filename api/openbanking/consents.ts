@@ -2,8 +2,13 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { desc, eq } from 'drizzle-orm';
 import { obConsentAccounts, obConsents } from '../../db/schema/openbanking.ts';
 import { errorResponses } from '../shared/errors.ts';
-import { consentSummarySchema, findUserAccount, ibanIdParam, toConsentSummary } from './account-records.ts';
-import { requireUser, USER_SECURITY } from './identity.ts';
+import {
+  consentSummarySchema,
+  ibanIdParam,
+  requireUserAccount,
+  toConsentSummary,
+} from './account-records.ts';
+import { USER_SECURITY } from './identity.ts';
 import { defineOperation } from './versions.ts';
 
 /**
@@ -49,11 +54,10 @@ export const accountConsentsOperation = defineOperation({
       },
     }),
   handler: () => async (c) => {
-    const { userId } = await requireUser(c);
-    const { db } = c.get('deps');
-    const { account } = await findUserAccount(db, userId, c.req.valid('param').ibanId);
-    const rows = await db
-      .select({ consent: obConsents })
+    const { account } = await requireUserAccount(c, c.req.valid('param').ibanId);
+    const rows = await c
+      .get('deps')
+      .db.select({ consent: obConsents })
       .from(obConsentAccounts)
       .innerJoin(obConsents, eq(obConsents.id, obConsentAccounts.consentId))
       .where(eq(obConsentAccounts.accountId, account.id))

@@ -1,12 +1,14 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import { obAccounts, obBalances, obTransactions } from '../../db/schema/openbanking.ts';
-import { consentTerminationWorkflowId } from '../../domain/openbanking/consents.ts';
-import { BankId, OwnerId, PlatformService, UserId } from '../../domain/search-attributes.ts';
+import {
+  consentTerminationWorkflowId,
+  openBankingSearchAttributes,
+} from '../../domain/openbanking/consents.ts';
 import { consentTermination } from '../../workflows/openbanking/accounts.ts';
 import { errorResponses } from '../shared/errors.ts';
-import { findUserAccount, ibanIdParam } from './account-records.ts';
-import { requireUser, USER_SECURITY } from './identity.ts';
+import { ibanIdParam, requireUserAccount } from './account-records.ts';
+import { USER_SECURITY } from './identity.ts';
 import { defineOperation } from './versions.ts';
 
 /**
@@ -47,9 +49,8 @@ export const deleteIbanOperation = defineOperation({
       },
     }),
   handler: () => async (c) => {
-    const user = await requireUser(c);
+    const { user, account } = await requireUserAccount(c, c.req.valid('param').ibanId);
     const { db, temporal, config } = c.get('deps');
-    const { account } = await findUserAccount(db, user.userId, c.req.valid('param').ibanId);
     const stillUsed = await db.transaction(async (tx) => {
       await tx.update(obAccounts).set({ deletedAt: new Date() }).where(eq(obAccounts.id, account.id));
       await tx.delete(obBalances).where(eq(obBalances.accountId, account.id));
@@ -66,12 +67,7 @@ export const deleteIbanOperation = defineOperation({
         taskQueue: config.TEMPORAL_TASK_QUEUE,
         args: [{ consentId: account.consentId }],
         workflowIdConflictPolicy: 'USE_EXISTING',
-        typedSearchAttributes: [
-          { key: PlatformService, value: 'openbanking' },
-          { key: OwnerId, value: user.agentId },
-          { key: UserId, value: user.userId },
-          { key: BankId, value: account.bankHash },
-        ],
+        typedSearchAttributes: openBankingSearchAttributes({ ...user, bankHash: account.bankHash }),
         staticSummary: `End consent ${account.consentId}: its last account was deleted`,
       });
     }

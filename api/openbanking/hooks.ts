@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { createRoute, z } from '@hono/zod-openapi';
-import { and, eq, isNull, or } from 'drizzle-orm';
+import { and, eq, isNull, or, type SQL } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { Database } from '../../db/client.ts';
 import { obHooks } from '../../db/schema/openbanking.ts';
 import { HOOK_EVENTS } from '../../domain/openbanking/hook-events.ts';
 import type { AppEnv } from '../shared/context.ts';
 import { ApiError, errorResponses } from '../shared/errors.ts';
+import { jsonBody } from '../shared/openapi.ts';
 import { optionalAgent, optionalPublic, optionalUser, security } from './identity.ts';
 import { webUrlField } from './users.ts';
 import { defineOperation } from './versions.ts';
@@ -86,48 +87,36 @@ async function hookCaller(c: Context<AppEnv>, options: { publicHash: boolean }):
   );
 }
 
-/**
- * A hook the user may use: the user's own or one its agent registered. Undefined when unknown or someone
- * else's. For the consent and payment operations (pass `hookHash` from their bodies).
- */
-export async function findUsableHook(
+/** A hook of the agent by its hash, among those `owners` selects; undefined when there is none. */
+async function findHook(
   db: Database,
-  caller: { agentId: string; userId: string },
+  agentId: string,
   hookHash: string,
+  owners: SQL | undefined,
 ): Promise<HookRow | undefined> {
   const [row] = await db
     .select()
     .from(obHooks)
-    .where(
-      and(
-        eq(obHooks.hookHash, hookHash),
-        eq(obHooks.agentId, caller.agentId),
-        or(eq(obHooks.userId, caller.userId), isNull(obHooks.userId)),
-      ),
-    )
+    .where(and(eq(obHooks.hookHash, hookHash), eq(obHooks.agentId, agentId), owners))
     .limit(1);
   return row;
 }
 
+/**
+ * A hook the user may use: the user's own or one its agent registered. Undefined when unknown or someone
+ * else's. For the consent and payment operations (pass `hookHash` from their bodies).
+ */
+export const findUsableHook = (db: Database, caller: { agentId: string; userId: string }, hookHash: string) =>
+  findHook(db, caller.agentId, hookHash, or(eq(obHooks.userId, caller.userId), isNull(obHooks.userId)));
+
 /** A hook the caller owns (a user owns its own; an agent owns those it registered). */
-async function findOwnedHook(
-  db: Database,
-  caller: HookCaller,
-  hookHash: string,
-): Promise<HookRow | undefined> {
-  const [row] = await db
-    .select()
-    .from(obHooks)
-    .where(
-      and(
-        eq(obHooks.hookHash, hookHash),
-        eq(obHooks.agentId, caller.agentId),
-        caller.userId ? eq(obHooks.userId, caller.userId) : isNull(obHooks.userId),
-      ),
-    )
-    .limit(1);
-  return row;
-}
+const findOwnedHook = (db: Database, caller: HookCaller, hookHash: string) =>
+  findHook(
+    db,
+    caller.agentId,
+    hookHash,
+    caller.userId ? eq(obHooks.userId, caller.userId) : isNull(obHooks.userId),
+  );
 
 const createHook = defineOperation({
   versions: [6, 7, 8, 9],
@@ -148,7 +137,7 @@ const createHook = defineOperation({
         v === 9
           ? security(['userHash'], ['userToken'], ['agentHash'], ['publicHash'])
           : security(['userHash'], ['userToken'], ['agentHash']),
-      request: { body: { required: true, content: { 'application/json': { schema: hookBody } } } },
+      request: { body: jsonBody(hookBody) },
       responses: {
         201: { description: 'Registered', content: { 'application/json': { schema: hookSchema } } },
         ...errorResponses,

@@ -3,6 +3,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import { obUsers } from '../../db/schema/openbanking.ts';
 import { KYC_UPDATE_STATUSES, kycTransitionAllowed } from '../../domain/openbanking/kyc.ts';
 import { ApiError, errorResponses } from '../shared/errors.ts';
+import { jsonBody } from '../shared/openapi.ts';
 import { AGENT_SECURITY, requireAgent, requireUser, USER_SECURITY } from './identity.ts';
 import { findAgentUser, kycStatusField, type UserRow } from './users.ts';
 import { defineOperation } from './versions.ts';
@@ -79,7 +80,7 @@ const kycUpdate = defineOperation({
         'REJECTED → PENDING, VERIFIED → REJECTED. Setting the current status again is a no-op (200); any other ' +
         'move is 409 `kyc_transition_not_allowed`. Another agent’s user is 404.',
       security: AGENT_SECURITY,
-      request: { body: { required: true, content: { 'application/json': { schema: kycUpdateBody } } } },
+      request: { body: jsonBody(kycUpdateBody) },
       responses: {
         200: { description: 'The new status', content: { 'application/json': { schema: kycStatusSchema } } },
         ...errorResponses,

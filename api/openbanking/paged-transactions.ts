@@ -4,8 +4,8 @@ import { xs2aErrorTypeOf } from '../../activities/openbanking/xs2a-client.ts';
 import { transactionRecordOf } from '../../domain/openbanking/consents.ts';
 import { Xs2aErrorType } from '../../domain/openbanking/xs2a.ts';
 import { ApiError, errorBodySchema, errorResponses } from '../shared/errors.ts';
-import { dateRangeQueryWith, findUserAccount, ibanIdParam, transactionSchema } from './account-records.ts';
-import { optionalAgent, requireUser, security } from './identity.ts';
+import { dateRangeQueryWith, ibanIdParam, requireUserAccount, transactionSchema } from './account-records.ts';
+import { security } from './identity.ts';
 import { defineOperation } from './versions.ts';
 
 /**
@@ -69,11 +69,10 @@ export const pagedTransactionsOperation = defineOperation({
       },
     }),
   handler: () => async (c) => {
-    const user = await requireUser(c);
-    const agent = await optionalAgent(c);
-    if (agent && agent.agentId !== user.agentId) throw ApiError.notFound('Account');
-    const { db, config } = c.get('deps');
-    const { account, bank, consent } = await findUserAccount(db, user.userId, c.req.valid('param').ibanId);
+    const { account, bank, consent } = await requireUserAccount(c, c.req.valid('param').ibanId, {
+      agentHeader: true,
+    });
+    const { config } = c.get('deps');
     const { dateFrom, dateTo, nextPageUrl } = c.req.valid('query');
     const next = nextPageUrl ? decodeToken(nextPageUrl) : undefined;
     if (!bank.supportsPagedTransactions)

@@ -2,6 +2,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { obUsers } from '../../db/schema/openbanking.ts';
 import { isValidUic } from '../../domain/openbanking/uic.ts';
 import { ApiError, errorResponses } from '../shared/errors.ts';
+import { jsonBody } from '../shared/openapi.ts';
 import {
   AGENT_SECURITY,
   IDENTITY_HEADERS,
@@ -90,7 +91,7 @@ const signup = defineOperation({
       // The agent hash may come in the body instead of the header, so the route is not gated on it.
       security: [...AGENT_SECURITY, ...NO_SECURITY],
       request: {
-        body: { required: true, content: { 'application/json': { schema: v === 8 ? signupV8 : signupV6 } } },
+        body: jsonBody(v === 8 ? signupV8 : signupV6),
       },
       responses: {
         201: { description: 'Enrolled', content: { 'application/json': { schema: signupResponse } } },

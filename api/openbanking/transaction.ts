@@ -3,13 +3,13 @@ import { and, eq } from 'drizzle-orm';
 import { obTransactions } from '../../db/schema/openbanking.ts';
 import { ApiError, errorResponses } from '../shared/errors.ts';
 import {
-  findUserAccount,
   ibanIdParam,
+  requireUserAccount,
   toTransactionRecord,
   transactionIdParam,
   transactionSchema,
 } from './account-records.ts';
-import { requireUser, USER_SECURITY } from './identity.ts';
+import { USER_SECURITY } from './identity.ts';
 import { defineOperation } from './versions.ts';
 
 /** `GET /api/{6,7,8}/transactions/{ibanId}/{transactionId}`: one transaction from the read model. */
@@ -40,12 +40,11 @@ export const transactionOperation = defineOperation({
       },
     }),
   handler: () => async (c) => {
-    const { userId } = await requireUser(c);
-    const { db } = c.get('deps');
     const { ibanId, transactionId } = c.req.valid('param');
-    const { account } = await findUserAccount(db, userId, ibanId);
-    const [row] = await db
-      .select()
+    const { account } = await requireUserAccount(c, ibanId);
+    const [row] = await c
+      .get('deps')
+      .db.select()
       .from(obTransactions)
       .where(and(eq(obTransactions.accountId, account.id), eq(obTransactions.transactionId, transactionId)))
       .limit(1);

@@ -1,17 +1,17 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { and, desc, eq, gte, lte } from 'drizzle-orm';
 import { obTransactions } from '../../db/schema/openbanking.ts';
-import { ApiError, errorResponses } from '../shared/errors.ts';
+import { errorResponses } from '../shared/errors.ts';
 import {
   dateRangeQuery,
-  findUserAccount,
   freshnessSchema,
   ibanIdParam,
+  requireUserAccount,
   toFreshness,
   toTransactionRecord,
   transactionSchema,
 } from './account-records.ts';
-import { optionalAgent, requireUser, security, USER_SECURITY } from './identity.ts';
+import { security, USER_SECURITY } from './identity.ts';
 import { defineOperation } from './versions.ts';
 
 /**
@@ -59,16 +59,11 @@ export const transactionsOperation = defineOperation({
       },
     }),
   handler: (v) => async (c) => {
-    const user = await requireUser(c);
-    if (v === 8) {
-      const agent = await optionalAgent(c);
-      if (agent && agent.agentId !== user.agentId) throw ApiError.notFound('Account');
-    }
-    const { db } = c.get('deps');
-    const { account } = await findUserAccount(db, user.userId, c.req.valid('param').ibanId);
+    const { account } = await requireUserAccount(c, c.req.valid('param').ibanId, { agentHeader: v === 8 });
     const { dateFrom, dateTo } = c.req.valid('query');
-    const rows = await db
-      .select()
+    const rows = await c
+      .get('deps')
+      .db.select()
       .from(obTransactions)
       .where(
         and(

@@ -64,12 +64,16 @@ export const CONSENT_END_REASONS = {
 } as const;
 export type ConsentEndReason = keyof typeof CONSENT_END_REASONS;
 
-/** The search attributes of the open-banking workflows of one user's consent or account. */
-export const consentSearchAttributes = (subject: { agentId: string; userId: string; bankHash: string }) => [
+/** The search attributes of an open-banking workflow about a user (and its bank, when there is one). */
+export const openBankingSearchAttributes = (subject: {
+  agentId: string;
+  userId: string;
+  bankHash?: string;
+}) => [
   { key: PlatformService, value: 'openbanking' },
   { key: OwnerId, value: subject.agentId },
   { key: UserId, value: subject.userId },
-  { key: BankId, value: subject.bankHash },
+  ...(subject.bankHash ? [{ key: BankId, value: subject.bankHash }] : []),
 ];
 
 /** `state`: 32 random bytes, base64url (43 characters); unguessable, it names the callback. */

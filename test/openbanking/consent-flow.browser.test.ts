@@ -1,5 +1,5 @@
 import { compactVerify, createRemoteJWKSet } from 'jose';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConsentFinishedEvent } from '../../domain/openbanking/consents.ts';
 import { type ReceivedRequest, startReceiver } from '../../sandbox/webhook-receiver.ts';
@@ -96,6 +96,28 @@ async function startConsent(flow: Awaited<ReturnType<typeof integrator>>) {
   return started.body;
 }
 
+type Started = Awaited<ReturnType<typeof startConsent>>;
+
+/** The customer opens the bank's SCA page and logs in as the sandbox user alice. */
+async function logInAtBank(page: Page, consent: Started) {
+  await page.goto(consent.scaRedirectUrl);
+  await page.getByLabel('User ID').fill('alice');
+  await page.getByLabel('Password').fill('sandbox-alice');
+  await page.getByRole('button', { name: 'Log in' }).click();
+}
+
+/** Approves or denies at the bank; the browser comes back through the gateway to the hook's redirect URL. */
+async function decideAndReturn(
+  page: Page,
+  decision: 'Approve' | 'Deny',
+  flow: Awaited<ReturnType<typeof integrator>>,
+  consent: Started,
+) {
+  await page.getByRole('button', { name: decision }).click();
+  await page.waitForURL((url) => url.toString().startsWith(flow.redirectUrl), { timeout: 30_000 });
+  expect(new URL(page.url()).searchParams.get('state')).toBe(consent.state);
+}
+
 describe('with the default SCA timeout', () => {
   let platform: TestPlatform;
   beforeAll(async () => {
@@ -111,13 +133,8 @@ describe('with the default SCA timeout', () => {
 
     const page = await browser.newPage();
     try {
-      await page.goto(consent.scaRedirectUrl);
-      await page.getByLabel('User ID').fill('alice');
-      await page.getByLabel('Password').fill('sandbox-alice');
-      await page.getByRole('button', { name: 'Log in' }).click();
-      await page.getByRole('button', { name: 'Approve' }).click();
-      await page.waitForURL((url) => url.toString().startsWith(flow.redirectUrl), { timeout: 30_000 });
-      expect(new URL(page.url()).searchParams.get('state')).toBe(consent.state);
+      await logInAtBank(page, consent);
+      await decideAndReturn(page, 'Approve', flow, consent);
       expect(await page.textContent('body')).toContain('Welcome back');
     } finally {
       await page.close();
@@ -161,13 +178,8 @@ describe('with the default SCA timeout', () => {
     const consent = await startConsent(flow);
     const page = await browser.newPage();
     try {
-      await page.goto(consent.scaRedirectUrl);
-      await page.getByLabel('User ID').fill('alice');
-      await page.getByLabel('Password').fill('sandbox-alice');
-      await page.getByRole('button', { name: 'Log in' }).click();
-      await page.getByRole('button', { name: 'Deny' }).click();
-      await page.waitForURL((url) => url.toString().startsWith(flow.redirectUrl), { timeout: 30_000 });
-      expect(new URL(page.url()).searchParams.get('state')).toBe(consent.state);
+      await logInAtBank(page, consent);
+      await decideAndReturn(page, 'Deny', flow, consent);
     } finally {
       await page.close();
     }
@@ -192,10 +204,7 @@ describe('with a short SCA timeout', () => {
     const consent = await startConsent(flow);
     const page = await browser.newPage();
     try {
-      await page.goto(consent.scaRedirectUrl);
-      await page.getByLabel('User ID').fill('alice');
-      await page.getByLabel('Password').fill('sandbox-alice');
-      await page.getByRole('button', { name: 'Log in' }).click();
+      await logInAtBank(page, consent);
       await expect.poll(() => page.getByRole('button', { name: 'Approve' }).isVisible()).toBe(true);
 
       const event = await verifiedHookCall(platform, consent.state);

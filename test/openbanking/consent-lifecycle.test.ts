@@ -53,6 +53,12 @@ async function bankConsentIdOf(consentId: string): Promise<string> {
   return row!.bankConsentId!;
 }
 
+/** The sandbox bank's control: the user revokes the consent, or its validUntil passes. */
+async function atTheBank(code: 'bank-b' | 'bank-c', consentId: string, action: 'revoke' | 'expire') {
+  const url = `${sandboxBank(code)}/consents/${await bankConsentIdOf(consentId)}/${action}`;
+  expect((await fetch(url, { method: 'POST' })).status).toBe(204);
+}
+
 async function firstAccount(customer: Customer) {
   const { body } = await customer.call<{ ibans: { ibanId: string; iban: string }[] }>('GET', '/api/8/ibans', {
     headers: customer.headers,
@@ -142,11 +148,7 @@ describe('scheduled refreshes of an ACTIVE consent', () => {
       hooks.requests.filter((request) => request.path.includes(encodeURIComponent(started.state)));
     await eventually(async () => (calls().length === 1 ? true : undefined));
 
-    const revoked = await fetch(
-      `${sandboxBank('bank-b')}/consents/${await bankConsentIdOf(started.consentId)}/revoke`,
-      { method: 'POST' },
-    );
-    expect(revoked.status).toBe(204);
+    await atTheBank('bank-b', started.consentId, 'revoke');
 
     const token = await consentOnceSettled(customer, started.consentId, (seen) => seen.status === 'REVOKED');
     expect(token.bankStatus).toBe('revokedByPsu');
@@ -175,11 +177,7 @@ describe('scheduled refreshes of an ACTIVE consent', () => {
       bankHash: bankHash('bank-c'),
       frequencyPerDay: 50,
     });
-    const expired = await fetch(
-      `${sandboxBank('bank-c')}/consents/${await bankConsentIdOf(started.consentId)}/expire`,
-      { method: 'POST' },
-    );
-    expect(expired.status).toBe(204);
+    await atTheBank('bank-c', started.consentId, 'expire');
     const token = await consentOnceSettled(customer, started.consentId, (seen) => seen.status === 'EXPIRED');
     expect(token.bankStatus).toBe('expired');
     expect(

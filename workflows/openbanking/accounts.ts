@@ -6,19 +6,8 @@ import {
   consentRefreshWorkflowId,
   consentWorkflowId,
 } from '../../domain/openbanking/consents.ts';
+import { refreshAccount } from './bank-reads.ts';
 import { consentEndedSignal } from './consent-refresh.ts';
-
-// A bank in maintenance answers 503 with Retry-After; a retry past the deadline is not attempted.
-const { refreshAccount } = proxyActivities<PlatformActivities>({
-  startToCloseTimeout: '10 minutes',
-  scheduleToCloseTimeout: '15 minutes',
-  retry: {
-    initialInterval: '2 seconds',
-    backoffCoefficient: 2,
-    maximumInterval: '1 minute',
-    maximumAttempts: 5,
-  },
-});
 
 const { recordAccountRefreshFailed, terminateUnusedConsent } = proxyActivities<PlatformActivities>({
   startToCloseTimeout: '1 minute',

@@ -15,6 +15,7 @@ import {
   nextRefresh,
 } from '../../domain/openbanking/consents.ts';
 import { BusinessStatus } from '../../domain/search-attributes.ts';
+import { refreshConsentAccounts } from './bank-reads.ts';
 
 export interface ConsentRefreshInput {
   consentId: string;
@@ -31,18 +32,6 @@ const { consentRefreshPlan, expireConsent, recordAccountRefreshFailed } = proxyA
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
   },
 );
-
-// As cache initialisation: a bank in maintenance is retried for a while, then the round is skipped.
-const { refreshConsentAccounts } = proxyActivities<PlatformActivities>({
-  startToCloseTimeout: '10 minutes',
-  scheduleToCloseTimeout: '15 minutes',
-  retry: {
-    initialInterval: '2 seconds',
-    backoffCoefficient: 2,
-    maximumInterval: '1 minute',
-    maximumAttempts: 5,
-  },
-});
 
 /**
  * Keeps an ACTIVE consent's accounts fresh (`ob-consent-refresh-<consentId>`, started by the consent

@@ -8,7 +8,10 @@ import {
   setHandler,
 } from '@temporalio/workflow';
 import type { PlatformActivities } from '../../activities/index.ts';
-import { consentSearchAttributes, consentTerminationWorkflowId } from '../../domain/openbanking/consents.ts';
+import {
+  consentTerminationWorkflowId,
+  openBankingSearchAttributes,
+} from '../../domain/openbanking/consents.ts';
 import { consentTermination } from './accounts.ts';
 
 /** DELETE agent/user: answers once the user is marked deleted and its hashes are revoked. */
@@ -39,7 +42,7 @@ export async function userDeletion(input: { userId: string }): Promise<number> {
       executeChild(consentTermination, {
         workflowId: consentTerminationWorkflowId(consent.consentId),
         args: [{ consentId: consent.consentId, reason: 'user_deleted' }],
-        typedSearchAttributes: consentSearchAttributes(consent),
+        typedSearchAttributes: openBankingSearchAttributes(consent),
         staticSummary: `End consent ${consent.consentId}: its user was deleted`,
       }).catch((error: unknown) => {
         // Already being ended (DELETE iban of its last account): that run does it.
