@@ -10,7 +10,7 @@ import type { Connectors } from './connectors.ts';
 import type { Logger } from './logger.ts';
 import { createReadinessProbe } from './readiness.ts';
 import { ensureSearchAttributes } from './search-attributes.ts';
-import { createPlatformWorker } from './worker.ts';
+import { createPlatformWorkers } from './worker.ts';
 
 /** The pieces each process assembles: shared by `npm start`, `npm run api`, `npm run worker` and tests. */
 
@@ -48,11 +48,15 @@ function installTemporalRuntimeLogger(logger: Logger): void {
 }
 
 export interface RunningWorker {
+  /** The business lane's worker (TEMPORAL_TASK_QUEUE). */
   worker: Worker;
-  /** Stops polling, lets running activities finish, closes the worker's connection. */
+  /** The delivery lane's worker (`<TEMPORAL_TASK_QUEUE>-delivery`, decision 0024). */
+  deliveryWorker: Worker;
+  /** Stops polling, lets running activities finish, closes the workers' connection. */
   stop(): Promise<void>;
 }
 
+/** Runs the platform's workers (both task queues) in this process. */
 export async function runWorker(options: {
   config: Config;
   db: Database;
@@ -64,7 +68,7 @@ export async function runWorker(options: {
   const { config } = options;
   installTemporalRuntimeLogger(options.logger);
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
-  const worker = await createPlatformWorker({
+  const workers = await createPlatformWorkers({
     connection,
     client: options.client,
     namespace: config.TEMPORAL_NAMESPACE,
@@ -73,15 +77,17 @@ export async function runWorker(options: {
     deps: { db: options.db, config, logger: options.logger, ...options.connectors },
     logger: options.logger,
   });
-  const running = worker.run();
+  const running = Promise.all([workers.business.run(), workers.delivery.run()]);
   // Open banking: the banks are in the directory before the first request; the refresh schedule exists.
   await startBankDirectory({ client: options.client, db: options.db, config, logger: options.logger }).catch(
     (error: unknown) => options.logger.error({ err: error }, 'bank directory not started'),
   );
   return {
-    worker,
+    worker: workers.business,
+    deliveryWorker: workers.delivery,
     async stop() {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
+      for (const worker of [workers.business, workers.delivery])
+        if (worker.getState() === 'RUNNING') worker.shutdown();
       await running;
       await connection.close();
     },

@@ -8,6 +8,7 @@ import {
   Worker,
 } from '@temporalio/worker';
 import { type ActivityDeps, createActivities } from '../activities/index.ts';
+import { platformTaskQueues } from '../domain/task-queues.ts';
 import type { Logger } from './logger.ts';
 import { routeDeliveryReceipts } from './receipts.ts';
 
@@ -16,6 +17,7 @@ export interface PlatformWorkerOptions {
   /** Client used to signal workflows when outside events (delivery receipts) arrive at the worker. */
   client: Client;
   namespace: string;
+  /** TEMPORAL_TASK_QUEUE: the business lane; the delivery lane is derived from it (domain/task-queues.ts). */
   taskQueue: string;
   workflowBundlePath: string;
   deps: ActivityDeps;
@@ -61,21 +63,38 @@ class ActivityAttemptLog implements ActivityInboundCallsInterceptor {
   }
 }
 
-/** Creates the platform worker: every workflow type and every activity, on one task queue. */
-export async function createPlatformWorker(options: PlatformWorkerOptions): Promise<Worker> {
-  const worker = await Worker.create({
-    connection: options.connection,
-    namespace: options.namespace,
-    taskQueue: options.taskQueue,
-    workflowBundle: { codePath: options.workflowBundlePath },
-    activities: createActivities(options.deps),
-    interceptors: { activity: [() => ({ inbound: new ActivityAttemptLog(options.logger) })] },
-  });
+export interface PlatformWorkers {
+  /** Polls TEMPORAL_TASK_QUEUE: business workflows and their activities. */
+  business: Worker;
+  /** Polls `<TEMPORAL_TASK_QUEUE>-delivery`: merchant notifications, webhook deliveries, their activities. */
+  delivery: Worker;
+}
+
+/**
+ * Creates the platform's two workers, one per task queue (decision 0024). Both register every workflow
+ * type and every activity (a workflow started on the business lane before the lanes existed still
+ * completes there); what separates them is where each workflow is started. Each has its own slots, so a
+ * burst of business tasks cannot hold the delivery lane's.
+ */
+export async function createPlatformWorkers(options: PlatformWorkerOptions): Promise<PlatformWorkers> {
+  const queues = platformTaskQueues(options.taskQueue);
+  const activities = createActivities(options.deps);
+  const create = (taskQueue: string) =>
+    Worker.create({
+      connection: options.connection,
+      namespace: options.namespace,
+      taskQueue,
+      workflowBundle: { codePath: options.workflowBundlePath },
+      activities,
+      interceptors: { activity: [() => ({ inbound: new ActivityAttemptLog(options.logger) })] },
+    });
+  const business = await create(queues.business);
+  const delivery = await create(queues.delivery);
   routeDeliveryReceipts({
     carrier: options.deps.carrier,
     db: options.deps.db,
     client: options.client,
     logger: options.logger,
   });
-  return worker;
+  return { business, delivery };
 }

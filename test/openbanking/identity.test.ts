@@ -45,6 +45,8 @@ const PUBLIC_OPERATIONS = [
   /^GET \/api\/8\/reports\/bank-maintenance$/,
   /^POST \/redirect\/\{app\}\/state\/\{state\}$/,
   /^GET \/redirect\/\{app\}\/state\/\{state\}$/,
+  // The AIS e-mail link's page: its credential is the signed token in the link (or the form).
+  /^(GET|POST) \/ais\/start$/,
 ];
 
 interface DocumentedOperation {
