@@ -16,6 +16,8 @@ export interface SandboxOptions {
   banksPort?: number;
   /** Where browsers reach the sandbox banks (their SCA page links); default their listening URL. */
   banksPublicUrl?: string | undefined;
+  /** See SandboxBanksOptions.weeklyMaintenance. */
+  banksWeeklyMaintenance?: boolean;
   /** Page size of Sandbox Bank B's transactions. */
   bankTransactionPageSize?: number;
   /** The sandbox merchant of the payment-collection gateway; 0 or undefined picks a free port. */
@@ -42,6 +44,9 @@ export async function startSandbox(options: SandboxOptions) {
     host: options.host ?? '127.0.0.1',
     port: options.banksPort ?? 0,
     ...(options.banksPublicUrl ? { publicUrl: options.banksPublicUrl } : {}),
+    ...(options.banksWeeklyMaintenance !== undefined
+      ? { weeklyMaintenance: options.banksWeeklyMaintenance }
+      : {}),
     ...(options.bankTransactionPageSize !== undefined
       ? { transactionPageSize: options.bankTransactionPageSize }
       : {}),

@@ -10,6 +10,8 @@ import { Hono } from 'hono';
  *   POST /<MIN>/notify              notifications: verifies CHECKSUM (constant time) and the RSA
  *                                   SIGNATURE (public key fetched from the gateway), records them and
  *                                   answers one `INVOICE=<n>:STATUS=<OK|ERR|NO>` line per invoice
+ *   GET  /<MIN>/notifications       what it received for a merchant (last 100 POSTs, `?invoice=`
+ *                                   narrows), whether CHECKSUM and SIGNATURE verified, what it answered
  *   GET  /<MIN>/billing/pay/init    billing check of its customer base (IDN → amount due)
  *   GET  /<MIN>/billing/pay/confirm billing confirmation (marks the customer paid)
  *   PUT  /merchants/<MIN>           registers a merchant: JSON {secret, billingIdnPrefix?, publicKeyUrl?}
@@ -111,6 +113,9 @@ function billingChecksumInput(params: Record<string, string>): string {
     .map((name) => `${name}${params[name]}\n`)
     .join('');
 }
+
+/** GET /<MIN>/notifications shows at most this many POSTs (the latest). */
+const RECEIVED_SHOWN = 100;
 
 export async function startSandboxMerchant(options: SandboxMerchantOptions = {}) {
   const host = options.host ?? '127.0.0.1';
@@ -250,6 +255,29 @@ export async function startSandboxMerchant(options: SandboxMerchantOptions = {})
       );
     }
     return answer(200, `${replyLines.join('\n')}\n`);
+  });
+
+  // The merchant's side of the story, for people trying the sandbox (the gateway's side is
+  // GET /collect/notifications). A simulated party: the MIN is the only key, as for PUT /merchants.
+  app.get('/:min/notifications', (c) => {
+    const min = c.req.param('min');
+    if (!accounts.has(min)) return c.json({ error: 'unknown merchant' }, 404);
+    const invoice = c.req.query('invoice');
+    const received = notifications
+      .filter((post) => post.min === min)
+      .filter((post) => invoice === undefined || post.lines.some((line) => line.invoice === invoice))
+      .slice(-RECEIVED_SHOWN);
+    return c.json({
+      min,
+      notifications: received.map((post) => ({
+        receivedAt: new Date(post.at).toISOString(),
+        checksumValid: post.checksumValid,
+        signatureValid: post.signatureValid,
+        lines: post.lines,
+        httpStatus: post.httpStatus,
+        reply: post.reply,
+      })),
+    });
   });
 
   app.get('/:min/billing/pay/:phase{init|confirm}', (c) => {

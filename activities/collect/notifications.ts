@@ -11,6 +11,7 @@ import {
   parseNotificationReply,
 } from '../../domain/collect/notification-packet.ts';
 import { BusinessStatus, OwnerId, PlatformService } from '../../domain/search-attributes.ts';
+import { deliveryTaskQueue } from '../../domain/task-queues.ts';
 import type { Config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
 import {
@@ -101,9 +102,10 @@ export function createNotificationActivities(deps: NotificationActivityDeps) {
       if (!row) throw new Error(`notification ${id} vanished after insert`);
       if (row.delivery === 'pending') {
         // Signal-with-start is atomic: the merchant's workflow runs and has the notification queued.
+        // On the delivery lane (decision 0024): an obligation storm on the business lane cannot hold it.
         await Context.current().client.workflow.signalWithStart('merchantNotifications', {
           workflowId: merchantNotificationsWorkflowId(notification.merchantId),
-          taskQueue: config.TEMPORAL_TASK_QUEUE,
+          taskQueue: deliveryTaskQueue(config.TEMPORAL_TASK_QUEUE),
           args: [
             {
               merchantMin: notification.merchantId,

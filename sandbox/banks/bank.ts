@@ -85,7 +85,11 @@ export class SandboxBank {
   private maintenanceOverride: MaintenanceNotice[] | null = null;
   private nextAccountNumber = 50_000_000;
 
-  constructor(readonly definition: SandboxBankDefinition) {
+  constructor(
+    readonly definition: SandboxBankDefinition,
+    /** Whether Bank C announces its weekly window by default (tests turn it off: it is clock-dependent). */
+    private readonly weeklyMaintenance = true,
+  ) {
     for (const user of SANDBOX_USERS[definition.code] ?? []) {
       this.addPsu(user.psuId, user.password, user.ownerName, user.accounts);
     }
@@ -238,7 +242,8 @@ export class SandboxBank {
 
   maintenanceNotices(now = new Date()): MaintenanceNotice[] {
     const notices =
-      this.maintenanceOverride ?? (this.definition.code === 'bank-c' ? [weeklyMaintenanceWindow(now)] : []);
+      this.maintenanceOverride ??
+      (this.weeklyMaintenance && this.definition.code === 'bank-c' ? [weeklyMaintenanceWindow(now)] : []);
     return notices.filter((notice) => new Date(notice.endsAt).getTime() > now.getTime());
   }
 

@@ -36,6 +36,11 @@ export interface SandboxBanksOptions {
   publicUrl?: string;
   /** Page size of Bank B's transactions (default 50). */
   transactionPageSize?: number;
+  /**
+   * Bank C announces (and keeps) a window every Sunday 01:00–03:00 UTC (default true). Tests turn it
+   * off so that their outcome does not depend on the day; they open windows through the sandbox controls.
+   */
+  weeklyMaintenance?: boolean;
 }
 
 export interface SandboxBanks {
@@ -113,6 +118,7 @@ export async function startSandboxBanks(options: SandboxBanksOptions = {}): Prom
         definition.transactionPageSize !== null && options.transactionPageSize !== undefined
           ? { ...definition, transactionPageSize: options.transactionPageSize }
           : definition,
+        options.weeklyMaintenance ?? true,
       ),
     ]),
   );

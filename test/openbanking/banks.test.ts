@@ -226,7 +226,13 @@ describe('GET /api/8/reports/bank-maintenance', () => {
     await fetch(`${platform.sandbox.banks.url}/bank-c/sandbox/maintenance`, { method: 'DELETE' });
   });
 
-  it('reports Bank C’s announced weekly window without any credential', async () => {
+  it('reports a window a bank announces without any credential', async () => {
+    const startsAt = new Date(Date.now() + 86_400_000).toISOString();
+    const endsAt = new Date(Date.now() + 86_400_000 + 7_200_000).toISOString();
+    await setBankCMaintenance([
+      { id: 'weekly', startsAt, endsAt, message: 'Planned maintenance every Sunday 01:00–03:00 UTC' },
+    ]);
+    await refreshNow();
     const { status, body } = await eventually(async () => {
       const answer = await call<{ notices: Record<string, unknown>[] }>(
         'GET',

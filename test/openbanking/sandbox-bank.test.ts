@@ -25,7 +25,7 @@ let bankB: Xs2aClient;
 let bankC: Xs2aClient;
 
 beforeAll(async () => {
-  banks = await startSandboxBanks();
+  banks = await startSandboxBanks({ weeklyMaintenance: false });
   tpp = await startReceiver();
   const client = (code: string) =>
     createXs2aClient({ baseUrl: `${banks.url}/${code}`, requestTimeoutMs: 5000 });
@@ -446,11 +446,20 @@ describe('maintenance', () => {
   });
 
   it('Bank C announces its weekly window by default', async () => {
-    const notices = await bankC.getMaintenanceNotices();
-    expect(notices).toHaveLength(1);
-    expect(notices[0]!.message).toContain('every Sunday');
-    expect(new Date(notices[0]!.startsAt).getUTCDay()).toBe(0);
-    expect(await bankA.getMaintenanceNotices()).toEqual([]);
+    // A sandbox of its own: the shared one runs without the (clock-dependent) default window.
+    const withDefaults = await startSandboxBanks();
+    try {
+      const client = (code: string) =>
+        createXs2aClient({ baseUrl: `${withDefaults.url}/${code}`, requestTimeoutMs: 2000 });
+      const notices = await client('bank-c').getMaintenanceNotices();
+      expect(notices).toHaveLength(1);
+      expect(notices[0]!.message).toContain('every Sunday');
+      expect(new Date(notices[0]!.startsAt).getUTCDay()).toBe(0);
+      expect(await client('bank-a').getMaintenanceNotices()).toEqual([]);
+      expect(await bankC.getMaintenanceNotices()).toEqual([]);
+    } finally {
+      await withDefaults.stop();
+    }
   });
 
   it('during a window every XS2A call answers 503 SERVICE_UNAVAILABLE (retryable, with Retry-After)', async () => {

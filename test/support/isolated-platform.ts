@@ -48,6 +48,8 @@ export async function startIsolatedPlatform(options: IsolatedPlatformOptions) {
     smppPassword: 'sandbox',
     receiptDelayMs: options.receiptDelayMs ?? 100,
     chatAppDelayMs: options.chatAppDelayMs ?? 100,
+    // Outcomes must not depend on the day: Bank C's Sunday window is opened by the tests that want it.
+    banksWeeklyMaintenance: false,
   });
   const env: Record<string, string> = {
     NODE_ENV: 'test',

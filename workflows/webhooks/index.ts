@@ -1,7 +1,14 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { ParentClosePolicy, proxyActivities, startChild, WorkflowIdReusePolicy } from '@temporalio/workflow';
+import {
+  ParentClosePolicy,
+  proxyActivities,
+  startChild,
+  WorkflowIdReusePolicy,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { PlatformActivities } from '../../activities/index.ts';
 import { BusinessStatus, OwnerId, PlatformService } from '../../domain/search-attributes.ts';
+import { deliveryTaskQueue } from '../../domain/task-queues.ts';
 import type { WebhookFormat } from '../../domain/webhooks/delivery.ts';
 import type { webhookDelivery } from './delivery.ts';
 
@@ -55,6 +62,8 @@ export async function sendWebhook(request: WebhookRequest): Promise<string> {
     // By type name: delivery.ts imports this file, so importing its function here would be a cycle.
     await startChild<typeof webhookDelivery>('webhookDelivery', {
       workflowId: webhookDeliveryWorkflowId(delivery.deliveryId),
+      // The delivery lane (decision 0024): a burst of business workflows cannot hold the delivery.
+      taskQueue: deliveryTaskQueue(workflowInfo().taskQueue),
       args: [
         {
           deliveryId: delivery.deliveryId,
