@@ -227,7 +227,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       })),
     );
   }
-  return { ...result.data, DATA_DIR: path.resolve(result.data.DATA_DIR) };
+  return {
+    ...result.data,
+    ...sandboxProviderUrls(env, result.data),
+    DATA_DIR: path.resolve(result.data.DATA_DIR),
+  };
+}
+
+/**
+ * Unset, SMPP_URL, CHATAPP_URL and HLR_URL name the sandbox parties `npm start` runs on this machine:
+ * they follow SMPP_PORT and SANDBOX_HTTP_PORT (a URL given explicitly is used as it is).
+ */
+function sandboxProviderUrls(env: NodeJS.ProcessEnv, config: Config) {
+  const providers = `http://127.0.0.1:${config.SANDBOX_HTTP_PORT}`;
+  return {
+    SMPP_URL: env.SMPP_URL ? config.SMPP_URL : `smpp://127.0.0.1:${config.SMPP_PORT}`,
+    CHATAPP_URL: env.CHATAPP_URL ? config.CHATAPP_URL : `${providers}/chatapp`,
+    HLR_URL: env.HLR_URL ? config.HLR_URL : `${providers}/hlr`,
+  };
 }
 
 /**

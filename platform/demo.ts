@@ -125,10 +125,20 @@ interface NotificationRecord {
   attempts: { attempt: number; httpStatus: number | null; reply: string | null; batchSize: number }[];
 }
 
+interface ReceivedRecord {
+  receivedAt: string;
+  checksumValid: boolean;
+  signatureValid: boolean;
+  lines: { invoice: string; status: string }[];
+  httpStatus: number;
+  reply: string;
+}
+
 /**
- * Waits until the gateway has delivered the invoice's notification and shows it: the line the sandbox
- * merchant received and its answer. The sandbox merchant answers OK only after checking CHECKSUM (with
- * the secret) and SIGNATURE (with the gateway's published key); a failed check is answered ERR.
+ * Waits until the gateway has delivered the invoice's notification and shows both sides: the gateway's
+ * record (GET /collect/notifications: delivery and attempts) and what the sandbox merchant received
+ * (GET <sandbox merchant>/<MIN>/notifications: the lines, whether CHECKSUM and SIGNATURE verified, its
+ * answer). The sandbox merchant answers OK only when both verify; a failed check is answered ERR.
  */
 async function showNotification(merchant: DemoMerchant, invoice: string) {
   const query = signedPacket(merchant, { INVOICE: invoice });
@@ -147,20 +157,32 @@ async function showNotification(merchant: DemoMerchant, invoice: string) {
     ...(notification.stan ? [`STAN=${notification.stan}`] : []),
     ...(notification.bcode ? [`BCODE=${notification.bcode}`] : []),
   ].join(':');
-  console.log(`   GET /collect/notifications (ENCODED of MIN and INVOICE, CHECKSUM) → 200`);
-  console.log(`   POSTed to ${sandboxMerchantUrl}/${merchant.min}/notify with ENCODED, CHECKSUM, SIGNATURE:`);
+  console.log(`   the gateway's record: GET /collect/notifications (ENCODED of MIN and INVOICE, CHECKSUM) → 200`);
   console.log(`     ${line}`);
   for (const attempt of notification.attempts) {
     console.log(
-      `   attempt ${attempt.attempt}: HTTP ${attempt.httpStatus}, merchant answered ${attempt.reply} ` +
+      `     attempt ${attempt.attempt}: HTTP ${attempt.httpStatus}, merchant answered ${attempt.reply} ` +
         `(${attempt.batchSize} invoice${attempt.batchSize === 1 ? '' : 's'} in that POST)`,
     );
   }
-  show('delivery', notification.delivery);
+  console.log(`     delivery: ${notification.delivery}`);
   if (notification.delivery !== 'delivered')
     throw new Error('the sandbox merchant did not accept the notification');
-  console.log('   The sandbox merchant verified CHECKSUM (HMAC-SHA1, its secret) and SIGNATURE (RSA-SHA256,');
-  console.log(`   key at ${apiUrl}/collect/.well-known/notification-key.pem) before answering OK.`);
+
+  const receivedUrl = `${sandboxMerchantUrl}/${merchant.min}/notifications?${new URLSearchParams({ invoice })}`;
+  const response = await fetch(receivedUrl);
+  console.log(`   the merchant's side: GET ${receivedUrl} → ${response.status}`);
+  if (!response.ok) return; // a merchant hosted elsewhere (COLLECT_MIN) is not the sandbox's to show
+  const { notifications } = (await response.json()) as { notifications: ReceivedRecord[] };
+  for (const post of notifications) {
+    const mine = post.lines.find((entry) => entry.invoice === invoice);
+    console.log(
+      `     ${post.receivedAt}: POST /${merchant.min}/notify, ${post.lines.length} line${post.lines.length === 1 ? '' : 's'}` +
+        ` (INVOICE=${invoice}:STATUS=${mine?.status}); CHECKSUM ${post.checksumValid ? 'verified' : 'NOT valid'}` +
+        ` (HMAC-SHA1, its secret), SIGNATURE ${post.signatureValid ? 'verified' : 'NOT valid'} (RSA-SHA256,` +
+        ` the gateway's key); answered ${post.httpStatus} ${JSON.stringify(post.reply.trim())}`,
+    );
+  }
 }
 
 /** Creates the demo merchant through the admin endpoint and hosts it at the sandbox merchant. */

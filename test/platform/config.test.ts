@@ -11,6 +11,25 @@ describe('configuration', () => {
     expect(config.SENDER_ID_CONFIRMATION_TIMEOUT).toBe(7 * 86_400_000);
   });
 
+  it('points the sandbox provider URLs at SMPP_PORT and SANDBOX_HTTP_PORT unless they are set', () => {
+    expect(loadConfig({})).toMatchObject({
+      SMPP_URL: 'smpp://127.0.0.1:2775',
+      CHATAPP_URL: 'http://127.0.0.1:4010/chatapp',
+      HLR_URL: 'http://127.0.0.1:4010/hlr',
+    });
+    expect(loadConfig({ SMPP_PORT: '12775', SANDBOX_HTTP_PORT: '14010' })).toMatchObject({
+      SMPP_URL: 'smpp://127.0.0.1:12775',
+      CHATAPP_URL: 'http://127.0.0.1:14010/chatapp',
+      HLR_URL: 'http://127.0.0.1:14010/hlr',
+    });
+    const explicit = {
+      SMPP_URL: 'smpp://smsc.example:2775',
+      CHATAPP_URL: 'https://chat.example/api',
+      HLR_URL: 'https://hlr.example/api',
+    };
+    expect(loadConfig({ SMPP_PORT: '12775', SANDBOX_HTTP_PORT: '14010', ...explicit })).toMatchObject(explicit);
+  });
+
   it.each([
     ['PORT', 'seventy'],
     ['PORT', '70000'],
