@@ -43,11 +43,7 @@ export function registerBankTransferRoutes(app: OpenAPIHono<AppEnv>): void {
         merchant,
         packet,
         kind: 'bank_transfer',
-        invoice: transfer.invoice,
-        amountMinor: transfer.amountMinor,
-        currency: transfer.currency,
-        description: transfer.descr,
-        expTime: transfer.expTime,
+        terms: transfer,
         defaultExpiryMs: deps.config.COLLECT_OBLIGATION_EXPIRY,
         details: {
           iban: transfer.iban,

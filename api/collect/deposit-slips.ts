@@ -44,11 +44,7 @@ export function registerDepositSlipRoutes(app: OpenAPIHono<AppEnv>): void {
         merchant,
         packet,
         kind: 'deposit_slip',
-        invoice: slip.invoice,
-        amountMinor: slip.amountMinor,
-        currency: slip.currency,
-        description: slip.descr,
-        expTime: slip.expTime,
+        terms: slip,
         defaultExpiryMs: deps.config.COLLECT_OBLIGATION_EXPIRY,
         details: slip.payerName ? { payerName: slip.payerName } : {},
       });

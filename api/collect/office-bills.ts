@@ -44,11 +44,7 @@ export function registerOfficeBillRoutes(app: OpenAPIHono<AppEnv>): void {
         merchant,
         packet,
         kind: 'office_bill',
-        invoice: bill.invoice,
-        amountMinor: bill.amountMinor,
-        currency: bill.currency,
-        description: bill.descr,
-        expTime: bill.expTime,
+        terms: bill,
         defaultExpiryMs: deps.config.COLLECT_OBLIGATION_EXPIRY,
         details: {},
       });

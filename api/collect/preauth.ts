@@ -116,11 +116,7 @@ export function registerPreauthRoutes(app: OpenAPIHono<AppEnv>): void {
             merchant,
             packet,
             kind: 'preauth',
-            invoice: hold.invoice,
-            amountMinor: hold.amountMinor,
-            currency: hold.currency,
-            description: hold.descr,
-            expTime: hold.expTime,
+            terms: hold,
             defaultExpiryMs: deps.config.COLLECT_PREAUTH_EXPIRY,
             details: {},
           });

@@ -27,7 +27,7 @@ import {
   refusalOf,
 } from '../../domain/collect/obligations.ts';
 import { canonicalPacket, decodePacket, type Packet } from '../../domain/collect/packet.ts';
-import { MIN_TEXT } from '../../domain/collect/payloads.ts';
+import { MIN_TEXT, type ObligationTerms } from '../../domain/collect/payloads.ts';
 import { formatExpTime } from '../../domain/collect/time.ts';
 import { BusinessStatus, OwnerId, PlatformService } from '../../domain/search-attributes.ts';
 import { collectObligation, type ObligationInput } from '../../workflows/collect/obligation.ts';
@@ -150,12 +150,10 @@ export interface Registration {
   merchant: Merchant;
   packet: Packet;
   kind: ObligationKind;
-  invoice: string;
-  amountMinor: number;
-  currency: string;
-  description: string | undefined;
-  expTime: Date | undefined;
+  /** What every registering payload carries: INVOICE, AMOUNT, CURRENCY, DESCR, EXP_TIME. */
+  terms: ObligationTerms;
   defaultExpiryMs: number;
+  /** Fields of the operation's own (recipient, IBAN, payer...), kept in the read model. */
   details: Record<string, string>;
 }
 
@@ -190,7 +188,8 @@ function replayOf(existing: Obligation, digest: string): Registered {
  * packet again answers the same obligation; another packet with the same INVOICE is DUPLICATE_INVOICE.
  */
 export async function registerObligation(deps: ApiDeps, registration: Registration): Promise<Registered> {
-  const { merchant, invoice } = registration;
+  const { merchant } = registration;
+  const { invoice } = registration.terms;
   const digest = packetDigest(canonicalPacket(registration.packet));
   const earlier = await findByInvoice(deps, merchant.min, invoice);
   if (earlier) {
@@ -198,7 +197,7 @@ export async function registerObligation(deps: ApiDeps, registration: Registrati
     await ensureWorkflow(deps, replay.obligation);
     return replay;
   }
-  const expiresAt = resolveExpiry(deps, registration.expTime, registration.defaultExpiryMs);
+  const expiresAt = resolveExpiry(deps, registration.terms.expTime, registration.defaultExpiryMs);
   for (let attempt = 0; attempt < 5; attempt++) {
     const [row] = await deps.db
       .insert(collectObligations)
@@ -208,9 +207,9 @@ export async function registerObligation(deps: ApiDeps, registration: Registrati
         invoice,
         kind: registration.kind,
         status: registration.kind === 'preauth' ? 'HELD' : 'PENDING',
-        amountMinor: registration.amountMinor,
-        currency: registration.currency,
-        description: registration.description ?? null,
+        amountMinor: registration.terms.amountMinor,
+        currency: registration.terms.currency,
+        description: registration.terms.descr ?? null,
         payloadDigest: digest,
         details: registration.details,
         expiresAt,

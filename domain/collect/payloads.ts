@@ -60,7 +60,8 @@ const registration = {
   ENCODING: encoding,
 };
 
-interface RegistrationModel {
+/** The terms every registering payload carries (the obligation's invoice, amount, currency, expiry). */
+export interface ObligationTerms {
   min: string;
   invoice: string;
   amountMinor: number;
@@ -77,7 +78,7 @@ const registrationModel = (p: {
   CURRENCY: Currency;
   EXP_TIME?: Date | undefined;
   DESCR?: string | undefined;
-}): RegistrationModel => ({
+}): ObligationTerms => ({
   min: p.MIN,
   invoice: p.INVOICE,
   amountMinor: p.AMOUNT,

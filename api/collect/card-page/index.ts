@@ -216,11 +216,7 @@ async function openPage(c: PageContext, deps: ApiDeps): Promise<Response> {
     merchant,
     packet,
     kind: 'online_payment',
-    invoice: payment.invoice,
-    amountMinor: payment.amountMinor,
-    currency: payment.currency,
-    description: payment.descr,
-    expTime: payment.expTime,
+    terms: payment,
     defaultExpiryMs: deps.config.COLLECT_OBLIGATION_EXPIRY,
     details: {},
   });
