@@ -1,12 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { createHmac, createVerify } from 'node:crypto';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { WorkflowHandle } from '@temporalio/client';
 import { asc, eq } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { collectObligationEvents, collectObligations } from '../../db/schema/collect.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { workerProcesses } from '../support/worker-process.ts';
 import { expTimeIn, getText, newInvoice, signedPacket, type TextReply } from './epay-client.ts';
 
 /**
@@ -21,14 +19,13 @@ import { expTimeIn, getText, newInvoice, signedPacket, type TextReply } from './
  * stickyQueueScheduleToStartTimeout, 10 s) passes, as in a real crash.
  */
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** Default payout expiry of this file (payouts ordered without EXP_TIME): long enough to kill the worker first. */
 const PAYOUT_EXPIRY_MS = 6_000;
 /** A duplicate notification or attempt would arrive within this (batch window 100 ms, retries 200 ms). */
 const QUIET_MS = 1_500;
 
 let platform: TestPlatform;
-const workers = new Set<WorkerProcess>();
+const workers = workerProcesses(() => platform.env);
 
 beforeAll(async () => {
   platform = await startTestPlatform({
@@ -38,66 +35,12 @@ beforeAll(async () => {
 });
 // Each test starts its own worker processes; none outlives it.
 afterEach(async () => {
-  await Promise.all([...workers].map((worker) => worker.kill()));
+  await workers.killAll();
 });
 afterAll(async () => {
-  await Promise.all([...workers].map((worker) => worker.kill()));
+  await workers.killAll();
   await platform?.stop();
 });
-// Never leave a worker process behind, even if the test process ends abruptly.
-process.on('exit', () => {
-  for (const worker of workers) worker.child.kill('SIGKILL');
-});
-
-interface WorkerProcess {
-  child: ChildProcess;
-  /** Its log lines (JSON), shown when a test fails. */
-  output: string[];
-  kill(): Promise<void>;
-}
-
-/** Starts `node --import tsx platform/worker-main.ts` with the platform's configuration; resolves once it polls. */
-async function startWorkerProcess(): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'platform/worker-main.ts'], {
-    cwd: root,
-    env: { ...process.env, ...platform.env, LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const output: string[] = [];
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const worker: WorkerProcess = {
-    child,
-    output,
-    async kill() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-      await exited;
-      workers.delete(worker);
-    },
-  };
-  workers.add(worker);
-  onTestFailed(() => {
-    console.log(`worker ${child.pid} output:\n${output.join('\n')}`);
-  });
-  let running = false;
-  const collect = (chunk: Buffer) => {
-    for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) {
-      output.push(line);
-      if (line.includes('"worker running"')) running = true;
-    }
-  };
-  child.stdout?.on('data', collect);
-  child.stderr?.on('data', collect);
-  await eventually(
-    async () => {
-      if (child.exitCode !== null)
-        throw new Error(`worker exited (${child.exitCode}):\n${output.join('\n')}`);
-      return running ? true : undefined;
-    },
-    30_000,
-    'the worker process to run',
-  );
-  return worker;
-}
 
 type Merchant = { min: string; secret: string };
 
@@ -221,7 +164,7 @@ async function settledYet(request: Promise<TextReply>): Promise<boolean> {
 describe('a worker process killed with SIGKILL while a cash payout waits for collection', () => {
   it('collected while the worker is down, or right after the restart: PAID once, notified once', async () => {
     const merchant = await platform.createSandboxMerchant({ name: 'Lender' });
-    const first = await startWorkerProcess();
+    const first = await workers.start();
     const [invoiceDown, invoiceAfter] = [newInvoice(), newInvoice()];
     const farExpiry = { EXP_TIME: expTimeIn(86_400_000) };
     const down = await orderPayout(merchant, invoiceDown, farExpiry);
@@ -239,7 +182,7 @@ describe('a worker process killed with SIGKILL while a cash payout waits for col
     expect((await readRow(down))?.status).toBe('PENDING');
     expect(received(merchant)).toHaveLength(0);
 
-    await startWorkerProcess();
+    await workers.start();
     // The other recipient comes right after the restart.
     const collectedAfter = collect(after);
     const [whileDown, afterRestart] = await Promise.all([collectedWhileDown, collectedAfter]);
@@ -319,7 +262,7 @@ describe('a worker process killed with SIGKILL while a cash payout waits for col
 
   it('not collected: expires once after the restart, notified once, and is refused afterwards', async () => {
     const merchant = await platform.createSandboxMerchant({ name: 'Lender' });
-    const first = await startWorkerProcess();
+    const first = await workers.start();
     const invoice = newInvoice();
     const sysCode = await orderPayout(merchant, invoice); // expires after PAYOUT_EXPIRY_MS
     const expiresAt = (await readRow(sysCode))!.expiresAt.getTime();
@@ -336,7 +279,7 @@ describe('a worker process killed with SIGKILL while a cash payout waits for col
     // A recipient who comes after the expiry, while the worker is down, is refused once it is back.
     const lateWhileDown = collect(sysCode);
 
-    await startWorkerProcess();
+    await workers.start();
     const refused = await lateWhileDown;
     expect(refused.status, refused.body).toBe(409);
     expect(refused.fields.ERR).toBe('EXPIRED');

@@ -1,11 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { WorkflowHandle } from '@temporalio/client';
-import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver } from '../../sandbox/webhook-receiver.ts';
 import { messagingClient } from '../support/messaging-client.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { workerProcesses } from '../support/worker-process.ts';
 
 /**
  * Durability against a real crash: the worker runs as its own OS process (`platform/worker-main.ts`,
@@ -21,12 +19,11 @@ import { eventually, startTestPlatform, type TestPlatform } from '../support/pla
  * (the SDK's stickyQueueScheduleToStartTimeout, 10 s) passes — what a real crash costs too.
  */
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 // Leaves room, even on a busy machine, to kill the worker before the SMSC sends the receipt.
 const RECEIPT_DELAY_MS = 2500;
 
 let platform: TestPlatform;
-const workers = new Set<WorkerProcess>();
+const workers = workerProcesses(() => platform.env);
 
 beforeAll(async () => {
   platform = await startTestPlatform({
@@ -37,63 +34,9 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  await Promise.all([...workers].map((worker) => worker.kill()));
+  await workers.killAll();
   await platform?.stop();
 });
-// Never leave a worker process behind, even if the test process ends abruptly.
-process.on('exit', () => {
-  for (const worker of workers) worker.child.kill('SIGKILL');
-});
-
-interface WorkerProcess {
-  child: ChildProcess;
-  /** Its log lines (JSON), shown when a test fails. */
-  output: string[];
-  kill(): Promise<void>;
-}
-
-/** Starts `node --import tsx platform/worker-main.ts` with the platform's configuration; resolves once it polls. */
-async function startWorkerProcess(): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'platform/worker-main.ts'], {
-    cwd: root,
-    env: { ...process.env, ...platform.env, LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const output: string[] = [];
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const worker: WorkerProcess = {
-    child,
-    output,
-    async kill() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-      await exited;
-      workers.delete(worker);
-    },
-  };
-  workers.add(worker);
-  onTestFailed(() => {
-    console.log(`worker ${child.pid} output:\n${output.join('\n')}`);
-  });
-  let running = false;
-  const collect = (chunk: Buffer) => {
-    for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) {
-      output.push(line);
-      if (line.includes('"worker running"')) running = true;
-    }
-  };
-  child.stdout?.on('data', collect);
-  child.stderr?.on('data', collect);
-  await eventually(
-    async () => {
-      if (child.exitCode !== null)
-        throw new Error(`worker exited (${child.exitCode}):\n${output.join('\n')}`);
-      return running ? true : undefined;
-    },
-    30_000,
-    'the worker process to run',
-  );
-  return worker;
-}
 
 const api = messagingClient(() => platform);
 
@@ -142,7 +85,7 @@ describe('a worker process killed with SIGKILL', () => {
   it('while the delivery receipt is due: submitted once, delivered once, reported once', async () => {
     const receiver = await startReceiver();
     try {
-      const first = await startWorkerProcess();
+      const first = await workers.start();
       const { status, json } = await api('POST', '/sms', {
         body: {
           to: '+359888124001',
@@ -165,7 +108,7 @@ describe('a worker process killed with SIGKILL', () => {
       await pause(submittedAt! + RECEIPT_DELAY_MS + 300 - Date.now());
       expect(await messageStatus(id)).toBe('submitted');
 
-      await startWorkerProcess();
+      await workers.start();
       await eventually(
         async () => ((await messageStatus(id)) === 'delivered' ? true : undefined),
         30_000,
@@ -184,7 +127,7 @@ describe('a worker process killed with SIGKILL', () => {
       expect(deliveries[0]).toMatchObject({ status: 'delivered', attemptCount: 1 });
     } finally {
       await receiver.stop();
-      await Promise.all([...workers].map((worker) => worker.kill()));
+      await workers.killAll();
     }
   });
 
@@ -192,7 +135,7 @@ describe('a worker process killed with SIGKILL', () => {
     let receiverUp = false;
     const receiver = await startReceiver(() => ({ status: receiverUp ? 200 : 503 }));
     try {
-      const first = await startWorkerProcess();
+      const first = await workers.start();
       const { json } = await api('POST', '/sms', {
         body: {
           to: '+359888124002',
@@ -222,7 +165,7 @@ describe('a worker process killed with SIGKILL', () => {
       await pause(1500); // past the retry delay: no attempt is made while no worker runs
       expect(receiver.requests).toHaveLength(refusedBeforeCrash);
 
-      await startWorkerProcess();
+      await workers.start();
       await eventually(
         async () => ((await deliveriesOf(id))[0]?.status === 'delivered' ? true : undefined),
         30_000,
@@ -243,7 +186,7 @@ describe('a worker process killed with SIGKILL', () => {
       expect(submissionsTo('359888124002')).toHaveLength(1);
     } finally {
       await receiver.stop();
-      await Promise.all([...workers].map((worker) => worker.kill()));
+      await workers.killAll();
     }
   });
 });
