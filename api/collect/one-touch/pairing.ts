@@ -153,8 +153,17 @@ export async function requireApp(db: Database, appId: string): Promise<void> {
 const invalidToken = () =>
   new OneTouchError(401, 'INVALID_TOKEN', 'TOKEN is not valid for this application and device', 'TOKEN');
 
+/** A device's call: the application exists (INVALID_APP) and the token is live for it and the device. */
+export async function requireDeviceToken(
+  db: Database,
+  query: { APPID: string; DEVICEID: string; TOKEN: string },
+): Promise<{ tokenId: string }> {
+  await requireApp(db, query.APPID);
+  return requireToken(db, query.APPID, query.DEVICEID, query.TOKEN);
+}
+
 /** The token's id when it is live and bound to this application and device; INVALID_TOKEN otherwise. */
-export async function requireToken(
+async function requireToken(
   db: Database,
   appId: string,
   deviceId: string,
@@ -300,8 +309,7 @@ export function registerOneTouchPairingRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(invalidateRoute, (c) =>
     answerOneTouch(c, async ({ db }) => {
       const query = c.req.valid('query');
-      await requireApp(db, query.APPID);
-      const { tokenId } = await requireToken(db, query.APPID, query.DEVICEID, query.TOKEN);
+      const { tokenId } = await requireDeviceToken(db, query);
       await db
         .update(collectOneTouchTokens)
         .set({ invalidatedAt: new Date() })

@@ -7,7 +7,7 @@ import { collectOneTouchDevices, collectOneTouchPayments } from '../../../db/sch
 import { verifyOneTouchChecksum } from '../../../domain/collect/one-touch-checksum.ts';
 import { normaliseNumber } from '../../../domain/messaging/phone.ts';
 import type { AppEnv } from '../../shared/context.ts';
-import { appIdParameter, deviceIdParameter, requireApp, requireToken, tokenParameter } from './pairing.ts';
+import { appIdParameter, deviceIdParameter, requireDeviceToken, tokenParameter } from './pairing.ts';
 import { answerOneTouch, OneTouchError, oneTouchErrorResponses } from './responses.ts';
 
 /**
@@ -443,8 +443,7 @@ export function registerOneTouchPaymentRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(checkRoute, (c) =>
     answerOneTouch(c, async ({ db }) => {
       const query = c.req.valid('query');
-      await requireApp(db, query.APPID);
-      await requireToken(db, query.APPID, query.DEVICEID, query.TOKEN);
+      await requireDeviceToken(db, query);
       const device = await loadDevice(db, query.APPID, query.DEVICEID);
       assertRecipient(query.RCPT_TYPE, query.RCPT);
       const instrumentId = chooseInstrument(device, query.PINS);
@@ -478,8 +477,7 @@ export function registerOneTouchPaymentRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(initRoute, (c) =>
     answerOneTouch(c, async ({ db, config }) => {
       const query = c.req.valid('query');
-      await requireApp(db, query.APPID);
-      await requireToken(db, query.APPID, query.DEVICEID, query.TOKEN);
+      await requireDeviceToken(db, query);
       const now = Date.now();
       const expiresAt = query.EXP
         ? new Date(Number(query.EXP) * 1000)
@@ -507,8 +505,7 @@ export function registerOneTouchPaymentRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(sendRoute, (c) =>
     answerOneTouch(c, async ({ db }) => {
       const query = c.req.valid('query');
-      await requireApp(db, query.APPID);
-      await requireToken(db, query.APPID, query.DEVICEID, query.TOKEN);
+      await requireDeviceToken(db, query);
       const device = await loadDevice(db, query.APPID, query.DEVICEID);
       assertRecipient(query.RCPT_TYPE, query.RCPT);
       const row = await sendPayment(db, {
