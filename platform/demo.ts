@@ -157,7 +157,9 @@ async function showNotification(merchant: DemoMerchant, invoice: string) {
     ...(notification.stan ? [`STAN=${notification.stan}`] : []),
     ...(notification.bcode ? [`BCODE=${notification.bcode}`] : []),
   ].join(':');
-  console.log(`   the gateway's record: GET /collect/notifications (ENCODED of MIN and INVOICE, CHECKSUM) → 200`);
+  console.log(
+    `   the gateway's record: GET /collect/notifications (ENCODED of MIN and INVOICE, CHECKSUM) → 200`,
+  );
   console.log(`     ${line}`);
   for (const attempt of notification.attempts) {
     console.log(

@@ -1,11 +1,15 @@
 import { openDatabase } from '../db/client.ts';
+import { platformTaskQueues } from '../domain/task-queues.ts';
 import { loadConfigOrExit, requireDatabaseUrl } from './config.ts';
 import { createConnectors } from './connectors.ts';
 import { createLogger } from './logger.ts';
 import { connectTemporal, runWorker } from './runtime.ts';
 import { ensureWorkflowBundle } from './workflow-bundle.ts';
 
-/** `npm run worker`: a worker process for scale-out; runs every workflow and activity of the platform. */
+/**
+ * `npm run worker`: a worker process for scale-out; runs every workflow and activity of the platform,
+ * polling both of its task queues (business and delivery, decision 0024).
+ */
 const config = loadConfigOrExit();
 const logger = createLogger(config.LOG_LEVEL, { process: 'worker' });
 const database = await openDatabase({
@@ -22,7 +26,10 @@ const worker = await runWorker({
   logger,
   workflowBundlePath: await ensureWorkflowBundle(),
 });
-logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, temporal: config.TEMPORAL_ADDRESS }, 'worker running');
+logger.info(
+  { taskQueues: platformTaskQueues(config.TEMPORAL_TASK_QUEUE), temporal: config.TEMPORAL_ADDRESS },
+  'worker running',
+);
 
 const stop = async () => {
   await worker.stop();

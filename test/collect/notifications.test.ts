@@ -141,6 +141,45 @@ describe('merchant notifications', () => {
     );
   });
 
+  it('shows at the sandbox merchant what it received and whether CHECKSUM and SIGNATURE verified', async () => {
+    const merchant = await platform.createSandboxMerchant();
+    await notify(paid(merchant.min, '2101'));
+    await settled(merchant, '2101');
+
+    const response = await fetch(
+      `${platform.sandbox.merchant.url}/${merchant.min}/notifications?invoice=2101`,
+    );
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({
+      min: merchant.min,
+      notifications: [
+        {
+          receivedAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+          checksumValid: true,
+          signatureValid: true,
+          lines: [
+            { invoice: '2101', status: 'PAID', payTime: '20260501123456', stan: '123456', bcode: 'A1B2C3' },
+          ],
+          httpStatus: 200,
+          reply: 'INVOICE=2101:STATUS=OK\n',
+        },
+      ],
+    });
+    const other = await fetch(`${platform.sandbox.merchant.url}/${merchant.min}/notifications?invoice=9999`);
+    expect(((await other.json()) as { notifications: unknown[] }).notifications).toEqual([]);
+    expect((await fetch(`${platform.sandbox.merchant.url}/D000000000/notifications`)).status).toBe(404);
+  });
+
+  it('runs the merchant delivery workflow on the delivery task queue (decision 0024)', async () => {
+    const merchant = await platform.createSandboxMerchant();
+    await notify(paid(merchant.min, '2201'));
+    await settled(merchant, '2201');
+    const described = await platform.client.workflow
+      .getHandle(merchantNotificationsWorkflowId(merchant.min))
+      .describe();
+    expect(described.taskQueue).toBe(`${platform.config.TEMPORAL_TASK_QUEUE}-delivery`);
+  });
+
   it('NO ends delivery at once: the invoice is unknown to the merchant', async () => {
     const merchant = await platform.createSandboxMerchant();
     platform.sandbox.merchant.scriptNotification(merchant.min, '3001', ['NO']);

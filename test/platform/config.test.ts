@@ -27,7 +27,9 @@ describe('configuration', () => {
       CHATAPP_URL: 'https://chat.example/api',
       HLR_URL: 'https://hlr.example/api',
     };
-    expect(loadConfig({ SMPP_PORT: '12775', SANDBOX_HTTP_PORT: '14010', ...explicit })).toMatchObject(explicit);
+    expect(loadConfig({ SMPP_PORT: '12775', SANDBOX_HTTP_PORT: '14010', ...explicit })).toMatchObject(
+      explicit,
+    );
   });
 
   it.each([

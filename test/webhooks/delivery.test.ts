@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../domain/webhooks/signature.ts';
 import { type Reply, startReceiver } from '../../sandbox/webhook-receiver.ts';
 import type { deliverEvent } from '../../workflows/webhooks/delivery.ts';
-import type { WebhookRequest } from '../../workflows/webhooks/index.ts';
+import { type WebhookRequest, webhookDeliveryWorkflowId } from '../../workflows/webhooks/index.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
 
 // The platform's test configuration retries after 200ms, five times (six attempts in all).
@@ -125,6 +125,20 @@ describe('webhook delivery', () => {
 
       const handle = platform.client.workflow.getHandle(`webhook-${deliveryId}`);
       expect(await handle.result()).toBe('delivered');
+    } finally {
+      await receiver.stop();
+    }
+  });
+
+  it('runs each delivery on the delivery task queue, apart from the business workflows (decision 0024)', async () => {
+    const receiver = await startReceiver((): Reply => ({ status: 200 }));
+    try {
+      const deliveryId = await deliver(eventFor(receiver.url));
+      await finishedDelivery(deliveryId);
+      const described = await platform.client.workflow
+        .getHandle(webhookDeliveryWorkflowId(deliveryId))
+        .describe();
+      expect(described.taskQueue).toBe(`${platform.config.TEMPORAL_TASK_QUEUE}-delivery`);
     } finally {
       await receiver.stop();
     }
