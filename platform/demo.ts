@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { formatExpTime } from '../domain/collect/time.ts';
 import { verifyWebhook } from '../domain/webhooks/signature.ts';
 import { startReceiver } from '../sandbox/webhook-receiver.ts';
 import { demoOpenBanking } from './demo-openbanking.ts';
@@ -96,24 +97,8 @@ async function collectGet(route: string, params: Record<string, string>) {
   return fields;
 }
 
-/** EXP_TIME `DD.MM.YYYY hh:mm:ss`, Bulgarian local time, `offsetMs` from now. */
-function expTimeIn(offsetMs: number): string {
-  const part = Object.fromEntries(
-    new Intl.DateTimeFormat('en-GB', {
-      timeZone: 'Europe/Sofia',
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-    })
-      .formatToParts(new Date(Date.now() + offsetMs))
-      .map(({ type, value }) => [type, value]),
-  );
-  return `${part.day}.${part.month}.${part.year} ${part.hour}:${part.minute}:${part.second}`;
-}
+/** EXP_TIME `DD.MM.YYYY hh:mm:ss` in the gateway's time zone, `offsetMs` from now. */
+const expTimeIn = (offsetMs: number) => formatExpTime(new Date(Date.now() + offsetMs));
 
 interface NotificationRecord {
   status: string;
