@@ -114,6 +114,19 @@ async function fillCard(page: Page, card: { number: string; expiry?: string; cvv
   await page.getByLabel('Security code (CVV)').fill(card.cvv ?? '123');
 }
 
+/** The card form posted outside the browser (a replay or a late submission) with the approved test card. */
+const postApprovedCard = (token: string) =>
+  fetch(`${platform.collectUrl}/card/pay`, {
+    method: 'POST',
+    body: new URLSearchParams({
+      token,
+      action: 'pay',
+      number: '4000000000000002',
+      expiry: cardExpiry(),
+      cvv: '123',
+    }),
+  });
+
 describe('card payment page', () => {
   it('pays with the approved test card and returns to URL_OK; the page cannot be replayed', async () => {
     const page = await openCardPage('1001');
@@ -140,16 +153,7 @@ describe('card payment page', () => {
     expect(paid?.stan).toMatch(/^\d{6}$/);
 
     // The same form posted again (a replayed or forged submission) pays nothing.
-    const replay = await fetch(`${platform.collectUrl}/card/pay`, {
-      method: 'POST',
-      body: new URLSearchParams({
-        token,
-        action: 'pay',
-        number: '4000000000000002',
-        expiry: cardExpiry(),
-        cvv: '123',
-      }),
-    });
+    const replay = await postApprovedCard(token);
     expect(replay.status).toBe(409);
     expect(await replay.text()).toContain('<code id="error-code">PAGE_USED</code>');
     // Opening the checkout again shows the invoice as paid, without a form.
@@ -241,16 +245,7 @@ describe('card payment page errors', () => {
       .update(collectCardPages)
       .set({ expiresAt: new Date(Date.now() - 1000) })
       .where(eq(collectCardPages.idn, obligation?.idn ?? ''));
-    const late = await fetch(`${platform.collectUrl}/card/pay`, {
-      method: 'POST',
-      body: new URLSearchParams({
-        token,
-        action: 'pay',
-        number: '4000000000000002',
-        expiry: cardExpiry(),
-        cvv: '123',
-      }),
-    });
+    const late = await postApprovedCard(token);
     expect(late.status).toBe(410);
     expect(await late.text()).toContain('<code id="error-code">PAGE_EXPIRED</code>');
     expect((await obligationOf('2002'))?.status).toBe('PENDING');
