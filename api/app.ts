@@ -3,9 +3,6 @@ import type { HttpBindings } from '@hono/node-server';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { createAdminApi } from './admin/index.ts';
-import { createCollectApi } from './collect/index.ts';
-import { createMessagingApi } from './messaging/index.ts';
-import { createOpenBankingApi } from './openbanking/index.ts';
 import type { ApiDeps, AppEnv } from './shared/context.ts';
 import { docsAssets } from './shared/docs.ts';
 import { ApiError, toErrorResponse } from './shared/errors.ts';
@@ -22,11 +19,21 @@ export const loggablePath = (path: string) => path.replace(IDENTITY_HASH_SEGMENT
 /** Resolves with the name of each component that is not ready (empty when all are). */
 export type ReadinessProbe = () => Promise<string[]>;
 
+/** A service's API as the platform mounts it (platform/services.ts lists them). */
+export interface ServiceApi {
+  basePath: string;
+  mount(app: Hono<AppEnv>, basePath: string): void;
+}
+
 /**
  * The platform's single HTTP application: every service under its base path, one error model,
  * one access-log line per request.
  */
-export function createApp(deps: ApiDeps, readiness: ReadinessProbe): Hono<AppEnv> {
+export function createApp(
+  deps: ApiDeps,
+  readiness: ReadinessProbe,
+  services: readonly { api?: ServiceApi }[],
+): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   app.use('*', async (c, next) => {
@@ -75,9 +82,7 @@ export function createApp(deps: ApiDeps, readiness: ReadinessProbe): Hono<AppEnv
   });
 
   app.route('/assets/swagger-ui', docsAssets());
-  app.route('/messaging', createMessagingApi());
-  app.route('/collect', createCollectApi());
-  app.route('/openbanking', createOpenBankingApi());
+  for (const { api } of services) api?.mount(app, api.basePath);
   app.route('/admin', createAdminApi());
 
   app.notFound((c) => c.json(ApiError.notFound(`${c.req.method} ${c.req.path}`).body(), 404));

@@ -4,13 +4,13 @@ import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, type LogLevel, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { createApp } from '../api/app.ts';
 import type { Database } from '../db/client.ts';
-import { startBankDirectory } from './bank-directory.ts';
 import type { Config } from './config.ts';
-import type { Connectors } from './connectors.ts';
 import type { Logger } from './logger.ts';
 import { createReadinessProbe } from './readiness.ts';
 import { ensureSearchAttributes } from './search-attributes.ts';
-import { createPlatformWorkers } from './worker.ts';
+import type { PlatformServiceModule } from './service.ts';
+import { platformServices } from './services.ts';
+import { createPlatformWorkers, mergeActivities } from './worker.ts';
 
 /** The pieces each process assembles: shared by `npm start`, `npm run api`, `npm run worker` and tests. */
 
@@ -56,32 +56,32 @@ export interface RunningWorker {
   stop(): Promise<void>;
 }
 
-/** Runs the platform's workers (both task queues) in this process. */
+/** Runs the platform's workers (both task queues) in this process, with every service's part. */
 export async function runWorker(options: {
   config: Config;
   db: Database;
   client: Client;
-  connectors: Connectors;
   logger: Logger;
   workflowBundlePath: string;
+  services?: readonly PlatformServiceModule[];
 }): Promise<RunningWorker> {
-  const { config } = options;
-  installTemporalRuntimeLogger(options.logger);
+  const { config, db, client, logger } = options;
+  installTemporalRuntimeLogger(logger);
+  const parts = (options.services ?? platformServices).map((service) => ({
+    service: service.name,
+    ...service.worker({ config, db, client, logger }),
+  }));
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   const workers = await createPlatformWorkers({
     connection,
-    client: options.client,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     workflowBundlePath: options.workflowBundlePath,
-    deps: { db: options.db, config, logger: options.logger, ...options.connectors },
-    logger: options.logger,
+    activities: mergeActivities(parts),
+    logger,
   });
   const running = Promise.all([workers.business.run(), workers.delivery.run()]);
-  // Open banking: the banks are in the directory before the first request; the refresh schedule exists.
-  await startBankDirectory({ client: options.client, db: options.db, config, logger: options.logger }).catch(
-    (error: unknown) => options.logger.error({ err: error }, 'bank directory not started'),
-  );
+  for (const part of parts) await part.started?.();
   return {
     worker: workers.business,
     deliveryWorker: workers.delivery,
@@ -90,6 +90,7 @@ export async function runWorker(options: {
         if (worker.getState() === 'RUNNING') worker.shutdown();
       await running;
       await connection.close();
+      for (const part of parts) await part.close?.();
     },
   };
 }
@@ -114,6 +115,7 @@ export async function serveApi(options: {
       namespace: config.TEMPORAL_NAMESPACE,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
     }),
+    platformServices,
   );
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const started = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, () =>

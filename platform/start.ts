@@ -4,7 +4,6 @@ import { rotateSandboxToken } from '../api/messaging/auth.ts';
 import { openDatabase } from '../db/client.ts';
 import { startSandbox } from '../sandbox/index.ts';
 import { loadConfigOrExit } from './config.ts';
-import { createConnectors } from './connectors.ts';
 import { type DevServer, startDevServer } from './dev-server.ts';
 import { createLogger } from './logger.ts';
 import { connectTemporal, runWorker, serveApi } from './runtime.ts';
@@ -67,13 +66,10 @@ async function main() {
 
   const temporal = await connectTemporal({ ...config, TEMPORAL_ADDRESS: temporalAddress }, logger);
   stops.unshift(() => temporal.close());
-  const connectors = createConnectors(config, logger);
-  stops.unshift(() => connectors.carrier.close());
   const worker = await runWorker({
     config: { ...config, TEMPORAL_ADDRESS: temporalAddress },
     db: database.db,
     client: temporal.client,
-    connectors,
     logger,
     workflowBundlePath: await bundle,
   });

@@ -1,7 +1,6 @@
 import { openDatabase } from '../db/client.ts';
 import { platformTaskQueues } from '../domain/task-queues.ts';
 import { loadConfigOrExit, requireDatabaseUrl } from './config.ts';
-import { createConnectors } from './connectors.ts';
 import { createLogger } from './logger.ts';
 import { connectTemporal, runWorker } from './runtime.ts';
 import { ensureWorkflowBundle } from './workflow-bundle.ts';
@@ -17,12 +16,10 @@ const database = await openDatabase({
   poolSize: config.DATABASE_POOL_SIZE,
 });
 const temporal = await connectTemporal(config, logger);
-const connectors = createConnectors(config, logger);
 const worker = await runWorker({
   config,
   db: database.db,
   client: temporal.client,
-  connectors,
   logger,
   workflowBundlePath: await ensureWorkflowBundle(),
 });
@@ -33,7 +30,6 @@ logger.info(
 
 const stop = async () => {
   await worker.stop();
-  await connectors.carrier.close();
   await temporal.close();
   await database.close();
   process.exit(0);

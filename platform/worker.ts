@@ -1,5 +1,4 @@
 import { Context } from '@temporalio/activity';
-import type { Client } from '@temporalio/client';
 import {
   type ActivityExecuteInput,
   type ActivityInboundCallsInterceptor,
@@ -7,21 +6,41 @@ import {
   type Next,
   Worker,
 } from '@temporalio/worker';
-import { type ActivityDeps, createActivities } from '../activities/index.ts';
+import type { ActivityFunctions } from '../activities/shared/deps.ts';
 import { platformTaskQueues } from '../domain/task-queues.ts';
 import type { Logger } from './logger.ts';
-import { routeDeliveryReceipts } from './receipts.ts';
 
 export interface PlatformWorkerOptions {
   connection: NativeConnection;
-  /** Client used to signal workflows when outside events (delivery receipts) arrive at the worker. */
-  client: Client;
   namespace: string;
   /** TEMPORAL_TASK_QUEUE: the business lane; the delivery lane is derived from it (domain/task-queues.ts). */
   taskQueue: string;
   workflowBundlePath: string;
-  deps: ActivityDeps;
+  /** Every service's activities (mergeActivities). */
+  activities: ActivityFunctions;
   logger: Logger;
+}
+
+/**
+ * One registry of the services' activities. Activity types are names without a service part, so two
+ * services registering the same name would silently share one implementation: that stops the worker.
+ */
+export function mergeActivities(
+  parts: readonly { service: string; activities: ActivityFunctions }[],
+): ActivityFunctions {
+  const merged: ActivityFunctions = {};
+  const owner = new Map<string, string>();
+  for (const { service, activities } of parts) {
+    for (const [name, activity] of Object.entries(activities)) {
+      const earlier = owner.get(name);
+      if (earlier) {
+        throw new Error(`Activity "${name}" is registered by both ${earlier} and ${service}: rename one`);
+      }
+      owner.set(name, service);
+      merged[name] = activity;
+    }
+  }
+  return merged;
 }
 
 /** One JSON log line per activity attempt, with the workflow id, outcome and duration. */
@@ -78,7 +97,7 @@ export interface PlatformWorkers {
  */
 export async function createPlatformWorkers(options: PlatformWorkerOptions): Promise<PlatformWorkers> {
   const queues = platformTaskQueues(options.taskQueue);
-  const activities = createActivities(options.deps);
+  const { activities } = options;
   const create = (taskQueue: string) =>
     Worker.create({
       connection: options.connection,
@@ -90,11 +109,5 @@ export async function createPlatformWorkers(options: PlatformWorkerOptions): Pro
     });
   const business = await create(queues.business);
   const delivery = await create(queues.delivery);
-  routeDeliveryReceipts({
-    carrier: options.deps.carrier,
-    db: options.deps.db,
-    client: options.client,
-    logger: options.logger,
-  });
   return { business, delivery };
 }

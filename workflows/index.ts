@@ -10,4 +10,4 @@ export * from './openbanking/bank-directory.ts';
 export * from './openbanking/consent.ts';
 export * from './openbanking/consent-refresh.ts';
 export * from './openbanking/user-deletion.ts';
-export * from './webhooks/delivery.ts';
+export * from './webhooks/index.ts';

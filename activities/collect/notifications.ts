@@ -10,15 +10,15 @@ import {
   notificationPacket,
   parseNotificationReply,
 } from '../../domain/collect/notification-packet.ts';
-import { BusinessStatus, OwnerId, PlatformService } from '../../domain/search-attributes.ts';
-import { deliveryTaskQueue } from '../../domain/task-queues.ts';
-import type { Config } from '../../platform/config.ts';
-import type { Logger } from '../../platform/logger.ts';
 import {
   type MerchantNotification,
   merchantNotificationsWorkflowId,
   notificationQueuedSignal,
-} from '../../workflows/collect/notifications.ts';
+} from '../../domain/collect/processes.ts';
+import { BusinessStatus, OwnerId, PlatformService } from '../../domain/search-attributes.ts';
+import { deliveryTaskQueue } from '../../domain/task-queues.ts';
+import type { Config } from '../../platform/config.ts';
+import type { Logger } from '../../platform/logger.ts';
 import { describeFetchError } from '../shared/outbound-http.ts';
 import { loadMerchant } from './merchants.ts';
 import { collectSigningKey, signNotification } from './signing-key.ts';

@@ -10,9 +10,9 @@ import type {
 import { accessOf } from '../../domain/openbanking/consents.ts';
 import type { ConsentStatus } from '../../domain/openbanking/xs2a.ts';
 import { Xs2aErrorType } from '../../domain/openbanking/xs2a.ts';
+import type { WebhookRequest } from '../../domain/webhooks/processes.ts';
 import type { Config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
-import type { WebhookRequest } from '../../workflows/webhooks/index.ts';
 import type { StoredAccount } from './accounts.ts';
 import { xs2aClientFor } from './banks.ts';
 import { fulfilConsentsRequests } from './consents-requests.ts';

@@ -5,10 +5,10 @@ import { webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/s
 import { callbackFormats } from '../../domain/webhooks/callback-formats.ts';
 import type { WebhookDeliveryStatus, WebhookFormat } from '../../domain/webhooks/delivery.ts';
 import { newWebhookEndpointId, webhookDeliveryId } from '../../domain/webhooks/identifiers.ts';
+import type { WebhookRequest } from '../../domain/webhooks/processes.ts';
 import { generateWebhookSecret } from '../../domain/webhooks/signature.ts';
 import type { Config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
-import type { WebhookRequest } from '../../workflows/webhooks/index.ts';
 import { describeFetchError } from '../shared/outbound-http.ts';
 
 export interface WebhookActivityDeps {
@@ -236,3 +236,5 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
     },
   };
 }
+
+export type WebhookActivities = ReturnType<typeof createWebhookActivities>;

@@ -2,8 +2,8 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { desc, eq } from 'drizzle-orm';
 import { obBanks, obListedAccounts } from '../../db/schema/openbanking.ts';
 import { errorResponses } from '../shared/errors.ts';
+import { defineOperation } from '../shared/operation.ts';
 import { requireUser, USER_SECURITY } from './identity.ts';
-import { defineOperation } from './versions.ts';
 
 /**
  * `GET /api/8/account-list`: the accounts the user's one-shot account-list consents enumerated (POST

@@ -6,6 +6,7 @@ import { openBankingSearchAttributes, userDeletionWorkflowId } from '../../domai
 import { userDeletedUpdate, userDeletion } from '../../workflows/openbanking/user-deletion.ts';
 import { ApiError, errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
+import { defineOperation } from '../shared/operation.ts';
 import {
   IDENTITY_HEADERS,
   optionalAgent,
@@ -16,7 +17,6 @@ import {
   security,
 } from './identity.ts';
 import { emailField, kycStatusField, toUserRecord, userRecordSchema } from './users.ts';
-import { defineOperation } from './versions.ts';
 
 /**
  * The agent's user endpoints of version 8: the paged list of its users, the check of a user hash by

@@ -1,9 +1,9 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { ApiError, errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
+import { defineOperation } from '../shared/operation.ts';
 import { ADMIN_SECURITY, enrolAgent, IDENTITY_HEADERS, NO_SECURITY, requireAdmin } from './identity.ts';
 import { emailField } from './users.ts';
-import { defineOperation } from './versions.ts';
 
 /**
  * `POST /api/{7,8}/signup/agent`: enrols an agent and returns its agent hash and public hash (shown once).

@@ -2,10 +2,10 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { AUDIENCE, signJwt } from '../../activities/openbanking/jws.ts';
 import { obEmailOutbox } from '../../db/schema/openbanking.ts';
 import { ApiError, errorResponses } from '../shared/errors.ts';
+import { defineOperation } from '../shared/operation.ts';
 import { findUsableHook } from './hooks.ts';
 import { newId, optionalAgent, requireUser, security } from './identity.ts';
 import { findAgentUser } from './users.ts';
-import { defineOperation } from './versions.ts';
 
 /**
  * `POST /api/8/agent/ais/email`: "sends an e-mail with an AIS link" to the user. The platform has no mail

@@ -6,12 +6,12 @@ import { obUsers } from '../../db/schema/openbanking.ts';
 import { CONSENT_SCOPES } from '../../domain/openbanking/consents.ts';
 import type { AppEnv } from '../shared/context.ts';
 import { ApiError } from '../shared/errors.ts';
+import { defineOperation } from '../shared/operation.ts';
 import { AIS_LINK_PATH } from './ais-email.ts';
 import { type BankRecord, findBank, listBanks } from './bank-records.ts';
 import { startConsentFlow } from './consent.ts';
 import type { UserIdentity } from './identity.ts';
 import { NO_SECURITY } from './identity.ts';
-import { defineOperation } from './versions.ts';
 
 /**
  * The page behind the AIS e-mail link (`POST /api/8/agent/ais/email`): `GET /openbanking/ais/start?token=`
@@ -73,7 +73,6 @@ const htmlContent = { 'text/html': { schema: z.string() } };
 const path = AIS_LINK_PATH.replace(/^\/openbanking/, '');
 
 const showAisStart = defineOperation({
-  versions: 'none',
   route: () =>
     createRoute({
       method: 'get',
@@ -92,7 +91,7 @@ const showAisStart = defineOperation({
   handler: () => async (c) => {
     const token = c.req.valid('query').token;
     const claims = await claimsOf(c, token);
-    if (!claims) return invalidLink(c) as never;
+    if (!claims) return invalidLink(c);
     const { db } = c.get('deps');
     let banks: BankRecord[];
     try {
@@ -113,12 +112,11 @@ const showAisStart = defineOperation({
       200,
       'Connect your bank account',
       `<p>Choose your bank. You will log in at the bank and approve sharing your accounts, balances and transactions.</p>${buttons}`,
-    ) as never;
+    );
   },
 });
 
 const startAis = defineOperation({
-  versions: 'none',
   route: () =>
     createRoute({
       method: 'post',
@@ -138,10 +136,9 @@ const startAis = defineOperation({
   handler: () => async (c) => {
     const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
     const claims = await claimsOf(c, typeof form.token === 'string' ? form.token : undefined);
-    if (!claims) return invalidLink(c) as never;
+    if (!claims) return invalidLink(c);
     const bankHash = claims.bankHash ?? (typeof form.bankHash === 'string' ? form.bankHash : '');
-    if (!/^[0-9a-f]{24}$/.test(bankHash))
-      return page(c, 400, 'Choose a bank', '<p>No bank was chosen.</p>') as never;
+    if (!/^[0-9a-f]{24}$/.test(bankHash)) return page(c, 400, 'Choose a bank', '<p>No bank was chosen.</p>');
     try {
       const started = await startConsentFlow(
         c,
@@ -156,12 +153,12 @@ const startAis = defineOperation({
         },
         c.req.header('user-agent'),
       );
-      return c.redirect(started.scaRedirectUrl, 303) as never;
+      return c.redirect(started.scaRedirectUrl, 303);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       const status =
         ([400, 404, 409, 502, 503] as const).find((candidate) => candidate === error.status) ?? 400;
-      return page(c, status, 'Could not start', `<p>${escapeHtml(error.message)}</p>`) as never;
+      return page(c, status, 'Could not start', `<p>${escapeHtml(error.message)}</p>`);
     }
   },
 });

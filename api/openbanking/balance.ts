@@ -2,9 +2,9 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { eq } from 'drizzle-orm';
 import { obBalances } from '../../db/schema/openbanking.ts';
 import { errorResponses } from '../shared/errors.ts';
+import { defineOperation } from '../shared/operation.ts';
 import { freshnessSchema, ibanIdParam, requireUserAccount, toFreshness } from './account-records.ts';
 import { USER_SECURITY } from './identity.ts';
-import { defineOperation } from './versions.ts';
 
 /** `GET /api/{6,7,8}/balance/{ibanId}`: the account's balances as last read from the bank. */
 

@@ -1,9 +1,9 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { and, asc, eq, gt } from 'drizzle-orm';
 import { obBankMaintenanceNotices, obBanks } from '../../db/schema/openbanking.ts';
+import { defineOperation } from '../shared/operation.ts';
 import { maintenanceNoticeSchema, toNotice } from './bank-records.ts';
 import { NO_SECURITY } from './identity.ts';
-import { defineOperation } from './versions.ts';
 
 /**
  * `GET /api/8/reports/bank-maintenance` (no credential, as the spec lists none): the maintenance

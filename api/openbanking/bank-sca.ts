@@ -1,9 +1,9 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { BANK_FLOW_TYPES, type BankFlowType } from '../../domain/openbanking/xs2a.ts';
 import { ApiError, errorResponses } from '../shared/errors.ts';
+import { defineOperation } from '../shared/operation.ts';
 import { bankHashParam, bankSchema, findBank } from './bank-records.ts';
 import { requireUser, USER_SECURITY } from './identity.ts';
-import { defineOperation } from './versions.ts';
 
 /**
  * `POST /api/{6,7,8}/bank/{bankHash}`: what a frontend needs to take the user through the bank's

@@ -1,8 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { errorResponses } from '../shared/errors.ts';
+import { defineOperation } from '../shared/operation.ts';
 import { bankHashParam, bankSchema, countryQueryField, findBank } from './bank-records.ts';
 import { requireUser, USER_SECURITY } from './identity.ts';
-import { defineOperation } from './versions.ts';
 
 /**
  * `GET /api/8/banks/{bankHash}`: one bank. `country`, when given, must be the bank's country (else 404),

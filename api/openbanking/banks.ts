@@ -1,8 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { errorResponses } from '../shared/errors.ts';
+import { defineOperation } from '../shared/operation.ts';
 import { bankSchema, countryQueryField, listBanks } from './bank-records.ts';
 import { requireUser, USER_SECURITY } from './identity.ts';
-import { defineOperation } from './versions.ts';
 
 /**
  * `GET /api/{6,7,8}/banks`: the banks a user can connect accounts of. Version 7 adds the `country`

@@ -1,8 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { ApiError, errorResponses } from '../shared/errors.ts';
+import { defineOperation } from '../shared/operation.ts';
 import { requestAccountRefresh } from './account-refresh.ts';
 import { AGENT_SECURITY, requireAgent } from './identity.ts';
-import { defineOperation } from './versions.ts';
 
 /**
  * `POST /api/8/cache/initial/{bankAccountId}`: forces a refresh of the account's read model from the bank.

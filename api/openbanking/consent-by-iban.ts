@@ -4,9 +4,9 @@ import { electronicFormatIBAN, isValidIBAN } from 'ibantools';
 import { obAccounts, obConsents, obUsers } from '../../db/schema/openbanking.ts';
 import type { ApiDeps } from '../shared/context.ts';
 import { ApiError, errorResponses } from '../shared/errors.ts';
+import { defineOperation } from '../shared/operation.ts';
 import { agentAccounts } from './account-records.ts';
 import { AGENT_SECURITY, requireAgent } from './identity.ts';
-import { defineOperation } from './versions.ts';
 
 /**
  * `GET /api/8/consent/iban/{iban}`: the consent behind an IBAN account of one of the agent's users.

@@ -23,10 +23,10 @@ import {
 import type { AppEnv } from '../shared/context.ts';
 import { ApiError, errorBodySchema, errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
+import { defineOperation } from '../shared/operation.ts';
 import { bankHashParam, findBank } from './bank-records.ts';
 import { findUsableHook } from './hooks.ts';
 import { newId, requireUser, USER_SECURITY, type UserIdentity } from './identity.ts';
-import { defineOperation } from './versions.ts';
 
 /**
  * `POST /api/{6,7,8}/consent`: starts adding the user's bank accounts. One Update-with-start of the

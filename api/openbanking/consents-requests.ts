@@ -4,6 +4,7 @@ import type { Database } from '../../db/client.ts';
 import { obConsentsRequests } from '../../db/schema/openbanking.ts';
 import { ApiError, errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
+import { defineOperation } from '../shared/operation.ts';
 import {
   ADMIN_SECURITY,
   newId,
@@ -14,7 +15,6 @@ import {
   security,
   USER_SECURITY,
 } from './identity.ts';
-import { defineOperation } from './versions.ts';
 
 /**
  * Consents requests ("cgate", unversioned paths under /api/cgate): an operator, acting for an agent,
@@ -103,7 +103,6 @@ async function listOfUser(db: Database, userId: string, fulfilled: 'true' | 'fal
 }
 
 const createRequest = defineOperation({
-  versions: 'none',
   route: () =>
     createRoute({
       method: 'post',
@@ -145,7 +144,6 @@ const createRequest = defineOperation({
 });
 
 const listForAdmin = defineOperation({
-  versions: 'none',
   route: () =>
     createRoute({
       method: 'get',
@@ -180,7 +178,6 @@ const listForAdmin = defineOperation({
 });
 
 const listForUser = defineOperation({
-  versions: 'none',
   route: () =>
     createRoute({
       method: 'get',

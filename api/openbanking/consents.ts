@@ -2,6 +2,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { desc, eq } from 'drizzle-orm';
 import { obConsentAccounts, obConsents } from '../../db/schema/openbanking.ts';
 import { errorResponses } from '../shared/errors.ts';
+import { defineOperation } from '../shared/operation.ts';
 import {
   consentSummarySchema,
   ibanIdParam,
@@ -9,7 +10,6 @@ import {
   toConsentSummary,
 } from './account-records.ts';
 import { USER_SECURITY } from './identity.ts';
-import { defineOperation } from './versions.ts';
 
 /**
  * `GET /api/{6,7,8}/consents/{ibanId}`: the consents that gave access to the account, the current one

@@ -7,9 +7,9 @@ import {
 } from '../../domain/openbanking/consents.ts';
 import { consentTermination } from '../../workflows/openbanking/accounts.ts';
 import { errorResponses } from '../shared/errors.ts';
+import { defineOperation } from '../shared/operation.ts';
 import { ibanIdParam, requireUserAccount } from './account-records.ts';
 import { USER_SECURITY } from './identity.ts';
-import { defineOperation } from './versions.ts';
 
 /**
  * `DELETE /api/{6,7,8}/iban/{ibanId}`: removes the account from the user's list, with its balances and

@@ -8,9 +8,9 @@ import { HOOK_EVENTS } from '../../domain/openbanking/hook-events.ts';
 import type { AppEnv } from '../shared/context.ts';
 import { ApiError, errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
+import { defineOperation } from '../shared/operation.ts';
 import { optionalAgent, optionalPublic, optionalUser, security } from './identity.ts';
 import { webUrlField } from './users.ts';
-import { defineOperation } from './versions.ts';
 
 /**
  * Hooks: `POST /api/{6,7,8,9}/createhook` registers a URL called back when adding IBANs or a payment

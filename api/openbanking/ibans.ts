@@ -1,8 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { errorResponses } from '../shared/errors.ts';
+import { defineOperation } from '../shared/operation.ts';
 import { accountSchema, listUserAccounts, toAccountRecord } from './account-records.ts';
 import { CONSENT_DETAILS_HEADER, readConsentDetails, requireUser, USER_SECURITY } from './identity.ts';
-import { defineOperation } from './versions.ts';
 
 /**
  * `GET /api/{6,7,8}/ibans`: the user's bank accounts, from the read model. With `consent-details: true`

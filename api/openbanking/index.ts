@@ -2,6 +2,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../shared/context.ts';
 import { referencePage } from '../shared/docs.ts';
 import { ApiError, validationHook } from '../shared/errors.ts';
+import { mountOperations, type Operation } from '../shared/operation.ts';
 import { accountListOperation } from './account-list.ts';
 import { agentUserOperations } from './agent-users.ts';
 import { agentOperations } from './agents.ts';
@@ -20,7 +21,7 @@ import { consentsRequestOperations } from './consents-requests.ts';
 import { deleteIbanOperation } from './delete-iban.ts';
 import { hookOperations } from './hooks.ts';
 import { listIbansOperation } from './ibans.ts';
-import { registerIdentitySchemes } from './identity.ts';
+import { credentialGate, registerIdentitySchemes } from './identity.ts';
 import { jwksOperations } from './jwks.ts';
 import { kycOperations } from './kyc.ts';
 import { pagedTransactionsOperation } from './paged-transactions.ts';
@@ -30,19 +31,13 @@ import { tokensOperation } from './tokens.ts';
 import { transactionOperation } from './transaction.ts';
 import { transactionsOperation } from './transactions.ts';
 import { userTokenOperations } from './user-token.ts';
-import {
-  API_VERSIONS,
-  type ApiVersion,
-  documentOfVersion,
-  mountOperations,
-  type Operation,
-} from './versions.ts';
+import { API_VERSIONS, type ApiVersion, documentOfVersion } from './versions.ts';
 
 /**
- * Every operation of the gateway, each mounted in the versions it lists (see versions.ts).
+ * Every operation of the gateway, each mounted in the versions it lists (api/shared/operation.ts).
  * Add a service part's operations as one more spread line in its section.
  */
-export const openBankingOperations: readonly Operation[] = [
+export const openBankingOperations: readonly Operation<AppEnv, ApiVersion>[] = [
   // Agents, users, hooks, identity and signed tokens
   ...agentOperations,
   ...signupOperations,
@@ -106,6 +101,6 @@ export function createOpenBankingApi(): OpenAPIHono<AppEnv> {
   });
   app.get('/docs', (c) => c.html(referencePage('Open-banking gateway API', '/openbanking/openapi.json')));
 
-  mountOperations(app, openBankingOperations);
+  mountOperations(app, openBankingOperations, { credentialGate });
   return app;
 }

@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { publishedJwks } from '../../activities/openbanking/jws.ts';
+import { defineOperation } from '../shared/operation.ts';
 import { NO_SECURITY } from './identity.ts';
-import { defineOperation } from './versions.ts';
 
 /**
  * `GET /api/6/.well-known/jwks.json` (and the spec's second path `jwks.json2`, the same document): the

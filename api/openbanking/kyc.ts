@@ -4,9 +4,9 @@ import { obUsers } from '../../db/schema/openbanking.ts';
 import { KYC_UPDATE_STATUSES, kycTransitionAllowed } from '../../domain/openbanking/kyc.ts';
 import { ApiError, errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
+import { defineOperation } from '../shared/operation.ts';
 import { AGENT_SECURITY, requireAgent, requireUser, USER_SECURITY } from './identity.ts';
 import { findAgentUser, kycStatusField, type UserRow } from './users.ts';
-import { defineOperation } from './versions.ts';
 
 /**
  * KYC status of a customer. The agent runs the identity check and reports its outcome with

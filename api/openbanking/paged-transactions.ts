@@ -4,9 +4,9 @@ import { xs2aErrorTypeOf } from '../../activities/openbanking/xs2a-client.ts';
 import { transactionRecordOf } from '../../domain/openbanking/consents.ts';
 import { Xs2aErrorType } from '../../domain/openbanking/xs2a.ts';
 import { ApiError, errorBodySchema, errorResponses } from '../shared/errors.ts';
+import { defineOperation } from '../shared/operation.ts';
 import { dateRangeQueryWith, ibanIdParam, requireUserAccount, transactionSchema } from './account-records.ts';
 import { security } from './identity.ts';
-import { defineOperation } from './versions.ts';
 
 /**
  * `GET /api/8/paged-transactions/{ibanId}`: one page of transactions exactly as the bank pages them, for

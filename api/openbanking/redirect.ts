@@ -6,8 +6,8 @@ import { obConsents, obHooks } from '../../db/schema/openbanking.ts';
 import { APP_PATTERN, consentWorkflowId, STATE_PATTERN } from '../../domain/openbanking/consents.ts';
 import { bankCallbackSignal } from '../../workflows/openbanking/consent.ts';
 import type { AppEnv } from '../shared/context.ts';
+import { defineOperation } from '../shared/operation.ts';
 import { NO_SECURITY } from './identity.ts';
-import { defineOperation } from './versions.ts';
 
 /**
  * `POST /redirect/{app}/state/{state}`: the bank sends the user's browser here at the last step of the
@@ -36,7 +36,6 @@ function page(c: Context<AppEnv>, status: 200 | 404, title: string, text: string
 const htmlContent = { 'text/html': { schema: z.string() } };
 
 export const bankRedirectOperation = defineOperation({
-  versions: 'none',
   route: () =>
     createRoute({
       method: 'post',
@@ -82,14 +81,14 @@ export const bankRedirectOperation = defineOperation({
     const { db, temporal, logger } = c.get('deps');
     const notFound = () =>
       page(c, 404, 'Unknown request', 'This link does not belong to a request of ours, or it has expired.');
-    if (!STATE_PATTERN.test(state) || !APP_PATTERN.test(app)) return notFound() as never;
+    if (!STATE_PATTERN.test(state) || !APP_PATTERN.test(app)) return notFound();
     const [row] = await db
       .select({ consent: obConsents, redirectUrl: obHooks.redirectUrl })
       .from(obConsents)
       .leftJoin(obHooks, eq(obHooks.hookHash, obConsents.hookHash))
       .where(and(eq(obConsents.state, state), eq(obConsents.app, app)))
       .limit(1);
-    if (!row) return notFound() as never;
+    if (!row) return notFound();
 
     // The form the bank posts carries its consent id and status; both are only hints.
     const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
@@ -113,13 +112,13 @@ export const bankRedirectOperation = defineOperation({
     if (row.redirectUrl) {
       const target = new URL(row.redirectUrl);
       target.searchParams.set('state', state);
-      return c.redirect(target.toString(), 303) as never;
+      return c.redirect(target.toString(), 303);
     }
     return page(
       c,
       200,
       'Thank you',
       'Your bank has sent you back. The provider is being told the result; you may close this window.',
-    ) as never;
+    );
   },
 });

@@ -3,6 +3,7 @@ import { obUsers } from '../../db/schema/openbanking.ts';
 import { isValidUic } from '../../domain/openbanking/uic.ts';
 import { ApiError, errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
+import { defineOperation } from '../shared/operation.ts';
 import {
   AGENT_SECURITY,
   IDENTITY_HEADERS,
@@ -13,7 +14,6 @@ import {
   resolveAgentHash,
 } from './identity.ts';
 import { emailField, kycStatusField, personNameField, webUrlField } from './users.ts';
-import { defineOperation } from './versions.ts';
 
 /**
  * `POST /api/{6,7,8}/signup`: an agent enrols a customer and receives the customer's user hash (shown once).

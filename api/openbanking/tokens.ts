@@ -3,10 +3,10 @@ import { and, desc, eq, sql } from 'drizzle-orm';
 import { obAccounts, obBanks, obConsents } from '../../db/schema/openbanking.ts';
 import { CONSENT_KINDS } from '../../domain/openbanking/consents.ts';
 import { errorResponses } from '../shared/errors.ts';
+import { defineOperation } from '../shared/operation.ts';
 import { consentSummarySchema, toConsentSummary } from './account-records.ts';
 import { countryQueryField } from './bank-records.ts';
 import { requireUser, USER_SECURITY } from './identity.ts';
-import { defineOperation } from './versions.ts';
 
 /**
  * `GET /api/8/tokens`: the user's access tokens at banks, that is their consents (the bank consent is the

@@ -2,6 +2,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { and, eq } from 'drizzle-orm';
 import { obTransactions } from '../../db/schema/openbanking.ts';
 import { ApiError, errorResponses } from '../shared/errors.ts';
+import { defineOperation } from '../shared/operation.ts';
 import {
   ibanIdParam,
   requireUserAccount,
@@ -10,7 +11,6 @@ import {
   transactionSchema,
 } from './account-records.ts';
 import { USER_SECURITY } from './identity.ts';
-import { defineOperation } from './versions.ts';
 
 /** `GET /api/{6,7,8}/transactions/{ibanId}/{transactionId}`: one transaction from the read model. */
 

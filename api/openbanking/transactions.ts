@@ -2,6 +2,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { and, desc, eq, gte, lte } from 'drizzle-orm';
 import { obTransactions } from '../../db/schema/openbanking.ts';
 import { errorResponses } from '../shared/errors.ts';
+import { defineOperation } from '../shared/operation.ts';
 import {
   dateRangeQuery,
   freshnessSchema,
@@ -12,7 +13,6 @@ import {
   transactionSchema,
 } from './account-records.ts';
 import { security, USER_SECURITY } from './identity.ts';
-import { defineOperation } from './versions.ts';
 
 /**
  * `GET /api/{6,7,8}/transactions/{ibanId}`: the account's transactions from the read model, newest first,

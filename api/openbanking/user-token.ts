@@ -1,8 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { AUDIENCE, signJwt } from '../../activities/openbanking/jws.ts';
 import { errorResponses } from '../shared/errors.ts';
+import { defineOperation } from '../shared/operation.ts';
 import { requireUserHash, security } from './identity.ts';
-import { defineOperation } from './versions.ts';
 
 /**
  * `POST /api/{6,7,8}/usertoken`: a time-limited user token, an ES256 JWT signed with the gateway's current

@@ -1,7 +1,7 @@
 import { createHmac, createVerify, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MerchantNotification } from '../../workflows/collect/notifications.ts';
-import { merchantNotificationsWorkflowId } from '../../workflows/collect/notifications.ts';
+import type { MerchantNotification } from '../../domain/collect/processes.ts';
+import { merchantNotificationsWorkflowId } from '../../domain/collect/processes.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
 
 /** The configured retry delays of this file (first attempt immediate). */

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../api/app.ts';
 import { obCredentials } from '../../db/schema/openbanking.ts';
 import { createLogger } from '../../platform/logger.ts';
+import { platformServices } from '../../platform/services.ts';
 import {
   type EnrolledUser,
   type ErrorBody,
@@ -241,6 +242,7 @@ describe('signup/agent in production', () => {
     const app = createApp(
       { db: platform.db, temporal: platform.client, config, logger: createLogger('silent') },
       async () => [],
+      platformServices,
     );
     const enrol = (headers: Record<string, string>) =>
       app.request('/openbanking/api/8/signup/agent', {

@@ -5,10 +5,9 @@ import { rotateSigningKey } from '../../activities/openbanking/jws.ts';
 import { issueAccessToken } from '../../api/messaging/auth.ts';
 import { enrolAgent, issueAdminHash } from '../../api/openbanking/identity.ts';
 import { openDatabase } from '../../db/client.ts';
-import { deleteBankDirectorySchedule } from '../../platform/bank-directory.ts';
 import { loadConfig } from '../../platform/config.ts';
-import { createConnectors } from '../../platform/connectors.ts';
 import { createLogger } from '../../platform/logger.ts';
+import { deleteBankDirectorySchedule } from '../../platform/openbanking/bank-directory.ts';
 import { connectTemporal, type RunningWorker, runWorker, serveApi } from '../../platform/runtime.ts';
 import { startSandbox } from '../../sandbox/index.ts';
 import { createTestDatabase } from './database.ts';
@@ -85,10 +84,8 @@ export async function startIsolatedPlatform(options: IsolatedPlatformOptions) {
     poolSize: config.DATABASE_POOL_SIZE,
   });
   const temporal = await connectTemporal(config, logger);
-  const connectors = createConnectors(config, logger);
   const workflowBundlePath = options.workflowBundlePath;
-  const startWorker = () =>
-    runWorker({ config, db, client: temporal.client, connectors, logger, workflowBundlePath });
+  const startWorker = () => runWorker({ config, db, client: temporal.client, logger, workflowBundlePath });
   let worker: RunningWorker | undefined = options.worker === 'none' ? undefined : await startWorker();
   const api = await serveApi({ config, db, client: temporal.client, logger });
   sandbox.merchant.trustGateway(`${api.url}/collect/.well-known/notification-key.pem`);
@@ -152,7 +149,6 @@ export async function startIsolatedPlatform(options: IsolatedPlatformOptions) {
     async stop() {
       await api.stop();
       await worker?.stop();
-      await connectors.carrier.close();
       await sandbox.stop();
       await deleteBankDirectorySchedule(temporal.client, config.TEMPORAL_TASK_QUEUE);
       await temporal.close();

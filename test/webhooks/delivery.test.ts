@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type WebhookRequest, webhookDeliveryWorkflowId } from '../../domain/webhooks/processes.ts';
 import { verifyWebhook } from '../../domain/webhooks/signature.ts';
 import { type Reply, startReceiver } from '../../sandbox/webhook-receiver.ts';
 import type { deliverEvent } from '../../workflows/webhooks/delivery.ts';
-import { type WebhookRequest, webhookDeliveryWorkflowId } from '../../workflows/webhooks/index.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
 
 // The platform's test configuration retries after 200ms, five times (six attempts in all).

@@ -9,7 +9,7 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { BillingPaymentStart } from '../../activities/collect/billing.ts';
-import type { PlatformActivities } from '../../activities/index.ts';
+import type { CollectActivities } from '../../activities/collect/index.ts';
 import { type BillingCode, billingCodes } from '../../domain/collect/billing.ts';
 import { BusinessStatus } from '../../domain/search-attributes.ts';
 import { delayBeforeNextAttempt } from '../../domain/webhooks/delivery.ts';
@@ -43,7 +43,7 @@ export const billingWorkflowId = (idn: string, tid: string) => `billing-${idn}-$
 /** The office's request/response step: resolves once /pay/init has been answered. */
 export const billingCheckedUpdate = defineUpdate<BillingCheckOutcome>('billingChecked');
 
-const { recordBillingPayment } = proxyActivities<PlatformActivities>({
+const { recordBillingPayment } = proxyActivities<CollectActivities>({
   startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
@@ -63,13 +63,13 @@ export async function billingPayment(input: BillingPaymentInput): Promise<string
   });
 
   // The check retries 80 and network errors only as long as the office waits.
-  const { checkBill } = proxyActivities<PlatformActivities>({
+  const { checkBill } = proxyActivities<CollectActivities>({
     startToCloseTimeout: input.requestTimeoutMs + 10_000,
     scheduleToCloseTimeout: input.checkTimeoutMs,
     retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds' },
   });
   // A confirmation attempt returns the merchant's answer; activity retries cover our infrastructure.
-  const { confirmBill } = proxyActivities<PlatformActivities>({
+  const { confirmBill } = proxyActivities<CollectActivities>({
     startToCloseTimeout: input.requestTimeoutMs + 10_000,
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
   });

@@ -2,41 +2,20 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
-  defineSignal,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
   uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { PlatformActivities } from '../../activities/index.ts';
+import type { CollectActivities } from '../../activities/collect/index.ts';
 import { isFinalOutcome } from '../../domain/collect/notification-packet.ts';
+import type { MerchantNotification } from '../../domain/collect/processes.ts';
+import { notificationQueuedSignal } from '../../domain/collect/processes.ts';
 import { BusinessStatus } from '../../domain/search-attributes.ts';
 import { delayBeforeNextAttempt } from '../../domain/webhooks/delivery.ts';
 
-/**
- * Merchant notifications: called from obligation workflow code on every status change.
- */
-export interface MerchantNotification {
-  merchantId: string;
-  invoice: string;
-  idn: string;
-  status: 'PAID' | 'DENIED' | 'EXPIRED';
-  payTime?: string /* YYYYMMDDhhmmss */;
-  stan?: string;
-  bcode?: string;
-  amountMinor?: number;
-}
-
-/** Business id as workflow id: one delivery process per merchant. */
-export const merchantNotificationsWorkflowId = (merchantMin: string) =>
-  `merchant-notifications-${merchantMin}`;
-
-/** A status change recorded for the merchant (see queueMerchantNotification). */
-export const notificationQueuedSignal =
-  defineSignal<[{ notificationId: string; invoice: string }]>('notificationQueued');
-
-const { queueMerchantNotification, recordNotificationSchedule } = proxyActivities<PlatformActivities>({
+const { queueMerchantNotification, recordNotificationSchedule } = proxyActivities<CollectActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
@@ -101,7 +80,7 @@ export async function merchantNotifications(input: MerchantNotificationsInput): 
     arrived = true;
   });
 
-  const { attemptNotificationBatch } = proxyActivities<PlatformActivities>({
+  const { attemptNotificationBatch } = proxyActivities<CollectActivities>({
     startToCloseTimeout: input.requestTimeoutMs + 15_000,
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
   });

@@ -7,7 +7,7 @@ import {
   setHandler,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
-import type { PlatformActivities } from '../../activities/index.ts';
+import type { CollectActivities } from '../../activities/collect/index.ts';
 import {
   isOpen,
   notificationStatusOf,
@@ -58,7 +58,7 @@ export const reverseHoldUpdate = defineUpdate<ObligationOutcome>('reverseHold');
 /** GET /v3main: a new expiry for an open obligation. */
 export const changeExpiryUpdate = defineUpdate<ObligationOutcome, [{ expiresAt: string }]>('changeExpiry');
 
-const { recordObligationStatus, recordObligationExpiry } = proxyActivities<PlatformActivities>({
+const { recordObligationStatus, recordObligationExpiry } = proxyActivities<CollectActivities>({
   startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });

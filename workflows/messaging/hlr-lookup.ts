@@ -1,8 +1,8 @@
 import { ActivityFailure, proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
-import type { PlatformActivities } from '../../activities/index.ts';
 import type { HlrLookupStatus, HlrResult } from '../../activities/messaging/hlr.ts';
+import type { MessagingActivities } from '../../activities/messaging/index.ts';
 import { BusinessStatus } from '../../domain/search-attributes.ts';
-import { sendWebhook } from '../webhooks/index.ts';
+import { sendWebhook } from '../webhooks/send.ts';
 
 export interface HlrLookupInput {
   lookupId: string;
@@ -18,7 +18,7 @@ export interface HlrLookupInput {
 
 export const hlrWorkflowId = (lookupId: string) => `hlr-${lookupId}`;
 
-const { recordHlrResult } = proxyActivities<PlatformActivities>({
+const { recordHlrResult } = proxyActivities<MessagingActivities>({
   startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
@@ -39,7 +39,7 @@ function lookupFailed(input: HlrLookupInput): HlrResult {
 
 /** One asynchronous number lookup: ask the HLR → keep the result → POST it to callBackUrl. */
 export async function hlrLookup(input: HlrLookupInput): Promise<HlrResult> {
-  const { lookupNumber } = proxyActivities<PlatformActivities>({
+  const { lookupNumber } = proxyActivities<MessagingActivities>({
     startToCloseTimeout: '15 seconds',
     scheduleToCloseTimeout: input.lookupTimeoutMs,
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },

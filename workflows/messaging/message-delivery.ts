@@ -7,10 +7,10 @@ import {
   sleep,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
-import type { PlatformActivities } from '../../activities/index.ts';
+import type { MessagingActivities } from '../../activities/messaging/index.ts';
 import type { DeliveryReceipt, MessageFinalStatus } from '../../domain/messaging/delivery-receipt.ts';
 import { BusinessStatus } from '../../domain/search-attributes.ts';
-import { sendWebhook } from '../webhooks/index.ts';
+import { sendWebhook } from '../webhooks/send.ts';
 
 export interface MessageDeliveryInput {
   messageId: string;
@@ -32,11 +32,11 @@ export const messageWorkflowId = (messageId: string) => `sms-${messageId}`;
 /** Delivery receipts arrive as signals, routed by the carrier message id (see platform/receipts.ts). */
 export const deliveryReceiptSignal = defineSignal<[DeliveryReceipt]>('deliveryReceipt');
 
-const { markMessageStatus, recordMessageOutcome } = proxyActivities<PlatformActivities>({
+const { markMessageStatus, recordMessageOutcome } = proxyActivities<MessagingActivities>({
   startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
-const { submitToCarrier } = proxyActivities<PlatformActivities>({
+const { submitToCarrier } = proxyActivities<MessagingActivities>({
   startToCloseTimeout: '30 seconds',
   retry: {
     initialInterval: '2 seconds',
@@ -51,7 +51,7 @@ async function pollChatAppReceipt(
   carrierMessageId: string,
   deadlineMs: number,
 ): Promise<DeliveryReceipt | undefined> {
-  const { awaitChatAppReceipt } = proxyActivities<PlatformActivities>({
+  const { awaitChatAppReceipt } = proxyActivities<MessagingActivities>({
     startToCloseTimeout: '10 seconds',
     scheduleToCloseTimeout: deadlineMs,
     retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '1 minute' },

@@ -7,7 +7,7 @@ import {
   setHandler,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
-import type { PlatformActivities } from '../../activities/index.ts';
+import type { MessagingActivities } from '../../activities/messaging/index.ts';
 import { BusinessStatus } from '../../domain/search-attributes.ts';
 
 export interface SenderIdRegistrationInput {
@@ -35,7 +35,7 @@ export const SenderIdRefusal = {
 /** Confirmation is a request/response step: the caller learns at once whether it took effect. */
 export const confirmSenderIdUpdate = defineUpdate<SenderIdConfirmation>('confirmSenderId');
 
-const { recordSenderIdConfirmed, recordSenderIdExpired } = proxyActivities<PlatformActivities>({
+const { recordSenderIdConfirmed, recordSenderIdExpired } = proxyActivities<MessagingActivities>({
   startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });

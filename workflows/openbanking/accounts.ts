@@ -1,6 +1,6 @@
 import { getExternalWorkflowHandle, proxyActivities } from '@temporalio/workflow';
-import type { PlatformActivities } from '../../activities/index.ts';
 import type { RefreshError } from '../../activities/openbanking/accounts.ts';
+import type { OpenBankingActivities } from '../../activities/openbanking/index.ts';
 import {
   type ConsentEndReason,
   consentRefreshWorkflowId,
@@ -9,7 +9,7 @@ import {
 import { refreshAccount } from './bank-reads.ts';
 import { consentEndedSignal } from './consent-refresh.ts';
 
-const { recordAccountRefreshFailed, terminateUnusedConsent } = proxyActivities<PlatformActivities>({
+const { recordAccountRefreshFailed, terminateUnusedConsent } = proxyActivities<OpenBankingActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });

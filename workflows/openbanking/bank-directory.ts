@@ -1,10 +1,10 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type { PlatformActivities } from '../../activities/index.ts';
+import type { OpenBankingActivities } from '../../activities/openbanking/index.ts';
 
 /** The schedule that runs refreshBankDirectory, one per deployment (task queue). */
 export const bankDirectoryScheduleId = (taskQueue: string) => `ob-bank-directory@${taskQueue}`;
 
-const { syncBankDirectory, refreshBankMaintenance } = proxyActivities<PlatformActivities>({
+const { syncBankDirectory, refreshBankMaintenance } = proxyActivities<OpenBankingActivities>({
   startToCloseTimeout: '2 minutes',
   retry: { initialInterval: '2 seconds', maximumAttempts: 3 },
 });

@@ -7,7 +7,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { PlatformActivities } from '../../activities/index.ts';
+import type { OpenBankingActivities } from '../../activities/openbanking/index.ts';
 import {
   type ConsentState,
   countRead,
@@ -26,12 +26,11 @@ export interface ConsentRefreshInput {
 /** The gateway ended the consent (DELETE iban, DELETE agent/user): stop waiting for it. */
 export const consentEndedSignal = defineSignal('consentEnded');
 
-const { consentRefreshPlan, expireConsent, recordAccountRefreshFailed } = proxyActivities<PlatformActivities>(
-  {
+const { consentRefreshPlan, expireConsent, recordAccountRefreshFailed } =
+  proxyActivities<OpenBankingActivities>({
     startToCloseTimeout: '1 minute',
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-  },
-);
+  });
 
 /**
  * Keeps an ACTIVE consent's accounts fresh (`ob-consent-refresh-<consentId>`, started by the consent

@@ -12,8 +12,8 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { PlatformActivities } from '../../activities/index.ts';
 import type { StoredAccount } from '../../activities/openbanking/accounts.ts';
+import type { OpenBankingActivities } from '../../activities/openbanking/index.ts';
 import type { PsuPresence } from '../../activities/openbanking/xs2a-client.ts';
 import {
   type ConsentKind,
@@ -24,7 +24,7 @@ import {
 } from '../../domain/openbanking/consents.ts';
 import { Xs2aErrorType } from '../../domain/openbanking/xs2a.ts';
 import { BusinessStatus } from '../../domain/search-attributes.ts';
-import { sendWebhook } from '../webhooks/index.ts';
+import { sendWebhook } from '../webhooks/send.ts';
 import { consentEndedSignal, consentRefresh } from './consent-refresh.ts';
 
 export interface ConsentFlowInput {
@@ -71,13 +71,13 @@ export const ConsentStartRefusal = {
 } as const;
 
 const { readBankConsentStatus, terminateBankConsent, recordConsentOutcome, prepareConsentWebhook } =
-  proxyActivities<PlatformActivities>({
+  proxyActivities<OpenBankingActivities>({
     startToCloseTimeout: '1 minute',
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
   });
 
 // Reading every account's history can take a while; a bank in maintenance is retried for up to an hour.
-const { storeConsentAccounts, storeAccountList } = proxyActivities<PlatformActivities>({
+const { storeConsentAccounts, storeAccountList } = proxyActivities<OpenBankingActivities>({
   startToCloseTimeout: '10 minutes',
   scheduleToCloseTimeout: '1 hour',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '2 minutes' },
@@ -204,7 +204,7 @@ export async function consentAuthorisation(input: ConsentFlowInput): Promise<Con
 
 /** The bank consent is created while the API waits: few, short attempts. */
 function bankConsentStarter(input: ConsentFlowInput) {
-  return proxyActivities<PlatformActivities>({
+  return proxyActivities<OpenBankingActivities>({
     startToCloseTimeout: input.bankRequestTimeoutMs + 5_000,
     scheduleToCloseTimeout: 2 * input.bankRequestTimeoutMs + 15_000,
     retry: { initialInterval: '1 second', maximumAttempts: 3 },

@@ -7,7 +7,7 @@ import {
   proxyActivities,
   setHandler,
 } from '@temporalio/workflow';
-import type { PlatformActivities } from '../../activities/index.ts';
+import type { OpenBankingActivities } from '../../activities/openbanking/index.ts';
 import {
   consentTerminationWorkflowId,
   openBankingSearchAttributes,
@@ -17,7 +17,7 @@ import { consentTermination } from './accounts.ts';
 /** DELETE agent/user: answers once the user is marked deleted and its hashes are revoked. */
 export const userDeletedUpdate = defineUpdate<void>('userDeleted');
 
-const { markUserDeleted, consentsToEnd } = proxyActivities<PlatformActivities>({
+const { markUserDeleted, consentsToEnd } = proxyActivities<OpenBankingActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });

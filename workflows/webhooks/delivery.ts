@@ -1,30 +1,11 @@
 import { proxyActivities, sleep, upsertSearchAttributes } from '@temporalio/workflow';
-import type { PlatformActivities } from '../../activities/index.ts';
+import type { WebhookActivities } from '../../activities/webhooks/index.ts';
 import { BusinessStatus } from '../../domain/search-attributes.ts';
-import {
-  delayBeforeNextAttempt,
-  type WebhookDeliveryStatus,
-  type WebhookFormat,
-} from '../../domain/webhooks/delivery.ts';
-import { sendWebhook, type WebhookRequest } from './index.ts';
+import { delayBeforeNextAttempt, type WebhookDeliveryStatus } from '../../domain/webhooks/delivery.ts';
+import type { WebhookDeliveryInput, WebhookRequest } from '../../domain/webhooks/processes.ts';
+import { sendWebhook } from './send.ts';
 
-export interface WebhookDeliveryInput {
-  deliveryId: string;
-  /**
-   * How each attempt builds its request and reads the reply. The schedule, the attempt records and
-   * the read API are shared by every format; only the attempt activity looks at this. A service whose
-   * specification prescribes another callback format (the payment-collection merchant notifications)
-   * adds it in domain/webhooks/callback-formats.ts and names it in its WebhookRequest.
-   */
-  format: WebhookFormat;
-  /** For people reading the workflow in the Web UI. */
-  eventType: string;
-  /** Delays after each failed attempt; when they run out the delivery has failed. */
-  retryScheduleMs: number[];
-  requestTimeoutMs: number;
-}
-
-const { completeWebhookDelivery } = proxyActivities<PlatformActivities>({
+const { completeWebhookDelivery } = proxyActivities<WebhookActivities>({
   startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
@@ -36,7 +17,7 @@ const { completeWebhookDelivery } = proxyActivities<PlatformActivities>({
  */
 export async function webhookDelivery(input: WebhookDeliveryInput): Promise<WebhookDeliveryStatus> {
   // Retries here are for our own infrastructure (e.g. the database); HTTP outcomes come back as values.
-  const { attemptWebhookDelivery } = proxyActivities<PlatformActivities>({
+  const { attemptWebhookDelivery } = proxyActivities<WebhookActivities>({
     startToCloseTimeout: input.requestTimeoutMs + 10_000,
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
   });

@@ -4,12 +4,12 @@ import {
   ScheduleNotFoundError,
   ScheduleOverlapPolicy,
 } from '@temporalio/client';
-import { createBankDirectoryActivities } from '../activities/openbanking/banks.ts';
-import type { Database } from '../db/client.ts';
-import { PlatformService } from '../domain/search-attributes.ts';
-import { bankDirectoryScheduleId } from '../workflows/openbanking/bank-directory.ts';
-import type { Config } from './config.ts';
-import type { Logger } from './logger.ts';
+import { createBankDirectoryActivities } from '../../activities/openbanking/banks.ts';
+import type { Database } from '../../db/client.ts';
+import { PlatformService } from '../../domain/search-attributes.ts';
+import { bankDirectoryScheduleId } from '../../workflows/openbanking/bank-directory.ts';
+import type { Config } from '../config.ts';
+import type { Logger } from '../logger.ts';
 
 /**
  * Starts the open-banking bank directory with a worker: one synchronous sync (so the banks are in

@@ -1,0 +1,34 @@
+import { createChatAppProvider } from '../../activities/messaging/chatapp-provider.ts';
+import { createHlrProvider } from '../../activities/messaging/hlr-provider.ts';
+import { createMessagingActivities } from '../../activities/messaging/index.ts';
+import { createSmppCarrier } from '../../activities/messaging/smpp-carrier.ts';
+import { createMessagingApi } from '../../api/messaging/index.ts';
+import type { PlatformServiceModule } from '../service.ts';
+import { routeDeliveryReceipts } from './receipts.ts';
+
+/**
+ * The messaging gateway: its API under /messaging; in a worker, its carriers (built from configuration
+ * with the same client code in every mode), its activities, and the routing of delivery receipts that
+ * arrive on the worker's SMPP session to the message workflows.
+ */
+export const messagingService: PlatformServiceModule = {
+  name: 'messaging',
+  api: { basePath: '/messaging', mount: (app, basePath) => app.route(basePath, createMessagingApi()) },
+  worker({ config, db, client, logger }) {
+    const connectors = {
+      carrier: createSmppCarrier({
+        url: config.SMPP_URL,
+        systemId: config.SMPP_SYSTEM_ID,
+        password: config.SMPP_PASSWORD,
+        logger: logger.child({ component: 'smpp' }),
+      }),
+      chatApp: createChatAppProvider({ baseUrl: config.CHATAPP_URL, apiKey: config.CHATAPP_API_KEY }),
+      hlr: createHlrProvider({ baseUrl: config.HLR_URL, apiKey: config.HLR_API_KEY }),
+    };
+    routeDeliveryReceipts({ carrier: connectors.carrier, db, client, logger });
+    return {
+      activities: createMessagingActivities({ db, config, logger, ...connectors }),
+      close: () => connectors.carrier.close(),
+    };
+  },
+};
