@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Hono } from 'hono';
+import { type Html, html } from './html.ts';
 
 const SWAGGER_ASSETS = new Set(['swagger-ui-bundle.js', 'swagger-ui.css', 'swagger-ui-standalone-preset.js']);
 const CONTENT_TYPES: Record<string, string> = { '.js': 'text/javascript', '.css': 'text/css' };
@@ -23,13 +24,14 @@ export function docsAssets(): Hono {
 }
 
 /** A browsable reference page for one service's OpenAPI document. */
-export function referencePage(title: string, openapiUrl: string): string {
-  const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
+export function referencePage(title: string, openapiUrl: string): Html {
+  // The URL reaches the script as a JSON string literal; Hono escapes it as an attribute value.
+  return html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${title}</title>
 <link rel="stylesheet" href="/assets/swagger-ui/swagger-ui.css"></head>
-<body><div id="reference"></div>
+<body><div id="reference" data-openapi-url="${openapiUrl}"></div>
 <script src="/assets/swagger-ui/swagger-ui-bundle.js"></script>
-<script>SwaggerUIBundle({ url: ${JSON.stringify(openapiUrl)}, dom_id: '#reference', deepLinking: true });</script>
+<script>const reference = document.getElementById('reference');
+SwaggerUIBundle({ url: reference.dataset.openapiUrl, dom_id: '#reference', deepLinking: true });</script>
 </body></html>`;
 }
