@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { duration, port } from '../config-fields.ts';
+
+/** Configuration of the messaging gateway: its carriers and process timeouts (README, Configuration). */
+export const messagingConfig = z.object({
+  /** Messaging carrier (SMPP 3.4 SMSC). */
+  SMPP_URL: z.string().default('smpp://127.0.0.1:2775'),
+  SMPP_SYSTEM_ID: z.string().default('platform'),
+  SMPP_PASSWORD: z.string().default('sandbox'),
+  SMPP_PORT: port(2775),
+  /** Chat-app provider and HLR lookup provider (HTTP). */
+  CHATAPP_URL: z.string().url().default('http://127.0.0.1:4010/chatapp'),
+  HLR_URL: z.string().url().default('http://127.0.0.1:4010/hlr'),
+  CHATAPP_API_KEY: z.string().min(1).default('sandbox-chatapp-key'),
+  HLR_API_KEY: z.string().min(1).default('sandbox-hlr-key'),
+  SANDBOX_HTTP_PORT: port(4010),
+
+  /** How long a message waits for its delivery receipt before it is reported as expired. */
+  SMS_RECEIPT_TIMEOUT: duration('48h'),
+  /** How long a sender-ID registration waits for confirmation before it expires. */
+  SENDER_ID_CONFIRMATION_TIMEOUT: duration('7d'),
+  /** How long an HLR lookup keeps retrying an unavailable provider before the result is `lookup_failed`. */
+  HLR_LOOKUP_TIMEOUT: duration('10m'),
+});
+
+/**
+ * Unset, SMPP_URL, CHATAPP_URL and HLR_URL name the sandbox parties `npm start` runs on this machine:
+ * they follow SMPP_PORT and SANDBOX_HTTP_PORT (a URL given explicitly is used as it is).
+ */
+export function sandboxProviderUrls(env: NodeJS.ProcessEnv, config: z.infer<typeof messagingConfig>) {
+  const providers = `http://127.0.0.1:${config.SANDBOX_HTTP_PORT}`;
+  return {
+    SMPP_URL: env.SMPP_URL ? config.SMPP_URL : `smpp://127.0.0.1:${config.SMPP_PORT}`,
+    CHATAPP_URL: env.CHATAPP_URL ? config.CHATAPP_URL : `${providers}/chatapp`,
+    HLR_URL: env.HLR_URL ? config.HLR_URL : `${providers}/hlr`,
+  };
+}
