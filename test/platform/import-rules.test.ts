@@ -1,0 +1,108 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { type ImportEdge, importCircles, importGraph } from '../support/import-graph.ts';
+
+/**
+ * The seams of decision 0025, checked on the import graph of every source file (tests excluded):
+ * a service never imports another service's internals; workflow code imports nothing with I/O;
+ * `domain/` imports no I/O; activities never import workflows; no circle of imports spans two
+ * top-level folders.
+ */
+
+const SERVICES = ['messaging', 'collect', 'openbanking', 'lending'] as const;
+const SERVICE_LAYERS = [
+  'api',
+  'workflows',
+  'activities',
+  'domain',
+  'connectors',
+  'credentials',
+  'sandbox',
+  'platform',
+];
+
+/** The service a file belongs to: `<layer>/<service>/...`, or `db/schema/<service>[-part].ts`. */
+function serviceOf(file: string): string | undefined {
+  const [layer, second, third] = file.split(path.sep);
+  if (layer === 'db' && second === 'schema' && third) {
+    return SERVICES.find((service) => third === `${service}.ts` || third.startsWith(`${service}-`));
+  }
+  if (layer && SERVICE_LAYERS.includes(layer) && second && third) {
+    return SERVICES.find((service) => service === second);
+  }
+  return undefined;
+}
+
+const topFolder = (file: string) => file.split(path.sep)[0]!;
+const describeEdge = (edge: ImportEdge) => `${edge.from} -> ${edge.to}${edge.typeOnly ? ' (type)' : ''}`;
+
+/** Packages without I/O that pure rules may use. */
+const PURE_PACKAGES = [
+  '@temporalio/workflow',
+  '@temporalio/common',
+  'zod',
+  'ibantools',
+  'libphonenumber-js',
+  'mcc-mnc-list',
+  'node:crypto',
+];
+const isPurePackage = (specifier: string) =>
+  PURE_PACKAGES.some((name) => specifier === name || specifier.startsWith(`${name}/`));
+
+/** What the workflow sandbox may run: workflow code, pure rules and the workflow SDK. */
+const WORKFLOW_PACKAGES = ['@temporalio/workflow', '@temporalio/common'];
+
+describe('import rules (decision 0025)', () => {
+  const edges = importGraph();
+
+  it('reads the whole house', () => {
+    // A broken reader would pass every rule below; the house has hundreds of imports in every layer.
+    for (const folder of ['api', 'workflows', 'activities', 'domain', 'platform']) {
+      expect(edges.filter((edge) => topFolder(edge.from) === folder).length, folder).toBeGreaterThan(20);
+    }
+  });
+
+  it('a service never imports another service’s internals', () => {
+    const crossing = edges.filter((edge) => {
+      if (!edge.local) return false;
+      const from = serviceOf(edge.from);
+      const to = serviceOf(edge.to);
+      return from !== undefined && to !== undefined && from !== to;
+    });
+    expect(crossing.map(describeEdge)).toEqual([]);
+  });
+
+  it('workflow code imports only workflow code, domain/ and the workflow SDK (types aside)', () => {
+    const outside = edges.filter(
+      (edge) =>
+        topFolder(edge.from) === 'workflows' &&
+        !edge.typeOnly &&
+        (edge.local
+          ? !['workflows', 'domain'].includes(topFolder(edge.to))
+          : !WORKFLOW_PACKAGES.includes(edge.to)),
+    );
+    expect(outside.map(describeEdge)).toEqual([]);
+  });
+
+  it('domain/ imports no I/O: only domain/ and pure packages', () => {
+    const impure = edges.filter(
+      (edge) =>
+        topFolder(edge.from) === 'domain' &&
+        !edge.typeOnly &&
+        (edge.local ? topFolder(edge.to) !== 'domain' : !isPurePackage(edge.to)),
+    );
+    expect(impure.map(describeEdge)).toEqual([]);
+  });
+
+  it('activities never import workflow modules', () => {
+    const back = edges.filter(
+      (edge) => edge.local && topFolder(edge.from) === 'activities' && topFolder(edge.to) === 'workflows',
+    );
+    expect(back.map(describeEdge)).toEqual([]);
+  });
+
+  it('no circle of imports spans two top-level folders', () => {
+    const spanning = importCircles(edges).filter((circle) => new Set(circle.map(topFolder)).size > 1);
+    expect(spanning).toEqual([]);
+  });
+});
