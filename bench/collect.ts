@@ -7,7 +7,7 @@ import { type Client, WithStartWorkflowOperation } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
 import { and, count, eq, inArray, sum } from 'drizzle-orm';
 import { Hono } from 'hono';
-import { loadMerchant } from '../activities/collect/merchants.ts';
+import { loadMerchant } from '../credentials/collect/merchants.ts';
 import { collectNotifications } from '../db/schema/collect-notifications.ts';
 import { computeChecksum, verifyChecksum } from '../domain/collect/checksum.ts';
 import { decodePacket, encodePacket } from '../domain/collect/packet.ts';

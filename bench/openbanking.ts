@@ -6,7 +6,7 @@ import { Hono } from 'hono';
 import { listUserAccounts } from '../api/openbanking/account-records.ts';
 import { obAccounts, obConsents, obTransactions } from '../db/schema/openbanking.ts';
 import { bankHashOf } from '../domain/openbanking/bank-directory.ts';
-import { driveSca } from '../sandbox/banks/sca-driver.ts';
+import { driveSca } from '../sandbox/openbanking/sca-driver.ts';
 import { startReceiver } from '../sandbox/webhook-receiver.ts';
 import { enrolUser, type ObCall, openBankingClient } from '../test/support/openbanking-client.ts';
 import type { BenchContext } from './context.ts';

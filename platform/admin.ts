@@ -1,9 +1,9 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { createMerchant } from '../activities/collect/merchants.ts';
-import { rotateSigningKey } from '../activities/openbanking/jws.ts';
-import { issueAccessToken, revokeAccessToken } from '../api/messaging/auth.ts';
-import { enrolAgent, issueAdminHash } from '../api/openbanking/identity.ts';
+import { createMerchant } from '../credentials/collect/merchants.ts';
+import { issueAccessToken, revokeAccessToken } from '../credentials/messaging/access-tokens.ts';
+import { enrolAgent, issueAdminHash } from '../credentials/openbanking/identity.ts';
+import { rotateSigningKey } from '../credentials/openbanking/jws.ts';
 import { openDatabase } from '../db/client.ts';
 import { loadConfigOrExit } from './config.ts';
 

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { compactVerify, createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
-import { driveSca } from '../sandbox/banks/sca-driver.ts';
+import { driveSca } from '../sandbox/openbanking/sca-driver.ts';
 
 /**
  * The open-banking part of `npm run demo`: what an integrator (an "agent") does over the public API of
@@ -202,7 +202,7 @@ export async function demoOpenBanking({ apiUrl, uiUrl, namespace, say, show }: O
       scaDeadline: consent.scaDeadline,
     });
     console.log(`   SCA page: ${consent.scaRedirectUrl}`);
-    console.log(`   workflow: ${workflowLink(`ob-consent-${consent.state}`)}`);
+    console.log(`   workflow: ${workflowLink(`ob-consent-${consent.consentId}`)}`);
 
     if (process.env.DEMO_SCA === 'browser') {
       say('Open the SCA page above in a browser, log in as alice / sandbox-alice and approve (waiting)');

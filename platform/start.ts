@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { rotateSandboxToken } from '../api/messaging/auth.ts';
+import { rotateSandboxToken } from '../credentials/messaging/access-tokens.ts';
 import { openDatabase } from '../db/client.ts';
 import { startSandbox } from '../sandbox/index.ts';
 import { loadConfigOrExit } from './config.ts';

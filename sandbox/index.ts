@@ -1,7 +1,7 @@
-import { startSandboxBanks } from './banks/index.ts';
-import { startHttpParties } from './http-parties.ts';
-import { startSandboxMerchant } from './merchant.ts';
-import { startSmppCarrier } from './smpp-carrier.ts';
+import { startSandboxMerchant } from './collect/merchant.ts';
+import { startHttpParties } from './messaging/http-parties.ts';
+import { startSmppCarrier } from './messaging/smpp-carrier.ts';
+import { startSandboxBanks } from './openbanking/index.ts';
 
 export interface SandboxOptions {
   host?: string;

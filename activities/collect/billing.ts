@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { and, eq } from 'drizzle-orm';
+import { loadMerchant } from '../../credentials/collect/merchants.ts';
 import type { Database } from '../../db/client.ts';
 import { collectBillingAttempts, collectBillingPayments } from '../../db/schema/collect-notifications.ts';
 import {
@@ -10,10 +11,10 @@ import {
   billingCodes,
   parseBillingReply,
 } from '../../domain/collect/billing.ts';
+import type { BillingPaymentStart } from '../../domain/collect/processes.ts';
 import type { Config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { describeFetchError } from '../shared/outbound-http.ts';
-import { loadMerchant } from './merchants.ts';
 
 export interface BillingActivityDeps {
   db: Database;
@@ -33,14 +34,6 @@ export type BillingCallResult =
   | { kind: 'answered'; reply: BillingReply }
   /** No usable answer: code 80, network error, timeout, non-2xx or unreadable reply. */
   | { kind: 'unavailable'; error: string };
-
-export interface BillingPaymentStart {
-  tid: string;
-  idn: string;
-  merchantMin: string;
-  action: 'PAY' | 'CHECK';
-  date: string;
-}
 
 /**
  * Activities of billing callbacks: the gateway's calls of the merchant's `/pay/init` and

@@ -1,13 +1,13 @@
 import type { ActivityDeps } from '../shared/deps.ts';
 import { createBillingActivities } from './billing.ts';
-import { createNotificationActivities } from './notifications.ts';
-import { createObligationActivities } from './obligations.ts';
+import { createMerchantNotificationActivities } from './merchant-notifications.ts';
+import { createObligationActivities } from './obligation.ts';
 
 /** Every activity of the payment-collection gateway; its workflows proxy `CollectActivities`. */
 export function createCollectActivities(deps: ActivityDeps) {
   return {
     ...createObligationActivities(deps),
-    ...createNotificationActivities(deps),
+    ...createMerchantNotificationActivities(deps),
     ...createBillingActivities(deps),
   };
 }

@@ -1,26 +1,9 @@
 import { and, eq } from 'drizzle-orm';
 import { filter as operatorsWhere } from 'mcc-mnc-list';
+import type { HlrProvider } from '../../connectors/messaging/carriers.ts';
 import type { Database } from '../../db/client.ts';
 import { messagingHlrLookups } from '../../db/schema/messaging.ts';
-import type { HlrProvider } from './carriers.ts';
-
-/** The HLR result as the spec names it; POSTed to `callBackUrl` and kept in the read model. */
-export interface HlrResult {
-  id: string;
-  /** null on success; the provider's word otherwise ('unknown_subscriber', 'absent_subscriber', 'lookup_failed'). */
-  error: string | null;
-  imsi: string | null;
-  /** ISO 3166 alpha-2 country of the serving network (of the number when no network is known). */
-  country: string | null;
-  /** MCC+MNC of the serving network. */
-  operatorId: string | null;
-  mcc: string | null;
-  mnc: string | null;
-  /** MCC+MNC of the networks the number was ported from. */
-  ported: string[];
-}
-
-export type HlrLookupStatus = 'completed' | 'failed';
+import type { HlrLookupStatus, HlrResult } from '../../domain/messaging/processes.ts';
 
 /**
  * Country of a mobile country code. A few MCCs serve several territories (e.g. 340: BL/GF/GP/MF/MQ);

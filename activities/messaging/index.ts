@@ -1,8 +1,8 @@
+import type { ChatAppProvider, HlrProvider, SmsCarrier } from '../../connectors/messaging/carriers.ts';
 import type { ActivityDeps } from '../shared/deps.ts';
-import type { ChatAppProvider, HlrProvider, SmsCarrier } from './carriers.ts';
 import { createHlrActivities } from './hlr.ts';
-import { createMessageActivities } from './messages.ts';
-import { createSenderIdActivities } from './sender-ids.ts';
+import { createSenderIdActivities } from './sender-id.ts';
+import { createSmsActivities } from './sms.ts';
 
 /** The outside parties the messaging activities talk to. */
 export interface MessagingConnectors {
@@ -14,7 +14,7 @@ export interface MessagingConnectors {
 /** Every activity of the messaging gateway; its workflows proxy `MessagingActivities`. */
 export function createMessagingActivities(deps: ActivityDeps & MessagingConnectors) {
   return {
-    ...createMessageActivities(deps),
+    ...createSmsActivities(deps),
     ...createSenderIdActivities(deps),
     ...createHlrActivities(deps),
   };

@@ -1,74 +1,18 @@
 import { and, eq, notInArray } from 'drizzle-orm';
-import type { Database } from '../../db/client.ts';
+import { bankDirectoryUrlOf, readBankDirectory } from '../../connectors/openbanking/bank-directory.ts';
+import { xs2aClientFor } from '../../connectors/openbanking/xs2a-client.ts';
 import { obBankMaintenanceNotices, obBanks } from '../../db/schema/openbanking.ts';
-import {
-  type BankDirectoryEntry,
-  bankDirectoryEntrySchema,
-  bankHashOf,
-} from '../../domain/openbanking/bank-directory.ts';
-import type { Config } from '../../platform/config.ts';
-import type { Logger } from '../../platform/logger.ts';
-import { createXs2aClient, type Xs2aClient } from './xs2a-client.ts';
+import { type BankDirectoryEntry, bankHashOf } from '../../domain/openbanking/bank-directory.ts';
+import type { BankDirectorySync } from '../../domain/openbanking/processes.ts';
+import type { ActivityDeps } from '../shared/deps.ts';
 
 /**
- * The bank directory: which banks the gateway connects to (ob_banks) and their maintenance notices
- * (ob_bank_maintenance_notices), refreshed by the `refreshBankDirectory` workflow on a schedule.
+ * Activities of the bank-directory process: which banks the gateway connects to (ob_banks) and their
+ * maintenance notices (ob_bank_maintenance_notices), refreshed by the `refreshBankDirectory` workflow
+ * (workflows/openbanking/bank-directory.ts) on a schedule.
  */
 
-/** Where the directory of banks is read from: the configured URL, or the sandbox banks in sandbox mode. */
-export function bankDirectoryUrlOf(config: Config): string | undefined {
-  if (config.OPENBANKING_BANK_DIRECTORY_URL) return config.OPENBANKING_BANK_DIRECTORY_URL;
-  return config.PLATFORM_MODE === 'sandbox'
-    ? `http://127.0.0.1:${config.SANDBOX_BANKS_PORT}/directory`
-    : undefined;
-}
-
-/** The connector of one bank, with the configured timeout. */
-export function xs2aClientFor(
-  bank: { xs2aBaseUrl: string },
-  config: Pick<Config, 'OPENBANKING_BANK_REQUEST_TIMEOUT'>,
-  fetchImpl?: typeof fetch,
-): Xs2aClient {
-  return createXs2aClient({
-    baseUrl: bank.xs2aBaseUrl,
-    requestTimeoutMs: config.OPENBANKING_BANK_REQUEST_TIMEOUT,
-    ...(fetchImpl ? { fetch: fetchImpl } : {}),
-  });
-}
-
-export interface BankDirectoryDeps {
-  db: Database;
-  config: Config;
-  logger: Logger;
-  fetch?: typeof fetch;
-}
-
-export interface BankDirectorySync {
-  /** Active banks after the sync. */
-  bankHashes: string[];
-  /** Why the directory URL could not be read (its banks are then left as they were). */
-  directoryError: string | null;
-}
-
-async function readDirectory(url: string, deps: BankDirectoryDeps): Promise<BankDirectoryEntry[]> {
-  const response = await (deps.fetch ?? fetch)(url, {
-    headers: { accept: 'application/json' },
-    signal: AbortSignal.timeout(deps.config.OPENBANKING_BANK_REQUEST_TIMEOUT),
-  });
-  if (!response.ok) throw new Error(`the bank directory answered ${response.status}`);
-  const body = (await response.json()) as { banks?: unknown };
-  if (!Array.isArray(body.banks)) throw new Error('the bank directory answer has no `banks` array');
-  const banks: BankDirectoryEntry[] = [];
-  for (const entry of body.banks) {
-    const parsed = bankDirectoryEntrySchema.safeParse(entry);
-    // One bad entry must not hide the others.
-    if (parsed.success) banks.push(parsed.data);
-    else deps.logger.warn({ entry, issues: parsed.error.issues }, 'bank directory entry ignored');
-  }
-  return banks;
-}
-
-export function createBankDirectoryActivities(deps: BankDirectoryDeps) {
+export function createBankDirectoryActivities(deps: ActivityDeps) {
   const { db, config, logger } = deps;
 
   async function upsert(entry: BankDirectoryEntry, source: 'config' | 'directory') {
@@ -103,7 +47,7 @@ export function createBankDirectoryActivities(deps: BankDirectoryDeps) {
       let directoryError: string | null = null;
       if (url) {
         try {
-          directory = await readDirectory(url, deps);
+          directory = await readBankDirectory(url, deps);
         } catch (error) {
           directoryError = (error as Error).message;
           logger.warn({ url, err: error }, 'bank directory not readable; keeping the banks it listed before');

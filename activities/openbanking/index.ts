@@ -1,14 +1,23 @@
 import type { ActivityDeps } from '../shared/deps.ts';
-import { createAccountActivities } from './accounts.ts';
-import { createBankDirectoryActivities } from './banks.ts';
-import { createConsentActivities } from './consents.ts';
+import { createAccountRefreshActivities } from './account-refresh.ts';
+import { createBankDirectoryActivities } from './bank-directory.ts';
+import { createConsentActivities } from './consent.ts';
+import { createConsentRefreshActivities } from './consent-refresh.ts';
+import { createConsentTerminationActivities } from './consent-termination.ts';
+import { createUserDeletionActivities } from './user-deletion.ts';
 
-/** Every activity of the open-banking gateway; its workflows proxy `OpenBankingActivities`. */
+/**
+ * Every activity of the open-banking gateway, one factory per process (the file named as its workflow);
+ * its workflows proxy `OpenBankingActivities`.
+ */
 export function createOpenBankingActivities(deps: ActivityDeps) {
   return {
     ...createBankDirectoryActivities(deps),
     ...createConsentActivities(deps),
-    ...createAccountActivities(deps),
+    ...createConsentRefreshActivities(deps),
+    ...createAccountRefreshActivities(deps),
+    ...createConsentTerminationActivities(deps),
+    ...createUserDeletionActivities(deps),
   };
 }
 

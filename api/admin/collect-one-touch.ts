@@ -3,7 +3,7 @@ import {
   APP_ID_PATTERN,
   createOneTouchApp,
   OneTouchAppExists,
-} from '../../activities/collect/one-touch-apps.ts';
+} from '../../credentials/collect/one-touch-apps.ts';
 import type { AppEnv } from '../shared/context.ts';
 import { ApiError, errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';

@@ -6,8 +6,8 @@ import {
   createMerchant,
   MerchantConflict,
   MIN_PATTERN,
-} from '../../activities/collect/merchants.ts';
-import { issueAccessToken, revokeAccessToken } from '../messaging/auth.ts';
+} from '../../credentials/collect/merchants.ts';
+import { issueAccessToken, revokeAccessToken } from '../../credentials/messaging/access-tokens.ts';
 import type { AppEnv } from '../shared/context.ts';
 import { ApiError, errorResponses, validationHook } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';

@@ -1,6 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import { rotateSigningKey } from '../../activities/openbanking/jws.ts';
-import { enrolAgent, issueAdminHash } from '../openbanking/identity.ts';
+import { enrolAgent, issueAdminHash } from '../../credentials/openbanking/identity.ts';
+import { rotateSigningKey } from '../../credentials/openbanking/jws.ts';
 import type { AppEnv } from '../shared/context.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';

@@ -1,22 +1,53 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import type { ZodError } from 'zod';
 import type { AppEnv } from '../shared/context.ts';
 import { referencePage } from '../shared/docs.ts';
-import { validationHook } from '../shared/errors.ts';
-import { registerBankTransferRoutes } from './bank-transfers.ts';
-import { registerCardPageRoutes } from './card-page/index.ts';
-import { registerDemoRoutes } from './demo.ts';
-import { registerDepositSlipRoutes } from './deposit-slips.ts';
-import { registerExpiryRoutes } from './expiry.ts';
-import { registerMoneySendRoutes } from './money-send.ts';
-import { registerNotificationRoutes } from './notifications.ts';
-import { registerOfficeBillRoutes } from './office-bills.ts';
-import { registerOneTouchRoutes } from './one-touch/index.ts';
-import { registerPreauthRoutes } from './preauth.ts';
+import { mountOperations } from '../shared/operation.ts';
+import { cardPayOperation } from './card-page/card-pay.ts';
+import { cardPageOpenOperation, openCardPage } from './card-page/open.ts';
+import { notificationsOperation } from './notifications.ts';
+import { officePayBillOperation } from './office-pay-bill.ts';
+import { officePayMoneySendOperation } from './office-pay-money-send.ts';
+import { officeRegBillOperation } from './office-reg-bill.ts';
+import { officeRegVnbelOperation } from './office-reg-vnbel.ts';
+import { officeSendOperation } from './office-send.ts';
+import { oneTouchOperations } from './one-touch/index.ts';
+import { oneTouchValidationHook } from './one-touch/responses.ts';
+import { collectValidationHook } from './protocol.ts';
+import { sendSendOperation } from './send-send.ts';
+import { sendSendVnbelOperation } from './send-send-vnbel.ts';
+import { v3mainExpiryOperation } from './v3main-expiry.ts';
+import { v3mainPreauthOperation } from './v3main-preauth.ts';
+import { wellKnownNotificationKeyOperation } from './well-known-notification-key.ts';
+
+/** Every operation of the payment-collection gateway, one file each (decision 0025). */
+export const collectOperations = [
+  officeRegBillOperation,
+  v3mainPreauthOperation,
+  v3mainExpiryOperation,
+  sendSendVnbelOperation,
+  officeRegVnbelOperation,
+  officeSendOperation,
+  sendSendOperation,
+  officePayBillOperation,
+  officePayMoneySendOperation,
+  ...oneTouchOperations,
+  cardPageOpenOperation,
+  cardPayOperation,
+  wellKnownNotificationKeyOperation,
+  notificationsOperation,
+];
 
 /**
- * The payment-collection gateway (spec part A), mounted under /collect.
- * Each register* function adds the operations of one resource.
+ * A request the route's schemas refuse is answered in its protocol's shape: the one-touch JSON error
+ * under /xdev/ (spec A.8), `ERR=` text everywhere else.
  */
+function validationHook(result: { success: true } | { success: false; error: ZodError }, c: Context<AppEnv>) {
+  return c.req.path.includes('/xdev/') ? oneTouchValidationHook(result, c) : collectValidationHook(result, c);
+}
+
+/** The payment-collection gateway (spec part A), mounted under /collect. */
 export function createCollectApi(): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   app.doc31('/openapi.json', {
@@ -33,15 +64,14 @@ export function createCollectApi(): OpenAPIHono<AppEnv> {
     servers: [{ url: '/collect' }],
   });
   app.get('/docs', (c) => c.html(referencePage('Payment-collection gateway API', '/collect/openapi.json')));
-  registerOfficeBillRoutes(app);
-  registerPreauthRoutes(app);
-  registerExpiryRoutes(app);
-  registerBankTransferRoutes(app);
-  registerDepositSlipRoutes(app);
-  registerMoneySendRoutes(app);
-  registerDemoRoutes(app);
-  registerOneTouchRoutes(app);
-  registerCardPageRoutes(app);
-  registerNotificationRoutes(app);
+  // Merchants post the card page to `{base_url}/`, with the slash: a sub-app route '/' matches only the
+  // bare mount path, so the slashed form is caught here (routePath is the mount path + `/*`).
+  app.use('*', async (c, next) => {
+    if (c.req.method === 'POST' && c.req.path === `${c.req.routePath.replace(/\/\*$/, '')}/`) {
+      return openCardPage(c);
+    }
+    return next();
+  });
+  mountOperations(app, collectOperations);
   return app;
 }

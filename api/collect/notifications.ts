@@ -1,43 +1,23 @@
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { createRoute, z } from '@hono/zod-openapi';
 import { and, asc, desc, eq, inArray } from 'drizzle-orm';
 import type { Context } from 'hono';
-import { loadMerchant } from '../../activities/collect/merchants.ts';
-import { collectSigningKey } from '../../activities/collect/signing-key.ts';
+import { loadMerchant } from '../../credentials/collect/merchants.ts';
 import { collectNotificationAttempts, collectNotifications } from '../../db/schema/collect-notifications.ts';
 import { verifyChecksum } from '../../domain/collect/checksum.ts';
 import { CollectProtocolError, missingField } from '../../domain/collect/errors.ts';
 import { notificationDeliveryStates } from '../../domain/collect/notification-packet.ts';
 import { decodePacket } from '../../domain/collect/packet.ts';
 import type { AppEnv } from '../shared/context.ts';
+import { defineOperation } from '../shared/operation.ts';
 
 /**
- * Merchant notifications, the merchant's side of reading them:
- * - GET /.well-known/notification-key.pem: the public key that verifies every notification's SIGNATURE;
- * - GET /notifications: the notifications of one INVOICE and every attempt of them, authenticated
- *   like every ENCODED endpoint (ENCODED with MIN and INVOICE, CHECKSUM keyed with the secret).
+ * GET /notifications: the merchant reads the notifications of one INVOICE and every attempt of them,
+ * authenticated like every ENCODED endpoint (ENCODED with MIN and INVOICE, CHECKSUM keyed with the
+ * secret). The key that verifies their SIGNATURE is GET /.well-known/notification-key.pem.
  */
 
 const textError = (c: Context<AppEnv>, error: CollectProtocolError) =>
   c.body(error.toText(), error.status as 400, { 'content-type': 'text/plain; charset=utf-8' });
-
-const publicKeyRoute = createRoute({
-  method: 'get',
-  path: '/.well-known/notification-key.pem',
-  tags: ['Notifications'],
-  summary: 'Public key of notification signatures',
-  description:
-    'The RSA public key (SPKI, PEM) of the gateway. Every notification carries `SIGNATURE`: base64 of ' +
-    'an RSASSA-PKCS1-v1_5 SHA-256 signature over the `ENCODED` text exactly as POSTed. ' +
-    'Example: `openssl dgst -sha256 -verify notification-key.pem -signature sig.bin encoded.txt`.',
-  responses: {
-    200: {
-      description: 'PEM text',
-      content: {
-        'application/x-pem-file': { schema: z.string().openapi({ example: '-----BEGIN PUBLIC KEY-----' }) },
-      },
-    },
-  },
-});
 
 const attemptSchema = z.object({
   attempt: z.number().int().openapi({ description: '1 for the first attempt', example: 1 }),
@@ -78,53 +58,45 @@ const notificationSchema = z
   })
   .openapi('MerchantNotification');
 
-const listRoute = createRoute({
-  method: 'get',
-  path: '/notifications',
-  tags: ['Notifications'],
-  summary: 'Notifications of an invoice and their attempts',
-  description:
-    'ENCODED: base64 of `MIN=<merchant id>` and `INVOICE=<n>` lines; CHECKSUM: lowercase hex HMAC-SHA1 ' +
-    'of ENCODED keyed with your secret. Answers the notifications of that invoice (oldest first) with ' +
-    'every attempt. Errors are `ERR=`/`ERRMSG=` text like every ENCODED endpoint; an invoice without ' +
-    'notifications answers an empty list.',
-  request: {
-    query: z.object({
-      ENCODED: z.string().optional().openapi({ description: 'base64 of `MIN=...\\nINVOICE=...`' }),
-      CHECKSUM: z.string().optional().openapi({ description: 'HMAC-SHA1 of ENCODED, lowercase hex' }),
-    }),
-  },
-  responses: {
-    200: {
-      description: 'The notifications of the invoice',
-      content: {
-        'application/json': {
-          schema: z.object({ invoice: z.string(), notifications: z.array(notificationSchema) }),
+export const notificationsOperation = defineOperation({
+  route: () =>
+    createRoute({
+      method: 'get',
+      path: '/notifications',
+      tags: ['Notifications'],
+      summary: 'Notifications of an invoice and their attempts',
+      description:
+        'ENCODED: base64 of `MIN=<merchant id>` and `INVOICE=<n>` lines; CHECKSUM: lowercase hex HMAC-SHA1 ' +
+        'of ENCODED keyed with your secret. Answers the notifications of that invoice (oldest first) with ' +
+        'every attempt. Errors are `ERR=`/`ERRMSG=` text like every ENCODED endpoint; an invoice without ' +
+        'notifications answers an empty list.',
+      request: {
+        query: z.object({
+          ENCODED: z.string().optional().openapi({ description: 'base64 of `MIN=...\\nINVOICE=...`' }),
+          CHECKSUM: z.string().optional().openapi({ description: 'HMAC-SHA1 of ENCODED, lowercase hex' }),
+        }),
+      },
+      responses: {
+        200: {
+          description: 'The notifications of the invoice',
+          content: {
+            'application/json': {
+              schema: z.object({ invoice: z.string(), notifications: z.array(notificationSchema) }),
+            },
+          },
+        },
+        400: {
+          description: 'ERR=MISSING_FIELD, BAD_FIELD or BAD_ENCODED',
+          content: { 'text/plain': { schema: z.string() } },
+        },
+        401: {
+          description: 'ERR=UNKNOWN_MERCHANT or BAD_CHECKSUM',
+          content: { 'text/plain': { schema: z.string() } },
         },
       },
-    },
-    400: {
-      description: 'ERR=MISSING_FIELD, BAD_FIELD or BAD_ENCODED',
-      content: { 'text/plain': { schema: z.string() } },
-    },
-    401: {
-      description: 'ERR=UNKNOWN_MERCHANT or BAD_CHECKSUM',
-      content: { 'text/plain': { schema: z.string() } },
-    },
-  },
-});
-
-export function registerNotificationRoutes(app: OpenAPIHono<AppEnv>): void {
-  app.openapi(publicKeyRoute, (c) => {
-    const key = collectSigningKey(c.get('deps').config);
-    return c.body(key.publicKeyPem, 200, {
-      'content-type': 'application/x-pem-file',
-      'cache-control': 'public, max-age=300',
-    });
-  });
-
-  // Protocol errors are text, so the handler validates the query itself rather than via zod.
-  app.openapi(listRoute, async (c) => {
+    }),
+  // Protocol errors are text, so the handler checks the parameters itself (MISSING_FIELD, ...).
+  handler: () => async (c) => {
     const { db, config } = c.get('deps');
     const encoded = c.req.query('ENCODED');
     const checksum = c.req.query('CHECKSUM');
@@ -193,8 +165,8 @@ export function registerNotificationRoutes(app: OpenAPIHono<AppEnv>): void {
         200,
       );
     } catch (error) {
-      if (error instanceof CollectProtocolError) return textError(c, error) as never;
+      if (error instanceof CollectProtocolError) return textError(c, error);
       throw error;
     }
-  });
-}
+  },
+});

@@ -1,5 +1,4 @@
 import { randomInt } from 'node:crypto';
-import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from '@hono/zod-openapi';
 import {
   WorkflowExecutionAlreadyStartedError,
@@ -9,7 +8,8 @@ import {
 import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
 import { and, eq } from 'drizzle-orm';
 import type { Context } from 'hono';
-import { loadMerchant, type Merchant } from '../../activities/collect/merchants.ts';
+import type { ZodError } from 'zod';
+import { loadMerchant, type Merchant } from '../../credentials/collect/merchants.ts';
 import { collectObligations } from '../../db/schema/collect.ts';
 import { packetDigest, verifyChecksum } from '../../domain/collect/checksum.ts';
 import {
@@ -23,14 +23,13 @@ import {
   isOpen,
   type ObligationKind,
   ObligationRefusal,
-  obligationWorkflowId,
   refusalOf,
-} from '../../domain/collect/obligations.ts';
+} from '../../domain/collect/obligation.ts';
 import { canonicalPacket, decodePacket, type Packet } from '../../domain/collect/packet.ts';
-import { MIN_TEXT, type ObligationTerms } from '../../domain/collect/payloads.ts';
+import { IDN_TEXT, MIN_TEXT, type ObligationTerms } from '../../domain/collect/payloads.ts';
+import { type ObligationInput, obligationWorkflowId } from '../../domain/collect/processes.ts';
 import { formatExpTime } from '../../domain/collect/time.ts';
 import { BusinessStatus, OwnerId, PlatformService } from '../../domain/search-attributes.ts';
-import { collectObligation, type ObligationInput } from '../../workflows/collect/obligation.ts';
 import type { ApiDeps, AppEnv } from '../shared/context.ts';
 
 /**
@@ -104,24 +103,37 @@ export function textAnswer(
   return c.body(`${lines.join('\n')}\n`, status, { 'content-type': 'text/plain; charset=utf-8', ...headers });
 }
 
+/** A protocol error as its answer: `ERR=`/`ERRMSG=`/`FIELD=` text with the code's status. */
+export function protocolError(c: CollectContext, error: CollectProtocolError): Response {
+  return c.body(`${error.toText()}\n`, error.status as 400, { 'content-type': 'text/plain; charset=utf-8' });
+}
+
 /** Wraps an operation: protocol errors become `ERR=`/`ERRMSG=`/`FIELD=` text with their status. */
-export function protocolHandler(operation: (c: CollectContext) => Promise<Response>) {
-  return async (c: CollectContext): Promise<Response> => {
+export function protocolHandler<C extends CollectContext>(operation: (c: C) => Promise<Response>) {
+  return async (c: C): Promise<Response> => {
     try {
       return await operation(c);
     } catch (error) {
-      const known =
-        error instanceof CollectProtocolError
-          ? error
-          : new CollectProtocolError('INTERNAL', 'internal error; try again later');
-      if (!(error instanceof CollectProtocolError)) {
-        c.get('deps').logger.error({ err: error, path: c.req.path }, 'collect operation failed');
-      }
-      return c.body(`${known.toText()}\n`, known.status as 400, {
-        'content-type': 'text/plain; charset=utf-8',
-      });
+      if (error instanceof CollectProtocolError) return protocolError(c, error);
+      c.get('deps').logger.error({ err: error, path: c.req.path }, 'collect operation failed');
+      return protocolError(c, new CollectProtocolError('INTERNAL', 'internal error; try again later'));
     }
   };
+}
+
+/**
+ * The `defaultHook` of the collect app: a request its route's schemas refuse is answered like any
+ * protocol error, `ERR=MISSING_FIELD` or `ERR=BAD_FIELD` text naming the field.
+ */
+export function collectValidationHook(
+  result: { success: true } | { success: false; error: ZodError },
+  c: CollectContext,
+): Response | undefined {
+  if (result.success) return undefined;
+  const issue = result.error.issues[0];
+  const field = issue?.path[0] === undefined ? 'request' : String(issue.path[0]);
+  const missing = issue?.code === 'invalid_type' && / received undefined$/.test(issue.message);
+  return protocolError(c, missing ? missingField(field) : badField(field, issue?.message ?? 'not valid'));
 }
 
 /** The expiry of a registration: EXP_TIME when given (in the future, within COLLECT_MAX_EXPIRY), else the default. */
@@ -243,7 +255,7 @@ async function startWorkflow(deps: ApiDeps, row: Obligation): Promise<void> {
     currency: row.currency,
     expiresAt: row.expiresAt.toISOString(),
   };
-  await deps.temporal.workflow.start(collectObligation, {
+  await deps.temporal.workflow.start('collectObligation', {
     taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
     workflowId: obligationWorkflowId(row.kind, row.idn),
     args: [input],
@@ -317,18 +329,40 @@ export async function updateObligation<Ret>(
 
 // --- OpenAPI pieces shared by the operation files -------------------------------------------------
 
+/**
+ * A parameter as the protocol reads it (requestParams): optional, and when given twice its first value
+ * counts. Validation of such a parameter never refuses what the protocol accepts, so it documents the
+ * parameter without changing how the operation answers; the operation checks it (MISSING_FIELD, ...).
+ */
+export const protocolParam = () =>
+  z.preprocess((value) => (Array.isArray(value) ? value[0] : value), z.string().optional());
+
+const ENCODED_DOC = {
+  description: 'Base64 of the packet: `KEY=VALUE` lines (see the payload model). `encoded` is accepted too.',
+  example: 'TUlOPUQxMjM0NTY3ODkKSU5WT0lDRT0xMDAxCkFNT1VOVD0yMi44MApFWFBfVElNRT0wMS4wOC4yMDI3',
+};
+const CHECKSUM_DOC = {
+  description:
+    'Lowercase hex HMAC-SHA1 of the ENCODED text keyed with the merchant secret. `checksum` is accepted too.',
+  example: '5c0ec6d1a8a7f4b2b6b5d0c9f6a1e5d4c3b2a190',
+};
+
 export const encodedQuerySchema = z.object({
-  ENCODED: z.string().optional().openapi({
-    description:
-      'Base64 of the packet: `KEY=VALUE` lines (see the payload model). `encoded` is accepted too.',
-    example: 'TUlOPUQxMjM0NTY3ODkKSU5WT0lDRT0xMDAxCkFNT1VOVD0yMi44MApFWFBfVElNRT0wMS4wOC4yMDI3',
-  }),
-  CHECKSUM: z.string().optional().openapi({
-    description:
-      'Lowercase hex HMAC-SHA1 of the ENCODED text keyed with the merchant secret. `checksum` is accepted too.',
-    example: '5c0ec6d1a8a7f4b2b6b5d0c9f6a1e5d4c3b2a190',
-  }),
+  ENCODED: protocolParam().openapi(ENCODED_DOC),
+  CHECKSUM: protocolParam().openapi(CHECKSUM_DOC),
 });
+
+/**
+ * ENCODED and CHECKSUM as form fields, documentation only: a plain OpenAPI schema, so the route neither
+ * validates the body nor refuses another content type (requestParams reads the form, else the query).
+ */
+export const encodedFormDocumentation = {
+  type: 'object' as const,
+  properties: {
+    ENCODED: { type: 'string' as const, ...ENCODED_DOC },
+    CHECKSUM: { type: 'string' as const, ...CHECKSUM_DOC },
+  },
+};
 
 const textSchema = z.string().openapi({ example: 'IDN=1234567890\n' });
 
@@ -364,27 +398,6 @@ export const authenticationErrors: readonly CollectErrorCode[] = [
   'BAD_CHECKSUM',
 ];
 
-type RouteConfig = Parameters<OpenAPIHono<AppEnv>['openAPIRegistry']['registerPath']>[0];
-
-/**
- * Adds a text operation: documented once in the OpenAPI registry, served at its path (and any alias,
- * e.g. ePay's own `/ezp/...` paths) by `operation`, whose protocol errors are answered as text.
- */
-export function addTextOperation(
-  app: OpenAPIHono<AppEnv>,
-  route: RouteConfig,
-  operation: (c: CollectContext) => Promise<Response>,
-  options: { aliases?: string[]; methods?: ('get' | 'post')[] } = {},
-): void {
-  app.openAPIRegistry.registerPath(route);
-  const handler = protocolHandler(operation);
-  for (const path of [route.path, ...(options.aliases ?? [])]) {
-    for (const method of options.methods ?? [route.method as 'get' | 'post']) {
-      app.on(method.toUpperCase(), path, handler);
-    }
-  }
-}
-
 /** The answer of a registration: `IDN`, `STATUS`, `EXP_TIME` (Sofia time) and any extra lines. */
 export function registrationAnswer(
   c: CollectContext,
@@ -402,4 +415,20 @@ export function registrationAnswer(
     200,
     replayed ? { 'idempotent-replayed': 'true' } : {},
   );
+}
+
+// --- Sandbox demo endpoints (they play the office) ------------------------------------------------
+
+/** The demo endpoints do not exist with PLATFORM_MODE=production (404). */
+export function demoOnly(c: CollectContext): void {
+  if (c.get('deps').config.PLATFORM_MODE === 'production') {
+    throw new CollectProtocolError('NOT_FOUND', 'demo endpoints are disabled in production mode');
+  }
+}
+
+/** A 10-digit IDN parameter (MISSING_FIELD, BAD_FIELD otherwise). */
+export function requireIdn(value: string | undefined, field: string): string {
+  if (!value) throw missingField(field);
+  if (!IDN_TEXT.test(value)) throw badField(field, 'must be 10 digits');
+  return value;
 }

@@ -1,88 +1,28 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { and, eq, isNull } from 'drizzle-orm';
+import type { RouteConfig } from '@hono/zod-openapi';
 import { createMiddleware } from 'hono/factory';
-import type { Database } from '../../db/client.ts';
-import { messagingAccessTokens, messagingAccounts } from '../../db/schema/messaging.ts';
+import { accountOfAccessToken } from '../../credentials/messaging/access-tokens.ts';
 import type { AppEnv } from '../shared/context.ts';
 import { ApiError } from '../shared/errors.ts';
+import { defineOperation, type OperationDefinition } from '../shared/operation.ts';
 
 export interface MessagingEnv extends AppEnv {
   Variables: AppEnv['Variables'] & { accountId: string };
-}
-
-/** Tokens are 32 random bytes; only their SHA-256 is stored, so a database leak reveals no token. */
-export function hashAccessToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
 }
 
 /** Requires a valid access token in the `at` query parameter and puts its account on the context. */
 export const requireAccessToken = createMiddleware<MessagingEnv>(async (c, next) => {
   const token = c.req.query('at');
   if (!token) throw ApiError.unauthorized('The access token (query parameter `at`) is missing');
-  const { db } = c.get('deps');
-  const [row] = await db
-    .select({ accountId: messagingAccessTokens.accountId })
-    .from(messagingAccessTokens)
-    .where(
-      and(
-        eq(messagingAccessTokens.tokenHash, hashAccessToken(token)),
-        isNull(messagingAccessTokens.revokedAt),
-      ),
-    )
-    .limit(1);
-  if (!row) throw ApiError.unauthorized('The access token (query parameter `at`) is not valid');
-  c.set('accountId', row.accountId);
+  const accountId = await accountOfAccessToken(c.get('deps').db, token);
+  if (!accountId) throw ApiError.unauthorized('The access token (query parameter `at`) is not valid');
+  c.set('accountId', accountId);
   await next();
 });
 
-export interface IssuedToken {
-  accountId: string;
-  tokenId: string;
-  /** Shown once; only its hash is kept. */
-  token: string;
-}
-
-/** Creates an account (when `accountId` is not given) and issues an access token for it. */
-export async function issueAccessToken(
-  db: Database,
-  options: { accountName: string; label: string; accountId?: string },
-): Promise<IssuedToken> {
-  const accountId = options.accountId ?? `acc_${randomUUID().replaceAll('-', '')}`;
-  if (!options.accountId)
-    await db.insert(messagingAccounts).values({ id: accountId, name: options.accountName });
-  const token = `at_${randomBytes(32).toString('base64url')}`;
-  const tokenId = `tok_${randomUUID().replaceAll('-', '')}`;
-  await db
-    .insert(messagingAccessTokens)
-    .values({ id: tokenId, accountId, tokenHash: hashAccessToken(token), label: options.label });
-  return { accountId, tokenId, token };
-}
-
-export async function revokeAccessToken(db: Database, tokenId: string): Promise<boolean> {
-  const rows = await db
-    .update(messagingAccessTokens)
-    .set({ revokedAt: new Date() })
-    .where(and(eq(messagingAccessTokens.id, tokenId), isNull(messagingAccessTokens.revokedAt)))
-    .returning({ id: messagingAccessTokens.id });
-  return rows.length > 0;
-}
-
-export const SANDBOX_ACCOUNT_ID = 'acc_sandbox';
-
 /**
- * Issues the sandbox account's token for `npm start` to print, revoking the previous one: tokens are
- * stored hashed, so an earlier token cannot be shown again.
+ * `defineOperation` for the messaging gateway: its operations are unversioned and their handlers see
+ * the account of the access token (`c.get('accountId')`), checked before any operation runs.
  */
-export async function rotateSandboxToken(db: Database): Promise<IssuedToken> {
-  await db
-    .insert(messagingAccounts)
-    .values({ id: SANDBOX_ACCOUNT_ID, name: 'Sandbox' })
-    .onConflictDoNothing();
-  await db
-    .update(messagingAccessTokens)
-    .set({ revokedAt: new Date() })
-    .where(
-      and(eq(messagingAccessTokens.accountId, SANDBOX_ACCOUNT_ID), isNull(messagingAccessTokens.revokedAt)),
-    );
-  return issueAccessToken(db, { accountName: 'Sandbox', label: 'sandbox', accountId: SANDBOX_ACCOUNT_ID });
-}
+export const defineMessagingOperation = <R extends RouteConfig>(
+  definition: OperationDefinition<'none', R, MessagingEnv>,
+) => defineOperation<'none', R, MessagingEnv>(definition);

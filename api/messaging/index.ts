@@ -1,17 +1,49 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { referencePage } from '../shared/docs.ts';
 import { validationHook } from '../shared/errors.ts';
+import { mountOperations, type Operation } from '../shared/operation.ts';
 import { registerWebhookRoutes } from '../shared/webhook-routes.ts';
 import { type MessagingEnv, requireAccessToken } from './auth.ts';
-import { registerHlrRoutes } from './hlr.ts';
-import { registerReferenceRoutes } from './reference.ts';
-import { registerSenderIdRoutes } from './sender-ids.ts';
-import { registerSmsRoutes } from './sms.ts';
+import { chatappOperation } from './chatapp.ts';
+import { hlrGetOperation } from './hlr-get.ts';
+import { hlrLookupOperation } from './hlr-lookup.ts';
+import { mccmncOperation } from './mccmnc.ts';
+import { numberCorrectionOperation } from './number-correction.ts';
+import { operatorsOperation } from './operators.ts';
+import { prefixesOperation } from './prefixes.ts';
+import { ratesOperation } from './rates.ts';
+import { senderIdConfirmOperation } from './sender-id-confirm.ts';
+import { senderIdGetOperation } from './sender-id-get.ts';
+import { senderIdListOperation } from './sender-id-list.ts';
+import { senderIdRegisterOperation } from './sender-id-register.ts';
+import { smsGetOperation } from './sms-get.ts';
+import { smsListOperation } from './sms-list.ts';
+import { smsSendOperation } from './sms-send.ts';
 
-/**
- * The messaging gateway (spec part B), mounted under /messaging.
- * Each register* function adds the operations of one resource; all of them require the `at` token.
- */
+/** Every operation of the messaging gateway (api/shared/operation.ts); all of them require the `at` token. */
+export const messagingOperations: readonly Operation<MessagingEnv>[] = [
+  // Messages
+  smsSendOperation,
+  chatappOperation,
+  smsGetOperation,
+  smsListOperation,
+  // Sender IDs
+  senderIdRegisterOperation,
+  senderIdConfirmOperation,
+  senderIdGetOperation,
+  senderIdListOperation,
+  // Number lookup
+  hlrLookupOperation,
+  hlrGetOperation,
+  // Numbers and reference data
+  numberCorrectionOperation,
+  mccmncOperation,
+  operatorsOperation,
+  prefixesOperation,
+  ratesOperation,
+];
+
+/** The messaging gateway (spec part B), mounted under /messaging. */
 export function createMessagingApi(): OpenAPIHono<MessagingEnv> {
   const app = new OpenAPIHono<MessagingEnv>({ defaultHook: validationHook });
 
@@ -33,15 +65,13 @@ export function createMessagingApi(): OpenAPIHono<MessagingEnv> {
   });
   app.get('/docs', (c) => c.html(referencePage('Messaging gateway API', '/messaging/openapi.json')));
 
+  // Every operation (and the webhook reads) requires the token, checked before the input is validated.
   app.use('*', async (c, next) => {
     if (c.req.path.endsWith('/openapi.json') || c.req.path.endsWith('/docs')) return next();
     return requireAccessToken(c, next);
   });
 
-  registerSmsRoutes(app);
-  registerSenderIdRoutes(app);
-  registerHlrRoutes(app);
-  registerReferenceRoutes(app);
+  mountOperations(app, messagingOperations);
   registerWebhookRoutes(app, { service: 'messaging', ownerOf: (c) => c.get('accountId') });
   return app;
 }

@@ -1,26 +1,13 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { WithStartWorkflowOperation } from '@temporalio/client';
-import { and, count, desc, eq, gte, ilike, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
+import { and, count, desc, eq, gte, ilike, isNull, lt, or, type SQL } from 'drizzle-orm';
 import { obUsers } from '../../db/schema/openbanking.ts';
-import { openBankingSearchAttributes, userDeletionWorkflowId } from '../../domain/openbanking/consents.ts';
-import { userDeletedUpdate, userDeletion } from '../../workflows/openbanking/user-deletion.ts';
 import { ApiError, errorResponses } from '../shared/errors.ts';
-import { jsonBody } from '../shared/openapi.ts';
 import { defineOperation } from '../shared/operation.ts';
-import {
-  IDENTITY_HEADERS,
-  optionalAgent,
-  requireAdmin,
-  requireAgent,
-  requireAgentAndUser,
-  resolveUserHash,
-  security,
-} from './identity.ts';
-import { emailField, kycStatusField, toUserRecord, userRecordSchema } from './users.ts';
+import { IDENTITY_HEADERS, optionalAgent, requireAdmin, security } from './identity.ts';
+import { toUserRecord, userRecordSchema } from './user-records.ts';
 
 /**
- * The agent's user endpoints of version 8: the paged list of its users, the check of a user hash by
- * e-mail, and deletion (marks the user deleted and revokes its hashes; rows are kept).
+ * `GET /api/8/agent/users`: the agent's users, a page at a time, filtered by enrolment day and text.
  */
 
 export const USER_PAGE_SIZE = { default: 20, max: 100 } as const;
@@ -72,7 +59,7 @@ const userPageSchema = z
   })
   .openapi('UserPage');
 
-const listUsers = defineOperation({
+export const agentUsersOperation = defineOperation({
   versions: [8],
   route: () =>
     createRoute({
@@ -133,114 +120,3 @@ const listUsers = defineOperation({
     return c.json({ page, size, total: total?.value ?? 0, items: rows.map(toUserRecord) }, 200);
   },
 });
-
-const checkBody = z
-  .object({
-    email: emailField.openapi({ description: 'E-mail the user was enrolled with' }),
-    userHash: z.string().max(200).optional().openapi({
-      description: 'A user hash to check: does it belong to the user with this e-mail?',
-      example: 'user_Zr5c...',
-    }),
-  })
-  .openapi('UserCheckDTO');
-
-const checkResult = z
-  .object({
-    registered: z.boolean().openapi({ description: 'A live user with this e-mail is enrolled by the agent' }),
-    userId: z.string().nullable(),
-    kycStatus: kycStatusField.nullable(),
-    createdAt: z.string().nullable(),
-    hashMatches: z.boolean().nullable().openapi({
-      description: 'When `userHash` was sent: whether it is a valid hash of that user; otherwise null',
-    }),
-  })
-  .openapi('UserCheckResult');
-
-const checkUser = defineOperation({
-  versions: [8],
-  route: () =>
-    createRoute({
-      method: 'post',
-      path: '/agent/user/check',
-      operationId: 'agentUserCheck',
-      tags: ['Agent users'],
-      summary: 'Check a user (hash) by e-mail',
-      description:
-        'Whether the agent has enrolled a live user with this e-mail and, when `userHash` is sent, whether that hash ' +
-        'is the user’s. Hashes are stored only as digests, so a lost hash cannot be shown again.',
-      security: security(['agentHash']),
-      request: { body: jsonBody(checkBody) },
-      responses: {
-        200: { description: 'The result', content: { 'application/json': { schema: checkResult } } },
-        ...errorResponses,
-      },
-    }),
-  handler: () => async (c) => {
-    const { agentId } = await requireAgent(c);
-    const { db } = c.get('deps');
-    const { email, userHash } = c.req.valid('json');
-    const [user] = await db
-      .select()
-      .from(obUsers)
-      .where(
-        and(
-          eq(obUsers.agentId, agentId),
-          sql`lower(${obUsers.email}) = lower(${email})`,
-          isNull(obUsers.deletedAt),
-        ),
-      )
-      .limit(1);
-    let hashMatches: boolean | null = null;
-    if (userHash !== undefined) {
-      const holder = user ? await resolveUserHash(db, userHash) : undefined;
-      hashMatches = holder?.userId === user?.id && holder !== undefined;
-    }
-    return c.json(
-      {
-        registered: user !== undefined,
-        userId: user?.id ?? null,
-        kycStatus: user?.kycStatus ?? null,
-        createdAt: user?.createdAt.toISOString() ?? null,
-        hashMatches,
-      },
-      200,
-    );
-  },
-});
-
-const deleteUser = defineOperation({
-  versions: [8],
-  route: () =>
-    createRoute({
-      method: 'delete',
-      path: '/agent/user',
-      operationId: 'agentUserDelete',
-      tags: ['Agent users'],
-      summary: 'Mark a user as deleted',
-      description:
-        'Marks the user of `x-user-hash` deleted and revokes every hash of the user (they answer 401 from now on; ' +
-        'user tokens too). The user’s consents are then ended at their banks in the background (TERMINATED). ' +
-        'The user must be one the agent of `x-agent-hash` enrolled, else 404. The e-mail may be enrolled again ' +
-        'afterwards.',
-      security: security(['agentHash', 'userHash']),
-      responses: { 204: { description: 'Deleted' }, ...errorResponses },
-    }),
-  handler: () => async (c) => {
-    const { userId, agentId } = await requireAgentAndUser(c);
-    const { temporal, config } = c.get('deps');
-    // The workflow marks the user deleted (answered here), then ends its consents at their banks.
-    await temporal.workflow.executeUpdateWithStart(userDeletedUpdate, {
-      startWorkflowOperation: new WithStartWorkflowOperation(userDeletion, {
-        workflowId: userDeletionWorkflowId(userId),
-        taskQueue: config.TEMPORAL_TASK_QUEUE,
-        workflowIdConflictPolicy: 'USE_EXISTING',
-        args: [{ userId }],
-        typedSearchAttributes: openBankingSearchAttributes({ agentId, userId }),
-        staticSummary: `Delete user ${userId} and end its consents`,
-      }),
-    });
-    return c.body(null, 204);
-  },
-});
-
-export const agentUserOperations = [listUsers, checkUser, deleteUser];

@@ -5,32 +5,30 @@ import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporal
 import { ApplicationFailure } from '@temporalio/common';
 import type { Context } from 'hono';
 import { electronicFormatIBAN, isValidIBAN } from 'ibantools';
+import type { UserIdentity } from '../../credentials/openbanking/identity.ts';
 import { obConsents } from '../../db/schema/openbanking.ts';
-import {
-  APP_PATTERN,
-  CONSENT_KINDS,
-  CONSENT_SCOPES,
-  consentWorkflowId,
-  openBankingSearchAttributes,
-} from '../../domain/openbanking/consents.ts';
-import { BusinessStatus } from '../../domain/search-attributes.ts';
+import { APP_PATTERN, CONSENT_KINDS, CONSENT_SCOPES } from '../../domain/openbanking/consents.ts';
+import { newId } from '../../domain/openbanking/ids.ts';
 import {
   type ConsentFlowInput,
   ConsentStartRefusal,
-  consentAuthorisation,
   consentStartedUpdate,
-} from '../../workflows/openbanking/consent.ts';
+  consentWorkflowId,
+  openBankingSearchAttributes,
+} from '../../domain/openbanking/processes.ts';
+import { BusinessStatus } from '../../domain/search-attributes.ts';
+import type { consentAuthorisation } from '../../workflows/openbanking/index.ts';
 import type { AppEnv } from '../shared/context.ts';
 import { ApiError, errorBodySchema, errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { bankHashParam, findBank } from './bank-records.ts';
-import { findUsableHook } from './hooks.ts';
-import { newId, requireUser, USER_SECURITY, type UserIdentity } from './identity.ts';
+import { findUsableHook } from './hook-records.ts';
+import { requireUser, USER_SECURITY } from './identity.ts';
 
 /**
  * `POST /api/{6,7,8}/consent`: starts adding the user's bank accounts. One Update-with-start of the
- * consent workflow (`ob-consent-<state>`): the answer comes once the bank consent exists, with the
+ * consent workflow (`ob-consent-<consentId>`, keyed by the consent's row id, never by the `state`): the answer comes once the bank consent exists, with the
  * bank's SCA page to send the user's browser to. The rest (the user's SCA, the bank's callback, reading
  * the accounts, the hook) happens in the workflow; see docs/openbanking.md, "Consents and SCA".
  */
@@ -131,7 +129,7 @@ function psuOf(c: Context<AppEnv>, userAgent: string | undefined) {
   return { ipAddress: ipAddress.replace(/^::ffff:/, ''), ...(userAgent ? { userAgent } : {}) };
 }
 
-export const createConsentOperation = defineOperation({
+export const consentOperation = defineOperation({
   versions: [6, 7, 8],
   route: () =>
     createRoute({
@@ -257,17 +255,20 @@ export async function startConsentFlow(
   };
   try {
     const started = await temporal.workflow.executeUpdateWithStart(consentStartedUpdate, {
-      startWorkflowOperation: new WithStartWorkflowOperation(consentAuthorisation, {
-        workflowId: consentWorkflowId(state),
-        taskQueue: config.TEMPORAL_TASK_QUEUE,
-        workflowIdConflictPolicy: 'FAIL',
-        args: [input],
-        typedSearchAttributes: [
-          ...openBankingSearchAttributes({ ...user, bankHash: bank.bankHash }),
-          { key: BusinessStatus, value: 'AWAITING_SCA' },
-        ],
-        staticSummary: `Consent ${consentId} (${body.kind}) of user ${user.userId} at ${bank.name}`,
-      }),
+      startWorkflowOperation: new WithStartWorkflowOperation<typeof consentAuthorisation>(
+        'consentAuthorisation',
+        {
+          workflowId: consentWorkflowId(consentId),
+          taskQueue: config.TEMPORAL_TASK_QUEUE,
+          workflowIdConflictPolicy: 'FAIL',
+          args: [input],
+          typedSearchAttributes: [
+            ...openBankingSearchAttributes({ ...user, bankHash: bank.bankHash }),
+            { key: BusinessStatus, value: 'AWAITING_SCA' },
+          ],
+          staticSummary: `Consent ${consentId} (${body.kind}) of user ${user.userId} at ${bank.name}`,
+        },
+      ),
     });
     return {
       consentId,

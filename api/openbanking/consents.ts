@@ -25,7 +25,7 @@ const accountConsentSchema = consentSummarySchema
   })
   .openapi('AccountConsentEntry');
 
-export const accountConsentsOperation = defineOperation({
+export const consentsOperation = defineOperation({
   versions: [6, 7, 8],
   route: () =>
     createRoute({

@@ -11,7 +11,7 @@ import { CONSENT_DETAILS_HEADER, readConsentDetails, requireUser, USER_SECURITY 
 
 const ibanListSchema = z.object({ ibans: z.array(accountSchema) }).openapi('IbanAccountList');
 
-export const listIbansOperation = defineOperation({
+export const ibansOperation = defineOperation({
   versions: [6, 7, 8],
   route: () =>
     createRoute({

@@ -1,10 +1,15 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Context, MiddlewareHandler } from 'hono';
-import { verifyUserToken } from '../../activities/openbanking/jws.ts';
-import type { Database } from '../../db/client.ts';
-import { type CredentialKind, obAgents, obCredentials, obUsers } from '../../db/schema/openbanking.ts';
+import {
+  type AdminIdentity,
+  type AgentIdentity,
+  type ResolvedCredential,
+  resolveCredential,
+  type UserIdentity,
+} from '../../credentials/openbanking/identity.ts';
+import { verifyUserToken } from '../../credentials/openbanking/jws.ts';
+import { type CredentialKind, obUsers } from '../../db/schema/openbanking.ts';
 import type { AppEnv } from '../shared/context.ts';
 import { ApiError } from '../shared/errors.ts';
 
@@ -31,11 +36,7 @@ import { ApiError } from '../shared/errors.ts';
  * 404 `not_found`, so existence is not leaked. Document the credential in the route with
  * `security: USER_SECURITY` (etc.); the schemes are registered by `registerIdentitySchemes(app)`.
  *
- * Hashes are `<kind>_` + 32 random bytes in base64url, shown once; only their SHA-256 digest is stored
- * (ob_credentials) and a request is matched by the digest of what it presents. How they are issued:
- * agent + public hash by `POST signup/agent` (or `npm run admin -- openbanking:agent`, or
- * `POST /admin/openbanking/agents`); user hash by `POST signup`; admin hash by
- * `npm run admin -- openbanking:admin-hash` or `POST /admin/openbanking/admin-hashes`.
+ * How hashes are issued, stored (as digests) and matched: credentials/openbanking/identity.ts.
  */
 
 export const IDENTITY_HEADERS = {
@@ -46,114 +47,6 @@ export const IDENTITY_HEADERS = {
 } as const satisfies Record<CredentialKind, string>;
 
 export const CONSENT_DETAILS_HEADER = 'consent-details';
-
-export interface AgentIdentity {
-  agentId: string;
-}
-export interface UserIdentity {
-  userId: string;
-  agentId: string;
-}
-export interface AdminIdentity {
-  credentialId: string;
-}
-
-/** SHA-256 of a presented hash, hex; the only form in which hashes are stored. */
-export function digestOf(hash: string): string {
-  return createHash('sha256').update(hash).digest('hex');
-}
-
-/** A fresh identity hash of a kind, e.g. `agent_3q2+...` (43 base64url characters after the prefix). */
-export function newIdentityHash(kind: CredentialKind): string {
-  return `${kind}_${randomBytes(32).toString('base64url')}`;
-}
-
-export const newId = (prefix: string) => `${prefix}_${randomUUID().replaceAll('-', '')}`;
-
-/** Stores the digest of a new hash and returns the hash (shown once). */
-export async function issueCredential(
-  db: Database,
-  owner: { kind: CredentialKind; agentId?: string; userId?: string; label?: string },
-): Promise<{ credentialId: string; hash: string }> {
-  const hash = newIdentityHash(owner.kind);
-  const credentialId = newId('crd');
-  await db.insert(obCredentials).values({
-    id: credentialId,
-    kind: owner.kind,
-    digest: digestOf(hash),
-    agentId: owner.agentId ?? null,
-    userId: owner.userId ?? null,
-    label: owner.label ?? null,
-  });
-  return { credentialId, hash };
-}
-
-export interface IssuedAgent {
-  agentId: string;
-  agentHash: string;
-  publicHash: string;
-  name: string;
-  createdAt: string;
-}
-
-/** Enrols an agent with its agent hash and public hash (POST signup/agent, the admin command and endpoint). */
-export async function enrolAgent(
-  db: Database,
-  agent: { name: string; email?: string | undefined },
-): Promise<IssuedAgent> {
-  const agentId = newId('agt');
-  const [row] = await db
-    .insert(obAgents)
-    .values({ id: agentId, name: agent.name, email: agent.email ?? null })
-    .returning();
-  const agentHash = await issueCredential(db, { kind: 'agent', agentId, label: 'signup' });
-  const publicHash = await issueCredential(db, { kind: 'public', agentId, label: 'signup' });
-  return {
-    agentId,
-    agentHash: agentHash.hash,
-    publicHash: publicHash.hash,
-    name: agent.name,
-    createdAt: row!.createdAt.toISOString(),
-  };
-}
-
-/** Issues an operator's admin hash (x-admin-hash). */
-export async function issueAdminHash(
-  db: Database,
-  label = 'admin',
-): Promise<{ credentialId: string; adminHash: string }> {
-  const { credentialId, hash } = await issueCredential(db, { kind: 'admin', label });
-  return { credentialId, adminHash: hash };
-}
-
-interface ResolvedCredential {
-  credentialId: string;
-  agentId: string | null;
-  userId: string | null;
-}
-
-/** The live credential of a kind matching a presented hash (a deleted user's credentials never match). */
-async function resolve(
-  db: Database,
-  kind: CredentialKind,
-  hash: string,
-): Promise<ResolvedCredential | undefined> {
-  if (!hash.startsWith(`${kind}_`) || hash.length > 200) return undefined;
-  const [row] = await db
-    .select({ credentialId: obCredentials.id, agentId: obCredentials.agentId, userId: obCredentials.userId })
-    .from(obCredentials)
-    .leftJoin(obUsers, eq(obUsers.id, obCredentials.userId))
-    .where(
-      and(
-        eq(obCredentials.digest, digestOf(hash)),
-        eq(obCredentials.kind, kind),
-        isNull(obCredentials.revokedAt),
-        isNull(obUsers.deletedAt),
-      ),
-    )
-    .limit(1);
-  return row;
-}
 
 // One lookup per presented credential and request, shared by the credential gate and the handler.
 const lookups = new WeakMap<Request, Map<string, Promise<unknown>>>();
@@ -189,23 +82,11 @@ async function credentialOf(c: Context<AppEnv>, kind: CredentialKind, required: 
     return undefined;
   }
   const credential = await memoized(c, `${kind}:${presented}`, () =>
-    resolve(c.get('deps').db, kind, presented),
+    resolveCredential(c.get('deps').db, kind, presented),
   );
   // A header that is present but wrong is refused even where the header is optional.
   if (!credential) throw ApiError.unauthorized(`The ${header} header is not valid`);
   return credential;
-}
-
-/** The agent of an agent hash given in a body (SignupDTO.agentHash); undefined when unknown. */
-export async function resolveAgentHash(db: Database, hash: string): Promise<AgentIdentity | undefined> {
-  const credential = await resolve(db, 'agent', hash);
-  return credential ? { agentId: credential.agentId! } : undefined;
-}
-
-/** The live user of a user hash given in a path or body (cgate, user check); undefined when unknown. */
-export async function resolveUserHash(db: Database, hash: string): Promise<UserIdentity | undefined> {
-  const credential = await resolve(db, 'user', hash);
-  return credential ? { userId: credential.userId!, agentId: credential.agentId! } : undefined;
 }
 
 /** The calling agent (x-agent-hash); 401 when missing or unknown. */

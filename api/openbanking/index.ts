@@ -4,70 +4,86 @@ import { referencePage } from '../shared/docs.ts';
 import { ApiError, validationHook } from '../shared/errors.ts';
 import { mountOperations, type Operation } from '../shared/operation.ts';
 import { accountListOperation } from './account-list.ts';
-import { agentUserOperations } from './agent-users.ts';
-import { agentOperations } from './agents.ts';
-import { aisEmailOperations } from './ais-email.ts';
-import { aisStartOperations } from './ais-start.ts';
+import { agentAisEmailOperation } from './agent-ais-email.ts';
+import { agentUserOperation } from './agent-user.ts';
+import { agentUserCheckOperation } from './agent-user-check.ts';
+import { agentUsersOperation } from './agent-users.ts';
+import { aisStartShowOperation } from './ais-start-show.ts';
+import { aisStartSubmitOperation } from './ais-start-submit.ts';
 import { balanceOperation } from './balance.ts';
-import { getBankOperation } from './bank.ts';
-import { bankMaintenanceOperation } from './bank-maintenance.ts';
-import { bankScaOperation } from './bank-sca.ts';
-import { listBanksOperation } from './banks.ts';
-import { cacheOperations } from './cache.ts';
-import { createConsentOperation } from './consent.ts';
-import { consentByIbanOperations } from './consent-by-iban.ts';
-import { accountConsentsOperation } from './consents.ts';
-import { consentsRequestOperations } from './consents-requests.ts';
-import { deleteIbanOperation } from './delete-iban.ts';
-import { hookOperations } from './hooks.ts';
-import { listIbansOperation } from './ibans.ts';
+import { bankOperation } from './bank.ts';
+import { banksGetOperation } from './banks-get.ts';
+import { banksListOperation } from './banks-list.ts';
+import { cacheInitialOperation } from './cache-initial.ts';
+import { cgateConsentsRequestCreateOperation } from './cgate-consents-request-create.ts';
+import { cgateConsentsRequestListOperation } from './cgate-consents-request-list.ts';
+import { cgateUiConsentsRequestOperation } from './cgate-ui-consents-request.ts';
+import { consentOperation } from './consent.ts';
+import { consentIbanOperation } from './consent-iban.ts';
+import { consentsOperation } from './consents.ts';
+import { createhookOperation } from './createhook.ts';
+import { ibanOperation } from './iban.ts';
+import { ibansOperation } from './ibans.ts';
+import { idStatusOperation } from './id-status.ts';
 import { credentialGate, registerIdentitySchemes } from './identity.ts';
-import { jwksOperations } from './jwks.ts';
-import { kycOperations } from './kyc.ts';
+import { kycUpdateOperation } from './kyc-update.ts';
 import { pagedTransactionsOperation } from './paged-transactions.ts';
-import { bankRedirectOperation } from './redirect.ts';
-import { signupOperations } from './signup.ts';
+import { redirectOperation } from './redirect.ts';
+import { redirectStateOperation } from './redirect-state.ts';
+import { reportsBankMaintenanceOperation } from './reports-bank-maintenance.ts';
+import { signupOperation } from './signup.ts';
+import { signupAgentOperation } from './signup-agent.ts';
 import { tokensOperation } from './tokens.ts';
-import { transactionOperation } from './transaction.ts';
-import { transactionsOperation } from './transactions.ts';
-import { userTokenOperations } from './user-token.ts';
+import { transactionsGetOperation } from './transactions-get.ts';
+import { transactionsListOperation } from './transactions-list.ts';
+import { usertokenOperation } from './usertoken.ts';
 import { API_VERSIONS, type ApiVersion, documentOfVersion } from './versions.ts';
+import { wellKnownJwksJsonOperation } from './well-known-jwks-json.ts';
+import { wellKnownJwksJson2Operation } from './well-known-jwks-json2.ts';
 
 /**
- * Every operation of the gateway, each mounted in the versions it lists (api/shared/operation.ts).
- * Add a service part's operations as one more spread line in its section.
+ * Every operation of the gateway, one file per spec operation named after its path (decision 0025),
+ * each mounted in the versions it lists (api/shared/operation.ts). Add an operation as one more line.
  */
 export const openBankingOperations: readonly Operation<AppEnv, ApiVersion>[] = [
   // Agents, users, hooks, identity and signed tokens
-  ...agentOperations,
-  ...signupOperations,
-  ...userTokenOperations,
-  ...kycOperations,
-  ...agentUserOperations,
-  ...consentByIbanOperations,
-  ...aisEmailOperations,
-  ...cacheOperations,
-  ...consentsRequestOperations,
-  ...hookOperations,
-  ...jwksOperations,
+  signupAgentOperation,
+  signupOperation,
+  usertokenOperation,
+  idStatusOperation,
+  kycUpdateOperation,
+  agentUsersOperation,
+  agentUserCheckOperation,
+  agentUserOperation,
+  consentIbanOperation,
+  agentAisEmailOperation,
+  cacheInitialOperation,
+  cgateConsentsRequestCreateOperation,
+  cgateConsentsRequestListOperation,
+  cgateUiConsentsRequestOperation,
+  createhookOperation,
+  redirectOperation,
+  wellKnownJwksJsonOperation,
+  wellKnownJwksJson2Operation,
   // Banks
-  listBanksOperation,
-  getBankOperation,
-  bankScaOperation,
-  bankMaintenanceOperation,
+  banksListOperation,
+  banksGetOperation,
+  bankOperation,
+  reportsBankMaintenanceOperation,
   // Consents and account information
-  createConsentOperation,
-  bankRedirectOperation,
-  listIbansOperation,
+  consentOperation,
+  redirectStateOperation,
+  ibansOperation,
   balanceOperation,
-  transactionsOperation,
-  transactionOperation,
+  transactionsListOperation,
+  transactionsGetOperation,
   pagedTransactionsOperation,
   accountListOperation,
   tokensOperation,
-  accountConsentsOperation,
-  deleteIbanOperation,
-  ...aisStartOperations,
+  consentsOperation,
+  ibanOperation,
+  aisStartShowOperation,
+  aisStartSubmitOperation,
 ];
 
 const documentConfig = {

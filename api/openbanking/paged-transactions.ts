@@ -1,6 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { xs2aClientFor } from '../../activities/openbanking/banks.ts';
-import { xs2aErrorTypeOf } from '../../activities/openbanking/xs2a-client.ts';
+import { xs2aClientFor, xs2aErrorTypeOf } from '../../connectors/openbanking/xs2a-client.ts';
 import { transactionRecordOf } from '../../domain/openbanking/consents.ts';
 import { Xs2aErrorType } from '../../domain/openbanking/xs2a.ts';
 import { ApiError, errorBodySchema, errorResponses } from '../shared/errors.ts';

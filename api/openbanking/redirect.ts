@@ -1,124 +1,56 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { WorkflowNotFoundError } from '@temporalio/common';
-import { and, eq, isNull } from 'drizzle-orm';
-import type { Context } from 'hono';
-import { obConsents, obHooks } from '../../db/schema/openbanking.ts';
-import { APP_PATTERN, consentWorkflowId, STATE_PATTERN } from '../../domain/openbanking/consents.ts';
-import { bankCallbackSignal } from '../../workflows/openbanking/consent.ts';
-import type { AppEnv } from '../shared/context.ts';
+import { eq } from 'drizzle-orm';
+import { obHooks } from '../../db/schema/openbanking.ts';
+import { ApiError, errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
-import { NO_SECURITY } from './identity.ts';
+import { findOwnedHook, hookCaller, hookSchema, toHookRecord } from './hook-records.ts';
+import { security } from './identity.ts';
+import { webUrlField } from './user-records.ts';
 
 /**
- * `POST /redirect/{app}/state/{state}`: the bank sends the user's browser here at the last step of the
- * authorisation (TPP-Redirect-URI, or with `?outcome=nok` TPP-Nok-Redirect-URI). The gateway signals the
- * consent workflow (which asks the bank how the SCA ended; the browser's word is not trusted), then sends
- * the browser on: 303 to the hook's `redirectUrl` with `state` appended, or a small page when the consent
- * has no redirect URL. The `state` is the credential here: 43 random characters, known only to the
- * bank and the caller of POST consent. Answers are HTML: a person's browser reads them.
+ * `PUT /api/{6,7,8}/redirect`: attaches to a hook the URL the user's browser is sent to when the process
+ * finishes.
  */
 
-const escapeHtml = (text: string) =>
-  text.replace(
-    /[&<>"']/g,
-    (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!,
-  );
-
-function page(c: Context<AppEnv>, status: 200 | 404, title: string, text: string): Response {
-  return c.html(
-    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
-      `<title>${escapeHtml(title)}</title><style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem}</style></head>` +
-      `<body><main><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></main></body></html>`,
-    status,
-  );
-}
-
-const htmlContent = { 'text/html': { schema: z.string() } };
-
-export const bankRedirectOperation = defineOperation({
+export const redirectOperation = defineOperation({
+  versions: [6, 7, 8],
   route: () =>
     createRoute({
-      method: 'post',
-      path: '/redirect/{app}/state/{state}',
-      operationId: 'bankRedirect',
-      tags: ['Account information'],
-      summary: 'Bank callback at the end of the user’s authorisation',
+      method: 'put',
+      path: '/redirect',
+      operationId: 'putRedirect',
+      tags: ['Hooks'],
+      summary: 'Attach a redirect URL to a hook',
       description:
-        'Called by the bank (the user’s browser, by a form POST) when the SCA at the bank ends. The consent ' +
-        'workflow continues; the browser is sent (303) to the hook’s `redirectUrl` with `state` appended, or shown a ' +
-        'short page when there is none. An unknown state or app is a 404 page.',
-      security: NO_SECURITY,
+        'Sets the hook’s `redirectUrl` (replacing an earlier one). Only the hook’s owner may: a user its own hooks, ' +
+        'an agent the hooks it registered; an unknown hook or someone else’s is 404.',
+      security: security(['userHash'], ['userToken'], ['agentHash']),
       request: {
-        params: z.object({
-          app: z
-            .string()
-            .max(64)
-            .openapi({ param: { name: 'app', in: 'path' }, example: 'web' }),
-          state: z
-            .string()
-            .max(100)
-            .openapi({ param: { name: 'state', in: 'path' }, description: 'From POST consent' }),
-        }),
         query: z.object({
-          outcome: z
+          hookhash: z
             .string()
-            .max(20)
-            .optional()
-            .openapi({ description: '`nok` when the bank used the Nok redirect' }),
+            .min(1)
+            .max(100)
+            .openapi({ description: 'The hook hash', example: 'hook_Xc2...' }),
+          redirectUrl: webUrlField.openapi({ example: 'https://agent.example.com/done' }),
         }),
       },
       responses: {
-        200: {
-          description: 'The consent has no redirect URL: a page saying the user may close the window',
-          content: htmlContent,
-        },
-        303: { description: 'To the hook’s redirectUrl with `state` appended' },
-        404: { description: 'Unknown state', content: htmlContent },
+        200: { description: 'The hook', content: { 'application/json': { schema: hookSchema } } },
+        ...errorResponses,
       },
     }),
   handler: () => async (c) => {
-    const { app, state } = c.req.valid('param');
-    const { db, temporal, logger } = c.get('deps');
-    const notFound = () =>
-      page(c, 404, 'Unknown request', 'This link does not belong to a request of ours, or it has expired.');
-    if (!STATE_PATTERN.test(state) || !APP_PATTERN.test(app)) return notFound();
-    const [row] = await db
-      .select({ consent: obConsents, redirectUrl: obHooks.redirectUrl })
-      .from(obConsents)
-      .leftJoin(obHooks, eq(obHooks.hookHash, obConsents.hookHash))
-      .where(and(eq(obConsents.state, state), eq(obConsents.app, app)))
-      .limit(1);
-    if (!row) return notFound();
-
-    // The form the bank posts carries its consent id and status; both are only hints.
-    const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
-    const text = (value: unknown) => (typeof value === 'string' ? value.slice(0, 100) : null);
-    await db
-      .update(obConsents)
-      .set({ callbackAt: new Date() })
-      .where(and(eq(obConsents.id, row.consent.id), isNull(obConsents.callbackAt)));
-    try {
-      await temporal.workflow.getHandle(consentWorkflowId(state)).signal(bankCallbackSignal, {
-        nok: c.req.valid('query').outcome === 'nok',
-        bankConsentId: text(form.consentId),
-        reportedStatus: text(form.consentStatus),
-      });
-    } catch (error) {
-      // The consent already ended (abandoned, or a repeated callback): the user is still sent on.
-      if (!(error instanceof WorkflowNotFoundError)) throw error;
-      logger.info({ consentId: row.consent.id }, 'bank callback after the consent ended');
-    }
-
-    if (row.redirectUrl) {
-      const target = new URL(row.redirectUrl);
-      target.searchParams.set('state', state);
-      return c.redirect(target.toString(), 303);
-    }
-    return page(
-      c,
-      200,
-      'Thank you',
-      'Your bank has sent you back. The provider is being told the result; you may close this window.',
-    );
+    const caller = await hookCaller(c, { publicHash: false });
+    const { hookhash, redirectUrl } = c.req.valid('query');
+    const { db } = c.get('deps');
+    const hook = await findOwnedHook(db, caller, hookhash);
+    if (!hook) throw ApiError.notFound('Hook');
+    const [updated] = await db
+      .update(obHooks)
+      .set({ redirectUrl, updatedAt: new Date() })
+      .where(eq(obHooks.hookHash, hook.hookHash))
+      .returning();
+    return c.json(toHookRecord(updated!), 200);
   },
 });

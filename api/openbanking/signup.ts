@@ -1,19 +1,13 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { issueCredential, resolveAgentHash } from '../../credentials/openbanking/identity.ts';
 import { obUsers } from '../../db/schema/openbanking.ts';
+import { newId } from '../../domain/openbanking/ids.ts';
 import { isValidUic } from '../../domain/openbanking/uic.ts';
 import { ApiError, errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineOperation } from '../shared/operation.ts';
-import {
-  AGENT_SECURITY,
-  IDENTITY_HEADERS,
-  issueCredential,
-  NO_SECURITY,
-  newId,
-  optionalAgent,
-  resolveAgentHash,
-} from './identity.ts';
-import { emailField, kycStatusField, personNameField, webUrlField } from './users.ts';
+import { AGENT_SECURITY, IDENTITY_HEADERS, NO_SECURITY, optionalAgent } from './identity.ts';
+import { emailField, kycStatusField, personNameField, webUrlField } from './user-records.ts';
 
 /**
  * `POST /api/{6,7,8}/signup`: an agent enrols a customer and receives the customer's user hash (shown once).
@@ -73,7 +67,7 @@ const signupResponse = z
   })
   .openapi('SignupResult');
 
-const signup = defineOperation({
+export const signupOperation = defineOperation({
   versions: [6, 7, 8],
   route: (v) =>
     createRoute({
@@ -176,5 +170,3 @@ function businessFields(body: SignupBody) {
     webhookUrl: body.webhookUrl ?? null,
   };
 }
-
-export const signupOperations = [signup];

@@ -10,17 +10,19 @@ import {
   type ConsentRequest,
   type ConsentStatus,
   type MaintenanceNotice,
+  type PsuPresence,
   type TppMessage,
   type Transaction,
   type Xs2aErrorDetails,
   Xs2aErrorType,
 } from '../../domain/openbanking/xs2a.ts';
+import type { Config } from '../../platform/config.ts';
 
 /**
  * The bank connector: a typed client of the Berlin Group NextGenPSD2 XS2A 1.3 subset the platform
  * uses (the same code talks to the sandbox banks and to a real bank's XS2A interface). One client per
- * bank: `createXs2aClient({ baseUrl: bank.xs2aBaseUrl, requestTimeoutMs })`, then call it from
- * activities.
+ * bank: `xs2aClientFor(bank, config)` (or `createXs2aClient({ baseUrl: bank.xs2aBaseUrl, requestTimeoutMs })`),
+ * then call it from activities (and the API's paged reads).
  *
  * Every failure is an `ApplicationFailure` whose `type` is one of `Xs2aErrorType`
  * (domain/openbanking/xs2a.ts, importable from workflow code) with `Xs2aErrorDetails` as details[0]:
@@ -40,12 +42,6 @@ export interface Xs2aClientOptions {
   fetch?: typeof fetch;
   /** Guard for listTransactions following `_links.next` (default 1,000 pages). */
   maxPages?: number;
-}
-
-/** The PSU is present (their IP address and browser are forwarded; reads are not counted). */
-export interface PsuPresence {
-  ipAddress: string;
-  userAgent?: string;
 }
 
 export interface CreatedConsent {
@@ -494,4 +490,17 @@ export function createXs2aClient(options: Xs2aClientOptions): Xs2aClient {
     },
   };
   return client;
+}
+
+/** The connector of one bank, with the configured timeout. */
+export function xs2aClientFor(
+  bank: { xs2aBaseUrl: string },
+  config: Pick<Config, 'OPENBANKING_BANK_REQUEST_TIMEOUT'>,
+  fetchImpl?: typeof fetch,
+): Xs2aClient {
+  return createXs2aClient({
+    baseUrl: bank.xs2aBaseUrl,
+    requestTimeoutMs: config.OPENBANKING_BANK_REQUEST_TIMEOUT,
+    ...(fetchImpl ? { fetch: fetchImpl } : {}),
+  });
 }

@@ -18,7 +18,7 @@ export const collectOneTouchApps = pgTable('collect_one_touch_apps', {
   /** APPID: sent with every request. */
   id: text('id').primaryKey(),
   name: text('name').notNull(),
-  /** The application SECRET, `v1.<iv>.<tag>.<data>` (activities/collect/secret-box.ts, AAD `one-touch:<APPID>`). */
+  /** The application SECRET, `v1.<iv>.<tag>.<data>` (credentials/collect/secret-box.ts, AAD `one-touch:<APPID>`). */
   secretCiphertext: text('secret_ciphertext').notNull(),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 });

@@ -1,5 +1,5 @@
 import { bigint, bigserial, index, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
-import { obligationKinds, obligationStatuses } from '../../domain/collect/obligations.ts';
+import { obligationKinds, obligationStatuses } from '../../domain/collect/obligation.ts';
 
 /**
  * A merchant of the payment-collection gateway, identified by its MIN (`D` + 9 digits, as ePay's).
@@ -11,7 +11,7 @@ export const collectMerchants = pgTable(
   {
     min: text('min').primaryKey(),
     name: text('name').notNull(),
-    /** `v1.<iv>.<tag>.<ciphertext>` (base64url parts), see activities/collect/secret-box.ts. */
+    /** `v1.<iv>.<tag>.<ciphertext>` (base64url parts), see credentials/collect/secret-box.ts. */
     secretCiphertext: text('secret_ciphertext').notNull(),
     /** Where status notifications (ENCODED + CHECKSUM + SIGNATURE) are POSTed; none when unset. */
     notifyUrl: text('notify_url'),

@@ -244,7 +244,7 @@ export const obBankMaintenanceNotices = pgTable(
 
 /**
  * One consent: inserted by POST consent (AWAITING_SCA), then moved by the consent workflow
- * (`ob-consent-<state>`) and by refreshes. States: domain/openbanking/consents.ts.
+ * (`ob-consent-<consentId>`) and by refreshes. States: domain/openbanking/consents.ts.
  */
 export const obConsents = pgTable(
   'ob_consents',

@@ -1,7 +1,7 @@
 /**
  * The merchant notification packet and the merchant's reply (ePay.bg conventions), and the rules of
  * delivering them. Pure: safe to import from workflow code (the HMAC and RSA signature are computed
- * by the activity, see activities/collect/notifications.ts).
+ * by the activity, see activities/collect/merchant-notifications.ts).
  *
  * Packet (decoded ENCODED), one line per invoice, each line ended by `\n`:
  *   INVOICE=<n>:STATUS=<PAID|DENIED|EXPIRED>[:PAY_TIME=YYYYMMDDhhmmss:STAN=<n>:BCODE=<n>]

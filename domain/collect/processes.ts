@@ -1,13 +1,88 @@
-import { defineSignal } from '@temporalio/workflow';
+import { defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { BillingCode } from './billing.ts';
+import { isPayout, type ObligationKind, type ObligationStatus } from './obligation.ts';
 
 /**
  * The payment-collection gateway's processes as their callers (API, activities, other workflows) see
- * them: workflow ids (`<process>-<business id>`), signals, and what crosses the boundary.
+ * them: workflow ids (`<process>-<business id>`) and their prefixes, signals, updates, and what crosses
+ * the boundary. The workflows themselves are in workflows/collect/, one file per process.
  */
 
-/** A status change to notify to the merchant (notifyMerchant, workflows/collect/notifications.ts). */
+/** Workflow id prefixes of the payment-collection gateway, one per process. */
+export const COLLECT_WORKFLOW_PREFIXES = {
+  /** An obligation, hold or card payment (workflows/collect/obligation.ts). */
+  collect: 'collect-',
+  /** A cash or provider payout, the same obligation process (workflows/collect/obligation.ts). */
+  payout: 'payout-',
+  /** The notifications of one merchant (workflows/collect/merchant-notifications.ts). */
+  merchantNotifications: 'merchant-notifications-',
+  /** An office payment of an IDN of a merchant's billing system (workflows/collect/billing.ts). */
+  billing: 'billing-',
+} as const;
+
+// --- obligation: collect-<idn> / payout-<idn> ----------------------------------------------------
+
+/** Business id as workflow id: `payout-<idn>` for payouts, `collect-<idn>` for the rest. */
+export const obligationWorkflowId = (kind: ObligationKind, idn: string) =>
+  `${isPayout(kind) ? COLLECT_WORKFLOW_PREFIXES.payout : COLLECT_WORKFLOW_PREFIXES.collect}${idn}`;
+
+export interface ObligationInput {
+  idn: string;
+  merchantMin: string;
+  invoice: string;
+  kind: ObligationKind;
+  /** Registered (or held) amount in minor units. */
+  amountMinor: number;
+  currency: string;
+  /** ISO time of the expiry (EXP_TIME or the configured default); moved by changeExpiryUpdate. */
+  expiresAt: string;
+}
+
+/** Where an obligation stands after an Update: what the API answers. */
+export interface ObligationOutcome {
+  status: ObligationStatus;
+  amountMinor: number;
+  paidAmountMinor?: number | undefined;
+  payTime?: string | undefined;
+  stan?: string | undefined;
+  bcode?: string | undefined;
+  expiresAt: string;
+}
+
+/** An office payment (pay_bill) or a cash collection (pay_money_send); the office gives STAN/BCODE. */
+export const payObligationUpdate = defineUpdate<ObligationOutcome, [{ stan: string; bcode: string }]>(
+  'payObligation',
+);
+/** Pre-authorisation: take `amountMinor` (at most the held amount). */
+export const finalizeHoldUpdate = defineUpdate<ObligationOutcome, [{ amountMinor: number }]>('finalizeHold');
+/** Pre-authorisation: release the hold. */
+export const reverseHoldUpdate = defineUpdate<ObligationOutcome>('reverseHold');
+/** GET /v3main: a new expiry for an open obligation. */
+export const changeExpiryUpdate = defineUpdate<ObligationOutcome, [{ expiresAt: string }]>('changeExpiry');
+
+// --- card payment: the hosted card page's decision on an online_payment obligation ---------------
+
+/**
+ * The customer's decision on the hosted card page (POST / PAGE=credit_paydirect), sent to the
+ * obligation workflow `collect-<idn>` of an `online_payment`:
+ * - `approved`: the sandbox card authorised the amount → PAID with the authorisation's STAN and BCODE;
+ * - `declined`: the card refused it → DENIED;
+ * - `cancelled`: the customer refused to pay (Cancel) → DENIED.
+ * The obligation workflow validates it (only an open online_payment; refused like any other Update
+ * otherwise) and notifies the merchant of the final state.
+ */
+export type CardPaymentDecision =
+  | { outcome: 'approved'; stan: string; bcode: string }
+  | { outcome: 'declined'; reason: string }
+  | { outcome: 'cancelled' };
+
+export const cardPaymentUpdate = defineUpdate<ObligationOutcome, [CardPaymentDecision]>('cardPayment');
+
+// --- merchant-notifications: merchant-notifications-<min> ----------------------------------------
+
+/** A status change to notify to the merchant (notifyMerchant, workflows/collect/merchant-notifications.ts). */
 export interface MerchantNotification {
-  merchantId: string;
+  merchantMin: string;
   invoice: string;
   idn: string;
   status: 'PAID' | 'DENIED' | 'EXPIRED';
@@ -19,8 +94,70 @@ export interface MerchantNotification {
 
 /** Business id as workflow id: one delivery process per merchant. */
 export const merchantNotificationsWorkflowId = (merchantMin: string) =>
-  `merchant-notifications-${merchantMin}`;
+  `${COLLECT_WORKFLOW_PREFIXES.merchantNotifications}${merchantMin}`;
+
+/** A notification waiting in the merchant's delivery workflow (carried over continue-as-new). */
+export interface PendingNotification {
+  notificationId: string;
+  invoice: string;
+  failedAttempts: number;
+  /** Workflow time (ms) of the next attempt. */
+  dueAt: number;
+}
+
+export interface MerchantNotificationsInput {
+  merchantMin: string;
+  /** Delays after each failed attempt; when they run out the notification has failed. */
+  retryScheduleMs: number[];
+  requestTimeoutMs: number;
+  /** A fresh notification waits this long, and notifications due within it go in the same POST. */
+  batchWindowMs: number;
+  batchSize: number;
+  /** Carried over continue-as-new. */
+  pending: PendingNotification[];
+}
 
 /** A status change recorded for the merchant (see queueMerchantNotification). */
 export const notificationQueuedSignal =
   defineSignal<[{ notificationId: string; invoice: string }]>('notificationQueued');
+
+// --- billing: billing-<idn>-<tid> ----------------------------------------------------------------
+
+export const billingWorkflowId = (idn: string, tid: string) =>
+  `${COLLECT_WORKFLOW_PREFIXES.billing}${idn}-${tid}`;
+
+/** One office payment of a billing IDN, as the billing activities see it. */
+export interface BillingPaymentStart {
+  tid: string;
+  idn: string;
+  merchantMin: string;
+  action: 'PAY' | 'CHECK';
+  date: string;
+}
+
+export interface BillingPaymentInput extends BillingPaymentStart {
+  /** How long the office waits for /pay/init while the merchant answers 80 or is unreachable. */
+  checkTimeoutMs: number;
+  requestTimeoutMs: number;
+  /** Delays after each failed /pay/confirm; when they run out the confirmation has failed. */
+  retryScheduleMs: number[];
+}
+
+/** What the office learns from the check, answered to the office payment request. */
+export type BillingCheckOutcome =
+  | {
+      result: 'ok';
+      code: BillingCode;
+      amountMinor: number;
+      shortDesc?: string | undefined;
+      invoices?: string | undefined;
+    }
+  /** The merchant answered a final code other than 00/94 (13, 14, 62, 93, 96). */
+  | { result: 'refused'; code: BillingCode }
+  /** Code 80 or no usable answer until COLLECT_BILLING_CHECK_TIMEOUT. */
+  | { result: 'unavailable'; error: string }
+  /** 00/94 without a positive AMOUNT: nothing can be paid. */
+  | { result: 'invalid_reply'; code: BillingCode; error: string };
+
+/** The office's request/response step: resolves once /pay/init has been answered. */
+export const billingCheckedUpdate = defineUpdate<BillingCheckOutcome>('billingChecked');

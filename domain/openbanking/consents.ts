@@ -1,9 +1,9 @@
-import { BankId, OwnerId, PlatformService, UserId } from '../search-attributes.ts';
 import type { ConsentAccess, ConsentStatus, Transaction } from './xs2a.ts';
 
 /**
  * Rules of the consent + SCA flow and of the account read model, shared by the API, the consent
- * workflow and its activities. Pure: no I/O, safe to import from workflow code.
+ * workflow and its activities. Pure: no I/O, safe to import from workflow code. How callers talk to the
+ * consent's workflows (ids, signals, inputs) is in processes.ts.
  */
 
 /**
@@ -46,35 +46,12 @@ export type ConsentKind = (typeof CONSENT_KINDS)[number];
 export const CONSENT_SCOPES = ['accounts', 'balances', 'transactions'] as const;
 export type ConsentScope = (typeof CONSENT_SCOPES)[number];
 
-/** The workflow of one consent: its id carries the unique `state` of the bank callback. */
-export const consentWorkflowId = (state: string) => `ob-consent-${state}`;
-/** A background re-read of one account from its bank (cache initialisation). */
-export const accountRefreshWorkflowId = (ibanId: string) => `ob-refresh-${ibanId}`;
-/** Ending a bank consent the gateway no longer needs (DELETE iban, DELETE agent/user). */
-export const consentTerminationWorkflowId = (consentId: string) => `ob-consent-end-${consentId}`;
-/** The scheduled refreshes of an ACTIVE consent, until it expires or ends. */
-export const consentRefreshWorkflowId = (consentId: string) => `ob-consent-refresh-${consentId}`;
-/** Deleting a user (DELETE agent/user) and ending its consents at their banks. */
-export const userDeletionWorkflowId = (userId: string) => `ob-user-deletion-${userId}`;
-
 /** Why the gateway ends a consent at the bank (the consent becomes TERMINATED). */
 export const CONSENT_END_REASONS = {
   iban_deleted: 'its last account was deleted (DELETE iban)',
   user_deleted: 'its user was deleted (DELETE agent/user)',
 } as const;
 export type ConsentEndReason = keyof typeof CONSENT_END_REASONS;
-
-/** The search attributes of an open-banking workflow about a user (and its bank, when there is one). */
-export const openBankingSearchAttributes = (subject: {
-  agentId: string;
-  userId: string;
-  bankHash?: string;
-}) => [
-  { key: PlatformService, value: 'openbanking' },
-  { key: OwnerId, value: subject.agentId },
-  { key: UserId, value: subject.userId },
-  ...(subject.bankHash ? [{ key: BankId, value: subject.bankHash }] : []),
-];
 
 /** `state`: 32 random bytes, base64url (43 characters); unguessable, it names the callback. */
 export const STATE_PATTERN = /^[A-Za-z0-9_-]{43}$/;

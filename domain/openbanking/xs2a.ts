@@ -1,6 +1,6 @@
 /**
  * The subset of the Berlin Group NextGenPSD2 XS2A 1.3 interface the platform speaks to banks, as
- * types and constants shared by the sandbox banks, the bank connector (activities/openbanking/
+ * types and constants shared by the sandbox banks, the bank connector (connectors/openbanking/
  * xs2a-client.ts) and workflow code. Pure: no I/O, safe to import from workflows.
  */
 
@@ -31,6 +31,12 @@ export type BalanceType =
   | 'interimAvailable'
   | 'interimBooked'
   | 'openingBooked';
+
+/** The PSU is present (their IP address and browser are forwarded; reads are not counted). */
+export interface PsuPresence {
+  ipAddress: string;
+  userAgent?: string;
+}
 
 /** How the PSU authenticates at the bank (the gateway's `bankFlowType`). */
 export const BANK_FLOW_TYPES = ['redirect', 'embedded', 'decoupled'] as const;

@@ -1,8 +1,8 @@
-import { createChatAppProvider } from '../../activities/messaging/chatapp-provider.ts';
-import { createHlrProvider } from '../../activities/messaging/hlr-provider.ts';
 import { createMessagingActivities } from '../../activities/messaging/index.ts';
-import { createSmppCarrier } from '../../activities/messaging/smpp-carrier.ts';
 import { createMessagingApi } from '../../api/messaging/index.ts';
+import { createChatAppProvider } from '../../connectors/messaging/chatapp-provider.ts';
+import { createHlrProvider } from '../../connectors/messaging/hlr-provider.ts';
+import { createSmppCarrier } from '../../connectors/messaging/smpp-carrier.ts';
 import type { PlatformServiceModule } from '../service.ts';
 import { routeDeliveryReceipts } from './receipts.ts';
 
@@ -25,9 +25,11 @@ export const messagingService: PlatformServiceModule = {
       chatApp: createChatAppProvider({ baseUrl: config.CHATAPP_URL, apiKey: config.CHATAPP_API_KEY }),
       hlr: createHlrProvider({ baseUrl: config.HLR_URL, apiKey: config.HLR_API_KEY }),
     };
-    routeDeliveryReceipts({ carrier: connectors.carrier, db, client, logger });
     return {
       activities: createMessagingActivities({ db, config, logger, ...connectors }),
+      // Registering the receipt listener binds the SMPP session: receipts queued while no worker was
+      // bound arrive now.
+      started: async () => routeDeliveryReceipts({ carrier: connectors.carrier, db, client, logger }),
       close: () => connectors.carrier.close(),
     };
   },

@@ -1,10 +1,10 @@
 import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { eq } from 'drizzle-orm';
-import type { SmsCarrier } from '../../activities/messaging/carriers.ts';
+import type { SmsCarrier } from '../../connectors/messaging/carriers.ts';
 import type { Database } from '../../db/client.ts';
 import { messagingMessages } from '../../db/schema/messaging.ts';
-import { deliveryReceiptSignal, messageWorkflowId } from '../../workflows/messaging/message-delivery.ts';
+import { deliveryReceiptSignal, messageWorkflowId } from '../../domain/messaging/processes.ts';
 import type { Logger } from '../logger.ts';
 
 /** How long a receipt may wait for the carrier id of its message to be recorded (they can cross). */

@@ -4,10 +4,10 @@ import {
   ScheduleNotFoundError,
   ScheduleOverlapPolicy,
 } from '@temporalio/client';
-import { createBankDirectoryActivities } from '../../activities/openbanking/banks.ts';
+import { createBankDirectoryActivities } from '../../activities/openbanking/bank-directory.ts';
 import type { Database } from '../../db/client.ts';
+import { bankDirectoryScheduleId } from '../../domain/openbanking/processes.ts';
 import { PlatformService } from '../../domain/search-attributes.ts';
-import { bankDirectoryScheduleId } from '../../workflows/openbanking/bank-directory.ts';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 

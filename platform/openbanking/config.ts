@@ -5,7 +5,7 @@ import { duration, optionalUrl, parsedText, port } from '../config-fields.ts';
 /** Configuration of the open-banking gateway (docs/openbanking.md). */
 export const openBankingConfig = z.object({
   /**
-   * Open-banking gateway: identity and signing (api/openbanking/identity.ts, activities/openbanking/jws.ts).
+   * Open-banking gateway: identity and signing (credentials/openbanking/identity.ts, credentials/openbanking/jws.ts).
    * OPENBANKING_USER_TOKEN_TTL: lifetime of a user token (POST usertoken).
    * OPENBANKING_SIGNING_KEY_RETENTION: a retired signing key stays published (and verifying) this long;
    * keep it longer than the token lifetime and the webhook retry schedule.

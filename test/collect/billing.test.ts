@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectBillingAttempts, collectBillingPayments } from '../../db/schema/collect-notifications.ts';
-import { billingWorkflowId } from '../../workflows/collect/billing.ts';
+import { billingWorkflowId } from '../../domain/collect/processes.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
 
 /** Billing retry delays of this file (after each failed /pay/confirm). */

@@ -41,7 +41,7 @@ describe('messaging access token', () => {
   });
 
   it('of a revoked token is refused', async () => {
-    const { revokeAccessToken } = await import('../../api/messaging/auth.ts');
+    const { revokeAccessToken } = await import('../../credentials/messaging/access-tokens.ts');
     const other = await platform.issueToken('Soon revoked');
     expect((await fetch(`${platform.baseUrl}/sms?at=${other.token}`)).status).toBe(200);
     await revokeAccessToken(platform.db, other.tokenId);

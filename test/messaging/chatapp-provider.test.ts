@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createChatAppProvider } from '../../activities/messaging/chatapp-provider.ts';
-import { type SandboxHttpParties, startHttpParties } from '../../sandbox/http-parties.ts';
+import { createChatAppProvider } from '../../connectors/messaging/chatapp-provider.ts';
+import { type SandboxHttpParties, startHttpParties } from '../../sandbox/messaging/http-parties.ts';
 
 const API_KEY = 'sandbox-chatapp-key';
 const DELAY_MS = 300;

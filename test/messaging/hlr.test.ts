@@ -3,7 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { and, eq } from 'drizzle-orm';
 import { all as allOperators } from 'mcc-mnc-list';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createHlrProvider } from '../../activities/messaging/hlr-provider.ts';
+import { createHlrProvider } from '../../connectors/messaging/hlr-provider.ts';
 import { webhookEndpoints } from '../../db/schema/webhooks.ts';
 import { verifyWebhook } from '../../domain/webhooks/signature.ts';
 import { startReceiver } from '../../sandbox/webhook-receiver.ts';

@@ -1,7 +1,7 @@
 import smpp, { type Pdu, type Session } from 'smpp';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { SmsCarrier } from '../../activities/messaging/carriers.ts';
-import { createSmppCarrier } from '../../activities/messaging/smpp-carrier.ts';
+import type { SmsCarrier } from '../../connectors/messaging/carriers.ts';
+import { createSmppCarrier } from '../../connectors/messaging/smpp-carrier.ts';
 import type { DeliveryReceipt } from '../../domain/messaging/delivery-receipt.ts';
 import {
   deliveryReceiptFromSmpp,
@@ -11,7 +11,7 @@ import {
   smppDateToIso,
 } from '../../domain/messaging/smpp-receipt.ts';
 import { createLogger } from '../../platform/logger.ts';
-import { type SandboxSmppCarrier, startSmppCarrier } from '../../sandbox/smpp-carrier.ts';
+import { type SandboxSmppCarrier, startSmppCarrier } from '../../sandbox/messaging/smpp-carrier.ts';
 
 const credentials = { systemId: 'gateway', password: 'secret' };
 const logger = createLogger('silent');

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { obConsents } from '../../db/schema/openbanking.ts';
-import { driveSca, formsOf } from '../../sandbox/banks/sca-driver.ts';
+import { driveSca, formsOf } from '../../sandbox/openbanking/sca-driver.ts';
 import type { ErrorBody } from '../support/openbanking-client.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { addAccounts, bankHash, type Customer, consentOnceSettled, newCustomer } from './consent-helpers.ts';

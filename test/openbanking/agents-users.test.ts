@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fulfilConsentsRequests } from '../../activities/openbanking/consents-requests.ts';
+import { fulfilConsentsRequests } from '../../activities/openbanking/consent.ts';
 import { obEmailOutbox } from '../../db/schema/openbanking.ts';
 import {
   type EnrolledUser,

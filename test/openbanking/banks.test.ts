@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBankDirectoryActivities } from '../../activities/openbanking/banks.ts';
-import { enrolAgent } from '../../api/openbanking/identity.ts';
+import { createBankDirectoryActivities } from '../../activities/openbanking/bank-directory.ts';
+import { enrolAgent } from '../../credentials/openbanking/identity.ts';
 import { bankHashOf } from '../../domain/openbanking/bank-directory.ts';
+import { bankDirectoryScheduleId } from '../../domain/openbanking/processes.ts';
 import { createLogger } from '../../platform/logger.ts';
-import { bankDirectoryScheduleId } from '../../workflows/openbanking/bank-directory.ts';
 import {
   type EnrolledUser,
   enrolUser,

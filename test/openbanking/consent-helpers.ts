@@ -1,5 +1,5 @@
 import { bankHashOf } from '../../domain/openbanking/bank-directory.ts';
-import { driveSca } from '../../sandbox/banks/sca-driver.ts';
+import { driveSca } from '../../sandbox/openbanking/sca-driver.ts';
 import {
   type EnrolledUser,
   enrolUser,

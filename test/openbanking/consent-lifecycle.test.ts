@@ -2,13 +2,12 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { obConsents } from '../../db/schema/openbanking.ts';
 import { webhookDeliveries, webhookEndpoints } from '../../db/schema/webhooks.ts';
+import { countRead, nextRefresh } from '../../domain/openbanking/consents.ts';
 import {
   consentRefreshWorkflowId,
   consentWorkflowId,
-  countRead,
-  nextRefresh,
   userDeletionWorkflowId,
-} from '../../domain/openbanking/consents.ts';
+} from '../../domain/openbanking/processes.ts';
 import { startReceiver } from '../../sandbox/webhook-receiver.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import {
@@ -260,7 +259,7 @@ describe('DELETE agent/user ends the user’s consents', () => {
       expect(consent.status, code).toBe('terminatedByTpp');
     }
     // The consent waiting for SCA stopped waiting; the ACTIVE ones stopped refreshing.
-    expect(await platform.client.workflow.getHandle(consentWorkflowId(waiting.state)).result()).toBe(
+    expect(await platform.client.workflow.getHandle(consentWorkflowId(waiting.consentId)).result()).toBe(
       'TERMINATED',
     );
     for (const { started } of [active, second])

@@ -1,8 +1,8 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { webhookDeliveries } from '../../db/schema/webhooks.ts';
-import { consentWorkflowId } from '../../domain/openbanking/consents.ts';
-import { driveSca } from '../../sandbox/banks/sca-driver.ts';
+import { consentWorkflowId } from '../../domain/openbanking/processes.ts';
+import { driveSca } from '../../sandbox/openbanking/sca-driver.ts';
 import { startReceiver } from '../../sandbox/webhook-receiver.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { bankHash, newCustomer, startConsent } from './consent-helpers.ts';
@@ -50,7 +50,7 @@ it('the worker restarted while a consent waits for SCA: the flow completes after
   expect(hooks.requests).toHaveLength(0);
 
   await platform.startWorker();
-  const outcome = await platform.client.workflow.getHandle(consentWorkflowId(consent.state)).result();
+  const outcome = await platform.client.workflow.getHandle(consentWorkflowId(consent.consentId)).result();
   expect(outcome).toBe('ACTIVE');
 
   const delivery = await eventually(async () => {

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { compactVerify, createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AUDIENCE, signJws, TOKEN_ISSUER } from '../../activities/openbanking/jws.ts';
+import { AUDIENCE, signJws, TOKEN_ISSUER } from '../../credentials/openbanking/jws.ts';
 import { obSigningKeys } from '../../db/schema/openbanking.ts';
 import {
   type EnrolledUser,

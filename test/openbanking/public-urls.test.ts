@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createXs2aClient } from '../../activities/openbanking/xs2a-client.ts';
-import { type DirectoryEntry, type SandboxBanks, startSandboxBanks } from '../../sandbox/banks/index.ts';
+import { createXs2aClient } from '../../connectors/openbanking/xs2a-client.ts';
+import {
+  type DirectoryEntry,
+  type SandboxBanks,
+  startSandboxBanks,
+} from '../../sandbox/openbanking/index.ts';
 
 /**
  * docker-compose: the worker reaches the sandbox banks at http://sandbox:4020, a person's browser at

@@ -6,14 +6,14 @@ import {
   createXs2aClient,
   type Xs2aClient,
   xs2aErrorTypeOf,
-} from '../../activities/openbanking/xs2a-client.ts';
+} from '../../connectors/openbanking/xs2a-client.ts';
 import { type ConsentRequest, Xs2aErrorType } from '../../domain/openbanking/xs2a.ts';
-import { type SandboxBanks, startSandboxBanks } from '../../sandbox/banks/index.ts';
-import { driveSca, formsOf } from '../../sandbox/banks/sca-driver.ts';
+import { type SandboxBanks, startSandboxBanks } from '../../sandbox/openbanking/index.ts';
+import { driveSca, formsOf } from '../../sandbox/openbanking/sca-driver.ts';
 import { startReceiver } from '../../sandbox/webhook-receiver.ts';
 
 /**
- * The bank connector (activities/openbanking/xs2a-client.ts) against the sandbox banks over HTTP:
+ * The bank connector (connectors/openbanking/xs2a-client.ts) against the sandbox banks over HTTP:
  * the XS2A 1.3 consent lifecycle with the hosted SCA page driven as a browser would, account
  * information, paging, the frequencyPerDay limit, expiry and maintenance.
  */

@@ -1,9 +1,9 @@
 import { generateKeyPairSync, randomBytes, randomInt } from 'node:crypto';
-import { createMerchant, type NewMerchant } from '../../activities/collect/merchants.ts';
-import { createOneTouchApp, type NewOneTouchApp } from '../../activities/collect/one-touch-apps.ts';
-import { rotateSigningKey } from '../../activities/openbanking/jws.ts';
-import { issueAccessToken } from '../../api/messaging/auth.ts';
-import { enrolAgent, issueAdminHash } from '../../api/openbanking/identity.ts';
+import { createMerchant, type NewMerchant } from '../../credentials/collect/merchants.ts';
+import { createOneTouchApp, type NewOneTouchApp } from '../../credentials/collect/one-touch-apps.ts';
+import { issueAccessToken } from '../../credentials/messaging/access-tokens.ts';
+import { enrolAgent, issueAdminHash } from '../../credentials/openbanking/identity.ts';
+import { rotateSigningKey } from '../../credentials/openbanking/jws.ts';
 import { openDatabase } from '../../db/client.ts';
 import { loadConfig } from '../../platform/config.ts';
 import { createLogger } from '../../platform/logger.ts';

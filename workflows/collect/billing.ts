@@ -2,46 +2,21 @@ import {
   ActivityFailure,
   allHandlersFinished,
   condition,
-  defineUpdate,
   proxyActivities,
   setHandler,
   sleep,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
-import type { BillingPaymentStart } from '../../activities/collect/billing.ts';
 import type { CollectActivities } from '../../activities/collect/index.ts';
-import { type BillingCode, billingCodes } from '../../domain/collect/billing.ts';
+import { billingCodes } from '../../domain/collect/billing.ts';
+import {
+  type BillingCheckOutcome,
+  type BillingPaymentInput,
+  type BillingPaymentStart,
+  billingCheckedUpdate,
+} from '../../domain/collect/processes.ts';
 import { BusinessStatus } from '../../domain/search-attributes.ts';
 import { delayBeforeNextAttempt } from '../../domain/webhooks/delivery.ts';
-
-export interface BillingPaymentInput extends BillingPaymentStart {
-  /** How long the office waits for /pay/init while the merchant answers 80 or is unreachable. */
-  checkTimeoutMs: number;
-  requestTimeoutMs: number;
-  /** Delays after each failed /pay/confirm; when they run out the confirmation has failed. */
-  retryScheduleMs: number[];
-}
-
-/** What the office learns from the check, answered to the office payment request. */
-export type BillingCheckOutcome =
-  | {
-      result: 'ok';
-      code: BillingCode;
-      amountMinor: number;
-      shortDesc?: string | undefined;
-      invoices?: string | undefined;
-    }
-  /** The merchant answered a final code other than 00/94 (13, 14, 62, 93, 96). */
-  | { result: 'refused'; code: BillingCode }
-  /** Code 80 or no usable answer until COLLECT_BILLING_CHECK_TIMEOUT. */
-  | { result: 'unavailable'; error: string }
-  /** 00/94 without a positive AMOUNT: nothing can be paid. */
-  | { result: 'invalid_reply'; code: BillingCode; error: string };
-
-export const billingWorkflowId = (idn: string, tid: string) => `billing-${idn}-${tid}`;
-
-/** The office's request/response step: resolves once /pay/init has been answered. */
-export const billingCheckedUpdate = defineUpdate<BillingCheckOutcome>('billingChecked');
 
 const { recordBillingPayment } = proxyActivities<CollectActivities>({
   startToCloseTimeout: '10 seconds',

@@ -2,7 +2,6 @@ import {
   ApplicationFailure,
   allHandlersFinished,
   condition,
-  defineUpdate,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
@@ -11,52 +10,25 @@ import type { CollectActivities } from '../../activities/collect/index.ts';
 import {
   isOpen,
   notificationStatusOf,
-  type ObligationKind,
   ObligationRefusal,
   type ObligationStatus,
   officePayableKinds,
   PAYOUT_BCODE,
   PAYOUT_STAN,
   refusalOf,
-} from '../../domain/collect/obligations.ts';
+} from '../../domain/collect/obligation.ts';
+import {
+  cardPaymentUpdate,
+  changeExpiryUpdate,
+  finalizeHoldUpdate,
+  type ObligationInput,
+  type ObligationOutcome,
+  payObligationUpdate,
+  reverseHoldUpdate,
+} from '../../domain/collect/processes.ts';
 import { formatPayTime } from '../../domain/collect/time.ts';
 import { BusinessStatus } from '../../domain/search-attributes.ts';
-import { cardPaymentUpdate } from './card-payment.ts';
-import { notifyMerchant } from './notifications.ts';
-
-export interface ObligationInput {
-  idn: string;
-  merchantMin: string;
-  invoice: string;
-  kind: ObligationKind;
-  /** Registered (or held) amount in minor units. */
-  amountMinor: number;
-  currency: string;
-  /** ISO time of the expiry (EXP_TIME or the configured default); moved by changeExpiryUpdate. */
-  expiresAt: string;
-}
-
-/** Where an obligation stands after an Update: what the API answers. */
-export interface ObligationOutcome {
-  status: ObligationStatus;
-  amountMinor: number;
-  paidAmountMinor?: number | undefined;
-  payTime?: string | undefined;
-  stan?: string | undefined;
-  bcode?: string | undefined;
-  expiresAt: string;
-}
-
-/** An office payment (pay_bill) or a cash collection (pay_money_send); the office gives STAN/BCODE. */
-export const payObligationUpdate = defineUpdate<ObligationOutcome, [{ stan: string; bcode: string }]>(
-  'payObligation',
-);
-/** Pre-authorisation: take `amountMinor` (at most the held amount). */
-export const finalizeHoldUpdate = defineUpdate<ObligationOutcome, [{ amountMinor: number }]>('finalizeHold');
-/** Pre-authorisation: release the hold. */
-export const reverseHoldUpdate = defineUpdate<ObligationOutcome>('reverseHold');
-/** GET /v3main: a new expiry for an open obligation. */
-export const changeExpiryUpdate = defineUpdate<ObligationOutcome, [{ expiresAt: string }]>('changeExpiry');
+import { notifyMerchant } from './merchant-notifications.ts';
 
 const { recordObligationStatus, recordObligationExpiry } = proxyActivities<CollectActivities>({
   startToCloseTimeout: '10 seconds',
@@ -212,7 +184,7 @@ export async function collectObligation(input: ObligationInput): Promise<Obligat
   const notified = notificationStatusOf(status);
   if (notified) {
     await notifyMerchant({
-      merchantId: input.merchantMin,
+      merchantMin: input.merchantMin,
       invoice: input.invoice,
       idn: input.idn,
       status: notified,

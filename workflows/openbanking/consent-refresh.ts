@@ -1,36 +1,37 @@
 import {
   condition,
   continueAsNew,
-  defineSignal,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { OpenBankingActivities } from '../../activities/openbanking/index.ts';
-import {
-  type ConsentState,
-  countRead,
-  type DailyReads,
-  nextRefresh,
-} from '../../domain/openbanking/consents.ts';
+import { type ConsentState, countRead, nextRefresh } from '../../domain/openbanking/consents.ts';
+import { type ConsentRefreshInput, consentEndedSignal } from '../../domain/openbanking/processes.ts';
 import { BusinessStatus } from '../../domain/search-attributes.ts';
-import { refreshConsentAccounts } from './bank-reads.ts';
-
-export interface ConsentRefreshInput {
-  consentId: string;
-  /** Reads the gateway already made today with this consent (the SCA read, or the previous run's). */
-  reads: DailyReads;
-}
-
-/** The gateway ended the consent (DELETE iban, DELETE agent/user): stop waiting for it. */
-export const consentEndedSignal = defineSignal('consentEnded');
 
 const { consentRefreshPlan, expireConsent, recordAccountRefreshFailed } =
   proxyActivities<OpenBankingActivities>({
     startToCloseTimeout: '1 minute',
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
   });
+
+/**
+ * Reading the accounts from their bank again. A bank in maintenance answers 503 with Retry-After:
+ * retried for up to 15 minutes, then the round is recorded as failed (a retry past the deadline is not
+ * attempted).
+ */
+const { refreshConsentAccounts } = proxyActivities<OpenBankingActivities>({
+  startToCloseTimeout: '10 minutes',
+  scheduleToCloseTimeout: '15 minutes',
+  retry: {
+    initialInterval: '2 seconds',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    maximumAttempts: 5,
+  },
+});
 
 /**
  * Keeps an ACTIVE consent's accounts fresh (`ob-consent-refresh-<consentId>`, started by the consent

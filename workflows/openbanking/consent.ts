@@ -3,8 +3,6 @@ import {
   ApplicationFailure,
   allHandlersFinished,
   condition,
-  defineSignal,
-  defineUpdate,
   ParentClosePolicy,
   proxyActivities,
   setHandler,
@@ -12,63 +10,27 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { StoredAccount } from '../../activities/openbanking/accounts.ts';
 import type { OpenBankingActivities } from '../../activities/openbanking/index.ts';
-import type { PsuPresence } from '../../activities/openbanking/xs2a-client.ts';
 import {
-  type ConsentKind,
   type ConsentOutcome,
   type ConsentState,
-  consentRefreshWorkflowId,
   outcomeOfBankStatus,
 } from '../../domain/openbanking/consents.ts';
+import {
+  type BankCallback,
+  bankCallbackSignal,
+  type ConsentFlowInput,
+  ConsentStartRefusal,
+  consentEndedSignal,
+  consentRefreshWorkflowId,
+  consentStartedUpdate,
+  type ScaStart,
+  type StoredAccount,
+} from '../../domain/openbanking/processes.ts';
 import { Xs2aErrorType } from '../../domain/openbanking/xs2a.ts';
 import { BusinessStatus } from '../../domain/search-attributes.ts';
 import { sendWebhook } from '../webhooks/send.ts';
-import { consentEndedSignal, consentRefresh } from './consent-refresh.ts';
-
-export interface ConsentFlowInput {
-  consentId: string;
-  /** The unique state of the callback path; also in the workflow id (`ob-consent-<state>`). */
-  state: string;
-  kind: ConsentKind;
-  /** The gateway's callback, given to the bank as TPP-Redirect-URI and TPP-Nok-Redirect-URI. */
-  redirectUri: string;
-  nokRedirectUri: string;
-  psu?: PsuPresence;
-  /** ISO time by which the bank must have called back (OPENBANKING_SCA_TIMEOUT after the start). */
-  scaDeadline: string;
-  /** OPENBANKING_BANK_REQUEST_TIMEOUT, to bound the bank calls the API waits for. */
-  bankRequestTimeoutMs: number;
-}
-
-/** What POST consent answers: where to send the user's browser. */
-export interface ScaStart {
-  consentId: string;
-  state: string;
-  scaRedirectUrl: string;
-  scaDeadline: string;
-}
-
-/** What the bank's redirect to `/redirect/{app}/state/{state}` carried (not trusted: the bank is asked). */
-export interface BankCallback {
-  /** It came to the Nok URI (the bank says SCA failed or was cancelled). */
-  nok: boolean;
-  bankConsentId: string | null;
-  reportedStatus: string | null;
-}
-
-/** POST consent: starts the workflow and waits, as one Update-with-start, for the bank's SCA redirect. */
-export const consentStartedUpdate = defineUpdate<ScaStart>('consentStarted');
-/** The bank sent the user back: the last step of the user's authorisation. */
-export const bankCallbackSignal = defineSignal<[BankCallback]>('bankCallback');
-
-/** Failure types of consentStartedUpdate; the API answers them with its own status and code. */
-export const ConsentStartRefusal = {
-  bankUnavailable: 'ConsentBankUnavailable',
-  bankRefused: 'ConsentBankRefused',
-  notStarting: 'ConsentNotStarting',
-} as const;
+import { consentRefresh } from './consent-refresh.ts';
 
 const { readBankConsentStatus, terminateBankConsent, recordConsentOutcome, prepareConsentWebhook } =
   proxyActivities<OpenBankingActivities>({
@@ -84,7 +46,7 @@ const { storeConsentAccounts, storeAccountList } = proxyActivities<OpenBankingAc
 });
 
 /**
- * One consent with its strong customer authentication (SCA) at the bank:
+ * One consent with its strong customer authentication (SCA) at the bank (`ob-consent-<consentId>`):
  * create the bank consent → hand the SCA page to the caller → wait for the user to come back from the
  * bank (or give up after OPENBANKING_SCA_TIMEOUT) → ask the bank how the SCA ended → store the
  * accounts, balances and transactions → call the hook with the outcome → hand an ACTIVE consent to its

@@ -2,7 +2,6 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import {
   allHandlersFinished,
   condition,
-  defineUpdate,
   executeChild,
   proxyActivities,
   setHandler,
@@ -11,11 +10,9 @@ import type { OpenBankingActivities } from '../../activities/openbanking/index.t
 import {
   consentTerminationWorkflowId,
   openBankingSearchAttributes,
-} from '../../domain/openbanking/consents.ts';
-import { consentTermination } from './accounts.ts';
-
-/** DELETE agent/user: answers once the user is marked deleted and its hashes are revoked. */
-export const userDeletedUpdate = defineUpdate<void>('userDeleted');
+  userDeletedUpdate,
+} from '../../domain/openbanking/processes.ts';
+import { consentTermination } from './consent-termination.ts';
 
 const { markUserDeleted, consentsToEnd } = proxyActivities<OpenBankingActivities>({
   startToCloseTimeout: '1 minute',

@@ -1,18 +1,11 @@
 import type { CardField, CardForm } from '../../../domain/collect/test-cards.ts';
+import { type Html, html, htmlPage } from '../../shared/html.ts';
 
 /**
  * Server-rendered HTML of the hosted card page: no scripts, no external assets (one inline style
  * sheet allowed by its CSP nonce), every input labelled, errors announced and tied to their inputs.
+ * Written with Hono's `html` templates (api/shared/html.ts): every interpolated value is escaped.
  */
-
-const ENTITIES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (ch) => ENTITIES[ch] ?? ch);
 
 const STYLE = `
   :root { color-scheme: light; font-family: system-ui, sans-serif; line-height: 1.5; }
@@ -43,23 +36,15 @@ const STYLE = `
   code { font-family: ui-monospace, monospace; }
 `;
 
-export function layout(options: { title: string; nonce: string; body: string }): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>${escapeHtml(options.title)}</title>
-<style nonce="${options.nonce}">${STYLE}</style>
-</head>
-<body>
-<main>
-${options.body}
-</main>
-</body>
-</html>
-`;
+/** A whole card page: never indexed, its one style sheet allowed by the CSP nonce. */
+export function layout(options: { title: string; nonce: string; body: Html }): Html {
+  return htmlPage({
+    title: options.title,
+    nonce: options.nonce,
+    style: STYLE,
+    body: options.body,
+    noindex: true,
+  });
 }
 
 export interface PaymentView {
@@ -92,48 +77,48 @@ const FIELDS: { name: CardField; label: string; autocomplete: string; hint?: str
     { name: 'holder', label: 'Name on the card (optional)', autocomplete: 'cc-name' },
   ];
 
-function field(view: PaymentView, spec: (typeof FIELDS)[number]): string {
+function field(view: PaymentView, spec: (typeof FIELDS)[number]): Html {
   const id = `card-${spec.name}`;
   const problem = view.problems?.[spec.name];
   const value = spec.name === 'cvv' ? '' : (view.values?.[spec.name] ?? '');
   const described = [spec.hint ? `${id}-hint` : '', problem ? `${id}-error` : ''].filter(Boolean).join(' ');
-  return `<label for="${id}">${escapeHtml(spec.label)}</label>
-${spec.hint ? `<p class="hint" id="${id}-hint">${escapeHtml(spec.hint)}</p>` : ''}
+  return html`<label for="${id}">${spec.label}</label>
+${spec.hint ? html`<p class="hint" id="${id}-hint">${spec.hint}</p>` : ''}
 <input id="${id}" name="${spec.name}" type="text" autocomplete="${spec.autocomplete}"${
-    spec.inputmode ? ` inputmode="${spec.inputmode}"` : ''
-  }${spec.name === 'holder' ? '' : ' required'} value="${escapeHtml(value)}"${
-    described ? ` aria-describedby="${described}"` : ''
-  }${problem ? ' aria-invalid="true"' : ''}>
-${problem ? `<p class="field-error" id="${id}-error">${escapeHtml(problem)}</p>` : ''}`;
+    spec.inputmode ? html` inputmode="${spec.inputmode}"` : ''
+  }${spec.name === 'holder' ? '' : html` required`} value="${value}"${
+    described ? html` aria-describedby="${described}"` : ''
+  }${problem ? html` aria-invalid="true"` : ''}>
+${problem ? html`<p class="field-error" id="${id}-error">${problem}</p>` : ''}`;
 }
 
-export function paymentPage(view: PaymentView): string {
+export function paymentPage(view: PaymentView): Html {
   const problems = Object.entries(view.problems ?? {});
   const summary =
     problems.length === 0
       ? ''
-      : `<div class="errors" role="alert" tabindex="-1">
+      : html`<div class="errors" role="alert" tabindex="-1">
 <h2>Please correct the card details</h2>
-<ul>${problems.map(([name, text]) => `<li><a href="#card-${name}">${escapeHtml(String(text))}</a></li>`).join('')}</ul>
+<ul>${problems.map(([name, text]) => html`<li><a href="#card-${name}">${String(text)}</a></li>`)}</ul>
 </div>`;
-  return `<h1>Pay ${escapeHtml(view.amount)} to ${escapeHtml(view.merchantName)}</h1>
+  return html`<h1>Pay ${view.amount} to ${view.merchantName}</h1>
 <dl>
-<dt>Merchant</dt><dd>${escapeHtml(view.merchantName)}</dd>
-<dt>Invoice</dt><dd>${escapeHtml(view.invoice)}</dd>
-<dt>Amount</dt><dd id="amount">${escapeHtml(view.amount)}</dd>
-${view.description ? `<dt>Description</dt><dd>${escapeHtml(view.description)}</dd>` : ''}
-<dt>Payable until</dt><dd>${escapeHtml(view.payableUntil)}</dd>
+<dt>Merchant</dt><dd>${view.merchantName}</dd>
+<dt>Invoice</dt><dd>${view.invoice}</dd>
+<dt>Amount</dt><dd id="amount">${view.amount}</dd>
+${view.description ? html`<dt>Description</dt><dd>${view.description}</dd>` : ''}
+<dt>Payable until</dt><dd>${view.payableUntil}</dd>
 </dl>
 ${summary}
-<form method="post" action="${escapeHtml(view.action)}" novalidate>
-<input type="hidden" name="token" value="${escapeHtml(view.token)}">
+<form method="post" action="${view.action}" novalidate>
+<input type="hidden" name="token" value="${view.token}">
 <fieldset>
 <legend>Card details</legend>
-${FIELDS.map((spec) => field(view, spec)).join('\n')}
+${FIELDS.map((spec, index) => html`${index > 0 ? '\n' : ''}${field(view, spec)}`)}
 </fieldset>
 <p class="sandbox">Sandbox: no real card is charged. Use a test card, e.g. <code>4000 0000 0000 0002</code> (approved) or <code>4000 0000 0000 0069</code> (declined).</p>
 <div class="actions">
-<button type="submit" name="action" value="pay" class="primary">Pay ${escapeHtml(view.amount)}</button>
+<button type="submit" name="action" value="pay" class="primary">Pay ${view.amount}</button>
 <button type="submit" name="action" value="cancel" class="secondary">Cancel and return to the merchant</button>
 </div>
 </form>`;
@@ -147,19 +132,19 @@ export interface ResultView {
   code?: string | undefined;
 }
 
-export function resultPage(view: ResultView): string {
-  return `<h1>${escapeHtml(view.heading)}</h1>
-<p role="status">${escapeHtml(view.message)}</p>
-${view.code ? `<p>Error code: <code id="error-code">${escapeHtml(view.code)}</code></p>` : ''}
-${view.link ? `<p><a class="button primary" href="${escapeHtml(view.link.href)}">${escapeHtml(view.link.text)}</a></p>` : ''}`;
+export function resultPage(view: ResultView): Html {
+  return html`<h1>${view.heading}</h1>
+<p role="status">${view.message}</p>
+${view.code ? html`<p>Error code: <code id="error-code">${view.code}</code></p>` : ''}
+${view.link ? html`<p><a class="button primary" href="${view.link.href}">${view.link.text}</a></p>` : ''}`;
 }
 
-export function errorPage(error: { code: string; message: string; field?: string | undefined }): string {
-  return `<h1>The payment request cannot be processed</h1>
-<p role="alert">${escapeHtml(error.message)}</p>
+export function errorPage(error: { code: string; message: string; field?: string | undefined }): Html {
+  return html`<h1>The payment request cannot be processed</h1>
+<p role="alert">${error.message}</p>
 <dl>
-<dt>Error code</dt><dd><code id="error-code">${escapeHtml(error.code)}</code></dd>
-${error.field ? `<dt>Field</dt><dd><code>${escapeHtml(error.field)}</code></dd>` : ''}
+<dt>Error code</dt><dd><code id="error-code">${error.code}</code></dd>
+${error.field ? html`<dt>Field</dt><dd><code>${error.field}</code></dd>` : ''}
 </dl>
 <p>Please return to the merchant's site and try again, or contact the merchant.</p>`;
 }

@@ -1,18 +1,22 @@
-import { OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv } from '../../shared/context.ts';
-import { registerOneTouchPairingRoutes } from './pairing.ts';
-import { registerOneTouchPaymentRoutes } from './payments.ts';
-import { oneTouchValidationHook } from './responses.ts';
+import { apiCodeGetOperation } from './api-code-get.ts';
+import { apiTokenGetOperation } from './api-token-get.ts';
+import { apiTokenInvalidateOperation } from './api-token-invalidate.ts';
+import { paymentCheckOperation } from './payment-check.ts';
+import { paymentInitOperation } from './payment-init.ts';
+import { paymentNoregSendStatusOperation } from './payment-noreg-send-status.ts';
+import { paymentSendStatusOperation } from './payment-send-status.ts';
 
 /**
  * One-touch payments (spec A.8) under /collect/xdev/api/...: device pairing and tokens, payments by a
  * paired device, and payments without registration. Answers follow ePay.bg's one-touch JSON shape
- * (`status` OK / ERR), see ./responses.ts and docs/collect.md.
+ * (`status` OK / ERR), validation failures too (see ./responses.ts and docs/collect.md).
  */
-export function registerOneTouchRoutes(app: OpenAPIHono<AppEnv>): void {
-  // A sub-app of its own so that validation failures, too, answer in the one-touch shape.
-  const oneTouch = new OpenAPIHono<AppEnv>({ defaultHook: oneTouchValidationHook });
-  registerOneTouchPairingRoutes(oneTouch);
-  registerOneTouchPaymentRoutes(oneTouch);
-  app.route('/', oneTouch);
-}
+export const oneTouchOperations = [
+  apiCodeGetOperation,
+  apiTokenGetOperation,
+  apiTokenInvalidateOperation,
+  paymentCheckOperation,
+  paymentInitOperation,
+  paymentSendStatusOperation,
+  paymentNoregSendStatusOperation,
+];

@@ -1,0 +1,128 @@
+import { randomBytes } from 'node:crypto';
+import { createRoute } from '@hono/zod-openapi';
+import { collectCardPages } from '../../../db/schema/collect-card-page.ts';
+import { badField, CollectProtocolError, missingField } from '../../../domain/collect/errors.ts';
+import { OnlinePaymentPayload, parsePayload } from '../../../domain/collect/payloads.ts';
+import type { ApiDeps } from '../../shared/context.ts';
+import { defineOperation } from '../../shared/operation.ts';
+import { authenticate, authenticationErrors, registerObligation, requestParams } from '../protocol.ts';
+import { resultPage } from './html.ts';
+import {
+  closedView,
+  htmlResponse,
+  type PageContext,
+  pageAnswer,
+  pageHandler,
+  renderForm,
+  sha256,
+} from './responses.ts';
+
+/**
+ * POST / : the hosted card payment page (spec A.1, ePay.bg `PAGE=credit_paydirect`). The merchant's
+ * page posts PAGE, ENCODED, CHECKSUM, URL_OK, URL_CANCEL (a form the customer's browser submits); the
+ * obligation `collect-<idn>` is registered and the card form is answered. Each rendering carries a
+ * random single-use token (only its hash is stored): the form cannot be posted from another site, and
+ * a paid page cannot be submitted again (POST /card/pay). docs/collect.md, decision 0013.
+ */
+
+/** URL_OK / URL_CANCEL as a form field: an absolute http(s) URL. */
+function returnUrl(value: string | undefined, field: string): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw badField(field, 'must be an absolute http(s) URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badField(field, 'must be an http(s) URL');
+  return url.toString();
+}
+
+/** Registers (or finds again) the obligation and answers a fresh card form for it. */
+async function openPage(c: PageContext, deps: ApiDeps): Promise<Response> {
+  const params = await requestParams(c);
+  const page = params.PAGE;
+  if (!page) throw missingField('PAGE');
+  if (page.toLowerCase() !== 'credit_paydirect') {
+    throw badField('PAGE', 'only credit_paydirect (card payment) is served by this gateway');
+  }
+  const { merchant, packet } = await authenticate(deps, params);
+  const payment = parsePayload(OnlinePaymentPayload, packet);
+  const urlOk = returnUrl(params.URL_OK, 'URL_OK') ?? payment.urlOk ?? null;
+  const urlCancel = returnUrl(params.URL_CANCEL, 'URL_CANCEL') ?? payment.urlCancel ?? null;
+  const { obligation } = await registerObligation(deps, {
+    merchant,
+    packet,
+    kind: 'online_payment',
+    terms: payment,
+    defaultExpiryMs: deps.config.COLLECT_OBLIGATION_EXPIRY,
+    details: {},
+  });
+  if (obligation.kind !== 'online_payment') {
+    throw new CollectProtocolError(
+      'DUPLICATE_INVOICE',
+      `INVOICE ${obligation.invoice} is registered already for another kind of payment`,
+      'INVOICE',
+    );
+  }
+  // A packet posted again (back button, refresh) shows where its obligation stands.
+  if (obligation.status !== 'PENDING' || obligation.expiresAt.getTime() <= Date.now()) {
+    const view = closedView(obligation, { urlOk, urlCancel });
+    return pageAnswer(c, view.status, view.heading, resultPage(view));
+  }
+  const token = randomBytes(32).toString('base64url');
+  const expiresAt = Math.min(Date.now() + deps.config.COLLECT_CARD_PAGE_TTL, obligation.expiresAt.getTime());
+  await deps.db.insert(collectCardPages).values({
+    tokenHash: sha256(token),
+    idn: obligation.idn,
+    urlOk,
+    urlCancel,
+    expiresAt: new Date(expiresAt),
+  });
+  return renderForm(c, deps, obligation, { token, urlOk, urlCancel });
+}
+
+/** The page's handler; also serves the slashed mount path (`{base_url}/`, see api/collect/index.ts). */
+export const openCardPage = pageHandler(openPage);
+
+/** The form fields, documentation only: the page reads them itself and answers its errors as pages. */
+const cardPageForm = {
+  type: 'object' as const,
+  properties: {
+    PAGE: { type: 'string' as const, enum: ['credit_paydirect'] },
+    ENCODED: { type: 'string' as const, description: 'Base64 of the packet' },
+    CHECKSUM: { type: 'string' as const, description: 'HMAC-SHA1 hex of ENCODED with the merchant secret' },
+    URL_OK: { type: 'string' as const, description: 'Where the customer goes after paying' },
+    URL_CANCEL: {
+      type: 'string' as const,
+      description: 'Where the customer goes after cancelling or a decline',
+    },
+  },
+  required: ['PAGE', 'ENCODED', 'CHECKSUM'],
+};
+
+export const cardPageOpenOperation = defineOperation({
+  route: () =>
+    createRoute({
+      method: 'post',
+      path: '/',
+      tags: ['Card payment'],
+      summary: 'Open the hosted card payment page (OnlinePaymentPayload)',
+      description:
+        'Posted by the customer’s browser from the merchant’s page (a form). Body fields: `PAGE=credit_paydirect`, ' +
+        '`ENCODED` (packet: `MIN`, `INVOICE`, `AMOUNT`, optional `CURRENCY`, `EXP_TIME`, `DESCR`, `ENCODING=utf-8`), ' +
+        '`CHECKSUM`, `URL_OK`, `URL_CANCEL`. Registers the obligation (`collect-<IDN>`, status PENDING; the same ' +
+        'packet again finds the same obligation) and answers the card form. Errors answer an HTML page with the ' +
+        `error code: ${[...authenticationErrors, 'DUPLICATE_INVOICE'].join(', ')}.`,
+      request: {
+        body: { required: true, content: { 'application/x-www-form-urlencoded': { schema: cardPageForm } } },
+      },
+      responses: {
+        200: htmlResponse('The card form (or, for a packet posted again, where its payment stands)'),
+        400: htmlResponse('MISSING_FIELD, BAD_FIELD, BAD_ENCODED'),
+        401: htmlResponse('UNKNOWN_MERCHANT, BAD_CHECKSUM'),
+        409: htmlResponse('DUPLICATE_INVOICE; or the payment is closed (expired, declined)'),
+      },
+    }),
+  handler: () => openCardPage,
+});

@@ -1,0 +1,39 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { and, eq, isNull } from 'drizzle-orm';
+import { collectOneTouchTokens } from '../../../db/schema/collect-one-touch.ts';
+import { defineOperation } from '../../shared/operation.ts';
+import { appIdParameter, deviceIdParameter, requireDeviceToken, tokenParameter } from './device-tokens.ts';
+import { answerOneTouch, oneTouchErrorResponses } from './responses.ts';
+
+/** GET /xdev/api/api/token/invalidate: ends an access token at once. */
+
+export const apiTokenInvalidateOperation = defineOperation({
+  route: () =>
+    createRoute({
+      method: 'get',
+      path: '/xdev/api/api/token/invalidate',
+      tags: ['One-touch'],
+      summary: 'Invalidate an access token',
+      description: 'Ends the token at once; it is refused from then on (401 `INVALID_TOKEN`).',
+      request: {
+        query: z.object({ APPID: appIdParameter, DEVICEID: deviceIdParameter, TOKEN: tokenParameter }),
+      },
+      responses: {
+        200: {
+          description: 'Invalidated',
+          content: { 'application/json': { schema: z.object({ status: z.literal('OK') }) } },
+        },
+        ...oneTouchErrorResponses,
+      },
+    }),
+  handler: () => (c) =>
+    answerOneTouch(c, async ({ db }) => {
+      const query = c.req.valid('query');
+      const { tokenId } = await requireDeviceToken(db, query);
+      await db
+        .update(collectOneTouchTokens)
+        .set({ invalidatedAt: new Date() })
+        .where(and(eq(collectOneTouchTokens.id, tokenId), isNull(collectOneTouchTokens.invalidatedAt)));
+      return c.json({ status: 'OK' as const }, 200);
+    }),
+});

@@ -1,0 +1,51 @@
+import { createRoute } from '@hono/zod-openapi';
+import { MoneySendProviderPayload, parsePayload } from '../../domain/collect/payloads.ts';
+import { defineOperation } from '../shared/operation.ts';
+import {
+  authenticate,
+  authenticationErrors,
+  encodedQuerySchema,
+  protocolHandler,
+  registerObligation,
+  registrationAnswer,
+  requestParams,
+  textResponses,
+} from './protocol.ts';
+
+/**
+ * Money send, GET /send/send.cgi: to an account with the provider (KIN, e-mail or GSM): credited at
+ * once (PAID) by the `payout-<idn>` workflow.
+ */
+export const sendSendOperation = defineOperation({
+  route: () =>
+    createRoute({
+      method: 'get',
+      path: '/send/send.cgi',
+      tags: ['Money send'],
+      summary: 'Send money to a provider account (MoneySendProviderPayload)',
+      description:
+        'Packet: `MIN`, `INVOICE`, `AMOUNT`, `RCPT` and `RCPT_TYPE` (`KIN`: customer number, `EMAIL`, `GSM`: phone ' +
+        'number), optional `CURRENCY`, `DESCR`. The account is credited at once: the workflow settles PAID and the ' +
+        'merchant is notified. Answers `IDN`, `STATUS` (PENDING until the workflow has recorded it, then PAID), `EXP_TIME`.',
+      request: { query: encodedQuerySchema },
+      responses: textResponses('Sent', 'IDN=1234567890\nSTATUS=PENDING\nEXP_TIME=01.08.2027 23:59:59\n', [
+        ...authenticationErrors,
+        'DUPLICATE_INVOICE',
+      ]),
+    }),
+  handler: () =>
+    protocolHandler(async (c) => {
+      const deps = c.get('deps');
+      const { merchant, packet } = await authenticate(deps, await requestParams(c));
+      const send = parsePayload(MoneySendProviderPayload, packet);
+      const registered = await registerObligation(deps, {
+        merchant,
+        packet,
+        kind: 'payout_provider',
+        terms: send,
+        defaultExpiryMs: deps.config.COLLECT_PAYOUT_EXPIRY,
+        details: { recipient: send.recipient, recipientType: send.recipientType },
+      });
+      return registrationAnswer(c, registered);
+    }),
+});

@@ -1,0 +1,24 @@
+import { createRoute } from '@hono/zod-openapi';
+import { defineMessagingOperation } from './auth.ts';
+import { acceptMessage, sendMessageRoute } from './message-acceptance.ts';
+
+/** `POST /chatapp`: accepts a chat-app message; the same message workflow (`sms-<id>`) as an SMS delivers it. */
+export const chatappOperation = defineMessagingOperation({
+  route: () =>
+    createRoute({
+      method: 'post',
+      path: '/chatapp',
+      summary: 'Send a chat-app message',
+      ...sendMessageRoute,
+    }),
+  handler: () => async (c) => {
+    const accepted = await acceptMessage(
+      c.get('deps'),
+      c.get('accountId'),
+      'chatapp',
+      c.req.valid('json'),
+      c.req.valid('header')['idempotency-key'],
+    );
+    return c.json(accepted, 202);
+  },
+});

@@ -1,0 +1,24 @@
+import { createRoute } from '@hono/zod-openapi';
+import { defineMessagingOperation } from './auth.ts';
+import { acceptMessage, sendMessageRoute } from './message-acceptance.ts';
+
+/** `POST /sms`: accepts an SMS; the message workflow (`sms-<id>`) delivers it and reports to `dlrUrl`. */
+export const smsSendOperation = defineMessagingOperation({
+  route: () =>
+    createRoute({
+      method: 'post',
+      path: '/sms',
+      summary: 'Send an SMS',
+      ...sendMessageRoute,
+    }),
+  handler: () => async (c) => {
+    const accepted = await acceptMessage(
+      c.get('deps'),
+      c.get('accountId'),
+      'sms',
+      c.req.valid('json'),
+      c.req.valid('header')['idempotency-key'],
+    );
+    return c.json(accepted, 202);
+  },
+});

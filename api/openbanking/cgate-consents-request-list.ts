@@ -1,0 +1,42 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { resolveUserHash } from '../../credentials/openbanking/identity.ts';
+import { ApiError, errorResponses } from '../shared/errors.ts';
+import { defineOperation } from '../shared/operation.ts';
+import { fulfilledQuery, listOfUser, listSchema } from './consents-request-records.ts';
+import { ADMIN_SECURITY, requireAdmin } from './identity.ts';
+
+/** `GET /api/cgate/consents-request/{userHash}`: an operator lists a user's consents requests. */
+
+export const cgateConsentsRequestListOperation = defineOperation({
+  route: () =>
+    createRoute({
+      method: 'get',
+      path: '/api/cgate/consents-request/{userHash}',
+      operationId: 'cgateConsentsRequestsOfUser',
+      tags: ['Consents requests'],
+      summary: 'Consents requests of a user (admin)',
+      description: 'Newest first (at most 200). An unknown or deleted user hash is 404.',
+      security: ADMIN_SECURITY,
+      request: {
+        params: z.object({
+          userHash: z
+            .string()
+            .min(1)
+            .max(200)
+            .openapi({ param: { name: 'userHash', in: 'path' } }),
+        }),
+        query: fulfilledQuery,
+      },
+      responses: {
+        200: { description: 'The requests', content: { 'application/json': { schema: listSchema } } },
+        ...errorResponses,
+      },
+    }),
+  handler: () => async (c) => {
+    await requireAdmin(c);
+    const { db } = c.get('deps');
+    const user = await resolveUserHash(db, c.req.valid('param').userHash);
+    if (!user) throw ApiError.notFound('User');
+    return c.json(await listOfUser(db, user.userId, c.req.valid('query').fulfilled), 200);
+  },
+});

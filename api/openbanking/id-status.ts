@@ -1,0 +1,31 @@
+import { createRoute } from '@hono/zod-openapi';
+import { errorResponses } from '../shared/errors.ts';
+import { defineOperation } from '../shared/operation.ts';
+import { requireUser, USER_SECURITY } from './identity.ts';
+import { kycStatusSchema, toKycStatus } from './kyc-status.ts';
+import { findAgentUser } from './user-records.ts';
+
+/**
+ * `GET /api/{6,7,8}/id/status`: the customer's KYC status (states and moves: domain/openbanking/kyc.ts).
+ */
+
+export const idStatusOperation = defineOperation({
+  versions: [6, 7, 8],
+  route: () =>
+    createRoute({
+      method: 'get',
+      path: '/id/status',
+      operationId: 'kycStatus',
+      tags: ['Users'],
+      summary: 'KYC status of the user',
+      security: USER_SECURITY,
+      responses: {
+        200: { description: 'The KYC status', content: { 'application/json': { schema: kycStatusSchema } } },
+        ...errorResponses,
+      },
+    }),
+  handler: () => async (c) => {
+    const { userId, agentId } = await requireUser(c);
+    return c.json(toKycStatus(await findAgentUser(c.get('deps').db, agentId, userId)), 200);
+  },
+});

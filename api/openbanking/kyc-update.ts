@@ -1,0 +1,77 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { and, eq, isNull } from 'drizzle-orm';
+import { obUsers } from '../../db/schema/openbanking.ts';
+import { KYC_UPDATE_STATUSES, kycTransitionAllowed } from '../../domain/openbanking/kyc.ts';
+import { ApiError, errorResponses } from '../shared/errors.ts';
+import { jsonBody } from '../shared/openapi.ts';
+import { defineOperation } from '../shared/operation.ts';
+import { AGENT_SECURITY, requireAgent } from './identity.ts';
+import { kycStatusSchema, toKycStatus } from './kyc-status.ts';
+import { findAgentUser } from './user-records.ts';
+
+/**
+ * `POST /api/8/kyc/update`: the agent reports the outcome of its identity check of a customer (states and
+ * moves: domain/openbanking/kyc.ts).
+ */
+
+const kycUpdateBody = z
+  .object({
+    userId: z
+      .string()
+      .min(1)
+      .max(100)
+      .openapi({ description: 'A user the agent enrolled', example: 'usr_0f8fad5b...' }),
+    status: z.enum(KYC_UPDATE_STATUSES).openapi({ description: 'The new status', example: 'VERIFIED' }),
+    reason: z.string().trim().min(1).max(500).optional().openapi({
+      description: 'Why (e.g. the rejection reason); shown to the user by GET id/status',
+      example: 'document expired',
+    }),
+  })
+  .openapi('KycUpdateDTO');
+
+export const kycUpdateOperation = defineOperation({
+  versions: [8],
+  route: () =>
+    createRoute({
+      method: 'post',
+      path: '/kyc/update',
+      operationId: 'kycUpdate',
+      tags: ['Users'],
+      summary: 'Update the KYC status of a user',
+      description:
+        'Moves the user’s KYC status: NOT_STARTED → PENDING | VERIFIED | REJECTED, PENDING → VERIFIED | REJECTED, ' +
+        'REJECTED → PENDING, VERIFIED → REJECTED. Setting the current status again is a no-op (200); any other ' +
+        'move is 409 `kyc_transition_not_allowed`. Another agent’s user is 404.',
+      security: AGENT_SECURITY,
+      request: { body: jsonBody(kycUpdateBody) },
+      responses: {
+        200: { description: 'The new status', content: { 'application/json': { schema: kycStatusSchema } } },
+        ...errorResponses,
+        409: { description: '`kyc_transition_not_allowed`', content: errorResponses[400].content },
+      },
+    }),
+  handler: () => async (c) => {
+    const { agentId } = await requireAgent(c);
+    const { db } = c.get('deps');
+    const body = c.req.valid('json');
+    const user = await findAgentUser(db, agentId, body.userId);
+    if (user.kycStatus === body.status && (body.reason ?? null) === user.kycReason) {
+      return c.json(toKycStatus(user), 200);
+    }
+    if (user.kycStatus !== body.status && !kycTransitionAllowed(user.kycStatus, body.status)) {
+      throw ApiError.conflict(
+        'kyc_transition_not_allowed',
+        `The KYC status cannot move from ${user.kycStatus} to ${body.status}`,
+      );
+    }
+    // Conditional on the status read, so two concurrent updates cannot both move it.
+    const [updated] = await db
+      .update(obUsers)
+      .set({ kycStatus: body.status, kycReason: body.reason ?? null, kycUpdatedAt: new Date() })
+      .where(and(eq(obUsers.id, user.id), eq(obUsers.kycStatus, user.kycStatus), isNull(obUsers.deletedAt)))
+      .returning();
+    if (!updated)
+      throw ApiError.conflict('kyc_transition_not_allowed', 'The KYC status changed meanwhile; retry');
+    return c.json(toKycStatus(updated), 200);
+  },
+});

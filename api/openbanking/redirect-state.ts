@@ -1,0 +1,116 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { WorkflowNotFoundError } from '@temporalio/common';
+import { and, eq, isNull } from 'drizzle-orm';
+import type { Context } from 'hono';
+import { obConsents, obHooks } from '../../db/schema/openbanking.ts';
+import { APP_PATTERN, STATE_PATTERN } from '../../domain/openbanking/consents.ts';
+import { bankCallbackSignal, consentWorkflowId } from '../../domain/openbanking/processes.ts';
+import type { AppEnv } from '../shared/context.ts';
+import { html, htmlPage } from '../shared/html.ts';
+import { defineOperation } from '../shared/operation.ts';
+import { NO_SECURITY } from './identity.ts';
+
+/**
+ * `POST /redirect/{app}/state/{state}`: the bank sends the user's browser here at the last step of the
+ * authorisation (TPP-Redirect-URI, or with `?outcome=nok` TPP-Nok-Redirect-URI). The gateway signals the
+ * consent workflow (which asks the bank how the SCA ended; the browser's word is not trusted), then sends
+ * the browser on: 303 to the hook's `redirectUrl` with `state` appended, or a small page when the consent
+ * has no redirect URL. The `state` is the credential here: 43 random characters, known only to the
+ * bank and the caller of POST consent; the consent's row is looked up by it and its workflow signalled
+ * by the consent id (`ob-consent-<consentId>`: the state is never in a workflow id). Answers are HTML:
+ * a person's browser reads them.
+ */
+
+function page(c: Context<AppEnv>, status: 200 | 404, title: string, text: string) {
+  return c.html(htmlPage({ title, body: html`<h1>${title}</h1><p>${text}</p>` }), status);
+}
+
+const htmlContent = { 'text/html': { schema: z.string() } };
+
+export const redirectStateOperation = defineOperation({
+  route: () =>
+    createRoute({
+      method: 'post',
+      path: '/redirect/{app}/state/{state}',
+      operationId: 'bankRedirect',
+      tags: ['Account information'],
+      summary: 'Bank callback at the end of the user’s authorisation',
+      description:
+        'Called by the bank (the user’s browser, by a form POST) when the SCA at the bank ends. The consent ' +
+        'workflow continues; the browser is sent (303) to the hook’s `redirectUrl` with `state` appended, or shown a ' +
+        'short page when there is none. An unknown state or app is a 404 page.',
+      security: NO_SECURITY,
+      request: {
+        params: z.object({
+          app: z
+            .string()
+            .max(64)
+            .openapi({ param: { name: 'app', in: 'path' }, example: 'web' }),
+          state: z
+            .string()
+            .max(100)
+            .openapi({ param: { name: 'state', in: 'path' }, description: 'From POST consent' }),
+        }),
+        query: z.object({
+          outcome: z
+            .string()
+            .max(20)
+            .optional()
+            .openapi({ description: '`nok` when the bank used the Nok redirect' }),
+        }),
+      },
+      responses: {
+        200: {
+          description: 'The consent has no redirect URL: a page saying the user may close the window',
+          content: htmlContent,
+        },
+        303: { description: 'To the hook’s redirectUrl with `state` appended' },
+        404: { description: 'Unknown state', content: htmlContent },
+      },
+    }),
+  handler: () => async (c) => {
+    const { app, state } = c.req.valid('param');
+    const { db, temporal, logger } = c.get('deps');
+    const notFound = () =>
+      page(c, 404, 'Unknown request', 'This link does not belong to a request of ours, or it has expired.');
+    if (!STATE_PATTERN.test(state) || !APP_PATTERN.test(app)) return notFound();
+    const [row] = await db
+      .select({ consent: obConsents, redirectUrl: obHooks.redirectUrl })
+      .from(obConsents)
+      .leftJoin(obHooks, eq(obHooks.hookHash, obConsents.hookHash))
+      .where(and(eq(obConsents.state, state), eq(obConsents.app, app)))
+      .limit(1);
+    if (!row) return notFound();
+
+    // The form the bank posts carries its consent id and status; both are only hints.
+    const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
+    const text = (value: unknown) => (typeof value === 'string' ? value.slice(0, 100) : null);
+    await db
+      .update(obConsents)
+      .set({ callbackAt: new Date() })
+      .where(and(eq(obConsents.id, row.consent.id), isNull(obConsents.callbackAt)));
+    try {
+      await temporal.workflow.getHandle(consentWorkflowId(row.consent.id)).signal(bankCallbackSignal, {
+        nok: c.req.valid('query').outcome === 'nok',
+        bankConsentId: text(form.consentId),
+        reportedStatus: text(form.consentStatus),
+      });
+    } catch (error) {
+      // The consent already ended (abandoned, or a repeated callback): the user is still sent on.
+      if (!(error instanceof WorkflowNotFoundError)) throw error;
+      logger.info({ consentId: row.consent.id }, 'bank callback after the consent ended');
+    }
+
+    if (row.redirectUrl) {
+      const target = new URL(row.redirectUrl);
+      target.searchParams.set('state', state);
+      return c.redirect(target.toString(), 303);
+    }
+    return page(
+      c,
+      200,
+      'Thank you',
+      'Your bank has sent you back. The provider is being told the result; you may close this window.',
+    );
+  },
+});

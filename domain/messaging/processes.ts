@@ -1,0 +1,102 @@
+import { defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { DeliveryReceipt } from './delivery-receipt.ts';
+
+/**
+ * The messaging gateway's processes as their callers (API, activities, the receipt router) see them:
+ * workflow ids (`<process>-<business id>`) and their prefixes, signals, updates, and what crosses the
+ * boundary. The workflows themselves are in workflows/messaging/.
+ */
+
+/** Workflow id prefixes of the messaging gateway, one per process. */
+export const MESSAGING_WORKFLOW_PREFIXES = {
+  /** One SMS or chat-app message (workflows/messaging/sms.ts). */
+  sms: 'sms-',
+  /** One number lookup (workflows/messaging/hlr.ts). */
+  hlr: 'hlr-',
+  /** One sender-ID registration (workflows/messaging/sender-id.ts). */
+  senderId: 'sender-id-',
+} as const;
+
+// --- sms: one SMS or chat-app message ------------------------------------------------------------
+
+export interface MessageDeliveryInput {
+  messageId: string;
+  accountId: string;
+  channel: 'sms' | 'chatapp';
+  to: string;
+  from: string;
+  message: string;
+  parts: number;
+  /** ISO time; the message is not handed to the carrier before it. */
+  scheduled?: string;
+  dlrUrl?: string;
+  /** How long to wait for the delivery receipt before the message counts as expired. */
+  receiptTimeoutMs: number;
+}
+
+export const messageWorkflowId = (messageId: string) => `${MESSAGING_WORKFLOW_PREFIXES.sms}${messageId}`;
+
+/** Delivery receipts arrive as signals, routed by the carrier message id (see platform/messaging/receipts.ts). */
+export const deliveryReceiptSignal = defineSignal<[DeliveryReceipt]>('deliveryReceipt');
+
+// --- hlr: one asynchronous number lookup ---------------------------------------------------------
+
+export interface HlrLookupInput {
+  lookupId: string;
+  accountId: string;
+  /** E.164 with the leading + */
+  number: string;
+  /** ISO alpha-2 country of the number, reported when no network answers. */
+  numberCountry: string | null;
+  callBackUrl: string;
+  /** How long to keep retrying an unavailable HLR provider. */
+  lookupTimeoutMs: number;
+}
+
+/** The HLR result as the spec names it; POSTed to `callBackUrl` and kept in the read model. */
+export interface HlrResult {
+  id: string;
+  /** null on success; the provider's word otherwise ('unknown_subscriber', 'absent_subscriber', 'lookup_failed'). */
+  error: string | null;
+  imsi: string | null;
+  /** ISO 3166 alpha-2 country of the serving network (of the number when no network is known). */
+  country: string | null;
+  /** MCC+MNC of the serving network. */
+  operatorId: string | null;
+  mcc: string | null;
+  mnc: string | null;
+  /** MCC+MNC of the networks the number was ported from. */
+  ported: string[];
+}
+
+export type HlrLookupStatus = 'completed' | 'failed';
+
+export const hlrWorkflowId = (lookupId: string) => `${MESSAGING_WORKFLOW_PREFIXES.hlr}${lookupId}`;
+
+// --- sender-id: one sender-ID registration -------------------------------------------------------
+
+export interface SenderIdRegistrationInput {
+  registrationId: string;
+  accountId: string;
+  senderId: string;
+  /** ISO time after which the registration can no longer be confirmed (also in the read model). */
+  expiresAt: string;
+}
+
+export type SenderIdStatus = 'pending' | 'confirmed' | 'expired';
+
+export interface SenderIdConfirmation {
+  confirmedAt: string;
+}
+
+export const senderIdWorkflowId = (registrationId: string) =>
+  `${MESSAGING_WORKFLOW_PREFIXES.senderId}${registrationId}`;
+
+/** Failure types of a refused confirmation; the API answers them with 409 and its own error codes. */
+export const SenderIdRefusal = {
+  alreadyConfirmed: 'SenderIdAlreadyConfirmed',
+  expired: 'SenderIdExpired',
+} as const;
+
+/** Confirmation is a request/response step: the caller learns at once whether it took effect. */
+export const confirmSenderIdUpdate = defineUpdate<SenderIdConfirmation>('confirmSenderId');

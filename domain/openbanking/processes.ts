@@ -1,0 +1,200 @@
+import { defineSignal, defineUpdate } from '@temporalio/workflow';
+import { BankId, OwnerId, PlatformService, UserId } from '../search-attributes.ts';
+import type { ConsentEndReason, ConsentKind, ConsentState, DailyReads } from './consents.ts';
+import type { PsuPresence } from './xs2a.ts';
+
+/**
+ * The open-banking gateway's processes as their callers (API, activities, workflows, the platform's
+ * wiring) see them: workflow ids (`<process>-<business id>`) and their prefixes, signals, updates, and
+ * what crosses the boundary. The workflows themselves are in workflows/openbanking/, one file per process.
+ *
+ * No credential ever goes into a workflow id, search attribute or summary (they are shown in the Web UI
+ * and searchable): a consent is keyed by its consent id, never by the `state` of its bank callback.
+ */
+
+/** Workflow id prefixes of the open-banking gateway, one per process. */
+export const OPEN_BANKING_WORKFLOW_PREFIXES = {
+  /** One consent with its SCA at the bank (workflows/openbanking/consent.ts). */
+  consent: 'ob-consent-',
+  /** The scheduled refreshes of an ACTIVE consent (workflows/openbanking/consent-refresh.ts). */
+  consentRefresh: 'ob-consent-refresh-',
+  /** Ending a consent the gateway no longer needs (workflows/openbanking/consent-termination.ts). */
+  consentTermination: 'ob-consent-end-',
+  /** A background re-read of one account (workflows/openbanking/account-refresh.ts). */
+  accountRefresh: 'ob-refresh-',
+  /** Deleting a user and ending its consents (workflows/openbanking/user-deletion.ts). */
+  userDeletion: 'ob-user-deletion-',
+  /** The schedule of the bank directory refresh, one per task queue (workflows/openbanking/bank-directory.ts). */
+  bankDirectory: 'ob-bank-directory@',
+} as const;
+
+/** The search attributes of an open-banking workflow about a user (and its bank, when there is one). */
+export const openBankingSearchAttributes = (subject: {
+  agentId: string;
+  userId: string;
+  bankHash?: string;
+}) => [
+  { key: PlatformService, value: 'openbanking' },
+  { key: OwnerId, value: subject.agentId },
+  { key: UserId, value: subject.userId },
+  ...(subject.bankHash ? [{ key: BankId, value: subject.bankHash }] : []),
+];
+
+// --- consent: one consent with its strong customer authentication at the bank --------------------
+
+/** The workflow of one consent, keyed by our consent id (never by the `state` of its callback). */
+export const consentWorkflowId = (consentId: string) =>
+  `${OPEN_BANKING_WORKFLOW_PREFIXES.consent}${consentId}`;
+
+export interface ConsentFlowInput {
+  consentId: string;
+  /** The unique state of the callback path (a credential: never in the workflow id or summary). */
+  state: string;
+  kind: ConsentKind;
+  /** The gateway's callback, given to the bank as TPP-Redirect-URI and TPP-Nok-Redirect-URI. */
+  redirectUri: string;
+  nokRedirectUri: string;
+  psu?: PsuPresence;
+  /** ISO time by which the bank must have called back (OPENBANKING_SCA_TIMEOUT after the start). */
+  scaDeadline: string;
+  /** OPENBANKING_BANK_REQUEST_TIMEOUT, to bound the bank calls the API waits for. */
+  bankRequestTimeoutMs: number;
+}
+
+/** What POST consent answers: where to send the user's browser. */
+export interface ScaStart {
+  consentId: string;
+  state: string;
+  scaRedirectUrl: string;
+  scaDeadline: string;
+}
+
+/** What the bank's redirect to `/redirect/{app}/state/{state}` carried (not trusted: the bank is asked). */
+export interface BankCallback {
+  /** It came to the Nok URI (the bank says SCA failed or was cancelled). */
+  nok: boolean;
+  bankConsentId: string | null;
+  reportedStatus: string | null;
+}
+
+/** POST consent: starts the workflow and waits, as one Update-with-start, for the bank's SCA redirect. */
+export const consentStartedUpdate = defineUpdate<ScaStart>('consentStarted');
+/** The bank sent the user back: the last step of the user's authorisation. */
+export const bankCallbackSignal = defineSignal<[BankCallback]>('bankCallback');
+/** The gateway ended the consent (DELETE iban, DELETE agent/user): the consent and its refreshes stop. */
+export const consentEndedSignal = defineSignal('consentEnded');
+
+/** Failure types of consentStartedUpdate; the API answers them with its own status and code. */
+export const ConsentStartRefusal = {
+  bankUnavailable: 'ConsentBankUnavailable',
+  bankRefused: 'ConsentBankRefused',
+  notStarting: 'ConsentNotStarting',
+} as const;
+
+/** createBankConsent: the bank consent of a recorded consent, with the gateway's callback. */
+export interface BankConsentStart {
+  consentId: string;
+  /** The gateway's callback `/openbanking/redirect/{app}/state/{state}` (approved) and its Nok variant. */
+  redirectUri: string;
+  nokRedirectUri: string;
+  /** The user at the keyboard when POST consent was called. */
+  psu?: PsuPresence;
+}
+
+export interface BankConsentCreated {
+  bankConsentId: string;
+  scaRedirectUrl: string;
+}
+
+/** An account a consent added to the read model (in the consent.finished hook event). */
+export interface StoredAccount {
+  ibanId: string;
+  iban: string;
+  currency: string;
+}
+
+// --- consent-refresh: the scheduled refreshes of an ACTIVE consent -------------------------------
+
+/** The scheduled refreshes of an ACTIVE consent, until it expires or ends. */
+export const consentRefreshWorkflowId = (consentId: string) =>
+  `${OPEN_BANKING_WORKFLOW_PREFIXES.consentRefresh}${consentId}`;
+
+export interface ConsentRefreshInput {
+  consentId: string;
+  /** Reads the gateway already made today with this consent (the SCA read, or the previous run's). */
+  reads: DailyReads;
+}
+
+export interface ConsentRefreshPlan {
+  status: ConsentState;
+  validUntil: string;
+  frequencyPerDay: number;
+  /** OPENBANKING_REFRESH_INTERVAL and OPENBANKING_REFRESHES_PER_RUN. */
+  intervalMs: number;
+  refreshesPerRun: number;
+}
+
+export interface ConsentRefreshed {
+  /** The consent's state after the refresh: anything but ACTIVE ends its scheduled refreshes. */
+  status: ConsentState;
+  refreshed: number;
+  refused: number;
+}
+
+/** Why a refresh did not reach the bank's data, as stored in ob_accounts.refresh_error. */
+export type RefreshError =
+  | 'access_exceeded'
+  | 'bank_unavailable'
+  | 'consent_expired'
+  | 'consent_invalid'
+  | 'account_unknown'
+  | 'bank_error';
+
+// --- account-refresh: a background re-read of one account (cache initialisation) -----------------
+
+export const accountRefreshWorkflowId = (ibanId: string) =>
+  `${OPEN_BANKING_WORKFLOW_PREFIXES.accountRefresh}${ibanId}`;
+
+export interface AccountRefreshInput {
+  ibanId: string;
+}
+
+// --- consent-termination: ending a consent the gateway no longer needs ---------------------------
+
+/** Ending a bank consent the gateway no longer needs (DELETE iban, DELETE agent/user). */
+export const consentTerminationWorkflowId = (consentId: string) =>
+  `${OPEN_BANKING_WORKFLOW_PREFIXES.consentTermination}${consentId}`;
+
+export interface ConsentTerminationInput {
+  consentId: string;
+  reason?: ConsentEndReason;
+}
+
+// --- user-deletion: deleting a user and ending its consents at their banks -----------------------
+
+export const userDeletionWorkflowId = (userId: string) =>
+  `${OPEN_BANKING_WORKFLOW_PREFIXES.userDeletion}${userId}`;
+
+/** DELETE agent/user: answers once the user is marked deleted and its hashes are revoked. */
+export const userDeletedUpdate = defineUpdate<void>('userDeleted');
+
+// --- bank-directory: the scheduled refresh of the bank directory ---------------------------------
+
+/** The schedule that runs refreshBankDirectory, one per deployment (task queue). */
+export const bankDirectoryScheduleId = (taskQueue: string) =>
+  `${OPEN_BANKING_WORKFLOW_PREFIXES.bankDirectory}${taskQueue}`;
+
+export interface BankDirectorySync {
+  /** Active banks after the sync. */
+  bankHashes: string[];
+  /** Why the directory URL could not be read (its banks are then left as they were). */
+  directoryError: string | null;
+}
+
+export interface BankDirectoryRefresh {
+  banks: number;
+  notices: number;
+  /** Banks whose maintenance notices could not be read this time. */
+  failedBanks: string[];
+  directoryError: string | null;
+}

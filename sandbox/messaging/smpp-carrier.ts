@@ -1,0 +1,274 @@
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import smpp, { type DecodedMessage, type Pdu, type Session } from 'smpp';
+import { formatSmppReceipt } from '../../domain/messaging/smpp-receipt.ts';
+import type { Logger } from '../../platform/logger.ts';
+
+/**
+ * A simulated SMSC speaking SMPP 3.4 over TCP. It behaves like a carrier as far as the gateway can
+ * tell: binds are checked, submissions answered with a message id, and delivery receipts (deliver_sm)
+ * sent afterwards, decided by the destination number:
+ *   ...0000 → stat:UNDELIV err:001;  ...0001 → no receipt ever (lost);  anything else → stat:DELIVRD.
+ * Receipts for a system_id with no receiving session are kept and sent when one binds, and a receipt
+ * that is not acknowledged (session closed, or a non-zero deliver_sm_resp) is sent again — what real
+ * SMSCs do, and what lets a worker stop while receipts are due.
+ */
+export interface SubmittedSms {
+  messageId: string;
+  source: string;
+  destination: string;
+  text: string;
+  dataCoding: number;
+  at: Date;
+}
+
+export interface SandboxSmppCarrier {
+  url: string;
+  port: number;
+  /** Every submit_sm accepted, in order. */
+  submitted: SubmittedSms[];
+  stop(): Promise<void>;
+}
+
+export interface SmppCarrierOptions {
+  host?: string;
+  /** 0 picks a free port. */
+  port?: number;
+  systemId: string;
+  password: string;
+  receiptDelayMs?: number;
+  /** Wait before sending again a receipt the ESME answered with an error. */
+  receiptRetryMs?: number;
+  /** Silent unless given. */
+  logger?: Logger;
+}
+
+type BindMode = 'transceiver' | 'transmitter' | 'receiver';
+
+interface Binding {
+  systemId: string;
+  mode: BindMode;
+}
+
+interface PendingReceipt {
+  systemId: string;
+  messageId: string;
+  source: string;
+  destination: string;
+  text: string;
+  messageState: number;
+  attempts: number;
+}
+
+const BIND_COMMANDS: Record<string, BindMode> = {
+  bind_transceiver: 'transceiver',
+  bind_transmitter: 'transmitter',
+  bind_receiver: 'receiver',
+};
+
+const MESSAGE_STATE = { DELIVERED: 2, UNDELIVERABLE: 5 } as const;
+const MAX_RECEIPT_ATTEMPTS = 10;
+const ESM_CLASS_RECEIPT = 0x04;
+const DESTINATION = /^\+?\d{8,15}$/;
+
+export async function startSmppCarrier(options: SmppCarrierOptions): Promise<SandboxSmppCarrier> {
+  const host = options.host ?? '127.0.0.1';
+  const receiptDelayMs = options.receiptDelayMs ?? 200;
+  const receiptRetryMs = options.receiptRetryMs ?? 1000;
+  const log = options.logger;
+  const submitted: SubmittedSms[] = [];
+  const bindings = new Map<Session, Binding>();
+  /** Receipts waiting for a receiving session of their system_id. */
+  const queued: PendingReceipt[] = [];
+  /** Receipts sent and not yet acknowledged, per session. */
+  const inFlight = new Map<Session, Set<PendingReceipt>>();
+  const timers = new Set<NodeJS.Timeout>();
+  let stopped = false;
+
+  const later = (ms: number, run: () => void) => {
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      if (!stopped) run();
+    }, ms);
+    timers.add(timer);
+  };
+
+  const receiverFor = (systemId: string): Session | undefined => {
+    for (const [session, binding] of bindings) {
+      if (binding.systemId === systemId && binding.mode !== 'transmitter' && session.socket.writable) {
+        return session;
+      }
+    }
+    return undefined;
+  };
+
+  const deliverReceipt = (receipt: PendingReceipt) => {
+    const session = receiverFor(receipt.systemId);
+    if (!session) {
+      queued.push(receipt);
+      return;
+    }
+    const now = new Date();
+    const pending = inFlight.get(session) ?? new Set<PendingReceipt>();
+    inFlight.set(session, pending);
+    pending.add(receipt);
+    receipt.attempts += 1;
+    const delivered = receipt.messageState === MESSAGE_STATE.DELIVERED;
+    session.deliver_sm(
+      {
+        source_addr_ton: 1,
+        source_addr_npi: 1,
+        source_addr: receipt.destination,
+        destination_addr: receipt.source,
+        esm_class: ESM_CLASS_RECEIPT,
+        data_coding: 0,
+        short_message: formatSmppReceipt({
+          id: receipt.messageId,
+          stat: delivered ? 'DELIVRD' : 'UNDELIV',
+          err: delivered ? 0 : 1,
+          submitDate: now,
+          doneDate: now,
+          // The receipt is GSM-7; keep the preview to characters every decoder agrees on.
+          text: receipt.text.slice(0, 20).replace(/[^ -~]/g, '?'),
+        }),
+        receipted_message_id: receipt.messageId,
+        message_state: receipt.messageState,
+      },
+      (response) => {
+        pending.delete(receipt);
+        if (response.command_status === 0) return;
+        if (receipt.attempts >= MAX_RECEIPT_ATTEMPTS) {
+          log?.warn({ messageId: receipt.messageId }, 'sandbox smsc: receipt refused too often, dropped');
+          return;
+        }
+        later(receiptRetryMs, () => deliverReceipt(receipt));
+      },
+    );
+  };
+
+  const flushQueue = (systemId: string) => {
+    const waiting = queued.filter((receipt) => receipt.systemId === systemId);
+    for (const receipt of waiting) queued.splice(queued.indexOf(receipt), 1);
+    for (const receipt of waiting) deliverReceipt(receipt);
+  };
+
+  const onSubmit = (session: Session, pdu: Pdu) => {
+    const binding = bindings.get(session);
+    if (!binding || binding.mode === 'receiver') {
+      session.send(pdu.response({ command_status: smpp.errors.ESME_RINVBNDSTS }));
+      return;
+    }
+    const destination = pdu.destination_addr ?? '';
+    if (!DESTINATION.test(destination)) {
+      session.send(pdu.response({ command_status: smpp.errors.ESME_RINVDSTADR }));
+      return;
+    }
+    const source = pdu.source_addr ?? '';
+    if (!source) {
+      session.send(pdu.response({ command_status: smpp.errors.ESME_RINVSRCADR }));
+      return;
+    }
+    const text = messageText(pdu.message_payload) || messageText(pdu.short_message);
+    const messageId = randomBytes(8).toString('hex');
+    submitted.push({
+      messageId,
+      source,
+      destination,
+      text,
+      dataCoding: pdu.data_coding ?? 0,
+      at: new Date(),
+    });
+    session.send(pdu.response({ message_id: messageId }));
+    log?.debug({ messageId, destination }, 'sandbox smsc: submit_sm accepted');
+
+    // registered_delivery bits 0-1: 1 = receipt on success and failure, 2 = on failure only.
+    const wanted = (pdu.registered_delivery ?? 0) & 0x03;
+    if (wanted === 0 || destination.endsWith('0001')) return;
+    const undeliverable = destination.endsWith('0000');
+    if (wanted === 2 && !undeliverable) return;
+    later(receiptDelayMs, () =>
+      deliverReceipt({
+        systemId: binding.systemId,
+        messageId,
+        source,
+        destination,
+        text,
+        messageState: undeliverable ? MESSAGE_STATE.UNDELIVERABLE : MESSAGE_STATE.DELIVERED,
+        attempts: 0,
+      }),
+    );
+  };
+
+  const server = smpp.createServer({}, (session) => {
+    session.on('error', (error: Error) => log?.debug({ err: error }, 'sandbox smsc: session error'));
+    session.on('close', () => {
+      bindings.delete(session);
+      const unacknowledged = inFlight.get(session);
+      inFlight.delete(session);
+      if (!stopped) for (const receipt of unacknowledged ?? []) deliverReceipt(receipt);
+    });
+    session.on('pdu', (pdu: Pdu) => {
+      const mode = BIND_COMMANDS[pdu.command];
+      if (mode) {
+        if (bindings.has(session)) {
+          session.send(pdu.response({ command_status: smpp.errors.ESME_RALYBND }));
+        } else if (pdu.system_id !== options.systemId || pdu.password !== options.password) {
+          session.send(pdu.response({ command_status: smpp.errors.ESME_RBINDFAIL }));
+        } else {
+          bindings.set(session, { systemId: options.systemId, mode });
+          session.send(pdu.response({ system_id: 'SANDBOXSMSC' }));
+          if (mode !== 'transmitter') flushQueue(options.systemId);
+        }
+        return;
+      }
+      switch (pdu.command) {
+        case 'submit_sm':
+          onSubmit(session, pdu);
+          return;
+        case 'enquire_link':
+          session.send(pdu.response());
+          return;
+        case 'unbind':
+          bindings.delete(session);
+          session.send(pdu.response(), () => session.close());
+          return;
+        case 'unknown':
+          session.send(pdu.response()); // generic_nack ESME_RINVCMDID
+          return;
+        default:
+          // Responses (deliver_sm_resp, unbind_resp...) are matched by node-smpp's callbacks.
+          if (!pdu.isResponse()) session.send(pdu.response({ command_status: smpp.errors.ESME_RINVCMDID }));
+      }
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 2775, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  log?.info({ port }, 'sandbox smsc listening');
+
+  return {
+    url: `smpp://${host}:${port}`,
+    port,
+    submitted,
+    async stop() {
+      stopped = true;
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const session of [...server.sessions]) session.destroy();
+      await closed;
+    },
+  };
+}
+
+function messageText(value: DecodedMessage | Buffer | undefined): string {
+  if (!value) return '';
+  if (Buffer.isBuffer(value)) return value.toString('latin1');
+  return typeof value.message === 'string' ? value.message : value.message.toString('latin1');
+}

@@ -1,0 +1,4 @@
+// The messaging gateway's workflow types, for the worker's bundle (workflows/index.ts).
+export { hlrLookup } from './hlr.ts';
+export { senderIdRegistration } from './sender-id.ts';
+export { messageDelivery } from './sms.ts';
