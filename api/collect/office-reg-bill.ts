@@ -1,16 +1,8 @@
 import { createRoute } from '@hono/zod-openapi';
-import { OfficeBillPayload, parsePayload } from '../../domain/collect/payloads.ts';
+import { OfficeBillPayload } from '../../domain/collect/payloads.ts';
 import { defineOperation } from '../shared/operation.ts';
-import {
-  authenticate,
-  authenticationErrors,
-  encodedQuerySchema,
-  protocolHandler,
-  registerObligation,
-  requestParams,
-  textAnswer,
-  textResponses,
-} from './protocol.ts';
+import { authenticationErrors, encodedQuerySchema, textAnswer, textResponses } from './protocol.ts';
+import { registrationHandler } from './registration.ts';
 
 /**
  * GET /office/reg_bill.cgi (ePay "EasyPay"): registers an obligation payable at an office or ATM and
@@ -38,18 +30,12 @@ export const officeRegBillOperation = defineOperation({
       ]),
     }),
   handler: () =>
-    protocolHandler(async (c) => {
-      const deps = c.get('deps');
-      const { merchant, packet } = await authenticate(deps, await requestParams(c));
-      const bill = parsePayload(OfficeBillPayload, packet);
-      const { obligation, replayed } = await registerObligation(deps, {
-        merchant,
-        packet,
-        kind: 'office_bill',
-        terms: bill,
-        defaultExpiryMs: deps.config.COLLECT_OBLIGATION_EXPIRY,
-        details: {},
-      });
-      return textAnswer(c, { IDN: obligation.idn }, 200, replayed ? { 'idempotent-replayed': 'true' } : {});
+    registrationHandler({
+      payload: OfficeBillPayload,
+      kind: 'office_bill',
+      defaultExpiryMs: (config) => config.COLLECT_OBLIGATION_EXPIRY,
+      // ePay's EasyPay answer is the code alone.
+      answer: (c, { obligation, replayed }) =>
+        textAnswer(c, { IDN: obligation.idn }, 200, replayed ? { 'idempotent-replayed': 'true' } : {}),
     }),
 });

@@ -1,16 +1,8 @@
 import { createRoute } from '@hono/zod-openapi';
-import { DepositSlipPayload, parsePayload } from '../../domain/collect/payloads.ts';
+import { DepositSlipPayload } from '../../domain/collect/payloads.ts';
 import { defineOperation } from '../shared/operation.ts';
-import {
-  authenticate,
-  authenticationErrors,
-  encodedQuerySchema,
-  protocolHandler,
-  registerObligation,
-  registrationAnswer,
-  requestParams,
-  textResponses,
-} from './protocol.ts';
+import { authenticationErrors, encodedQuerySchema, textResponses } from './protocol.ts';
+import { registrationHandler } from './registration.ts';
 
 /**
  * GET /office/reg_vnbel.cgi: a deposit-slip payment request. The payer quotes the IDN on the slip
@@ -36,18 +28,10 @@ export const officeRegVnbelOperation = defineOperation({
       ),
     }),
   handler: () =>
-    protocolHandler(async (c) => {
-      const deps = c.get('deps');
-      const { merchant, packet } = await authenticate(deps, await requestParams(c));
-      const slip = parsePayload(DepositSlipPayload, packet);
-      const registered = await registerObligation(deps, {
-        merchant,
-        packet,
-        kind: 'deposit_slip',
-        terms: slip,
-        defaultExpiryMs: deps.config.COLLECT_OBLIGATION_EXPIRY,
-        details: slip.payerName ? { payerName: slip.payerName } : {},
-      });
-      return registrationAnswer(c, registered);
+    registrationHandler({
+      payload: DepositSlipPayload,
+      kind: 'deposit_slip',
+      defaultExpiryMs: (config) => config.COLLECT_OBLIGATION_EXPIRY,
+      details: (slip): Record<string, string> => (slip.payerName ? { payerName: slip.payerName } : {}),
     }),
 });

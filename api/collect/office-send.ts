@@ -1,16 +1,8 @@
 import { createRoute } from '@hono/zod-openapi';
-import { MoneySendOfficePayload, parsePayload } from '../../domain/collect/payloads.ts';
+import { MoneySendOfficePayload } from '../../domain/collect/payloads.ts';
 import { defineOperation } from '../shared/operation.ts';
-import {
-  authenticate,
-  authenticationErrors,
-  encodedQuerySchema,
-  protocolHandler,
-  registerObligation,
-  registrationAnswer,
-  requestParams,
-  textResponses,
-} from './protocol.ts';
+import { authenticationErrors, encodedQuerySchema, textResponses } from './protocol.ts';
+import { registrationAnswer, registrationHandler } from './registration.ts';
 
 /**
  * Money send, GET /office/send.cgi: cash collectable at an office by the named recipient (the
@@ -37,22 +29,15 @@ export const officeSendOperation = defineOperation({
       ),
     }),
   handler: () =>
-    protocolHandler(async (c) => {
-      const deps = c.get('deps');
-      const { merchant, packet } = await authenticate(deps, await requestParams(c));
-      const payout = parsePayload(MoneySendOfficePayload, packet);
-      const registered = await registerObligation(deps, {
-        merchant,
-        packet,
-        kind: 'payout_office',
-        terms: payout,
-        defaultExpiryMs: deps.config.COLLECT_PAYOUT_EXPIRY,
-        details: {
-          recipientName: payout.recipientName,
-          recipientId: payout.recipientId,
-          ...(payout.recipientPhone ? { recipientPhone: payout.recipientPhone } : {}),
-        },
-      });
-      return registrationAnswer(c, registered, { SYS_CODE: registered.obligation.idn });
+    registrationHandler({
+      payload: MoneySendOfficePayload,
+      kind: 'payout_office',
+      defaultExpiryMs: (config) => config.COLLECT_PAYOUT_EXPIRY,
+      details: (payout) => ({
+        recipientName: payout.recipientName,
+        recipientId: payout.recipientId,
+        ...(payout.recipientPhone ? { recipientPhone: payout.recipientPhone } : {}),
+      }),
+      answer: (c, registered) => registrationAnswer(c, registered, { SYS_CODE: registered.obligation.idn }),
     }),
 });

@@ -1,16 +1,8 @@
 import { createRoute } from '@hono/zod-openapi';
-import { BankTransferPayload, parsePayload } from '../../domain/collect/payloads.ts';
+import { BankTransferPayload } from '../../domain/collect/payloads.ts';
 import { defineOperation } from '../shared/operation.ts';
-import {
-  authenticate,
-  authenticationErrors,
-  encodedQuerySchema,
-  protocolHandler,
-  registerObligation,
-  registrationAnswer,
-  requestParams,
-  textResponses,
-} from './protocol.ts';
+import { authenticationErrors, encodedQuerySchema, textResponses } from './protocol.ts';
+import { registrationHandler } from './registration.ts';
 
 /**
  * GET /send/send_vnbel.cgi: the merchant orders a bank transfer to an IBAN. The order is PENDING until
@@ -35,22 +27,14 @@ export const sendSendVnbelOperation = defineOperation({
       ]),
     }),
   handler: () =>
-    protocolHandler(async (c) => {
-      const deps = c.get('deps');
-      const { merchant, packet } = await authenticate(deps, await requestParams(c));
-      const transfer = parsePayload(BankTransferPayload, packet);
-      const registered = await registerObligation(deps, {
-        merchant,
-        packet,
-        kind: 'bank_transfer',
-        terms: transfer,
-        defaultExpiryMs: deps.config.COLLECT_OBLIGATION_EXPIRY,
-        details: {
-          iban: transfer.iban,
-          beneficiaryName: transfer.beneficiaryName,
-          ...(transfer.bic ? { bic: transfer.bic } : {}),
-        },
-      });
-      return registrationAnswer(c, registered);
+    registrationHandler({
+      payload: BankTransferPayload,
+      kind: 'bank_transfer',
+      defaultExpiryMs: (config) => config.COLLECT_OBLIGATION_EXPIRY,
+      details: (transfer) => ({
+        iban: transfer.iban,
+        beneficiaryName: transfer.beneficiaryName,
+        ...(transfer.bic ? { bic: transfer.bic } : {}),
+      }),
     }),
 });

@@ -1,16 +1,8 @@
 import { createRoute } from '@hono/zod-openapi';
-import { MoneySendProviderPayload, parsePayload } from '../../domain/collect/payloads.ts';
+import { MoneySendProviderPayload } from '../../domain/collect/payloads.ts';
 import { defineOperation } from '../shared/operation.ts';
-import {
-  authenticate,
-  authenticationErrors,
-  encodedQuerySchema,
-  protocolHandler,
-  registerObligation,
-  registrationAnswer,
-  requestParams,
-  textResponses,
-} from './protocol.ts';
+import { authenticationErrors, encodedQuerySchema, textResponses } from './protocol.ts';
+import { registrationHandler } from './registration.ts';
 
 /**
  * Money send, GET /send/send.cgi: to an account with the provider (KIN, e-mail or GSM): credited at
@@ -34,18 +26,10 @@ export const sendSendOperation = defineOperation({
       ]),
     }),
   handler: () =>
-    protocolHandler(async (c) => {
-      const deps = c.get('deps');
-      const { merchant, packet } = await authenticate(deps, await requestParams(c));
-      const send = parsePayload(MoneySendProviderPayload, packet);
-      const registered = await registerObligation(deps, {
-        merchant,
-        packet,
-        kind: 'payout_provider',
-        terms: send,
-        defaultExpiryMs: deps.config.COLLECT_PAYOUT_EXPIRY,
-        details: { recipient: send.recipient, recipientType: send.recipientType },
-      });
-      return registrationAnswer(c, registered);
+    registrationHandler({
+      payload: MoneySendProviderPayload,
+      kind: 'payout_provider',
+      defaultExpiryMs: (config) => config.COLLECT_PAYOUT_EXPIRY,
+      details: (send) => ({ recipient: send.recipient, recipientType: send.recipientType }),
     }),
 });

@@ -6,7 +6,6 @@ import { defineOperation } from '../shared/operation.ts';
 import {
   authenticate,
   authenticationErrors,
-  checkNewExpiry,
   encodedQuerySchema,
   findOwnObligation,
   protocolHandler,
@@ -15,6 +14,7 @@ import {
   textResponses,
   updateObligation,
 } from './protocol.ts';
+import { checkNewExpiry } from './registration.ts';
 
 /**
  * GET /v3main: moves the expiry of an open obligation, hold or payout of the merchant. The workflow's

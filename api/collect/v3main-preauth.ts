@@ -20,13 +20,12 @@ import {
   findOwnObligation,
   type Obligation,
   protocolHandler,
-  registerObligation,
-  registrationAnswer,
   requestParams,
   textAnswer,
   textResponses,
   updateObligation,
 } from './protocol.ts';
+import { registerObligation, registrationAnswer } from './registration.ts';
 
 /**
  * POST /v3main/: pre-authorisation in three phases on one endpoint, chosen by the packet's `PHASE`:

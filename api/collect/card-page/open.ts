@@ -5,7 +5,8 @@ import { badField, CollectProtocolError, missingField } from '../../../domain/co
 import { OnlinePaymentPayload, parsePayload } from '../../../domain/collect/payloads.ts';
 import type { ApiDeps } from '../../shared/context.ts';
 import { defineOperation } from '../../shared/operation.ts';
-import { authenticate, authenticationErrors, registerObligation, requestParams } from '../protocol.ts';
+import { authenticate, authenticationErrors, requestParams } from '../protocol.ts';
+import { registerObligation } from '../registration.ts';
 import { resultPage } from './html.ts';
 import {
   closedView,
