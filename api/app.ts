@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { HttpBindings } from '@hono/node-server';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -6,6 +8,9 @@ import { createAdminApi } from './admin/index.ts';
 import type { ApiDeps, AppEnv } from './shared/context.ts';
 import { docsAssets } from './shared/docs.ts';
 import { ApiError, toErrorResponse } from './shared/errors.ts';
+import { inputGuard, type MalformedAnswer } from './shared/input-guard.ts';
+import { rateLimit } from './shared/rate-limit.ts';
+import { securityHeaders } from './shared/security-headers.ts';
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -23,7 +28,12 @@ export type ReadinessProbe = () => Promise<string[]>;
 export interface ServiceApi {
   basePath: string;
   mount(app: Hono<AppEnv>, basePath: string): void;
+  /** Its answer to malformed input (api/shared/input-guard.ts); default: JSON `400 malformed_request`. */
+  answerMalformed?: MalformedAnswer;
 }
+
+/** A caller's `x-request-id` is kept (and echoed) only when it looks like one; else a fresh one is used. */
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
  * The platform's single HTTP application: every service under its base path, one error model,
@@ -37,7 +47,8 @@ export function createApp(
   const app = new Hono<AppEnv>();
 
   app.use('*', async (c, next) => {
-    const requestId = c.req.header('x-request-id') ?? randomUUID();
+    const presented = c.req.header('x-request-id');
+    const requestId = presented && REQUEST_ID.test(presented) ? presented : randomUUID();
     c.set('requestId', requestId);
     c.set('deps', deps);
     const started = performance.now();
@@ -57,6 +68,18 @@ export function createApp(
     );
   });
 
+  // On every answer, errors and 404s included (api/shared/security-headers.ts).
+  app.use('*', securityHeaders);
+
+  // Per presented credential and per client address, before any lookup or body read.
+  app.use(
+    '*',
+    rateLimit({
+      perCredential: deps.config.RATE_LIMIT_PER_CREDENTIAL,
+      perAddress: deps.config.RATE_LIMIT_PER_ADDRESS,
+    }),
+  );
+
   // No operation of the platform needs a larger body; a larger one is refused before it is read whole.
   app.use(
     '*',
@@ -71,6 +94,22 @@ export function createApp(
           413,
         );
       },
+    }),
+  );
+
+  // NUL bytes, undecodable percent-encoding, unparseable multipart: refused before any operation, in
+  // the error shape of the service the path belongs to.
+  app.use(
+    '*',
+    inputGuard((c, problem) => {
+      const service = services.find(
+        ({ api }) => api && (c.req.path === api.basePath || c.req.path.startsWith(`${api.basePath}/`)),
+      )?.api;
+      if (service?.answerMalformed) return service.answerMalformed(c, problem);
+      return c.json(
+        new ApiError(400, 'malformed_request', 'The request is malformed', [problem]).body(),
+        400,
+      );
     }),
   );
 
@@ -92,4 +131,30 @@ export function createApp(
     ),
   );
   return app;
+}
+
+/**
+ * Requests Node's HTTP parser refuses before the app sees them (a NUL or control byte in a header,
+ * headers over Node's limit, a bad content-length) are answered in the error model too: `400
+ * malformed_request` or `431 headers_too_large`, instead of Node's bodiless default.
+ */
+export function answerClientErrors(server: {
+  on(event: 'clientError', listener: (error: Error & { code?: string }, socket: Duplex) => void): unknown;
+}): void {
+  server.on('clientError', (error: Error & { code?: string }, socket: Duplex) => {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+    const body = JSON.stringify(
+      status === 431
+        ? new ApiError(431, 'headers_too_large', 'The request headers are too large').body()
+        : new ApiError(400, 'malformed_request', 'The request is not valid HTTP').body(),
+    );
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\n` +
+        `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
+  });
 }

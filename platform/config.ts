@@ -1,8 +1,11 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { parseTrustedProxies } from '../domain/client-address.ts';
+import { parseOutboundAllowList } from '../domain/outbound-url.ts';
+import { parseRateLimit } from '../domain/rate-limit.ts';
 import { collectConfig, collectProductionKeys } from './collect/config.ts';
-import { optionalUrl, port } from './config-fields.ts';
-import { messagingConfig, sandboxProviderUrls } from './messaging/config.ts';
+import { optionalUrl, parsedText, port } from './config-fields.ts';
+import { messagingConfig, messagingProductionVariables, sandboxProviderUrls } from './messaging/config.ts';
 import { openBankingConfig, openBankingProductionKeys } from './openbanking/config.ts';
 import { webhookConfig } from './webhooks/config.ts';
 
@@ -18,7 +21,17 @@ const platformConfig = z.object({
   PLATFORM_MODE: z.enum(['sandbox', 'production']).default('sandbox'),
   PORT: port(3000),
   HOST: z.string().default('127.0.0.1'),
-  /** Public base URL of the API, used in links handed to outside parties. */
+  /**
+   * The operator's reverse proxies (addresses and CIDR ranges, comma- or space-separated): only a
+   * request from one of them has its X-Forwarded-For read for the client's address (e.g. the
+   * PSU-IP-Address sent to banks). Unset: none, the socket's peer is the client.
+   */
+  TRUSTED_PROXIES: parsedText('', parseTrustedProxies),
+  /**
+   * Public base URL of the API, used in links handed to outside parties (open-banking redirect URIs,
+   * AIS links). Required when NODE_ENV=production or PLATFORM_MODE=production; unset (development,
+   * tests) links use the address the API listens at, never the request's Host header.
+   */
   PUBLIC_BASE_URL: optionalUrl,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATA_DIR: z.string().default('data'),
@@ -44,6 +57,29 @@ const platformConfig = z.object({
    * notification key there); default PUBLIC_BASE_URL (docker-compose: http://api:3000).
    */
   SANDBOX_GATEWAY_URL: optionalUrl,
+  /**
+   * Requests allowed per presented credential and per client address (token buckets in each API
+   * process's memory), `<n>/<duration>`; `0` or `off` disables. Over it: 429 `rate_limited`.
+   */
+  RATE_LIMIT_PER_CREDENTIAL: parsedText('20000/1m', parseRateLimit),
+  RATE_LIMIT_PER_ADDRESS: parsedText('50000/1m', parseRateLimit),
+  /**
+   * Internal destinations tenant-controlled URLs may reach (decision 0027): CIDR ranges, addresses,
+   * `host:port`, comma- or space-separated; `none` for none. Unset: loopback in sandbox mode, nothing
+   * in production (domain/outbound-url.ts).
+   */
+  OUTBOUND_URL_ALLOWLIST: z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined || value.trim() === '') return undefined;
+      try {
+        return parseOutboundAllowList(value);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
 });
 
 export const configSchema = z.object({
@@ -66,29 +102,48 @@ export class ConfigError extends Error {
 }
 
 /**
- * Keys that sandbox mode derives or generates for development but production must be given, checked
- * at start so a production process fails at once, not at its first merchant or token.
+ * What production must be given explicitly, checked at start so a production process fails at once
+ * naming each, not at its first merchant, token or message: the keys sandbox mode derives or generates
+ * for development, and the outside parties that otherwise default to the sandbox's.
  */
-const PRODUCTION_KEYS = [...collectProductionKeys, ...openBankingProductionKeys] as const;
+const PRODUCTION_KEYS = [
+  ...collectProductionKeys,
+  ...openBankingProductionKeys,
+  ...messagingProductionVariables,
+] as const;
 
-const checkedConfigSchema = configSchema.superRefine((config, context) => {
-  if (config.PLATFORM_MODE !== 'production') return;
-  for (const key of PRODUCTION_KEYS) {
-    if (!config[key])
-      context.addIssue({ code: 'custom', path: [key], message: 'required when PLATFORM_MODE=production' });
+/** Problems of a production process: what it is not given explicitly (an empty value counts as unset). */
+function productionProblems(env: NodeJS.ProcessEnv): { variable: string; message: string }[] {
+  const isSet = (variable: string) => (env[variable] ?? '').trim() !== '';
+  const problems: { variable: string; message: string }[] = [];
+  if (env.PLATFORM_MODE === 'production') {
+    for (const key of PRODUCTION_KEYS) {
+      if (!isSet(key)) problems.push({ variable: key, message: 'required when PLATFORM_MODE=production' });
+    }
   }
-});
+  const production = [
+    env.NODE_ENV === 'production' ? 'NODE_ENV=production' : undefined,
+    env.PLATFORM_MODE === 'production' ? 'PLATFORM_MODE=production' : undefined,
+  ].filter((reason) => reason !== undefined);
+  if (production.length > 0 && !isSet('PUBLIC_BASE_URL')) {
+    problems.push({
+      variable: 'PUBLIC_BASE_URL',
+      message: `required when ${production.join(' or ')} (the base of links handed to banks and customers)`,
+    });
+  }
+  return problems;
+}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const result = checkedConfigSchema.safeParse(env);
-  if (!result.success) {
-    throw new ConfigError(
-      result.error.issues.map((issue) => ({
-        variable: String(issue.path[0] ?? '?'),
-        message: issue.message,
-      })),
-    );
-  }
+  const result = configSchema.safeParse(env);
+  const problems = [
+    ...(result.error?.issues ?? []).map((issue) => ({
+      variable: String(issue.path[0] ?? '?'),
+      message: issue.message,
+    })),
+    ...productionProblems(env),
+  ];
+  if (!result.success || problems.length > 0) throw new ConfigError(problems);
   return {
     ...result.data,
     ...sandboxProviderUrls(env, result.data),

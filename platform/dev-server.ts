@@ -1,4 +1,7 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { platformSearchAttributes } from '../domain/search-attributes.ts';
 import { freePort, waitForPort } from './net.ts';
@@ -14,6 +17,12 @@ export interface DevServerOptions {
   uiPort?: number | false;
   namespace?: string;
   log?: (line: string) => void;
+  /**
+   * A file naming the running server (JSON: `pid`, and `parentPid`, the process that started it), so
+   * that a start after a crash recognises the server the dead process left behind (SIGKILL does not
+   * reach the child, which keeps its port) and stops it first. Removed on a clean stop.
+   */
+  pidFile?: string;
 }
 
 export interface DevServer {
@@ -32,6 +41,16 @@ export const SQLITE_THROUGHPUT_PRAGMAS = ['journal_mode=wal', 'synchronous=off']
 /** Starts `temporal server start-dev` with the platform's search attributes and waits until it serves. */
 export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
   const port = options.port ?? (await freePort());
+  // Absolute, so that the server's command line names its data file wherever it was started from.
+  const dbFile = options.dbFile ? path.resolve(options.dbFile) : undefined;
+  const pidFile = options.pidFile;
+  if (pidFile) await stopLeftoverDevServer(pidFile, { dbFile, port, log: options.log });
+  // Something else on the port would answer our readiness probes before our server fails to bind it.
+  if (await accepts('127.0.0.1', port)) {
+    throw new Error(
+      `127.0.0.1:${port} is already in use; stop what listens there or choose another TEMPORAL_ADDRESS port`,
+    );
+  }
   const args = [
     'server',
     'start-dev',
@@ -46,8 +65,8 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   ];
   if (options.uiPort === false || options.uiPort === undefined) args.push('--headless');
   else args.push('--ui-port', String(options.uiPort));
-  if (options.dbFile) {
-    args.push('--db-filename', options.dbFile);
+  if (dbFile) {
+    args.push('--db-filename', dbFile);
     for (const pragma of options.sqlitePragmas ?? SQLITE_THROUGHPUT_PRAGMAS)
       args.push('--sqlite-pragma', pragma);
   }
@@ -61,8 +80,20 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   child.stdout?.on('data', collect);
   child.stderr?.on('data', collect);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  // Never leave the server behind when this process ends without stopping it (e.g. a crash).
-  const killOnExit = () => child.kill('SIGKILL');
+  const forgetPid = () => {
+    if (pidFile && child.pid !== undefined && readPidFile(pidFile)?.pid === child.pid) removeFile(pidFile);
+  };
+  if (pidFile && child.pid !== undefined) {
+    writeFileSync(pidFile, `${JSON.stringify({ pid: child.pid, parentPid: process.pid })}\n`, {
+      mode: 0o600,
+    });
+  }
+  // Never leave the server behind when this process ends without stopping it (an uncaught error; a
+  // SIGKILL runs nothing, which is what the pid file is for).
+  const killOnExit = () => {
+    child.kill('SIGKILL');
+    forgetPid();
+  };
   process.once('exit', killOnExit);
 
   const address = `127.0.0.1:${port}`;
@@ -90,6 +121,8 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     exited.then(() => 'exited' as const),
   ]);
   if (outcome === 'exited') {
+    process.off('exit', killOnExit);
+    forgetPid();
     throw new Error(`temporal server start-dev exited before it was ready:\n${output}`);
   }
   return {
@@ -97,11 +130,161 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     uiUrl: typeof options.uiPort === 'number' ? `http://127.0.0.1:${options.uiPort}` : undefined,
     async stop() {
       process.off('exit', killOnExit);
-      if (child.exitCode !== null) return;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(timer);
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        await exited;
+        clearTimeout(timer);
+      }
+      forgetPid();
     },
   };
+}
+
+/** Whether something accepts TCP connections on host:port. */
+function accepts(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+interface PidFileContent {
+  pid: number;
+  /** The process that started the server; absent in a plain pid file. */
+  parentPid?: number;
+}
+
+function readPidFile(file: string): PidFileContent | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+  try {
+    const parsed = /^\d+$/.test(text) ? { pid: Number(text) } : JSON.parse(text);
+    if (!Number.isSafeInteger(parsed.pid) || parsed.pid <= 1) return undefined;
+    return {
+      pid: parsed.pid,
+      ...(Number.isSafeInteger(parsed.parentPid) ? { parentPid: parsed.parentPid } : {}),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+interface ProcessInfo {
+  parentPid: number;
+  /** Exited, not yet reaped by its parent: it holds no port any more. */
+  zombie: boolean;
+  args: string[];
+}
+
+/** What the OS says of a live process (/proc on Linux, `ps` elsewhere); undefined when there is none. */
+function processInfo(pid: number): ProcessInfo | undefined {
+  if (existsSync('/proc/self/stat')) {
+    try {
+      const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      if (args.at(-1) === '') args.pop();
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      // "pid (comm) state ppid ...": comm may hold spaces and parentheses.
+      const [state, parentPid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return { parentPid: Number(parentPid), zombie: state === 'Z', args };
+    } catch {
+      return undefined;
+    }
+  }
+  const ps = spawnSync('ps', ['-o', 'ppid=,stat=,command=', '-p', String(pid)], { encoding: 'utf8' });
+  const match = ps.status === 0 ? /^\s*(\d+)\s+(\S+)\s+(.*)$/.exec(ps.stdout.trim()) : null;
+  if (!match) return undefined;
+  return { parentPid: Number(match[1]), zombie: match[2]!.startsWith('Z'), args: match[3]!.split(/\s+/) };
+}
+
+/** `temporal server start-dev` of this data file (or, in memory, on this port): ours, not any process. */
+function isDevServerOf(info: ProcessInfo, target: { dbFile: string | undefined; port: number }): boolean {
+  const { args } = info;
+  const value = (flag: string) => {
+    const at = args.indexOf(flag);
+    return at >= 0 ? args[at + 1] : undefined;
+  };
+  const startDev = args.indexOf('start-dev');
+  if (startDev < 1 || args[startDev - 1] !== 'server') return false;
+  return target.dbFile ? value('--db-filename') === target.dbFile : value('--port') === String(target.port);
+}
+
+const gone = (pid: number, target: { dbFile: string | undefined; port: number }) => {
+  const info = processInfo(pid);
+  return !info || info.zombie || !isDevServerOf(info, target);
+};
+
+async function waitUntilGone(
+  pid: number,
+  target: { dbFile: string | undefined; port: number },
+  timeoutMs: number,
+): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (!gone(pid, target)) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return true;
+}
+
+/**
+ * Before a start: the server named by `pidFile` is stopped when it is still running, is the
+ * `temporal server start-dev` of this data file, and the process that started it is gone (a start that
+ * was killed). A pid file naming any other process (the pid reused since) is discarded and that process
+ * left alone; a server whose starter still runs is another start of the same data, and stops this one.
+ */
+export async function stopLeftoverDevServer(
+  pidFile: string,
+  target: { dbFile: string | undefined; port: number; log?: ((line: string) => void) | undefined },
+): Promise<void> {
+  if (!existsSync(pidFile)) return;
+  const log = target.log ?? (() => {});
+  const recorded = readPidFile(pidFile);
+  const info = recorded ? processInfo(recorded.pid) : undefined;
+  if (!recorded || !info || info.zombie || !isDevServerOf(info, target)) {
+    if (recorded && info && !info.zombie) {
+      log(`${pidFile} names process ${recorded.pid}, which is not this Temporal dev server; left alone.`);
+    }
+    removeFile(pidFile);
+    return;
+  }
+  if (recorded.parentPid !== undefined && info.parentPid === recorded.parentPid) {
+    throw new Error(
+      `The Temporal dev server of ${target.dbFile ?? `port ${target.port}`} (pid ${recorded.pid}) belongs to a ` +
+        `start that is still running (pid ${recorded.parentPid}); stop that one first.`,
+    );
+  }
+  log(`Stopping the Temporal dev server left behind by an earlier start (pid ${recorded.pid})...`);
+  signal(recorded.pid, 'SIGTERM');
+  if (!(await waitUntilGone(recorded.pid, target, 10_000))) {
+    signal(recorded.pid, 'SIGKILL');
+    if (!(await waitUntilGone(recorded.pid, target, 5_000)))
+      throw new Error(`The Temporal dev server left behind (pid ${recorded.pid}) did not stop.`);
+  }
+  removeFile(pidFile);
+}
+
+/** Sends a signal; a process that has gone meanwhile is what was wanted. */
+function signal(pid: number, name: NodeJS.Signals) {
+  try {
+    process.kill(pid, name);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
+}
+
+function removeFile(file: string) {
+  try {
+    unlinkSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
 }

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, type LogLevel, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
-import { createApp } from '../api/app.ts';
+import { answerClientErrors, createApp } from '../api/app.ts';
 import type { Database } from '../db/client.ts';
 import type { Config } from './config.ts';
 import type { Logger } from './logger.ts';
@@ -122,6 +122,7 @@ export async function serveApi(options: {
       resolve(started),
     );
   });
+  answerClientErrors(server);
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://${config.HOST}:${port}`,

@@ -34,9 +34,12 @@ async function main() {
     devServer = await startDevServer({
       cliPath,
       dbFile: path.join(config.DATA_DIR, 'temporal.sqlite'),
+      // A start that was killed (SIGKILL) leaves its dev server running: this file lets us stop it.
+      pidFile: path.join(config.DATA_DIR, 'temporal.pid'),
       port: Number(port),
       uiPort: config.TEMPORAL_UI_PORT,
       namespace: config.TEMPORAL_NAMESPACE,
+      log: say,
     });
     temporalAddress = devServer.address;
     stops.push(() => devServer!.stop());

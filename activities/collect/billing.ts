@@ -14,7 +14,7 @@ import {
 import type { BillingPaymentStart } from '../../domain/collect/processes.ts';
 import type { Config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
-import { describeFetchError } from '../shared/outbound-http.ts';
+import { describeFetchError, outboundFetchFor } from '../shared/outbound-http.ts';
 
 export interface BillingActivityDeps {
   db: Database;
@@ -41,7 +41,7 @@ export type BillingCallResult =
  */
 export function createBillingActivities(deps: BillingActivityDeps) {
   const { db, config, logger } = deps;
-  const send = deps.fetch ?? fetch;
+  const send = deps.fetch ?? outboundFetchFor(config);
 
   /** One GET of `<billingUrl>/pay/<phase>`, recorded; the reply's code when one could be read. */
   async function callBilling(
@@ -97,7 +97,7 @@ export function createBillingActivities(deps: BillingActivityDeps) {
     } catch (failure) {
       result = {
         kind: 'unavailable',
-        error: describeFetchError(failure, config.COLLECT_BILLING_REQUEST_TIMEOUT),
+        error: describeFetchError(failure),
       };
     }
     const latencyMs = Math.round(performance.now() - started);

@@ -22,13 +22,13 @@ import { BusinessStatus, OwnerId, PlatformService } from '../../domain/search-at
 import { deliveryTaskQueue } from '../../domain/task-queues.ts';
 import type { Config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
-import { describeFetchError } from '../shared/outbound-http.ts';
+import { describeFetchError, outboundFetchFor } from '../shared/outbound-http.ts';
 
 export interface MerchantNotificationActivityDeps {
   db: Database;
   config: Config;
   logger: Logger;
-  /** Outbound HTTP; defaults to the global fetch. */
+  /** Outbound HTTP; defaults to fetch under the outbound-URL policy (decision 0027). */
   fetch?: typeof fetch;
 }
 
@@ -66,7 +66,7 @@ function retryAfterOf(value: string | null): number | null {
  */
 export function createMerchantNotificationActivities(deps: MerchantNotificationActivityDeps) {
   const { db, config, logger } = deps;
-  const send = deps.fetch ?? fetch;
+  const send = deps.fetch ?? outboundFetchFor(config);
 
   return {
     /**
@@ -227,7 +227,7 @@ export function createMerchantNotificationActivities(deps: MerchantNotificationA
             else transportError = parsed.reason;
           }
         } catch (failure) {
-          transportError = describeFetchError(failure, input.requestTimeoutMs);
+          transportError = describeFetchError(failure);
         }
       }
       const latencyMs = Math.round(performance.now() - started);

@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type {
   CarrierSubmitResult,
   ChatAppProvider,
@@ -48,19 +48,29 @@ export function createSmsActivities({ db, carrier, chatApp }: SmsActivityDeps) {
       const provider = input.channel === 'sms' ? carrier : chatApp;
       const result = await provider.submit(input);
       const now = new Date();
-      await db
-        .update(messagingMessages)
-        .set(
-          result.outcome === 'submitted'
-            ? {
-                status: 'submitted',
-                carrierMessageId: result.carrierMessageId,
-                submittedAt: now,
-                updatedAt: now,
-              }
-            : { status: 'rejected', error: result.error, updatedAt: now },
-        )
-        .where(eq(messagingMessages.id, input.messageId));
+      // An attempt still running when the workflow gave up (SMS_SUBMIT_TIMEOUT) records the carrier id
+      // (a receipt may follow) but does not turn the `failed` message back to `submitted`.
+      const stillSending = and(
+        eq(messagingMessages.id, input.messageId),
+        eq(messagingMessages.status, 'sending'),
+      );
+      if (result.outcome === 'submitted') {
+        await db
+          .update(messagingMessages)
+          .set({
+            status: sql`case when ${messagingMessages.status} = 'sending' then 'submitted' else ${messagingMessages.status} end`,
+            carrierMessageId: result.carrierMessageId,
+            carrier: provider.identity,
+            submittedAt: now,
+            updatedAt: now,
+          })
+          .where(eq(messagingMessages.id, input.messageId));
+      } else {
+        await db
+          .update(messagingMessages)
+          .set({ status: 'rejected', error: result.error, updatedAt: now })
+          .where(stillSending);
+      }
       return result;
     },
 

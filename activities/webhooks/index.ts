@@ -9,13 +9,13 @@ import type { WebhookRequest } from '../../domain/webhooks/processes.ts';
 import { generateWebhookSecret } from '../../domain/webhooks/signature.ts';
 import type { Config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
-import { describeFetchError } from '../shared/outbound-http.ts';
+import { describeFetchError, outboundFetchFor } from '../shared/outbound-http.ts';
 
 export interface WebhookActivityDeps {
   db: Database;
   config: Config;
   logger: Logger;
-  /** Outbound HTTP; defaults to the global fetch. */
+  /** Outbound HTTP; defaults to fetch under the outbound-URL policy (decision 0027). */
   fetch?: typeof fetch;
 }
 
@@ -57,7 +57,7 @@ function withParams(url: string, params: Record<string, string> | null): string 
  */
 export function createWebhookActivities(deps: WebhookActivityDeps) {
   const { db, config, logger } = deps;
-  const send = deps.fetch ?? fetch;
+  const send = deps.fetch ?? outboundFetchFor(config);
 
   /** The owner's endpoint for this URL, created with a fresh signing secret the first time. */
   async function endpointFor(service: string, ownerId: string, url: string): Promise<string> {
@@ -181,7 +181,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
         if (!reply.ok) error = `HTTP ${response.status}`;
       } catch (failure) {
         outcome = { ok: false, statusCode: null, retryAfterMs: null };
-        error = describeFetchError(failure, input.requestTimeoutMs);
+        error = describeFetchError(failure);
       }
       const latencyMs = Math.round(performance.now() - started);
 

@@ -8,6 +8,7 @@ import {
   MIN_PATTERN,
 } from '../../credentials/collect/merchants.ts';
 import { issueAccessToken, revokeAccessToken } from '../../credentials/messaging/access-tokens.ts';
+import { OutboundUrlRefused } from '../../domain/outbound-url.ts';
 import type { AppEnv } from '../shared/context.ts';
 import { ApiError, errorResponses, validationHook } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
@@ -132,6 +133,7 @@ export function createAdminApi(): OpenAPIHono<AppEnv> {
     try {
       return c.json(await createMerchant(db, config, c.req.valid('json')), 201);
     } catch (error) {
+      if (error instanceof OutboundUrlRefused) throw ApiError.field(error.field, error.reason);
       if (error instanceof MerchantConflict) {
         throw ApiError.conflict(
           error.field === 'min' ? 'merchant_exists' : 'billing_prefix_taken',

@@ -1,11 +1,14 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { ZodError } from 'zod';
+import { badField } from '../../domain/collect/errors.ts';
 import type { AppEnv } from '../shared/context.ts';
 import { referencePage } from '../shared/docs.ts';
+import type { MalformedAnswer } from '../shared/input-guard.ts';
 import { mountOperations } from '../shared/operation.ts';
 import { cardPayOperation } from './card-page/card-pay.ts';
 import { cardPageOpenOperation, openCardPage } from './card-page/open.ts';
+import { errorAnswer } from './card-page/responses.ts';
 import { notificationsOperation } from './notifications.ts';
 import { officePayBillOperation } from './office-pay-bill.ts';
 import { officePayMoneySendOperation } from './office-pay-money-send.ts';
@@ -13,8 +16,8 @@ import { officeRegBillOperation } from './office-reg-bill.ts';
 import { officeRegVnbelOperation } from './office-reg-vnbel.ts';
 import { officeSendOperation } from './office-send.ts';
 import { oneTouchOperations } from './one-touch/index.ts';
-import { oneTouchValidationHook } from './one-touch/responses.ts';
-import { collectValidationHook } from './protocol.ts';
+import { OneTouchError, oneTouchValidationHook } from './one-touch/responses.ts';
+import { collectValidationHook, protocolError } from './protocol.ts';
 import { sendSendOperation } from './send-send.ts';
 import { sendSendVnbelOperation } from './send-send-vnbel.ts';
 import { v3mainExpiryOperation } from './v3main-expiry.ts';
@@ -45,6 +48,24 @@ export const collectOperations = [
  */
 function validationHook(result: { success: true } | { success: false; error: ZodError }, c: Context<AppEnv>) {
   return c.req.path.includes('/xdev/') ? oneTouchValidationHook(result, c) : collectValidationHook(result, c);
+}
+
+/**
+ * Malformed input refused by the platform's input guard (NUL bytes, undecodable percent-encoding,
+ * unparseable multipart), answered like this gateway's own refusals: the one-touch JSON error under
+ * /xdev/, the HTML error page on the card page (POST / and /card/pay), `ERR=BAD_FIELD` text elsewhere.
+ */
+export function answerMalformedInput(basePath: string): MalformedAnswer {
+  return (c, problem) => {
+    const path = c.req.path.slice(basePath.length).replace(/\/+$/, '');
+    if (path.startsWith('/xdev/')) {
+      return c.json(OneTouchError.invalid(problem.field, problem.message).body(), 400);
+    }
+    if (c.req.method === 'POST' && (path === '' || path === '/card/pay')) {
+      return errorAnswer(c as Context<AppEnv>, { code: 'BAD_FIELD', status: 400, ...problem });
+    }
+    return protocolError(c as Context<AppEnv>, badField(problem.field, problem.message));
+  };
 }
 
 /** The payment-collection gateway (spec part A), mounted under /collect. */

@@ -34,7 +34,14 @@ const attemptSchema = z.object({
     .nullable()
     .openapi({ description: 'Your answer for this invoice; null when the reply did not give one' }),
   latencyMs: z.number().int(),
-  error: z.string().nullable().openapi({ description: 'Why the attempt did not end the delivery' }),
+  error: z
+    .string()
+    .nullable()
+    .openapi({
+      description:
+        'Why the attempt did not end the delivery; without an HTTP answer `timeout`, `connection_failed`, ' +
+        '`host_not_found`, `tls_error` or `refused_by_policy` (sandbox mode: the socket error code)',
+    }),
 });
 
 const notificationSchema = z

@@ -29,17 +29,29 @@ import type { ApiDeps, AppEnv } from '../shared/context.ts';
 export type Obligation = typeof collectObligations.$inferSelect;
 type CollectContext = Context<AppEnv>;
 
-/** Parameters by upper-cased name: ePay clients send both `ENCODED` and `encoded`. */
+/**
+ * Parameters by upper-cased name: ePay clients send both `ENCODED` and `encoded`. A form body that
+ * does not parse, or a value with a NUL byte, is `ERR=BAD_FIELD` (the platform's input guard refuses
+ * them first; this keeps the protocol's answer wherever requestParams is called).
+ */
 export async function requestParams(c: CollectContext): Promise<Record<string, string>> {
   const params: Record<string, string> = {};
   const add = (key: string, value: unknown) => {
-    if (typeof value === 'string' && params[key.toUpperCase()] === undefined)
-      params[key.toUpperCase()] = value;
+    if (typeof value !== 'string') return;
+    if (key.includes('\u0000') || value.includes('\u0000'))
+      throw badField(key.replaceAll('\u0000', '').toUpperCase(), 'contains a NUL byte');
+    if (params[key.toUpperCase()] === undefined) params[key.toUpperCase()] = value;
   };
   if (c.req.method === 'POST') {
     const type = c.req.header('content-type') ?? '';
     if (type.startsWith('application/x-www-form-urlencoded') || type.startsWith('multipart/form-data')) {
-      for (const [key, value] of Object.entries(await c.req.parseBody())) add(key, value);
+      let form: Record<string, unknown>;
+      try {
+        form = await c.req.parseBody();
+      } catch {
+        throw badField('request', 'the body is not a valid form');
+      }
+      for (const [key, value] of Object.entries(form)) add(key, value);
     }
   }
   for (const [key, value] of Object.entries(c.req.query())) add(key, value);

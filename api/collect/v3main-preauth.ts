@@ -1,4 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
+import { ACQUIRER_NOT_CONFIGURED_MESSAGE, cardIssuerFor } from '../../connectors/collect/card-issuer.ts';
 import { formatAmount } from '../../domain/collect/amount.ts';
 import { CollectProtocolError } from '../../domain/collect/errors.ts';
 import {
@@ -103,12 +104,17 @@ export const v3mainPreauthOperation = defineOperation({
         'ALREADY_PAID',
         'ALREADY_FINAL',
         'AMOUNT_EXCEEDS_HOLD',
+        'ACQUIRER_NOT_CONFIGURED',
       ]),
     }),
   handler: () =>
     protocolHandler(async (c) => {
       const deps = c.get('deps');
       const { merchant, packet } = await authenticate(deps, await requestParams(c));
+      // A hold and its finalize are decided by the card issuer: the sandbox one never runs in production.
+      if (!cardIssuerFor(deps.config)) {
+        throw new CollectProtocolError('ACQUIRER_NOT_CONFIGURED', ACQUIRER_NOT_CONFIGURED_MESSAGE);
+      }
       switch (preauthPhaseOf(packet)) {
         case 'REGISTER': {
           const hold = parsePayload(PreauthRegisterPayload, { ...packet, PHASE: 'REGISTER' });

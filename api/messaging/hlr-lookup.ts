@@ -8,6 +8,7 @@ import { BusinessStatus, OwnerId, PlatformService } from '../../domain/search-at
 import { hlrLookup } from '../../workflows/messaging/hlr.ts';
 import { ApiError, errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
+import { assertOutboundUrlField } from '../shared/outbound-url.ts';
 import { defineMessagingOperation } from './auth.ts';
 
 /**
@@ -69,6 +70,7 @@ export const hlrLookupOperation = defineMessagingOperation({
     const body = c.req.valid('json');
     const number = normaliseNumber(body.number);
     if (!number) throw ApiError.field('number', 'not a valid phone number in international format');
+    assertOutboundUrlField(config, 'callBackUrl', body.callBackUrl);
 
     const id = randomUUID();
     await db

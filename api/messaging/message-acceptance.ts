@@ -10,6 +10,7 @@ import { OwnerId, PlatformService } from '../../domain/search-attributes.ts';
 import { messageDelivery } from '../../workflows/messaging/sms.ts';
 import type { ApiDeps } from '../shared/context.ts';
 import { ApiError, errorResponses } from '../shared/errors.ts';
+import { assertOutboundUrlField } from '../shared/outbound-url.ts';
 import { assertUsableSender } from './sender-id-records.ts';
 
 /**
@@ -91,11 +92,12 @@ export const sendMessageRoute = {
   responses: {
     202: { description: 'Accepted', content: { 'application/json': { schema: acceptedMessageSchema } } },
     ...errorResponses,
-    409: {
-      description: 'Idempotency key reused with another request',
+    422: {
+      description:
+        '`idempotency_key_reused`: the Idempotency-Key was used for a request with another body; ' +
+        '`sender_id_not_confirmed`: the sender ID is not confirmed for this account',
       content: errorResponses[400].content,
     },
-    422: { description: 'Sender ID not confirmed for this account', content: errorResponses[400].content },
   },
 };
 
@@ -116,6 +118,7 @@ async function validateMessage(
   channel: Channel,
   body: MessageRequest,
 ): Promise<ValidatedMessage> {
+  assertOutboundUrlField(deps.config, 'dlrUrl', body.dlrUrl);
   const recipient = normaliseNumber(body.to);
   if (!recipient) throw ApiError.field('to', 'not a valid phone number in international format');
   if (!isAlphanumericSender(body.from) && !normaliseNumber(body.from)) {
@@ -187,14 +190,19 @@ export async function acceptMessage(
         )
     )[0];
   if (!row) throw new Error('message neither inserted nor found');
+  // The key is bound to the whole request: every field (scheduled and dlrUrl too) must match.
   if (
     !inserted &&
     (row.channel !== channel ||
       row.to !== checked.to ||
       row.from !== body.from ||
-      row.message !== body.message)
+      row.message !== body.message ||
+      (row.scheduled?.getTime() ?? null) !== (checked.scheduled?.getTime() ?? null) ||
+      row.dlrUrl !== (body.dlrUrl ?? null))
   ) {
-    throw ApiError.conflict(
+    // 422 as the IETF Idempotency-Key draft answers a key reused with another payload.
+    throw new ApiError(
+      422,
       'idempotency_key_reused',
       'This Idempotency-Key was used for a different message',
     );
@@ -211,6 +219,7 @@ export async function acceptMessage(
     message: row.message,
     parts: row.parts,
     receiptTimeoutMs: deps.config.SMS_RECEIPT_TIMEOUT,
+    submitTimeoutMs: deps.config.SMS_SUBMIT_TIMEOUT,
     ...(row.scheduled ? { scheduled: row.scheduled.toISOString() } : {}),
     ...(row.dlrUrl ? { dlrUrl: row.dlrUrl } : {}),
   };

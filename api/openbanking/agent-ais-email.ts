@@ -7,6 +7,7 @@ import { defineOperation } from '../shared/operation.ts';
 import { AIS_LINK_PATH } from './ais-link.ts';
 import { findUsableHook } from './hook-records.ts';
 import { optionalAgent, requireUser, security } from './identity.ts';
+import { publicBaseUrl } from './public-url.ts';
 import { findAgentUser } from './user-records.ts';
 
 /**
@@ -88,8 +89,7 @@ export const agentAisEmailOperation = defineOperation({
         ...(body.bankHash ? { bankHash: body.bankHash } : {}),
       },
     });
-    const base = config.PUBLIC_BASE_URL ?? new URL(c.req.url).origin;
-    const link = `${base.replace(/\/$/, '')}${AIS_LINK_PATH}?token=${token}`;
+    const link = `${publicBaseUrl(c)}${AIS_LINK_PATH}?token=${token}`;
     const messageId = newId('eml');
     const subject = 'Connect your bank account';
     await db.insert(obEmailOutbox).values({

@@ -7,6 +7,7 @@ import type { Context } from 'hono';
 import { electronicFormatIBAN, isValidIBAN } from 'ibantools';
 import type { UserIdentity } from '../../credentials/openbanking/identity.ts';
 import { obConsents } from '../../db/schema/openbanking.ts';
+import { canonicalIp, clientAddress } from '../../domain/client-address.ts';
 import { APP_PATTERN, CONSENT_KINDS, CONSENT_SCOPES } from '../../domain/openbanking/consents.ts';
 import { newId } from '../../domain/openbanking/ids.ts';
 import {
@@ -25,6 +26,7 @@ import { defineOperation } from '../shared/operation.ts';
 import { bankHashParam, findBank } from './bank-records.ts';
 import { findUsableHook } from './hook-records.ts';
 import { requireUser, USER_SECURITY } from './identity.ts';
+import { publicBaseUrl } from './public-url.ts';
 
 /**
  * `POST /api/{6,7,8}/consent`: starts adding the user's bank accounts. One Update-with-start of the
@@ -117,16 +119,36 @@ const consentStartedSchema = z
   })
   .openapi('ConsentStarted');
 
-/** The user's address and browser, forwarded to the bank (the user is present while starting). */
+/**
+ * The user's address and browser, forwarded to the bank (the user is present while starting) as
+ * `PSU-IP-Address` and `PSU-User-Agent`. The address is the integrator's `x-psu-ip-address` header
+ * (its backend knows its customer's address; an invalid one is 400), else the caller's address:
+ * the socket's peer, or the client named in X-Forwarded-For when that peer is one of TRUSTED_PROXIES
+ * (domain/client-address.ts). Never a forwarding header from anyone else.
+ */
 function psuOf(c: Context<AppEnv>, userAgent: string | undefined) {
+  const given = c.req.header('x-psu-ip-address');
   let ipAddress: string | undefined;
-  try {
-    ipAddress = getConnInfo(c).remote.address;
-  } catch {
-    ipAddress = undefined;
+  if (given !== undefined) {
+    ipAddress = canonicalIp(given);
+    if (!ipAddress) throw ApiError.field('x-psu-ip-address', 'must be an IPv4 or IPv6 address');
+  } else {
+    let socket: string | undefined;
+    try {
+      socket = getConnInfo(c).remote.address;
+    } catch {
+      socket = undefined;
+    }
+    if (socket) {
+      ipAddress = clientAddress({
+        socket,
+        forwardedFor: c.req.header('x-forwarded-for'),
+        trusted: c.get('deps').config.TRUSTED_PROXIES,
+      });
+    }
   }
   if (!ipAddress) return undefined;
-  return { ipAddress: ipAddress.replace(/^::ffff:/, ''), ...(userAgent ? { userAgent } : {}) };
+  return { ipAddress, ...(userAgent ? { userAgent } : {}) };
 }
 
 export const consentOperation = defineOperation({
@@ -152,6 +174,16 @@ export const consentOperation = defineOperation({
             .max(1000)
             .optional()
             .openapi({ description: 'The user’s browser, forwarded to the bank' }),
+          'x-psu-ip-address': z
+            .string()
+            .max(100)
+            .optional()
+            .openapi({
+              description:
+                'The user’s IP address (IPv4 or IPv6), forwarded to the bank as PSU-IP-Address; without it the ' +
+                'caller’s address (X-Forwarded-For only from TRUSTED_PROXIES)',
+              example: '198.51.100.23',
+            }),
         }),
         body: jsonBody(consentBody),
       },
@@ -193,6 +225,7 @@ export async function startConsentFlow(
   userAgent: string | undefined,
 ): Promise<ConsentStarted> {
   const { db, config, temporal } = c.get('deps');
+  const psu = psuOf(c, userAgent);
 
   // The request's own rules, each naming its field.
   const today = new Date();
@@ -240,9 +273,8 @@ export async function startConsentFlow(
     scaDeadline,
   });
 
-  const base = config.PUBLIC_BASE_URL?.replace(/\/+$/, '') ?? new URL(c.req.url).origin;
+  const base = publicBaseUrl(c);
   const callbackUrl = `${base}/openbanking/redirect/${body.app}/state/${state}`;
-  const psu = psuOf(c, userAgent);
   const input: ConsentFlowInput = {
     consentId,
     state,

@@ -5,6 +5,7 @@ import { HOOK_EVENTS } from '../../domain/openbanking/hook-events.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineOperation } from '../shared/operation.ts';
+import { assertOutboundUrlField } from '../shared/outbound-url.ts';
 import { hookCaller, hookSchema, toHookRecord } from './hook-records.ts';
 import { security } from './identity.ts';
 import { webUrlField } from './user-records.ts';
@@ -59,6 +60,8 @@ export const createhookOperation = defineOperation({
   handler: (v) => async (c) => {
     const caller = await hookCaller(c, { publicHash: v === 9 });
     const body = c.req.valid('json');
+    assertOutboundUrlField(c.get('deps').config, 'url', body.url);
+    assertOutboundUrlField(c.get('deps').config, 'redirectUrl', body.redirectUrl);
     const [row] = await c
       .get('deps')
       .db.insert(obHooks)

@@ -1,5 +1,9 @@
+import { createHash, randomBytes } from 'node:crypto';
 import { createRoute, z } from '@hono/zod-openapi';
+import { and, eq, lt } from 'drizzle-orm';
 import { xs2aClientFor, xs2aErrorTypeOf } from '../../connectors/openbanking/xs2a-client.ts';
+import type { Database } from '../../db/client.ts';
+import { obPageCursors } from '../../db/schema/openbanking-page-cursors.ts';
 import { transactionRecordOf } from '../../domain/openbanking/consents.ts';
 import { Xs2aErrorType } from '../../domain/openbanking/xs2a.ts';
 import { ApiError, errorBodySchema, errorResponses } from '../shared/errors.ts';
@@ -11,9 +15,11 @@ import { security } from './identity.ts';
  * `GET /api/8/paged-transactions/{ibanId}`: one page of transactions exactly as the bank pages them, for
  * the banks that page (`supportsPagedTransactions`). Unlike the other reads it calls the bank on the
  * request path, because the pages are the bank's own (its `_links.next`); the first page counts against
- * the consent's frequencyPerDay, following pages do not. `nextPageUrl` is an opaque token of ours (the
- * bank's next link, base64url); the connector only follows links of this bank and this account.
- * Decision record 0019.
+ * the consent's frequencyPerDay, following pages do not. `nextPageUrl` is an opaque cursor of ours: a
+ * random id whose hash is stored with the bank's next link, the user and the account
+ * (`ob_page_cursors`), usable until OPENBANKING_PAGE_CURSOR_TTL; the bank's address never reaches the
+ * client. Another user's cursor, or one of another account, is 404; the connector still only follows
+ * links of this bank and this account. Decision record 0019.
  */
 
 const pageSchema = z
@@ -25,15 +31,54 @@ const pageSchema = z
     nextPageUrl: z
       .string()
       .nullable()
-      .openapi({ description: 'Pass it back as `nextPageUrl` for the next page; null on the last page' }),
+      .openapi({
+        description:
+          'An opaque cursor (valid OPENBANKING_PAGE_CURSOR_TTL, 1 hour by default, for this user and account): pass it ' +
+          'back as `nextPageUrl` for the next page; null on the last page',
+      }),
   })
   .openapi('TransactionPage');
 
-function decodeToken(token: string): string {
-  const url = Buffer.from(token, 'base64url').toString('utf8');
-  if (!/^https?:\/\//.test(url))
-    throw ApiError.field('nextPageUrl', 'not a nextPageUrl from a previous page');
-  return url;
+const CURSOR = /^pgc_[A-Za-z0-9_-]{43}$/;
+const cursorHash = (cursor: string) => createHash('sha256').update(cursor).digest('hex');
+
+/** A fresh cursor for the bank's next link; the user's expired cursors are removed meanwhile. */
+async function issueCursor(
+  db: Database,
+  owner: { userId: string; accountId: string },
+  nextUrl: string,
+  ttlMs: number,
+): Promise<string> {
+  const cursor = `pgc_${randomBytes(32).toString('base64url')}`;
+  const now = new Date();
+  await db
+    .delete(obPageCursors)
+    .where(and(eq(obPageCursors.userId, owner.userId), lt(obPageCursors.expiresAt, now)));
+  await db.insert(obPageCursors).values({
+    cursorHash: cursorHash(cursor),
+    ...owner,
+    nextUrl,
+    expiresAt: new Date(now.getTime() + ttlMs),
+  });
+  return cursor;
+}
+
+/** The bank's next link behind a cursor of this user and account. */
+async function resolveCursor(
+  db: Database,
+  owner: { userId: string; accountId: string },
+  cursor: string,
+): Promise<string> {
+  if (!CURSOR.test(cursor)) throw ApiError.field('nextPageUrl', 'not a nextPageUrl from a previous page');
+  const [row] = await db
+    .select()
+    .from(obPageCursors)
+    .where(eq(obPageCursors.cursorHash, cursorHash(cursor)));
+  if (!row || row.userId !== owner.userId || row.accountId !== owner.accountId)
+    throw ApiError.notFound('Page');
+  if (row.expiresAt.getTime() <= Date.now())
+    throw ApiError.field('nextPageUrl', 'expired: start again from the first page');
+  return row.nextUrl;
 }
 
 const errorContent = { content: { 'application/json': { schema: errorBodySchema } } };
@@ -56,7 +101,11 @@ export const pagedTransactionsOperation = defineOperation({
       request: {
         params: z.object({ ibanId: ibanIdParam }),
         query: dateRangeQueryWith({
-          nextPageUrl: z.string().max(4000).optional().openapi({ description: 'From the previous page' }),
+          nextPageUrl: z
+            .string()
+            .max(4000)
+            .optional()
+            .openapi({ description: 'The cursor of the previous page (another user’s or account’s: 404)' }),
         }),
       },
       responses: {
@@ -68,12 +117,13 @@ export const pagedTransactionsOperation = defineOperation({
       },
     }),
   handler: () => async (c) => {
-    const { account, bank, consent } = await requireUserAccount(c, c.req.valid('param').ibanId, {
+    const { user, account, bank, consent } = await requireUserAccount(c, c.req.valid('param').ibanId, {
       agentHeader: true,
     });
-    const { config } = c.get('deps');
+    const { config, db } = c.get('deps');
+    const owner = { userId: user.userId, accountId: account.id };
     const { dateFrom, dateTo, nextPageUrl } = c.req.valid('query');
-    const next = nextPageUrl ? decodeToken(nextPageUrl) : undefined;
+    const next = nextPageUrl ? await resolveCursor(db, owner, nextPageUrl) : undefined;
     if (!bank.supportsPagedTransactions)
       throw ApiError.conflict(
         'paged_transactions_not_supported',
@@ -98,7 +148,9 @@ export const pagedTransactionsOperation = defineOperation({
           iban: account.iban,
           booked: page.booked.map((transaction) => transactionRecordOf(transaction, 'booked')),
           pending: page.pending.map((transaction) => transactionRecordOf(transaction, 'pending')),
-          nextPageUrl: page.nextPageUrl ? Buffer.from(page.nextPageUrl).toString('base64url') : null,
+          nextPageUrl: page.nextPageUrl
+            ? await issueCursor(db, owner, page.nextPageUrl, config.OPENBANKING_PAGE_CURSOR_TTL)
+            : null,
         },
         200,
       );

@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm';
 import { obHooks } from '../../db/schema/openbanking.ts';
 import { ApiError, errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
+import { assertOutboundUrlField } from '../shared/outbound-url.ts';
 import { findOwnedHook, hookCaller, hookSchema, toHookRecord } from './hook-records.ts';
 import { security } from './identity.ts';
 import { webUrlField } from './user-records.ts';
@@ -43,9 +44,10 @@ export const redirectOperation = defineOperation({
   handler: () => async (c) => {
     const caller = await hookCaller(c, { publicHash: false });
     const { hookhash, redirectUrl } = c.req.valid('query');
-    const { db } = c.get('deps');
+    const { db, config } = c.get('deps');
     const hook = await findOwnedHook(db, caller, hookhash);
     if (!hook) throw ApiError.notFound('Hook');
+    assertOutboundUrlField(config, 'redirectUrl', redirectUrl);
     const [updated] = await db
       .update(obHooks)
       .set({ redirectUrl, updatedAt: new Date() })

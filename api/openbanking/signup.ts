@@ -6,6 +6,7 @@ import { isValidUic } from '../../domain/openbanking/uic.ts';
 import { ApiError, errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineOperation } from '../shared/operation.ts';
+import { assertOutboundUrlField } from '../shared/outbound-url.ts';
 import { AGENT_SECURITY, IDENTITY_HEADERS, NO_SECURITY, optionalAgent } from './identity.ts';
 import { emailField, kycStatusField, personNameField, webUrlField } from './user-records.ts';
 
@@ -112,6 +113,7 @@ export const signupOperation = defineOperation({
       );
     }
     const business = v === 8 ? businessFields(body) : { companyName: null, uic: null, webhookUrl: null };
+    assertOutboundUrlField(c.get('deps').config, 'webhookUrl', business.webhookUrl);
 
     const userId = newId('usr');
     const created = await db.transaction(async (tx) => {

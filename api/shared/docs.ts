@@ -7,10 +7,21 @@ import { type Html, html } from './html.ts';
 const SWAGGER_ASSETS = new Set(['swagger-ui-bundle.js', 'swagger-ui.css', 'swagger-ui-standalone-preset.js']);
 const CONTENT_TYPES: Record<string, string> = { '.js': 'text/javascript', '.css': 'text/css' };
 
+/** Starts Swagger UI on the page's document; a file, not inline, so the pages' CSP allows no inline script. */
+const REFERENCE_SCRIPT = `const reference = document.getElementById('reference');
+SwaggerUIBundle({ url: reference.dataset.openapiUrl, dom_id: '#reference', deepLinking: true });
+`;
+
 /** Serves the Swagger UI assets from the local `swagger-ui-dist` package (no CDN). */
 export function docsAssets(): Hono {
   const app = new Hono();
   const root = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+  app.get('/reference.js', (c) =>
+    c.body(REFERENCE_SCRIPT, 200, {
+      'content-type': 'text/javascript',
+      'cache-control': 'public, max-age=86400',
+    }),
+  );
   app.get('/:file', async (c) => {
     const file = c.req.param('file');
     if (!SWAGGER_ASSETS.has(file)) return c.notFound();
@@ -31,7 +42,6 @@ export function referencePage(title: string, openapiUrl: string): Html {
 <link rel="stylesheet" href="/assets/swagger-ui/swagger-ui.css"></head>
 <body><div id="reference" data-openapi-url="${openapiUrl}"></div>
 <script src="/assets/swagger-ui/swagger-ui-bundle.js"></script>
-<script>const reference = document.getElementById('reference');
-SwaggerUIBundle({ url: reference.dataset.openapiUrl, dom_id: '#reference', deepLinking: true });</script>
+<script src="/assets/swagger-ui/reference.js"></script>
 </body></html>`;
 }

@@ -85,6 +85,7 @@ const HTTP_ERROR_CODES: Partial<Record<number, string>> = {
   401: 'unauthorized',
   413: 'payload_too_large',
   415: 'unsupported_media_type',
+  431: 'headers_too_large',
 };
 
 /** Maps anything thrown by a handler to the error model; unexpected errors are logged, never shown. */
@@ -99,6 +100,13 @@ export function toErrorResponse(
     const status = error.status as ContentfulStatusCode;
     const code = HTTP_ERROR_CODES[status] ?? 'http_error';
     return c.json(new ApiError(status, code, error.message || 'Bad request').body(), status);
+  }
+  // decodeURIComponent of a parameter that was percent-encoded twice (or badly): the caller's mistake.
+  if (error instanceof URIError) {
+    return c.json(
+      new ApiError(400, 'malformed_request', 'A parameter is not valid percent-encoded UTF-8').body(),
+      400,
+    );
   }
   logUnexpected(error);
   return c.json(new ApiError(500, 'internal_error', 'Internal error').body(), 500);

@@ -60,7 +60,12 @@ const attemptSchema = z
     error: z
       .string()
       .nullable()
-      .openapi({ description: 'Why the attempt failed (HTTP status, timeout, connection error)' }),
+      .openapi({
+        description:
+          'Why the attempt failed: `HTTP <status>`, or without an answer `timeout`, `connection_failed`, ' +
+          '`host_not_found`, `tls_error`, `refused_by_policy` (the URL resolves to an address the outbound-URL ' +
+          'policy refuses); in sandbox mode the socket error code instead',
+      }),
     retryAfterMs: z
       .number()
       .int()

@@ -18,6 +18,12 @@ export type CarrierSubmitResult =
  * are thrown so that the activity is retried; permanent refusals are returned as `rejected`.
  */
 export interface SmsCarrier {
+  /**
+   * Which SMSC and account the messages go to (`smpp://<system id>@<host:port>`): recorded with each
+   * submission, because a carrier's message ids are unique only within it, and not even there for
+   * ever (an SMSC that restarts its counter hands them out again).
+   */
+  readonly identity: string;
   submit(submission: CarrierSubmission): Promise<CarrierSubmitResult>;
   /** Registers the listener for delivery receipts (deliver_sm) received on any bound session. */
   onReceipt(listener: (receipt: DeliveryReceipt) => Promise<void>): void;
@@ -29,6 +35,8 @@ export interface SmsCarrier {
  * outcome once the provider knows it, undefined while the message is still in flight.
  */
 export interface ChatAppProvider {
+  /** Which provider the messages go to (its base URL), recorded with each submission. */
+  readonly identity: string;
   submit(submission: CarrierSubmission): Promise<CarrierSubmitResult>;
   receipt(carrierMessageId: string): Promise<DeliveryReceipt | undefined>;
 }

@@ -43,6 +43,8 @@ export function createChatAppProvider(options: ChatAppProviderOptions): ChatAppP
   const headers = { authorization: `Bearer ${options.apiKey}`, accept: 'application/json' };
 
   return {
+    identity: providerIdentity(base),
+
     async submit(submission: CarrierSubmission): Promise<CarrierSubmitResult> {
       const response = await doFetch(`${base}/messages`, {
         method: 'POST',
@@ -97,4 +99,14 @@ export function createChatAppProvider(options: ChatAppProviderOptions): ChatAppP
       return undefined;
     },
   };
+}
+
+/** The base URL without any credentials in it. */
+function providerIdentity(base: string): string {
+  try {
+    const url = new URL(base);
+    return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+  } catch {
+    return base;
+  }
 }

@@ -47,6 +47,16 @@ export function smppStatusText(status: number): string {
   return `${statusNames.get(status) ?? 'UNKNOWN_STATUS'} (${hex})`;
 }
 
+/** `smpp://<system id>@<host:port>`: the SMSC and the account bound on it (see SmsCarrier.identity). */
+export function smppCarrierIdentity(url: string, systemId: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${encodeURIComponent(systemId)}@${parsed.host}`;
+  } catch {
+    return `${url}#${systemId}`;
+  }
+}
+
 export function createSmppCarrier(options: SmppCarrierOptions): SmsCarrier {
   const log = options.logger;
   const responseTimeoutMs = options.submitTimeoutMs ?? 10_000;
@@ -205,6 +215,8 @@ export function createSmppCarrier(options: SmppCarrierOptions): SmsCarrier {
   }
 
   return {
+    identity: smppCarrierIdentity(options.url, options.systemId),
+
     async submit(submission: CarrierSubmission): Promise<CarrierSubmitResult> {
       const s = await session();
       const segments = countSegments(submission.message);

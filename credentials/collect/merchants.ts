@@ -2,6 +2,7 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { collectMerchants } from '../../db/schema/collect.ts';
+import { assertOutboundUrl, outboundUrlPolicy } from '../../domain/outbound-url.ts';
 import type { Config } from '../../platform/config.ts';
 import { collectSecretKey, decryptSecret, encryptSecret } from './secret-box.ts';
 
@@ -94,13 +95,19 @@ export const generateMerchantSecret = () => randomBytes(36).toString('base64url'
 
 const generateMin = () => `D${String(randomInt(100_000_000, 1_000_000_000))}`;
 
-/** Creates a merchant; throws MerchantConflict when the MIN or billing prefix is taken. */
+/**
+ * Creates a merchant; throws MerchantConflict when the MIN or billing prefix is taken, and
+ * OutboundUrlRefused when notifyUrl or billingUrl points inside the platform's network (decision 0027).
+ */
 export async function createMerchant(
   db: Database,
-  config: KeyConfig,
+  config: KeyConfig & Pick<Config, 'OUTBOUND_URL_ALLOWLIST'>,
   input: NewMerchant,
 ): Promise<CreatedMerchant> {
   if (input.min !== undefined && !MIN_PATTERN.test(input.min)) throw new Error('min: D followed by 9 digits');
+  const policy = outboundUrlPolicy(config);
+  assertOutboundUrl(policy, 'notifyUrl', input.notifyUrl);
+  assertOutboundUrl(policy, 'billingUrl', input.billingUrl);
   if (input.billingIdnPrefix !== undefined && !BILLING_PREFIX_PATTERN.test(input.billingIdnPrefix)) {
     throw new Error('billing prefix: 2 to 6 digits starting with 9');
   }

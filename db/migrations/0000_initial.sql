@@ -212,6 +212,7 @@ CREATE TABLE "messaging_messages" (
 	"scheduled_at" timestamp with time zone,
 	"status" text NOT NULL,
 	"carrier_message_id" text,
+	"carrier" text,
 	"error" text,
 	"idempotency_key" text,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
@@ -438,6 +439,15 @@ CREATE TABLE "ob_users" (
 	"deleted_at" timestamp with time zone
 );
 --> statement-breakpoint
+CREATE TABLE "ob_page_cursors" (
+	"cursor_hash" text PRIMARY KEY NOT NULL,
+	"user_id" text NOT NULL,
+	"account_id" text NOT NULL,
+	"next_url" text NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"expires_at" timestamp with time zone NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE "webhook_attempts" (
 	"id" serial PRIMARY KEY NOT NULL,
 	"delivery_id" text NOT NULL,
@@ -510,6 +520,8 @@ ALTER TABLE "ob_listed_accounts" ADD CONSTRAINT "ob_listed_accounts_user_id_ob_u
 ALTER TABLE "ob_listed_accounts" ADD CONSTRAINT "ob_listed_accounts_bank_hash_ob_banks_bank_hash_fk" FOREIGN KEY ("bank_hash") REFERENCES "public"."ob_banks"("bank_hash") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "ob_transactions" ADD CONSTRAINT "ob_transactions_account_id_ob_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."ob_accounts"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "ob_users" ADD CONSTRAINT "ob_users_agent_id_ob_agents_id_fk" FOREIGN KEY ("agent_id") REFERENCES "public"."ob_agents"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "ob_page_cursors" ADD CONSTRAINT "ob_page_cursors_user_id_ob_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."ob_users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "ob_page_cursors" ADD CONSTRAINT "ob_page_cursors_account_id_ob_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."ob_accounts"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "webhook_attempts" ADD CONSTRAINT "webhook_attempts_delivery_id_webhook_deliveries_id_fk" FOREIGN KEY ("delivery_id") REFERENCES "public"."webhook_deliveries"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "webhook_deliveries" ADD CONSTRAINT "webhook_deliveries_endpoint_id_webhook_endpoints_id_fk" FOREIGN KEY ("endpoint_id") REFERENCES "public"."webhook_endpoints"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 CREATE UNIQUE INDEX "collect_merchants_billing_prefix_idx" ON "collect_merchants" USING btree ("billing_idn_prefix");--> statement-breakpoint
@@ -529,7 +541,7 @@ CREATE INDEX "collect_one_touch_payments_device_idx" ON "collect_one_touch_payme
 CREATE UNIQUE INDEX "collect_one_touch_tokens_hash_idx" ON "collect_one_touch_tokens" USING btree ("token_hash");--> statement-breakpoint
 CREATE UNIQUE INDEX "messaging_access_tokens_hash_idx" ON "messaging_access_tokens" USING btree ("token_hash");--> statement-breakpoint
 CREATE UNIQUE INDEX "messaging_messages_idempotency_idx" ON "messaging_messages" USING btree ("account_id","idempotency_key");--> statement-breakpoint
-CREATE INDEX "messaging_messages_carrier_idx" ON "messaging_messages" USING btree ("carrier_message_id");--> statement-breakpoint
+CREATE INDEX "messaging_messages_carrier_idx" ON "messaging_messages" USING btree ("carrier_message_id","carrier");--> statement-breakpoint
 CREATE INDEX "messaging_messages_scheduled_idx" ON "messaging_messages" USING btree ("account_id","scheduled_at");--> statement-breakpoint
 CREATE INDEX "messaging_sender_ids_account_idx" ON "messaging_sender_ids" USING btree ("account_id","created_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "messaging_sender_ids_live_idx" ON "messaging_sender_ids" USING btree ("account_id","sender_id") WHERE "messaging_sender_ids"."status" in ('pending', 'confirmed');--> statement-breakpoint
@@ -552,6 +564,7 @@ CREATE UNIQUE INDEX "ob_signing_keys_current_idx" ON "ob_signing_keys" USING btr
 CREATE INDEX "ob_transactions_account_date_idx" ON "ob_transactions" USING btree ("account_id","date");--> statement-breakpoint
 CREATE INDEX "ob_users_agent_created_idx" ON "ob_users" USING btree ("agent_id","created_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "ob_users_agent_email_idx" ON "ob_users" USING btree ("agent_id",lower("email")) WHERE "ob_users"."deleted_at" is null;--> statement-breakpoint
+CREATE INDEX "ob_page_cursors_user_expiry_idx" ON "ob_page_cursors" USING btree ("user_id","expires_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "webhook_attempts_delivery_attempt_idx" ON "webhook_attempts" USING btree ("delivery_id","attempt");--> statement-breakpoint
 CREATE INDEX "webhook_deliveries_owner_idx" ON "webhook_deliveries" USING btree ("service","owner_id","created_at");--> statement-breakpoint
 CREATE INDEX "webhook_deliveries_subject_idx" ON "webhook_deliveries" USING btree ("service","owner_id","subject_id");--> statement-breakpoint

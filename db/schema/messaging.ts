@@ -42,6 +42,11 @@ export const messagingMessages = pgTable(
     scheduled: timestamp('scheduled_at', { withTimezone: true }),
     status: text('status').notNull(),
     carrierMessageId: text('carrier_message_id'),
+    /**
+     * The carrier the message was submitted to (SmsCarrier.identity): carrier ids are unique only per
+     * carrier, and not for ever, so receipts are matched on both (platform/messaging/receipts.ts).
+     */
+    carrier: text('carrier'),
     error: text('error'),
     idempotencyKey: text('idempotency_key'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
@@ -51,7 +56,7 @@ export const messagingMessages = pgTable(
   },
   (table) => [
     uniqueIndex('messaging_messages_idempotency_idx').on(table.accountId, table.idempotencyKey),
-    index('messaging_messages_carrier_idx').on(table.carrierMessageId),
+    index('messaging_messages_carrier_idx').on(table.carrierMessageId, table.carrier),
     index('messaging_messages_scheduled_idx').on(table.accountId, table.scheduled),
   ],
 );

@@ -28,6 +28,11 @@ export const collectErrorCodes = {
   WRONG_KIND: { status: 409, meaning: 'the operation does not apply to this obligation' },
   /** A finalize asked for more than the pre-authorised amount. */
   AMOUNT_EXCEEDS_HOLD: { status: 422, meaning: 'the amount exceeds the held amount' },
+  /**
+   * PLATFORM_MODE=production and no card acquirer is configured: the card page, pre-authorisation and
+   * one-touch refuse to run on the sandbox issuer (connectors/collect/card-issuer.ts).
+   */
+  ACQUIRER_NOT_CONFIGURED: { status: 503, meaning: 'no card acquirer is configured' },
   /** Anything unexpected (logged, never detailed). */
   INTERNAL: { status: 500, meaning: 'internal error' },
 } as const;

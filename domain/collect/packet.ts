@@ -48,6 +48,9 @@ export function decodePacket(encoded: string): Packet {
   } catch {
     throw new CollectProtocolError('BAD_ENCODED', `the packet is not valid ${encoding} text`);
   }
+  // No field of any packet may hold a NUL (the read model's text columns refuse it).
+  if (text.includes('\u0000'))
+    throw new CollectProtocolError('BAD_ENCODED', 'the packet contains a NUL byte');
   const packet: Record<string, string> = {};
   for (const rawLine of text.split('\n')) {
     const line = rawLine.replace(/\r$/, '');

@@ -87,7 +87,7 @@ const registrationModel = (p: {
   descr: p.DESCR,
 });
 
-/** POST / PAGE=credit_paydirect (card page). URL_OK / URL_CANCEL may also come as form fields. */
+/** POST / PAGE=credit_paydirect (card page). URL_OK / URL_CANCEL count only here (form fields are ignored). */
 export const OnlinePaymentPayload = z
   .object({ ...registration, URL_OK: httpUrl.optional(), URL_CANCEL: httpUrl.optional() })
   .transform((p) => ({ ...registrationModel(p), urlOk: p.URL_OK, urlCancel: p.URL_CANCEL }));

@@ -32,6 +32,11 @@ export interface MessageDeliveryInput {
   dlrUrl?: string;
   /** How long to wait for the delivery receipt before the message counts as expired. */
   receiptTimeoutMs: number;
+  /**
+   * How long the hand-over to the carrier is retried before the message counts as failed
+   * (SMS_SUBMIT_TIMEOUT; absent in workflows started before it existed: one hour).
+   */
+  submitTimeoutMs?: number;
 }
 
 export const messageWorkflowId = (messageId: string) => `${MESSAGING_WORKFLOW_PREFIXES.sms}${messageId}`;

@@ -17,6 +17,8 @@ export const messagingConfig = z.object({
 
   /** How long a message waits for its delivery receipt before it is reported as expired. */
   SMS_RECEIPT_TIMEOUT: duration('48h'),
+  /** How long the hand-over to the carrier is retried before the message is reported as failed. */
+  SMS_SUBMIT_TIMEOUT: duration('1h'),
   /** How long a sender-ID registration waits for confirmation before it expires. */
   SENDER_ID_CONFIRMATION_TIMEOUT: duration('7d'),
   /** How long an HLR lookup keeps retrying an unavailable provider before the result is `lookup_failed`. */
@@ -35,3 +37,17 @@ export function sandboxProviderUrls(env: NodeJS.ProcessEnv, config: z.infer<type
     HLR_URL: env.HLR_URL ? config.HLR_URL : `${providers}/hlr`,
   };
 }
+
+/**
+ * Outside parties production must name explicitly: unset, they default to the sandbox's carriers and
+ * credentials, so a production process would send real customers' messages to this machine's sandbox.
+ */
+export const messagingProductionVariables = [
+  'SMPP_URL',
+  'SMPP_SYSTEM_ID',
+  'SMPP_PASSWORD',
+  'CHATAPP_URL',
+  'CHATAPP_API_KEY',
+  'HLR_URL',
+  'HLR_API_KEY',
+] as const;

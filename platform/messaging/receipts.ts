@@ -1,9 +1,10 @@
 import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { eq } from 'drizzle-orm';
+import { and, desc, eq } from 'drizzle-orm';
 import type { SmsCarrier } from '../../connectors/messaging/carriers.ts';
 import type { Database } from '../../db/client.ts';
 import { messagingMessages } from '../../db/schema/messaging.ts';
+import type { DeliveryReceipt } from '../../domain/messaging/delivery-receipt.ts';
 import { deliveryReceiptSignal, messageWorkflowId } from '../../domain/messaging/processes.ts';
 import type { Logger } from '../logger.ts';
 
@@ -11,43 +12,79 @@ import type { Logger } from '../logger.ts';
 const LOOKUP_PATIENCE_MS = 30_000;
 
 /**
- * Delivery receipts arrive on the worker's SMPP session. Each is matched to its message by the
- * carrier's message id and signalled to the message workflow. A receipt can overtake the
- * submit_sm_resp bookkeeping, so an unknown carrier id is looked up again for a while.
+ * Delivery receipts arrive on the worker's SMPP session. Each is matched to the message waiting for it
+ * and signalled to its workflow. A carrier's message ids are unique only per carrier and not for ever
+ * (an SMSC that restarts its counter hands them out again), so a receipt matches on the carrier id AND
+ * the carrier the message was submitted to (SmsCarrier.identity), and among those only a message still
+ * waiting for its receipt (`submitted`), the newest submission first. A receipt whose id belongs only to
+ * finished messages is logged and ignored. A receipt can overtake the submit_sm_resp bookkeeping, so
+ * while no waiting message matches and a submission may still be recording its id, it is looked up
+ * again for a while.
  */
 export function routeDeliveryReceipts(deps: {
   carrier: SmsCarrier;
   db: Database;
   client: Client;
   logger: Logger;
+  /** How long to look again for a message not (yet) recorded; 30 s unless given (tests). */
+  lookupPatienceMs?: number;
 }): void {
+  const { db, logger } = deps;
+  const carrier = deps.carrier.identity;
+  const ofThisReceipt = (receipt: DeliveryReceipt) =>
+    and(
+      eq(messagingMessages.carrierMessageId, receipt.carrierMessageId),
+      eq(messagingMessages.carrier, carrier),
+    );
+
   deps.carrier.onReceipt(async (receipt) => {
-    const deadline = Date.now() + LOOKUP_PATIENCE_MS;
+    const deadline = Date.now() + (deps.lookupPatienceMs ?? LOOKUP_PATIENCE_MS);
     for (let delay = 50; ; delay = Math.min(delay * 2, 2000)) {
-      const [message] = await deps.db
+      const [waiting] = await db
         .select({ id: messagingMessages.id })
         .from(messagingMessages)
-        .where(eq(messagingMessages.carrierMessageId, receipt.carrierMessageId))
+        .where(and(ofThisReceipt(receipt), eq(messagingMessages.status, 'submitted')))
+        .orderBy(desc(messagingMessages.submittedAt))
         .limit(1);
-      if (message) {
-        const workflowId = messageWorkflowId(message.id);
+      if (waiting) {
+        const workflowId = messageWorkflowId(waiting.id);
         try {
           await deps.client.workflow.getHandle(workflowId).signal(deliveryReceiptSignal, receipt);
-          deps.logger.info(
-            { kind: 'receipt', workflowId, status: receipt.status },
-            'delivery receipt routed',
-          );
+          logger.info({ kind: 'receipt', workflowId, status: receipt.status }, 'delivery receipt routed');
         } catch (error) {
           // A receipt for a finished workflow (e.g. after its receipt timeout) changes nothing.
           if (!(error instanceof WorkflowNotFoundError)) throw error;
-          deps.logger.warn({ kind: 'receipt', workflowId }, 'receipt for a finished message ignored');
+          logger.warn({ kind: 'receipt', workflowId }, 'receipt for a finished message ignored');
         }
         return;
       }
-      if (Date.now() > deadline) {
-        deps.logger.warn(
-          { kind: 'receipt', carrierMessageId: receipt.carrierMessageId },
-          'receipt for an unknown message',
+
+      const [finished] = await db
+        .select({ id: messagingMessages.id, status: messagingMessages.status })
+        .from(messagingMessages)
+        .where(ofThisReceipt(receipt))
+        .orderBy(desc(messagingMessages.submittedAt))
+        .limit(1);
+      // Only a message being handed over now (`sending`) can still turn out to own this id.
+      const [inFlight] = finished
+        ? await db
+            .select({ id: messagingMessages.id })
+            .from(messagingMessages)
+            .where(and(eq(messagingMessages.channel, 'sms'), eq(messagingMessages.status, 'sending')))
+            .limit(1)
+        : [];
+      if ((finished && !inFlight) || Date.now() > deadline) {
+        logger.warn(
+          {
+            kind: 'receipt',
+            carrier,
+            carrierMessageId: receipt.carrierMessageId,
+            receiptStatus: receipt.status,
+            ...(finished ? { finishedMessageId: finished.id, finishedStatus: finished.status } : {}),
+          },
+          finished
+            ? 'receipt matches only a finished message; ignored'
+            : 'receipt for an unknown message; ignored',
         );
         return;
       }

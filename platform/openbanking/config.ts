@@ -45,6 +45,8 @@ export const openBankingConfig = z.object({
    */
   OPENBANKING_REFRESH_INTERVAL: duration('6h'),
   OPENBANKING_REFRESHES_PER_RUN: z.coerce.number().int().min(1).max(1000).default(50),
+  /** How long a `nextPageUrl` cursor of paged transactions stays usable (the bank's link stays with us). */
+  OPENBANKING_PAGE_CURSOR_TTL: duration('1h'),
   /** The sandbox banks (XS2A 1.3 + hosted SCA page), started by `npm start` in sandbox mode. */
   SANDBOX_BANKS_PORT: port(4020),
   /**

@@ -27,6 +27,13 @@ export interface SandboxSmppCarrier {
   port: number;
   /** Every submit_sm accepted, in order. */
   submitted: SubmittedSms[];
+  /**
+   * From now on message ids are a decimal counter starting at `next`, as an SMSC that restarted its
+   * counter hands out ids it has handed out before (by default ids are random).
+   */
+  resetMessageIds(next?: number): void;
+  /** While true, binds are refused (ESME_RBINDFAIL) and the sessions bound now are dropped: an outage. */
+  refuseBinds(refused: boolean): void;
   stop(): Promise<void>;
 }
 
@@ -84,6 +91,9 @@ export async function startSmppCarrier(options: SmppCarrierOptions): Promise<San
   const inFlight = new Map<Session, Set<PendingReceipt>>();
   const timers = new Set<NodeJS.Timeout>();
   let stopped = false;
+  /** The next id of a counting SMSC (see resetMessageIds); undefined: random ids. */
+  let nextMessageId: number | undefined;
+  let bindsRefused = false;
 
   const later = (ms: number, run: () => void) => {
     const timer = setTimeout(() => {
@@ -169,7 +179,7 @@ export async function startSmppCarrier(options: SmppCarrierOptions): Promise<San
       return;
     }
     const text = messageText(pdu.message_payload) || messageText(pdu.short_message);
-    const messageId = randomBytes(8).toString('hex');
+    const messageId = nextMessageId === undefined ? randomBytes(8).toString('hex') : String(nextMessageId++);
     submitted.push({
       messageId,
       source,
@@ -212,7 +222,7 @@ export async function startSmppCarrier(options: SmppCarrierOptions): Promise<San
       if (mode) {
         if (bindings.has(session)) {
           session.send(pdu.response({ command_status: smpp.errors.ESME_RALYBND }));
-        } else if (pdu.system_id !== options.systemId || pdu.password !== options.password) {
+        } else if (bindsRefused || pdu.system_id !== options.systemId || pdu.password !== options.password) {
           session.send(pdu.response({ command_status: smpp.errors.ESME_RBINDFAIL }));
         } else {
           bindings.set(session, { systemId: options.systemId, mode });
@@ -256,6 +266,13 @@ export async function startSmppCarrier(options: SmppCarrierOptions): Promise<San
     url: `smpp://${host}:${port}`,
     port,
     submitted,
+    resetMessageIds(next = 1) {
+      nextMessageId = next;
+    },
+    refuseBinds(refused) {
+      bindsRefused = refused;
+      if (refused) for (const session of [...server.sessions]) session.destroy();
+    },
     async stop() {
       stopped = true;
       for (const timer of timers) clearTimeout(timer);

@@ -51,6 +51,8 @@ export interface SandboxConsent {
   scaStatus: 'received' | 'psuAuthenticated' | 'finalised' | 'failed';
   failedLogins: number;
   psuId?: string;
+  /** The PSU-IP-Address the TPP sent with the consent request (tests read what the platform sent). */
+  psuIpAddress?: string;
   sessionHash?: Buffer;
   grant?: ConsentGrant;
 }

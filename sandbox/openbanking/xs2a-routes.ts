@@ -137,6 +137,7 @@ export function registerXs2aRoutes(app: Hono, bank: SandboxBank, publicUrl: () =
       );
 
     const consent = bank.createConsent(request, redirectUri, nokRedirectUri);
+    consent.psuIpAddress = c.req.header('psu-ip-address');
     const self = `${v1}/consents/${consent.consentId}`;
     c.header('Location', self);
     c.header('ASPSP-SCA-Approach', 'REDIRECT');

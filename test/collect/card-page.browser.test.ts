@@ -31,8 +31,15 @@ const cardExpiry = () => {
   return `${String(at.getUTCMonth() + 1).padStart(2, '0')}/${String((at.getUTCFullYear() + 2) % 100).padStart(2, '0')}`;
 };
 
-/** The merchant's side, computed here with node:crypto only: the packet and its CHECKSUM. */
-function signedPacket(invoice: string, amount: string) {
+/**
+ * The merchant's side, computed here with node:crypto only: the packet and its CHECKSUM. The return
+ * URLs go inside the signed packet: form fields of those names are not signed and not used.
+ */
+function signedPacket(
+  invoice: string,
+  amount: string,
+  returnUrls: { URL_OK?: string; URL_CANCEL?: string } = {},
+) {
   const text = [
     `MIN=${merchant.min}`,
     `INVOICE=${invoice}`,
@@ -40,6 +47,7 @@ function signedPacket(invoice: string, amount: string) {
     'CURRENCY=BGN',
     `EXP_TIME=${expTime()}`,
     `DESCR=Order ${invoice}: 2 books`,
+    ...Object.entries(returnUrls).map(([key, value]) => `${key}=${value}`),
     'ENCODING=utf-8',
   ].join('\n');
   const encoded = Buffer.from(text, 'utf8').toString('base64');
@@ -60,9 +68,10 @@ beforeAll(async () => {
       const invoice = url.searchParams.get('invoice') ?? '1';
       const fields = {
         PAGE: 'credit_paydirect',
-        ...signedPacket(invoice, url.searchParams.get('amount') ?? '22.80'),
-        URL_OK: `${shopUrl}/ok?invoice=${invoice}`,
-        URL_CANCEL: `${shopUrl}/cancel?invoice=${invoice}`,
+        ...signedPacket(invoice, url.searchParams.get('amount') ?? '22.80', {
+          URL_OK: `${shopUrl}/ok?invoice=${invoice}`,
+          URL_CANCEL: `${shopUrl}/cancel?invoice=${invoice}`,
+        }),
       };
       const inputs = Object.entries(fields)
         .map(([name, value]) => `<input type="hidden" name="${name}" value="${escapeAttribute(value)}">`)
@@ -249,6 +258,55 @@ describe('card payment page errors', () => {
     expect(late.status).toBe(410);
     expect(await late.text()).toContain('<code id="error-code">PAGE_EXPIRED</code>');
     expect((await obligationOf('2002'))?.status).toBe('PENDING');
+  });
+
+  it('returns only to the signed URL_OK / URL_CANCEL: posted form fields are ignored (no open redirect)', async () => {
+    const attacker = { URL_OK: 'https://attacker.example/ok', URL_CANCEL: 'https://attacker.example/cancel' };
+    const open = async (invoice: string, returnUrls: { URL_OK?: string; URL_CANCEL?: string }) => {
+      const opened = await post({
+        PAGE: 'credit_paydirect',
+        ...signedPacket(invoice, '7.00', returnUrls),
+        ...attacker,
+      });
+      expect(opened.status).toBe(200);
+      expect(opened.headers.get('content-security-policy')).not.toContain('attacker.example');
+      return /name="token" value="([^"]+)"/.exec(await opened.text())?.[1] ?? '';
+    };
+    const submit = (token: string, fields: Record<string, string>) =>
+      fetch(`${platform.collectUrl}/card/pay`, {
+        method: 'POST',
+        redirect: 'manual',
+        body: new URLSearchParams({ token, ...fields, ...attacker }),
+      });
+
+    // Signed URLs in the packet: the customer returns there, whatever the form said.
+    const signedUrls = { URL_OK: `${shopUrl}/ok?invoice=3001`, URL_CANCEL: `${shopUrl}/cancel?invoice=3001` };
+    const paid = await submit(await open('3001', signedUrls), {
+      action: 'pay',
+      number: '4000000000000002',
+      expiry: cardExpiry(),
+      cvv: '123',
+    });
+    expect({ status: paid.status, location: paid.headers.get('location') }).toEqual({
+      status: 303,
+      location: signedUrls.URL_OK,
+    });
+    expect((await obligationOf('3001'))?.status).toBe('PAID');
+
+    // No URLs in the packet: a result page, never a redirect to the posted fields.
+    const unsignedPaid = await submit(await open('3002', {}), {
+      action: 'pay',
+      number: '4000000000000002',
+      expiry: cardExpiry(),
+      cvv: '123',
+    });
+    expect(unsignedPaid.status).toBe(200);
+    expect(unsignedPaid.headers.get('location')).toBeNull();
+    expect(await unsignedPaid.text()).not.toContain('attacker.example');
+    const cancelled = await submit(await open('3003', {}), { action: 'cancel' });
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.headers.get('location')).toBeNull();
+    expect(await cancelled.text()).not.toContain('attacker.example');
   });
 
   it('refuses a form without a page of this gateway (cross-site post)', async () => {

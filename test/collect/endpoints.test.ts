@@ -527,6 +527,7 @@ describe('production mode', () => {
     production = await startTestPlatform({
       env: {
         PLATFORM_MODE: 'production',
+        PUBLIC_BASE_URL: 'https://gateway.example.test',
         COLLECT_SECRET_KEY: 'ab'.repeat(32),
         OPENBANKING_KEY_ENCRYPTION_KEY: 'cd'.repeat(32),
       },

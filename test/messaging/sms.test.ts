@@ -70,8 +70,36 @@ describe('POST /sms', () => {
       1,
     );
     const reused = await api('POST', '/sms', { body: { ...body, message: 'another text' }, headers });
-    expect(reused.status).toBe(409);
+    expect(reused.status).toBe(422);
     expect(reused.json.error?.code).toBe('idempotency_key_reused');
+  });
+
+  it('binds an Idempotency-Key to the whole request: another scheduled time or dlrUrl is refused', async () => {
+    const day = 86_400_000;
+    const body = {
+      to: '+359888123459',
+      from: '+359888000111',
+      message: 'bound to the whole request',
+      scheduled: new Date(Date.now() + day).toISOString(),
+      dlrUrl: 'https://example.com/dlr-a',
+    };
+    const headers = { 'idempotency-key': 'order-whole-request' };
+    const first = await api('POST', '/sms', { body, headers });
+    expect(first.status).toBe(202);
+    const { dlrUrl: _, ...withoutDlrUrl } = body;
+    for (const other of [
+      { ...body, scheduled: new Date(Date.parse(body.scheduled) + day).toISOString() },
+      { ...body, dlrUrl: 'https://example.com/dlr-b' },
+      withoutDlrUrl,
+    ]) {
+      const reused = await api('POST', '/sms', { body: other, headers });
+      expect({ status: reused.status, code: reused.json.error?.code }).toEqual({
+        status: 422,
+        code: 'idempotency_key_reused',
+      });
+    }
+    const same = await api('POST', '/sms', { body, headers });
+    expect({ status: same.status, id: same.json.id }).toEqual({ status: 202, id: first.json.id });
   });
 
   it('rejects a missing or wrong access token with 401', async () => {

@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { obConsents } from '../../db/schema/openbanking.ts';
 import { driveSca, formsOf } from '../../sandbox/openbanking/sca-driver.ts';
@@ -485,6 +485,49 @@ describe('paged transactions, account list, deleting accounts', () => {
       (await alice.call('GET', `/api/7/paged-transactions/${current().ibanId}`, { headers: alice.headers }))
         .status,
     ).toBe(404);
+  });
+
+  it('nextPageUrl is an opaque cursor: never the bank’s address, bound to its owner, expiring', async () => {
+    const owner = await newCustomer(platform);
+    await addAccounts(owner, 'carol', { bankHash: bankHash('bank-b') });
+    const stranger = await newCustomer(platform, 'Another agent');
+    await addAccounts(stranger, 'carol', { bankHash: bankHash('bank-b') });
+    const ibanOf = async (customer: Customer) =>
+      (await customer.call<{ ibans: Account[] }>('GET', '/api/8/ibans', { headers: customer.headers })).body
+        .ibans[0]!.ibanId;
+    const ownerIban = await ibanOf(owner);
+    const strangerIban = await ibanOf(stranger);
+    type Page = TransactionList & { nextPageUrl: string | null };
+    const page = (customer: Customer, ibanId: string, cursor?: string) =>
+      customer.call<Page & Partial<ErrorBody>>(
+        'GET',
+        `/api/8/paged-transactions/${ibanId}${cursor ? `?nextPageUrl=${encodeURIComponent(cursor)}` : ''}`,
+        { headers: customer.headers },
+      );
+
+    const first = await page(owner, ownerIban);
+    expect(first.status).toBe(200);
+    const cursor = first.body.nextPageUrl!;
+    const banksUrl = new URL(platform.sandbox.banks.url);
+    for (const text of [cursor, Buffer.from(cursor, 'base64url').toString('latin1')]) {
+      expect(text).not.toContain('http');
+      expect(text).not.toContain(banksUrl.host);
+      expect(text).not.toContain('/transactions');
+    }
+    // Another user's cursor, even on an account of the same bank user, is not found; so is it on
+    // another account; the owner's own works.
+    const strangers = await page(stranger, strangerIban, cursor);
+    expect(strangers.status).toBe(404);
+    expect(strangers.body.error?.code).toBe('not_found');
+    const second = await page(owner, ownerIban, cursor);
+    expect(second.status).toBe(200);
+    expect(second.body.booked.length + second.body.pending.length).toBeGreaterThan(0);
+    // A cursor expires (OPENBANKING_PAGE_CURSOR_TTL): 400 naming nextPageUrl, start again.
+    const later = second.body.nextPageUrl!;
+    await platform.db.execute(sql`update ob_page_cursors set expires_at = now() - interval '1 second'`);
+    const expired = await page(owner, ownerIban, later);
+    expect(expired.status).toBe(400);
+    expect(expired.body.error?.fields?.[0]?.field).toBe('nextPageUrl');
   });
 
   it('a one-shot account-list consent lists IBANs and owner names, and is ended at the bank at once', async () => {

@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fulfilConsentsRequests } from '../../activities/openbanking/consent.ts';
@@ -550,5 +551,53 @@ describe('consents requests (cgate)', () => {
     ).toEqual([created.body.id]);
     const fulfilled = await ofUser('?fulfilled=true');
     expect(fulfilled.body.items).toMatchObject([{ id: created.body.id, fulfilled: true, consentId: 'c3' }]);
+  });
+});
+
+describe('links handed to outside parties', () => {
+  /** A JSON POST whose Host header the caller chose (fetch always sends the URL's host). */
+  const postWithHost = (path: string, host: string, headers: Record<string, string>, body: unknown) =>
+    new Promise<{ status: number; body: Record<string, unknown> }>((resolve, reject) => {
+      const url = new URL(`${platform.openBanking.url}${path}`);
+      const text = JSON.stringify(body);
+      const sent = request(
+        url,
+        { method: 'POST', headers: { ...headers, host, 'content-type': 'application/json' } },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () =>
+            resolve({
+              status: response.statusCode ?? 0,
+              body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>,
+            }),
+          );
+        },
+      );
+      sent.on('error', reject);
+      sent.end(text);
+    });
+
+  it('never follow the request’s Host header (PUBLIC_BASE_URL unset: the API’s own address)', async () => {
+    const user = await enrolUser(call, agent.agentHash);
+    const email = await postWithHost(
+      '/api/8/agent/ais/email',
+      'attacker.example',
+      { 'x-user-hash': user.userHash },
+      {},
+    );
+    expect(email.status).toBe(202);
+    expect(String(email.body.link)).toMatch(new RegExp(`^${platform.apiUrl}/openbanking/ais/start\\?token=`));
+
+    const consent = await postWithHost(
+      '/api/8/consent',
+      'attacker.example:3000',
+      { 'x-user-hash': user.userHash },
+      { bankHash: '678a05c81f110e2bbecc1abf' },
+    );
+    expect(consent.status).toBe(201);
+    expect(String(consent.body.callbackUrl)).toMatch(
+      new RegExp(`^${platform.apiUrl}/openbanking/redirect/web/state/`),
+    );
   });
 });

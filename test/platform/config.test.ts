@@ -1,6 +1,32 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../platform/config.ts';
 
+/** What a production process must be given besides its keys: the carriers, explicitly. */
+const PRODUCTION_CARRIERS = {
+  SMPP_URL: 'smpp://smsc.example:2775',
+  SMPP_SYSTEM_ID: 'acme',
+  SMPP_PASSWORD: 'secret',
+  CHATAPP_URL: 'https://chat.example/api',
+  CHATAPP_API_KEY: 'chat-key',
+  HLR_URL: 'https://hlr.example/api',
+  HLR_API_KEY: 'hlr-key',
+};
+const PRODUCTION_KEYS = {
+  COLLECT_SECRET_KEY: 'ab'.repeat(32),
+  COLLECT_SIGNING_KEY: '-----BEGIN PRIVATE KEY-----\nMII...\n-----END PRIVATE KEY-----',
+  OPENBANKING_KEY_ENCRYPTION_KEY: 'cd'.repeat(32),
+};
+
+const problemsOf = (env: Record<string, string>) => {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as ConfigError).problems;
+  }
+  return [];
+};
+
 describe('configuration', () => {
   it('applies documented defaults', () => {
     const config = loadConfig({});
@@ -55,7 +81,12 @@ describe('configuration', () => {
   it('refuses production mode without the keys that sandbox mode generates, naming each', () => {
     let error: unknown;
     try {
-      loadConfig({ PLATFORM_MODE: 'production', COLLECT_SECRET_KEY: 'ab'.repeat(32) });
+      loadConfig({
+        PLATFORM_MODE: 'production',
+        COLLECT_SECRET_KEY: 'ab'.repeat(32),
+        ...PRODUCTION_CARRIERS,
+        PUBLIC_BASE_URL: 'https://gateway.example',
+      });
     } catch (caught) {
       error = caught;
     }
@@ -64,5 +95,54 @@ describe('configuration', () => {
       'COLLECT_SIGNING_KEY',
       'OPENBANKING_KEY_ENCRYPTION_KEY',
     ]);
+  });
+
+  it('refuses production mode that would fall back to the sandbox carriers, naming each variable', () => {
+    const problems = problemsOf({
+      PLATFORM_MODE: 'production',
+      ...PRODUCTION_KEYS,
+      PUBLIC_BASE_URL: 'https://gw.example',
+    });
+    expect(problems.map((problem) => problem.variable).sort()).toEqual(
+      Object.keys(PRODUCTION_CARRIERS).sort(),
+    );
+    for (const problem of problems) expect(problem.message).toContain('PLATFORM_MODE=production');
+    // One missing is named alone; an empty value counts as missing.
+    const { HLR_API_KEY: _hlrKey, ...withoutHlrKey } = PRODUCTION_CARRIERS;
+    expect(
+      problemsOf({
+        PLATFORM_MODE: 'production',
+        ...PRODUCTION_KEYS,
+        ...withoutHlrKey,
+        SMPP_PASSWORD: '',
+        PUBLIC_BASE_URL: 'https://gw.example',
+      }).map((problem) => problem.variable),
+    ).toEqual(['SMPP_PASSWORD', 'HLR_API_KEY']);
+    const config = loadConfig({
+      PLATFORM_MODE: 'production',
+      ...PRODUCTION_KEYS,
+      ...PRODUCTION_CARRIERS,
+      PUBLIC_BASE_URL: 'https://gw.example',
+    });
+    expect(config).toMatchObject(PRODUCTION_CARRIERS);
+  });
+
+  it('requires PUBLIC_BASE_URL whenever NODE_ENV=production or PLATFORM_MODE=production', () => {
+    const production = { PLATFORM_MODE: 'production', ...PRODUCTION_KEYS, ...PRODUCTION_CARRIERS };
+    for (const env of [
+      production as Record<string, string>,
+      { NODE_ENV: 'production' },
+      { NODE_ENV: 'production', PUBLIC_BASE_URL: '' },
+    ]) {
+      const problems = problemsOf(env);
+      expect(problems.map((problem) => problem.variable)).toEqual(['PUBLIC_BASE_URL']);
+      expect(problems[0]?.message).toMatch(/=production/);
+    }
+    expect(
+      loadConfig({ NODE_ENV: 'production', PUBLIC_BASE_URL: 'https://gw.example' }).PUBLIC_BASE_URL,
+    ).toBe('https://gw.example');
+    // Development and tests may leave it unset (links then use the API's own listening address).
+    expect(loadConfig({}).PUBLIC_BASE_URL).toBeUndefined();
+    expect(loadConfig({ NODE_ENV: 'test' }).PUBLIC_BASE_URL).toBeUndefined();
   });
 });

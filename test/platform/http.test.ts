@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expTimeIn, signedPacket } from '../collect/epay-client.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 
 let platform: TestPlatform;
@@ -77,5 +78,75 @@ describe('platform HTTP surface', () => {
     expect(html).not.toMatch(/https?:\/\/(?!127\.0\.0\.1)/); // no CDN
     const asset = await fetch(`${platform.apiUrl}/assets/swagger-ui/swagger-ui-bundle.js`);
     expect(asset.status).toBe(200);
+  });
+});
+
+describe('security headers (hono/secure-headers)', () => {
+  const csp = (response: Response) => response.headers.get('content-security-policy') ?? '';
+
+  it('gives the reference pages a CSP without inline script, and no inline script to need one', async () => {
+    for (const service of ['messaging', 'collect', 'openbanking']) {
+      const page = await fetch(`${platform.apiUrl}/${service}/docs`);
+      expect(page.status).toBe(200);
+      expect(csp(page)).toContain("default-src 'none'");
+      expect(csp(page)).toContain("script-src 'self'");
+      expect(csp(page)).toContain("frame-ancestors 'none'");
+      expect(csp(page)).not.toMatch(/script-src[^;]*unsafe-inline/);
+      expect(page.headers.get('x-frame-options')).toBe('DENY');
+      expect(page.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(page.headers.get('referrer-policy')).toBe('no-referrer');
+      const html = await page.text();
+      expect(html.match(/<script(?![^>]*\ssrc=)[^>]*>/g)).toBeNull();
+      for (const src of html.match(/(?<=<script src=")[^"]+/g) ?? []) {
+        expect((await fetch(`${platform.apiUrl}${src}`)).status).toBe(200);
+      }
+    }
+  });
+
+  it('gives the open-banking pages the default CSP', async () => {
+    for (const [method, path] of [
+      ['POST', '/openbanking/redirect/app/state/unknown-state'],
+      ['GET', '/openbanking/ais/start?token=unknown'],
+    ] as const) {
+      const page = await fetch(`${platform.apiUrl}${path}`, { method, redirect: 'manual' });
+      expect(page.headers.get('content-type')).toContain('text/html');
+      expect(csp(page)).toContain("default-src 'none'");
+      expect(page.headers.get('x-frame-options')).toBe('DENY');
+      expect(page.headers.get('x-content-type-options')).toBe('nosniff');
+    }
+  });
+
+  it('keeps the card page its own CSP with its nonce, and adds the other headers', async () => {
+    const merchant = await platform.createMerchant();
+    const packet = signedPacket(
+      {
+        MIN: merchant.min,
+        INVOICE: String(Date.now()),
+        AMOUNT: '12.30',
+        EXP_TIME: expTimeIn(3_600_000),
+        ENCODING: 'utf-8',
+      },
+      merchant.secret,
+    );
+    const page = await fetch(`${platform.apiUrl}/collect/`, {
+      method: 'POST',
+      body: new URLSearchParams({ PAGE: 'credit_paydirect', ...packet }),
+    });
+    expect(page.status).toBe(200);
+    const nonce = /'nonce-([^']+)'/.exec(csp(page))?.[1];
+    expect(nonce).toBeDefined();
+    expect(await page.text()).toContain(`nonce="${nonce}"`);
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
+    expect(page.headers.get('cross-origin-opener-policy')).toBe('same-origin');
+  });
+
+  it('answers JSON and text with nosniff', async () => {
+    for (const path of ['/health', '/nowhere', '/messaging/openapi.json', '/collect/office/reg_bill.cgi']) {
+      const response = await fetch(`${platform.apiUrl}${path}`);
+      expect({ path, nosniff: response.headers.get('x-content-type-options') }).toEqual({
+        path,
+        nosniff: 'nosniff',
+      });
+    }
   });
 });

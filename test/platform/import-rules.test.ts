@@ -42,6 +42,7 @@ const PURE_PACKAGES = [
   '@temporalio/common',
   'zod',
   'ibantools',
+  'ipaddr.js',
   'libphonenumber-js',
   'mcc-mnc-list',
   'node:crypto',

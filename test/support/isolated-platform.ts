@@ -63,6 +63,9 @@ export async function startIsolatedPlatform(options: IsolatedPlatformOptions) {
     SMPP_PASSWORD: 'sandbox',
     CHATAPP_URL: `${sandbox.http.url}/chatapp`,
     HLR_URL: `${sandbox.http.url}/hlr`,
+    // Every carrier named explicitly, as PLATFORM_MODE=production requires (the sandbox's own keys).
+    CHATAPP_API_KEY: 'sandbox-chatapp-key',
+    HLR_API_KEY: 'sandbox-hlr-key',
     OPENBANKING_BANK_DIRECTORY_URL: sandbox.banks.directoryUrl,
     OPENBANKING_BANK_REQUEST_TIMEOUT: '5s',
     SMS_RECEIPT_TIMEOUT: '20s',
@@ -75,6 +78,9 @@ export async function startIsolatedPlatform(options: IsolatedPlatformOptions) {
     COLLECT_BILLING_RETRY_SCHEDULE: '200ms,200ms,200ms,200ms,200ms',
     COLLECT_BILLING_REQUEST_TIMEOUT: '2s',
     COLLECT_BILLING_CHECK_TIMEOUT: '5s',
+    // The sandbox parties and the tests' webhook receivers listen on loopback: allowed explicitly (the
+    // sandbox-mode default) so that a platform started with PLATFORM_MODE=production reaches them too.
+    OUTBOUND_URL_ALLOWLIST: '127.0.0.0/8,::1/128',
     ...options.env,
   };
   const config = loadConfig(env);

@@ -185,7 +185,7 @@ describe('webhook delivery', () => {
     const deliveryId = await deliver(eventFor(url));
     const delivery = await finishedDelivery(deliveryId);
     expect(delivery.status).toBe('failed');
-    expect(delivery.attempts[0]).toMatchObject({ attempt: 1, statusCode: null, error: 'ECONNREFUSED' });
+    expect(delivery.attempts[0]).toMatchObject({ attempt: 1, statusCode: null, error: 'connection_failed' });
   });
 
   it('delivers the same event only once, however often it is sent', async () => {

@@ -1,5 +1,6 @@
 import {
   ActivityFailure,
+  ApplicationFailure,
   condition,
   proxyActivities,
   setHandler,
@@ -20,15 +21,44 @@ const { markMessageStatus, recordMessageOutcome } = proxyActivities<MessagingAct
   startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
-const { submitToCarrier } = proxyActivities<MessagingActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: {
-    initialInterval: '2 seconds',
-    backoffCoefficient: 2,
-    maximumInterval: '1 minute',
-    maximumAttempts: 10,
-  },
-});
+
+/** Workflows started before SMS_SUBMIT_TIMEOUT existed carry no submitTimeoutMs. */
+const DEFAULT_SUBMIT_TIMEOUT_MS = 60 * 60 * 1000;
+
+type SubmitInput = Parameters<MessagingActivities['submitToCarrier']>[0];
+type Submission = Awaited<ReturnType<MessagingActivities['submitToCarrier']>>;
+
+/**
+ * Hands the message to its carrier, retrying transient failures (no bind, throttling, timeouts) with
+ * backoff until `timeoutMs` has passed since the first attempt; then the hand-over has failed, and the
+ * message ends `failed` with the last reason instead of staying `sending`.
+ */
+async function submitWithinDeadline(
+  input: SubmitInput,
+  timeoutMs: number,
+): Promise<Submission | { outcome: 'failed'; error: string }> {
+  const { submitToCarrier } = proxyActivities<MessagingActivities>({
+    startToCloseTimeout: '30 seconds',
+    scheduleToCloseTimeout: timeoutMs,
+    retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
+  });
+  try {
+    return await submitToCarrier(input);
+  } catch (error) {
+    if (!(error instanceof ActivityFailure)) throw error;
+    return { outcome: 'failed', error: `carrier submission failed: ${failureReason(error)}` };
+  }
+}
+
+/** The carrier's own words when the failure chain has them (the last attempt's error), else the first. */
+function failureReason(error: ActivityFailure): string {
+  let reason: string | undefined;
+  for (let cause: Error | undefined = error.cause; cause; cause = (cause as { cause?: Error }).cause) {
+    if (cause instanceof ApplicationFailure) return cause.message;
+    reason ??= cause.message;
+  }
+  return reason ?? error.message;
+}
 
 /** The chat-app provider has no push channel to us: poll it, with backoff, until the deadline. */
 async function pollChatAppReceipt(
@@ -65,18 +95,21 @@ export async function messageDelivery(input: MessageDeliveryInput): Promise<Mess
   }
 
   await markMessageStatus({ messageId: input.messageId, status: 'sending' });
-  const submission = await submitToCarrier({
-    messageId: input.messageId,
-    channel: input.channel,
-    to: input.to,
-    from: input.from,
-    message: input.message,
-  });
+  const submission = await submitWithinDeadline(
+    {
+      messageId: input.messageId,
+      channel: input.channel,
+      to: input.to,
+      from: input.from,
+      message: input.message,
+    },
+    input.submitTimeoutMs ?? DEFAULT_SUBMIT_TIMEOUT_MS,
+  );
 
   let status: MessageFinalStatus;
   let error: string | undefined;
-  if (submission.outcome === 'rejected') {
-    status = 'rejected';
+  if (submission.outcome === 'rejected' || submission.outcome === 'failed') {
+    status = submission.outcome;
     error = submission.error;
   } else {
     upsertSearchAttributes([{ key: BusinessStatus, value: 'submitted' }]);

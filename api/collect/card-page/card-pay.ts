@@ -1,10 +1,11 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { createRoute } from '@hono/zod-openapi';
 import { and, eq, isNull } from 'drizzle-orm';
+import { ACQUIRER_NOT_CONFIGURED_MESSAGE, cardIssuerFor } from '../../../connectors/collect/card-issuer.ts';
 import { collectCardPages } from '../../../db/schema/collect-card-page.ts';
-import { badField, missingField } from '../../../domain/collect/errors.ts';
+import { badField, CollectProtocolError, missingField } from '../../../domain/collect/errors.ts';
 import { type CardPaymentDecision, cardPaymentUpdate } from '../../../domain/collect/processes.ts';
-import { type CardForm, sandboxDecision, validateCard } from '../../../domain/collect/test-cards.ts';
+import { type CardForm, validateCard } from '../../../domain/collect/test-cards.ts';
 import type { ApiDeps } from '../../shared/context.ts';
 import { defineOperation } from '../../shared/operation.ts';
 import { findObligation, type Obligation, updateObligation } from '../protocol.ts';
@@ -63,6 +64,9 @@ async function decide(deps: ApiDeps, obligation: Obligation, decision: CardPayme
 
 /** The customer's pay or cancel. */
 async function submitPage(c: PageContext, deps: ApiDeps): Promise<Response> {
+  // Production mode has no card issuer: no form is decided, no page consumed, nothing settled.
+  const issuer = cardIssuerFor(deps.config);
+  if (!issuer) throw new CollectProtocolError('ACQUIRER_NOT_CONFIGURED', ACQUIRER_NOT_CONFIGURED_MESSAGE);
   const type = c.req.header('content-type') ?? '';
   const body =
     type.startsWith('application/x-www-form-urlencoded') || type.startsWith('multipart/form-data')
@@ -136,7 +140,7 @@ async function submitPage(c: PageContext, deps: ApiDeps): Promise<Response> {
       problems: checked.problems,
     });
   }
-  const decision = sandboxDecision(checked.card.number);
+  const decision = issuer.decide(checked.card.number);
   if (!(await consume(deps, page, decision.outcome === 'approved' ? 'paid' : 'declined'))) {
     return pageError(c, 'PAGE_USED');
   }
@@ -181,6 +185,7 @@ export const cardPayOperation = defineOperation({
         409: htmlResponse('PAGE_USED; or the obligation is closed'),
         410: htmlResponse('PAGE_EXPIRED'),
         422: htmlResponse('Card details not valid: the form again, each problem next to its field'),
+        503: htmlResponse('ACQUIRER_NOT_CONFIGURED: production mode without a card acquirer'),
       },
     }),
   handler: () => pageHandler(submitPage),

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createRoute } from '@hono/zod-openapi';
+import { ACQUIRER_NOT_CONFIGURED_MESSAGE, cardIssuerFor } from '../../../connectors/collect/card-issuer.ts';
 import { collectCardPages } from '../../../db/schema/collect-card-page.ts';
 import { badField, CollectProtocolError, missingField } from '../../../domain/collect/errors.ts';
 import { OnlinePaymentPayload, parsePayload } from '../../../domain/collect/payloads.ts';
@@ -20,15 +21,21 @@ import {
 
 /**
  * POST / : the hosted card payment page (spec A.1, ePay.bg `PAGE=credit_paydirect`). The merchant's
- * page posts PAGE, ENCODED, CHECKSUM, URL_OK, URL_CANCEL (a form the customer's browser submits); the
+ * page posts PAGE, ENCODED, CHECKSUM (a form the customer's browser submits; URL_OK and URL_CANCEL
+ * count only inside the signed packet, see checkUnsignedReturnUrl); the
  * obligation `collect-<idn>` is registered and the card form is answered. Each rendering carries a
  * random single-use token (only its hash is stored): the form cannot be posted from another site, and
  * a paid page cannot be submitted again (POST /card/pay). docs/collect.md, decision 0013.
  */
 
-/** URL_OK / URL_CANCEL as a form field: an absolute http(s) URL. */
-function returnUrl(value: string | undefined, field: string): string | undefined {
-  if (value === undefined || value === '') return undefined;
+/**
+ * URL_OK / URL_CANCEL sent as form fields (ePay's checkout form has them): they are not covered by
+ * the CHECKSUM, so anyone relaying a merchant's signed packet could send the customer elsewhere after
+ * a real payment (an open redirect). They are checked (an absolute http(s) URL, else BAD_FIELD, as
+ * before) but never used: only URL_OK / URL_CANCEL inside the signed ENCODED packet count.
+ */
+function checkUnsignedReturnUrl(value: string | undefined, field: string): void {
+  if (value === undefined || value === '') return;
   let url: URL;
   try {
     url = new URL(value);
@@ -36,7 +43,6 @@ function returnUrl(value: string | undefined, field: string): string | undefined
     throw badField(field, 'must be an absolute http(s) URL');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badField(field, 'must be an http(s) URL');
-  return url.toString();
 }
 
 /** Registers (or finds again) the obligation and answers a fresh card form for it. */
@@ -48,9 +54,16 @@ async function openPage(c: PageContext, deps: ApiDeps): Promise<Response> {
     throw badField('PAGE', 'only credit_paydirect (card payment) is served by this gateway');
   }
   const { merchant, packet } = await authenticate(deps, params);
+  // The card is decided by the card issuer: the sandbox one never runs in production (nothing registered).
+  if (!cardIssuerFor(deps.config)) {
+    throw new CollectProtocolError('ACQUIRER_NOT_CONFIGURED', ACQUIRER_NOT_CONFIGURED_MESSAGE);
+  }
   const payment = parsePayload(OnlinePaymentPayload, packet);
-  const urlOk = returnUrl(params.URL_OK, 'URL_OK') ?? payment.urlOk ?? null;
-  const urlCancel = returnUrl(params.URL_CANCEL, 'URL_CANCEL') ?? payment.urlCancel ?? null;
+  checkUnsignedReturnUrl(params.URL_OK, 'URL_OK');
+  checkUnsignedReturnUrl(params.URL_CANCEL, 'URL_CANCEL');
+  // Only the return URLs of the signed packet.
+  const urlOk = payment.urlOk ?? null;
+  const urlCancel = payment.urlCancel ?? null;
   const { obligation } = await registerObligation(deps, {
     merchant,
     packet,
@@ -93,10 +106,13 @@ const cardPageForm = {
     PAGE: { type: 'string' as const, enum: ['credit_paydirect'] },
     ENCODED: { type: 'string' as const, description: 'Base64 of the packet' },
     CHECKSUM: { type: 'string' as const, description: 'HMAC-SHA1 hex of ENCODED with the merchant secret' },
-    URL_OK: { type: 'string' as const, description: 'Where the customer goes after paying' },
+    URL_OK: {
+      type: 'string' as const,
+      description: 'Ignored (not signed): put URL_OK in the ENCODED packet. Checked to be an http(s) URL',
+    },
     URL_CANCEL: {
       type: 'string' as const,
-      description: 'Where the customer goes after cancelling or a decline',
+      description: 'Ignored (not signed): put URL_CANCEL in the ENCODED packet. Checked to be an http(s) URL',
     },
   },
   required: ['PAGE', 'ENCODED', 'CHECKSUM'],
@@ -111,8 +127,9 @@ export const cardPageOpenOperation = defineOperation({
       summary: 'Open the hosted card payment page (OnlinePaymentPayload)',
       description:
         'Posted by the customer’s browser from the merchant’s page (a form). Body fields: `PAGE=credit_paydirect`, ' +
-        '`ENCODED` (packet: `MIN`, `INVOICE`, `AMOUNT`, optional `CURRENCY`, `EXP_TIME`, `DESCR`, `ENCODING=utf-8`), ' +
-        '`CHECKSUM`, `URL_OK`, `URL_CANCEL`. Registers the obligation (`collect-<IDN>`, status PENDING; the same ' +
+        '`ENCODED` (packet: `MIN`, `INVOICE`, `AMOUNT`, optional `CURRENCY`, `EXP_TIME`, `DESCR`, `URL_OK`, ' +
+        '`URL_CANCEL`, `ENCODING=utf-8`), `CHECKSUM`. `URL_OK`/`URL_CANCEL` form fields are not signed and are ' +
+        'ignored: only those in the packet count. Registers the obligation (`collect-<IDN>`, status PENDING; the same ' +
         'packet again finds the same obligation) and answers the card form. Errors answer an HTML page with the ' +
         `error code: ${[...authenticationErrors, 'DUPLICATE_INVOICE'].join(', ')}.`,
       request: {
@@ -123,6 +140,7 @@ export const cardPageOpenOperation = defineOperation({
         400: htmlResponse('MISSING_FIELD, BAD_FIELD, BAD_ENCODED'),
         401: htmlResponse('UNKNOWN_MERCHANT, BAD_CHECKSUM'),
         409: htmlResponse('DUPLICATE_INVOICE; or the payment is closed (expired, declined)'),
+        503: htmlResponse('ACQUIRER_NOT_CONFIGURED: production mode without a card acquirer'),
       },
     }),
   handler: () => openCardPage,

@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ZodError } from 'zod';
+import { ACQUIRER_NOT_CONFIGURED_MESSAGE, cardIssuerFor } from '../../../connectors/collect/card-issuer.ts';
 import type { ApiDeps, AppEnv } from '../../shared/context.ts';
 
 /**
@@ -23,6 +24,7 @@ export const oneTouchErrorCodes = [
   'PAYMENT_ID_CONFLICT',
   'PAYMENT_ID_EXPIRED',
   'PAYMENT_DECLINED',
+  'ACQUIRER_NOT_CONFIGURED',
 ] as const;
 export type OneTouchErrorCode = (typeof oneTouchErrorCodes)[number];
 
@@ -104,13 +106,19 @@ function duplicateParameter(c: Context<AppEnv>): OneTouchError | undefined {
 
 /**
  * Runs a one-touch handler: refuses a parameter given twice (the checksum and the handler must see
- * the same single value) and answers a thrown OneTouchError in the one-touch shape.
+ * the same single value), refuses every one-touch operation when there is no card issuer (production
+ * mode: 503 `ACQUIRER_NOT_CONFIGURED`) and answers a thrown OneTouchError in the one-touch shape.
  */
 export async function answerOneTouch<R>(c: Context<AppEnv>, run: (deps: ApiDeps) => Promise<R>): Promise<R> {
   try {
     const duplicate = duplicateParameter(c);
     if (duplicate) throw duplicate;
-    return await run(c.get('deps'));
+    const deps = c.get('deps');
+    // Pairing gives the device the sandbox card and payments are decided by it: never in production.
+    if (!cardIssuerFor(deps.config)) {
+      throw new OneTouchError(503, 'ACQUIRER_NOT_CONFIGURED', ACQUIRER_NOT_CONFIGURED_MESSAGE);
+    }
+    return await run(deps);
   } catch (error) {
     // The route's typed responses list the error statuses; the typed union cannot name each one here.
     if (error instanceof OneTouchError) return c.json(error.body(), error.status) as unknown as R;

@@ -1,0 +1,711 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { computeChecksum } from '../../domain/collect/checksum.ts';
+import { enrolUser, openBankingClient } from '../support/openbanking-client.ts';
+import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { type RawAnswer, type RawRequest, rawRequest, showsInternals } from '../support/raw-http.ts';
+
+/**
+ * The fuzz suite (issue 13, item 4): every operation of every service's OpenAPI document, called with
+ * valid credentials, receives a bounded, seeded set of malformed requests (wrong types, missing and
+ * extra fields, NUL bytes, huge strings, bad percent-encoding, malformed JSON/form/multipart bodies,
+ * odd and repeated headers, bad path parameters). No answer may be a 5xx or show internals (stack
+ * frames, file paths), and every refusal is in the platform's error shape (JSON `error`, one-touch
+ * `status: "ERR"`, collect `ERR=` text, or an HTML error page). FUZZ_SEED replays another selection.
+ */
+
+const SEED = Number(process.env.FUZZ_SEED ?? 13);
+/** Requests per operation at most (the baseline request included). */
+const PER_OPERATION = Number(process.env.FUZZ_PER_OPERATION ?? 40);
+const CONCURRENCY = 6;
+
+type Schema = {
+  $ref?: string;
+  type?: string | string[];
+  format?: string;
+  enum?: unknown[];
+  example?: unknown;
+  default?: unknown;
+  properties?: Record<string, Schema>;
+  required?: string[];
+  items?: Schema;
+  anyOf?: Schema[];
+  oneOf?: Schema[];
+  allOf?: Schema[];
+  minimum?: number;
+  pattern?: string;
+};
+interface Parameter {
+  in: 'query' | 'path' | 'header' | 'cookie';
+  name: string;
+  required?: boolean;
+  schema?: Schema;
+  example?: unknown;
+}
+interface OperationObject {
+  parameters?: Parameter[];
+  requestBody?: { content?: Record<string, { schema?: Schema }> };
+  security?: Record<string, string[]>[];
+}
+interface OpenApiDocument {
+  paths: Record<string, Record<string, OperationObject>>;
+  components?: { schemas?: Record<string, Schema> };
+  security?: Record<string, string[]>[];
+}
+
+/** mulberry32: a small seeded generator, so a run can be replayed exactly. */
+function seeded(seed: number) {
+  let state = seed >>> 0;
+  const next = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return {
+    pick: <T>(items: readonly T[], n: number): T[] => {
+      const copy = [...items];
+      for (let i = copy.length - 1; i > 0; i--) {
+        const j = Math.floor(next() * (i + 1));
+        [copy[i], copy[j]] = [copy[j] as T, copy[i] as T];
+      }
+      return copy.slice(0, n);
+    },
+  };
+}
+
+/** Values for the URL (query and path), percent-encoded or deliberately not. */
+const BAD_URL_VALUES = [
+  '%00',
+  'a%00b',
+  '%E0%A4%A',
+  '%zz',
+  '%',
+  '%25E0%25A4%25A', // double-encoded
+  '%2525zz',
+  '%252e%252e%252f',
+  '%C0%AE%C0%AE',
+  '%FF%FE%FD',
+  '%ED%A0%80', // a lone surrogate in UTF-8
+  'A'.repeat(4000),
+  '%F0%9F%98%80'.repeat(40),
+  '-1',
+  '1e309',
+  '99999999999999999999999',
+  '0x1f',
+  'NaN',
+  '[]',
+  '%7B%7D',
+  '..%2F..%2Fetc%2Fpasswd',
+  '%0D%0AX-Injected:%201',
+  "'%20OR%201=1--",
+  '\u00e9', // a raw byte above 0x7f in the target
+];
+
+/** Header values sent as latin1 bytes. */
+const BAD_HEADER_VALUES = ['', 'a\u0000b', 'x'.repeat(6000), '\u00ff\u00fe', '%00', 'a,b', ' padded '];
+
+const JSON_TYPE = 'application/json';
+const FORM_TYPE = 'application/x-www-form-urlencoded';
+
+/** Bodies that no operation should answer with a 5xx, whatever it expects. */
+const BAD_BODIES: { label: string; headers: [string, string][]; body: string | Buffer }[] = [
+  { label: 'truncated JSON', headers: [['content-type', JSON_TYPE]], body: '{"a":' },
+  { label: 'JSON array', headers: [['content-type', JSON_TYPE]], body: '[]' },
+  { label: 'JSON null', headers: [['content-type', JSON_TYPE]], body: 'null' },
+  { label: 'JSON number', headers: [['content-type', JSON_TYPE]], body: '1e999' },
+  { label: 'JSON string', headers: [['content-type', JSON_TYPE]], body: '"\\u0000"' },
+  { label: 'empty JSON', headers: [['content-type', JSON_TYPE]], body: '' },
+  {
+    label: 'deep JSON',
+    headers: [['content-type', JSON_TYPE]],
+    body: `${'['.repeat(20_000)}${']'.repeat(20_000)}`,
+  },
+  {
+    label: 'invalid UTF-8 JSON',
+    headers: [['content-type', JSON_TYPE]],
+    body: Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0xc0, 0x22, 0x7d]),
+  },
+  { label: 'JSON, bogus charset', headers: [['content-type', `${JSON_TYPE}; charset=bogus`]], body: '{}' },
+  { label: 'JSON, utf-16 charset', headers: [['content-type', `${JSON_TYPE}; charset=utf-16`]], body: '{}' },
+  {
+    label: 'proto JSON',
+    headers: [['content-type', JSON_TYPE]],
+    body: '{"__proto__":{"polluted":1},"constructor":{"prototype":{"x":1}}}',
+  },
+  {
+    label: 'two content-types',
+    headers: [
+      ['content-type', JSON_TYPE],
+      ['content-type', FORM_TYPE],
+    ],
+    body: '{}',
+  },
+  { label: 'no content-type', headers: [], body: '{"a":1}' },
+  { label: 'text body', headers: [['content-type', 'text/plain']], body: 'hello' },
+  {
+    label: 'bad form',
+    headers: [['content-type', FORM_TYPE]],
+    body: 'ENCODED=%zz&CHECKSUM=%00&%E0%A4%A=1&=&&',
+  },
+  {
+    label: 'NUL form',
+    headers: [['content-type', FORM_TYPE]],
+    body: 'PAGE=credit%00paydirect&ENCODED=a%00b&URL_OK=%00&TOKEN=%00',
+  },
+  {
+    label: 'proto form',
+    headers: [['content-type', FORM_TYPE]],
+    body: '__proto__=1&constructor=2&hasOwnProperty=3&toString=4',
+  },
+  {
+    label: 'multipart without boundary',
+    headers: [['content-type', 'multipart/form-data']],
+    body: 'garbage',
+  },
+  {
+    label: 'malformed multipart',
+    headers: [['content-type', 'multipart/form-data; boundary=xyz']],
+    body: '--xyz\r\nContent-Disposition: form-data; name="ENCODED"\r\n\r\nabc',
+  },
+  {
+    label: 'garbage multipart',
+    headers: [['content-type', 'multipart/form-data; boundary=xyz']],
+    body: '\u0000\u0001garbage',
+  },
+  {
+    label: 'NUL multipart',
+    headers: [['content-type', 'multipart/form-data; boundary=xyz']],
+    body: '--xyz\r\nContent-Disposition: form-data; name="ENCODED"\r\n\r\na\u0000b\r\n--xyz--\r\n',
+  },
+  {
+    label: 'oversize JSON',
+    headers: [['content-type', JSON_TYPE]],
+    body: `{"a":"${'x'.repeat(1024 * 1024 + 10)}"}`,
+  },
+];
+
+/** Odd headers every operation receives some of. */
+const ODD_HEADERS: { label: string; headers: [string, string][] }[] = [
+  { label: 'very long header', headers: [['x-fuzz', 'y'.repeat(8_000)]] },
+  { label: 'oversize headers', headers: [['x-fuzz', 'y'.repeat(20_000)]] },
+  { label: 'NUL in a header', headers: [['x-fuzz', 'a\u0000b']] },
+  { label: 'control byte in a header', headers: [['x-fuzz', 'a\u0001b']] },
+  { label: 'latin1 header', headers: [['x-fuzz', '\u00ff\u00e9']] },
+  { label: 'odd request id', headers: [['x-request-id', `\u00ff${'r'.repeat(3_000)}`]] },
+  {
+    label: 'repeated credentials',
+    headers: [
+      ['x-agent-hash', 'agent_x'],
+      ['x-agent-hash', 'agent_y'],
+      ['x-user-hash', 'user_\u00ff'],
+      ['authorization', 'Bearer \u00ff.\u00fe.x'],
+    ],
+  },
+  { label: 'bad authorization', headers: [['authorization', 'Bearer a.b.c']] },
+  { label: 'bad accept', headers: [['accept', '*/*;q=bogus, \u00ff']] },
+  { label: 'bad content-length', headers: [['content-length', '-1']] },
+];
+
+/** Invoices in order (each test file has a database of its own), so a seed replays exactly. */
+let invoice = 100_000;
+const GOOD_INVOICE = () => String(++invoice);
+
+let platform: TestPlatform;
+const credentials = {
+  messagingToken: '',
+  merchant: { min: '', secret: '' },
+  oneTouchAppId: '',
+  agentHash: '',
+  publicHash: '',
+  userHash: '',
+  adminHash: '',
+  userToken: '',
+};
+const documents: Record<string, OpenApiDocument> = {};
+
+beforeAll(async () => {
+  platform = await startTestPlatform();
+  credentials.messagingToken = platform.token;
+  credentials.merchant = await platform.createMerchant();
+  credentials.oneTouchAppId = (await platform.createOneTouchApp()).appId;
+  const agent = await platform.openBanking.createAgent();
+  credentials.agentHash = agent.agentHash;
+  credentials.publicHash = agent.publicHash;
+  credentials.adminHash = (await platform.openBanking.createAdminHash()).adminHash;
+  const call = openBankingClient(platform.openBanking.url);
+  credentials.userHash = (await enrolUser(call, agent.agentHash)).userHash;
+  const token = await call<{ token: string }>('POST', '/api/8/usertoken', {
+    headers: { 'x-user-hash': credentials.userHash },
+  });
+  credentials.userToken = token.body.token;
+  for (const service of ['messaging', 'collect', 'openbanking']) {
+    documents[service] = (await (await fetch(`${platform.apiUrl}/${service}/openapi.json`)).json()) as never;
+  }
+});
+let requestsSent = 0;
+afterAll(async () => {
+  if (requestsSent > 0) console.log(`fuzz: ${requestsSent} requests sent in all (seed ${SEED})`);
+  await platform?.stop();
+});
+
+function resolve(document: OpenApiDocument, schema: Schema | undefined): Schema {
+  if (!schema) return {};
+  if (schema.$ref)
+    return resolve(document, document.components?.schemas?.[schema.$ref.split('/').pop() ?? '']);
+  if (schema.allOf?.[0]) return resolve(document, schema.allOf[0]);
+  return schema;
+}
+
+/** A plausible value for a schema: its example, default or first enum value, else one of its type. */
+function sample(document: OpenApiDocument, raw: Schema | undefined, depth = 0): unknown {
+  const schema = resolve(document, raw);
+  if (schema.example !== undefined) return schema.example;
+  if (schema.default !== undefined) return schema.default;
+  if (schema.enum?.length) return schema.enum[0];
+  const variant = schema.anyOf?.[0] ?? schema.oneOf?.[0];
+  if (variant) return sample(document, variant, depth + 1);
+  const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') : schema.type;
+  switch (type) {
+    case 'integer':
+    case 'number':
+      return schema.minimum ?? 1;
+    case 'boolean':
+      return true;
+    case 'array':
+      return depth > 3 ? [] : [sample(document, schema.items, depth + 1)];
+    case 'object': {
+      if (depth > 3) return {};
+      const value: Record<string, unknown> = {};
+      for (const [name, property] of Object.entries(schema.properties ?? {}))
+        value[name] = sample(document, property, depth + 1);
+      return value;
+    }
+    default:
+      if (schema.format === 'date') return '2030-01-01';
+      if (schema.format === 'date-time') return '2030-01-01T10:00:00Z';
+      if (schema.format === 'uuid') return '00000000-0000-4000-8000-000000000000';
+      if (schema.format === 'uri' || schema.format === 'url') return 'http://127.0.0.1:9/hook';
+      if (schema.format === 'email') return 'fuzz@example.com';
+      return 'x';
+  }
+}
+
+const text = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
+
+/** A signed ePay packet of the merchant: ENCODED and CHECKSUM query values (percent-encoded). */
+function packetParams(lines: string[] | Buffer): Record<string, string> {
+  const encoded = Buffer.from(Array.isArray(lines) ? lines.join('\n') : lines).toString('base64');
+  return {
+    ENCODED: encodeURIComponent(encoded),
+    CHECKSUM: computeChecksum(encoded, credentials.merchant.secret),
+  };
+}
+
+function basePacket(): string[] {
+  return [
+    `MIN=${credentials.merchant.min}`,
+    `INVOICE=${GOOD_INVOICE()}`,
+    'AMOUNT=12.50',
+    'EXP_TIME=01.01.2035',
+    'DESCR=fuzz',
+  ];
+}
+
+/** Packets that are signed correctly but wrong inside. */
+const BAD_PACKETS: { label: string; lines: () => string[] | Buffer }[] = [
+  {
+    label: 'NUL in INVOICE',
+    lines: () => basePacket().map((l) => (l.startsWith('INVOICE=') ? 'INVOICE=1\u00002' : l)),
+  },
+  { label: 'NUL in DESCR', lines: () => [...basePacket(), 'DESCR=a\u0000b'] },
+  { label: 'huge DESCR', lines: () => [...basePacket().slice(0, 4), `DESCR=${'d'.repeat(100_000)}`] },
+  {
+    label: 'bad AMOUNT',
+    lines: () => basePacket().map((l) => (l.startsWith('AMOUNT=') ? 'AMOUNT=1e400' : l)),
+  },
+  {
+    label: 'bad EXP_TIME',
+    lines: () => basePacket().map((l) => (l.startsWith('EXP_TIME=') ? 'EXP_TIME=99.99.9999 99:99' : l)),
+  },
+  { label: 'bad ENCODING', lines: () => [...basePacket(), 'ENCODING=ebcdic'] },
+  {
+    label: 'invalid UTF-8 packet',
+    lines: () =>
+      Buffer.concat([Buffer.from(basePacket().join('\n')), Buffer.from([0x0a, 0x44, 0x3d, 0xff, 0xfe])]),
+  },
+  { label: 'no MIN', lines: () => basePacket().slice(1) },
+  { label: 'lines without =', lines: () => [...basePacket(), '====', 'X', '\u0000'] },
+  { label: 'huge IDN', lines: () => [...basePacket(), `IDN=${'9'.repeat(500)}`, 'PHASE=FINALIZE'] },
+];
+
+interface FuzzCase {
+  operation: string;
+  label: string;
+  request: RawRequest;
+}
+
+/** The credentials of an operation: the first alternative of its `security` that this suite holds. */
+function credentialHeaders(
+  service: string,
+  document: OpenApiDocument,
+  op: OperationObject,
+): [string, string][] {
+  if (service !== 'openbanking') return [];
+  const byScheme: Record<string, [string, string]> = {
+    agentHash: ['x-agent-hash', credentials.agentHash],
+    userHash: ['x-user-hash', credentials.userHash],
+    publicHash: ['x-public-hash', credentials.publicHash],
+    adminHash: ['x-admin-hash', credentials.adminHash],
+    userToken: ['authorization', `Bearer ${credentials.userToken}`],
+  };
+  const alternatives = op.security ?? document.security ?? [];
+  const chosen = alternatives.find((alternative) => Object.keys(alternative).length > 0) ?? {};
+  return Object.keys(chosen).flatMap((scheme) => (byScheme[scheme] ? [byScheme[scheme]] : []));
+}
+
+function casesOf(
+  service: string,
+  document: OpenApiDocument,
+  method: string,
+  path: string,
+  op: OperationObject,
+) {
+  const random = seeded(SEED + [...`${method} ${path}`].reduce((sum, ch) => sum * 31 + ch.charCodeAt(0), 0));
+  const operation = `${method.toUpperCase()} /${service}${path}`;
+  const parameters = op.parameters ?? [];
+  const baseQuery: Record<string, string> = {};
+  const basePath: Record<string, string> = {};
+  const baseHeaders: [string, string][] = credentialHeaders(service, document, op);
+  for (const parameter of parameters) {
+    const value = text(parameter.example ?? sample(document, parameter.schema));
+    if (parameter.in === 'query') baseQuery[parameter.name] = encodeURIComponent(value);
+    else if (parameter.in === 'path') basePath[parameter.name] = encodeURIComponent(value);
+    else if (parameter.in === 'header' && parameter.required) baseHeaders.push([parameter.name, value]);
+  }
+  if (service === 'messaging') baseQuery.at = credentials.messagingToken;
+  const signed = 'ENCODED' in baseQuery;
+  if (signed) Object.assign(baseQuery, packetParams(basePacket()));
+  if ('APPID' in baseQuery) baseQuery.APPID = credentials.oneTouchAppId;
+  const jsonSchema = op.requestBody?.content?.[JSON_TYPE]?.schema;
+  const formSchema = op.requestBody?.content?.[FORM_TYPE]?.schema;
+  const baseBody = jsonSchema ? (sample(document, jsonSchema) as Record<string, unknown>) : undefined;
+
+  const build = (
+    label: string,
+    changes: {
+      query?: Record<string, string | undefined>;
+      path?: Record<string, string>;
+      headers?: [string, string][];
+      replaceHeaders?: [string, string][];
+      body?: { headers: [string, string][]; body: string | Buffer };
+      extraQuery?: string;
+    } = {},
+  ): FuzzCase => {
+    const query = { ...baseQuery, ...changes.query };
+    const pathParams = { ...basePath, ...changes.path };
+    const target =
+      `/${service}${path.replace(/\{([^}]+)\}/g, (_, name: string) => pathParams[name] ?? 'x')}` +
+      `?${Object.entries(query)
+        .filter((entry): entry is [string, string] => entry[1] !== undefined)
+        .map(([name, value]) => `${name}=${value}`)
+        .join('&')}${changes.extraQuery ?? ''}`;
+    const body =
+      changes.body ??
+      (baseBody !== undefined
+        ? { headers: [['content-type', JSON_TYPE]] as [string, string][], body: JSON.stringify(baseBody) }
+        : formSchema
+          ? {
+              headers: [['content-type', FORM_TYPE]] as [string, string][],
+              body: new URLSearchParams({
+                PAGE: 'credit_paydirect',
+                ...Object.fromEntries(
+                  Object.entries(packetParams(basePacket())).map(([k, v]) => [k, decodeURIComponent(v)]),
+                ),
+              }).toString(),
+            }
+          : undefined);
+    return {
+      operation,
+      label,
+      request: {
+        method: method.toUpperCase(),
+        target,
+        headers: [
+          ...(changes.replaceHeaders ?? baseHeaders),
+          ...(body?.headers ?? []),
+          ...(changes.headers ?? []),
+        ],
+        ...(body ? { body: body.body } : {}),
+      },
+    };
+  };
+
+  const cases: FuzzCase[] = [];
+  // Parameters: bad values, missing, repeated.
+  for (const parameter of parameters) {
+    const where = parameter.in;
+    if (where === 'query' || where === 'path') {
+      for (const value of random.pick(BAD_URL_VALUES, 6)) {
+        cases.push(
+          build(`${where} ${parameter.name}=${value.slice(0, 30)}`, {
+            [where]: { [parameter.name]: value },
+          }),
+        );
+      }
+      if (where === 'query') {
+        cases.push(build(`missing ${parameter.name}`, { query: { [parameter.name]: undefined } }));
+        cases.push(
+          build(`repeated ${parameter.name}`, { extraQuery: `&${parameter.name}=%00&${parameter.name}=` }),
+        );
+      }
+    } else if (where === 'header') {
+      for (const value of random.pick(BAD_HEADER_VALUES, 2))
+        cases.push(
+          build(`header ${parameter.name}=${value.slice(0, 20)}`, { headers: [[parameter.name, value]] }),
+        );
+    }
+  }
+  // The credentials themselves, malformed.
+  if (service === 'messaging') {
+    for (const value of random.pick(BAD_URL_VALUES, 3))
+      cases.push(build(`at=${value.slice(0, 30)}`, { query: { at: value } }));
+  }
+  for (const [name] of credentialHeaders(service, document, op)) {
+    for (const value of random.pick(BAD_HEADER_VALUES, 2)) {
+      cases.push(
+        build(`credential ${name}=${value.slice(0, 20)}`, {
+          replaceHeaders: [...baseHeaders.filter(([n]) => n !== name), [name, value]],
+        }),
+      );
+    }
+  }
+  // Signed packets, wrong inside.
+  if (signed) {
+    for (const packet of random.pick(BAD_PACKETS, 6))
+      cases.push(build(packet.label, { query: packetParams(packet.lines()) }));
+  }
+  // JSON bodies: missing, extra, NUL, huge and wrong-typed fields.
+  if (baseBody && typeof baseBody === 'object') {
+    const json = (value: unknown) => ({
+      headers: [['content-type', JSON_TYPE]] as [string, string][],
+      body: JSON.stringify(value),
+    });
+    cases.push(build('empty object', { body: json({}) }));
+    cases.push(build('extra fields', { body: json({ ...baseBody, unexpected: 'x', __proto__x: { a: 1 } }) }));
+    const fields = Object.keys(baseBody);
+    for (const field of random.pick(fields, 4)) {
+      const { [field]: _, ...without } = baseBody;
+      const variants: [string, unknown][] = [
+        [`missing ${field}`, without],
+        [`NUL in ${field}`, { ...baseBody, [field]: `a\u0000${text(baseBody[field])}` }],
+        [`huge ${field}`, { ...baseBody, [field]: 'h'.repeat(200_000) }],
+        [`${field} as number`, { ...baseBody, [field]: 1e308 }],
+        [`${field} as object`, { ...baseBody, [field]: { $gt: '' } }],
+        [`${field} as array`, { ...baseBody, [field]: [null] }],
+        [`${field} null`, { ...baseBody, [field]: null }],
+        [`lone surrogate in ${field}`, { ...baseBody, [field]: '\ud800x' }],
+      ];
+      for (const [label, body] of random.pick(variants, 3)) cases.push(build(label, { body: json(body) }));
+    }
+  }
+  // Bodies of every kind, on operations that take one (and a few on those that do not).
+  const takesBody = method !== 'get';
+  for (const bad of random.pick(BAD_BODIES, takesBody ? 12 : 3)) {
+    cases.push(build(`body: ${bad.label}`, { body: { headers: bad.headers, body: bad.body } }));
+  }
+  for (const odd of random.pick(ODD_HEADERS, 4))
+    cases.push(build(`headers: ${odd.label}`, { headers: odd.headers }));
+
+  return [build('baseline'), ...random.pick(cases, PER_OPERATION - 1)];
+}
+
+/** Whether a refusal is in one of the platform's error shapes. */
+function inErrorShape(answer: RawAnswer): boolean {
+  const type = answer.headers['content-type'] ?? '';
+  if (type.includes('json')) {
+    try {
+      const body = JSON.parse(answer.body) as { error?: { code?: unknown }; status?: unknown; err?: unknown };
+      return typeof body.error?.code === 'string' || (body.status === 'ERR' && typeof body.err === 'string');
+    } catch {
+      return false;
+    }
+  }
+  if (type.startsWith('text/plain')) return /^ERR=/m.test(answer.body);
+  return type.startsWith('text/html');
+}
+
+async function runAll(cases: FuzzCase[]) {
+  const failures: string[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < cases.length) {
+      const fuzzCase = cases[next++] as FuzzCase;
+      let answer: RawAnswer;
+      try {
+        answer = await rawRequest(platform.apiUrl, fuzzCase.request);
+      } catch (error) {
+        failures.push(`${fuzzCase.operation} [${fuzzCase.label}]: ${(error as Error).message}`);
+        continue;
+      }
+      const what = `${fuzzCase.operation} [${fuzzCase.label}] → ${answer.status}`;
+      if (!(answer.status >= 100 && answer.status < 500))
+        failures.push(`${what}: ${answer.body.slice(0, 200)}`);
+      else if (showsInternals(answer.body))
+        failures.push(`${what} shows internals: ${answer.body.slice(0, 300)}`);
+      else if (answer.status >= 400 && !inErrorShape(answer))
+        failures.push(
+          `${what} not in an error shape (${answer.headers['content-type']}): ${answer.body.slice(0, 120)}`,
+        );
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  return failures;
+}
+
+describe('fuzz: every documented operation, malformed requests', () => {
+  for (const service of ['messaging', 'collect', 'openbanking']) {
+    it(`${service}: no 5xx, no internals, every refusal in the error shape`, async () => {
+      const document = documents[service] as OpenApiDocument;
+      const cases = Object.entries(document.paths).flatMap(([path, item]) =>
+        Object.entries(item).flatMap(([method, op]) => casesOf(service, document, method, path, op)),
+      );
+      const started = performance.now();
+      const failures = await runAll(cases);
+      requestsSent += cases.length;
+      const operations = new Set(cases.map((c) => c.operation)).size;
+      console.log(
+        `fuzz ${service}: ${cases.length} requests to ${operations} operations (seed ${SEED}) in ` +
+          `${Math.round(performance.now() - started)} ms, ${failures.length} failures`,
+      );
+      for (const failure of failures.slice(0, 40)) console.log(JSON.stringify(failure));
+      expect(failures.slice(0, 40)).toEqual([]);
+    }, 120_000);
+  }
+});
+
+/** The three causes of the 500s the issue reports, each answered in its service's error shape. */
+describe('malformed input: 4xx in the error shape of the service', () => {
+  const send = (request: RawRequest) => rawRequest(platform.apiUrl, request);
+  const json = (answer: RawAnswer) =>
+    JSON.parse(answer.body) as { error: { code: string; fields?: unknown } };
+
+  it('a NUL byte in a query, path or JSON value is 400 malformed_request, never a database error', async () => {
+    const agent = [['x-agent-hash', credentials.agentHash]] as [string, string][];
+    const query = await send({
+      method: 'GET',
+      target: '/openbanking/api/8/agent/users?text=a%00b',
+      headers: agent,
+    });
+    expect({ status: query.status, code: json(query).error.code }).toEqual({
+      status: 400,
+      code: 'malformed_request',
+    });
+    expect(json(query).error.fields).toEqual([
+      { field: 'text', message: 'the query parameter contains a NUL byte' },
+    ]);
+    const path = await send({
+      method: 'GET',
+      target: `/messaging/sms/a%00b?at=${credentials.messagingToken}`,
+    });
+    expect({ status: path.status, code: json(path).error.code }).toEqual({
+      status: 400,
+      code: 'malformed_request',
+    });
+    const body = await send({
+      method: 'POST',
+      target: `/messaging/sms?at=${credentials.messagingToken}`,
+      headers: [['content-type', 'application/json']],
+      body: JSON.stringify({ to: '+359888123456', from: '+359888000111', message: 'a\u0000b' }),
+    });
+    expect(json(body).error).toEqual({
+      code: 'malformed_request',
+      message: 'The request is malformed',
+      fields: [{ field: 'message', message: 'the value contains a NUL byte' }],
+    });
+    expect(body.status).toBe(400);
+  });
+
+  it('a NUL byte inside a signed ePay packet is ERR=BAD_ENCODED text', async () => {
+    const lines = basePacket().map((line) => (line.startsWith('INVOICE=') ? 'INVOICE=1\u00002' : line));
+    const { ENCODED, CHECKSUM } = packetParams(lines);
+    for (const operation of ['/collect/notifications', '/collect/office/reg_bill.cgi']) {
+      const answer = await send({
+        method: 'GET',
+        target: `${operation}?ENCODED=${ENCODED}&CHECKSUM=${CHECKSUM}`,
+      });
+      expect({ status: answer.status, body: answer.body.trimEnd() }).toEqual({
+        status: 400,
+        body: 'ERR=BAD_ENCODED\nERRMSG=the packet contains a NUL byte',
+      });
+    }
+  });
+
+  it('a malformed multipart body is refused in the shape of the collect endpoint it was sent to', async () => {
+    const multipart: RawRequest = {
+      method: 'POST',
+      target: '/collect/v3main/',
+      headers: [['content-type', 'multipart/form-data; boundary=xyz']],
+      body: '--xyz\r\nContent-Disposition: form-data; name="ENCODED"\r\n\r\nabc',
+    };
+    const text = await send(multipart);
+    expect({ status: text.status, body: text.body }).toEqual({
+      status: 400,
+      body: 'ERR=BAD_FIELD\nERRMSG=(body): the body is not valid multipart/form-data\nFIELD=(body)\n',
+    });
+    for (const target of ['/collect/', '/collect/card/pay']) {
+      const page = await send({ ...multipart, target });
+      expect(page.status).toBe(400);
+      expect(page.headers['content-type']).toContain('text/html');
+      expect(page.body).toContain('BAD_FIELD');
+    }
+    const messaging = await send({ ...multipart, target: `/messaging/sms?at=${credentials.messagingToken}` });
+    expect(messaging.status).toBe(400);
+    expect(json(messaging).error.code).toBe('malformed_request');
+  });
+
+  it('bad and double percent-encoding is 400: in the path, the query and a parameter decoded again', async () => {
+    const agent = [['x-agent-hash', credentials.agentHash]] as [string, string][];
+    for (const target of [
+      '/openbanking/api/8/consent/iban/%E0%A4%A', // not UTF-8
+      '/openbanking/api/8/consent/iban/%25E0%25A4%25A', // double-encoded: decoded again by the operation
+      '/openbanking/api/8/agent/users?text=%zz',
+    ]) {
+      const answer = await send({ method: 'GET', target, headers: agent });
+      expect({ target, status: answer.status, code: json(answer).error.code }).toEqual({
+        target,
+        status: 400,
+        code: 'malformed_request',
+      });
+    }
+    const oneTouch = await send({ method: 'GET', target: `/collect/xdev/api/api/code/get?APPID=%E0%A4%A` });
+    expect(oneTouch.status).toBe(400);
+    expect(JSON.parse(oneTouch.body)).toMatchObject({
+      status: 'ERR',
+      err: 'INVALID_PARAMETER',
+      field: 'APPID',
+    });
+  });
+
+  it('headers Node refuses (NUL, control bytes, oversize) are answered as JSON errors, not bare 400s', async () => {
+    for (const [value, status, code] of [
+      ['a\u0000b', 400, 'malformed_request'],
+      ['a\u0001b', 400, 'malformed_request'],
+      ['y'.repeat(20_000), 431, 'headers_too_large'],
+    ] as const) {
+      const answer = await send({ method: 'GET', target: '/health', headers: [['x-odd', value]] });
+      expect({ status: answer.status, code: json(answer).error.code }).toEqual({ status, code });
+    }
+  });
+
+  it('keeps a well-formed x-request-id and replaces any other', async () => {
+    const kept = await send({ method: 'GET', target: '/health', headers: [['x-request-id', 'req-1.a:b']] });
+    expect(kept.headers['x-request-id']).toBe('req-1.a:b');
+    const odd = await send({
+      method: 'GET',
+      target: '/health',
+      headers: [['x-request-id', `\u00ff${'r'.repeat(300)}`]],
+    });
+    expect(odd.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
