@@ -19,7 +19,10 @@ const MAX_BODY_BYTES = 1024 * 1024;
  * must not reach the logs: any segment shaped like an identity hash is replaced.
  */
 const IDENTITY_HASH_SEGMENT = /\/(agent|user|public|admin)_[A-Za-z0-9_-]{43}(?=\/|$)/g;
-export const loggablePath = (path: string) => path.replace(IDENTITY_HASH_SEGMENT, '/$1_<redacted>');
+/** The open-banking bank callback's `state` (`/redirect/{app}/state/{state}`) is a credential too. */
+const CALLBACK_STATE_SEGMENT = /(\/redirect\/[^/]+\/state\/)[^/?]+/g;
+export const loggablePath = (path: string) =>
+  path.replace(IDENTITY_HASH_SEGMENT, '/$1_<redacted>').replace(CALLBACK_STATE_SEGMENT, '$1<redacted>');
 
 /** Resolves with the name of each component that is not ready (empty when all are). */
 export type ReadinessProbe = () => Promise<string[]>;

@@ -1,7 +1,7 @@
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { prepareDataDir, restrictToOwner } from '../platform/data-dir.ts';
 import * as schema from './schema/index.ts';
 
 export { schema };
@@ -48,12 +48,17 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     return { db, driver: 'postgres', close: () => sql.end({ timeout: 5 }) };
   }
   if (!options.pgliteDir) throw new Error('openDatabase needs either a PostgreSQL url or a pgliteDir');
-  mkdirSync(options.pgliteDir, { recursive: true });
+  // The database files are readable by their owner only: the folder is 0700 (which alone keeps other
+  // users out) and what an older start left readable is tightened; `npm start` runs under umask 077.
+  prepareDataDir(options.pgliteDir);
+  restrictToOwner(options.pgliteDir);
   const { PGlite } = await import('@electric-sql/pglite');
   const { drizzle } = await import('drizzle-orm/pglite');
   const { migrate } = await import('drizzle-orm/pglite/migrator');
   const client = new PGlite(options.pgliteDir);
   const db = drizzle(client, { schema });
   await migrate(db, { migrationsFolder });
+  // PGlite wrote its files with the process's umask; the folder's 0700 guards what it writes later.
+  restrictToOwner(options.pgliteDir);
   return { db, driver: 'pglite', close: () => client.close() };
 }

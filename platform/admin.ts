@@ -2,16 +2,23 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createMerchant } from '../credentials/collect/merchants.ts';
 import { issueAccessToken, revokeAccessToken } from '../credentials/messaging/access-tokens.ts';
+import { decideSenderId, senderIdsAwaitingApproval } from '../credentials/messaging/senders.ts';
 import { enrolAgent, issueAdminHash } from '../credentials/openbanking/identity.ts';
 import { rotateSigningKey } from '../credentials/openbanking/jws.ts';
 import { openDatabase } from '../db/client.ts';
 import { loadConfigOrExit } from './config.ts';
+import { createLogger } from './logger.ts';
+import { connectTemporal } from './runtime.ts';
 
 /**
  * Operator commands, run against the configured database:
  *   npm run admin -- messaging:token --name "Acme Ltd"      new account + access token
  *   npm run admin -- messaging:token --account acc_...      another token for an account
  *   npm run admin -- messaging:revoke --token-id tok_...    revoke a token
+ *   npm run admin -- messaging:sender-ids                   sender IDs waiting for approval
+ *   npm run admin -- messaging:approve-sender-id --id <id> --reason "..." [--note "..."]
+ *   npm run admin -- messaging:reject-sender-id --id <id> --reason "..." [--note "..."]
+ *                    (the decision goes through the registration's workflow: Temporal must be running)
  *   npm run admin -- collect:merchant --name "Acme Ltd" [--min D123456789] [--notify-url URL]
  *                    [--billing-url URL] [--billing-prefix 97]   payment-collection merchant + secret
  *   npm run admin -- openbanking:agent --name "Acme Ltd" [--email a@b.c]   agent hash + public hash
@@ -22,6 +29,9 @@ const USAGE = `usage:
   npm run admin -- messaging:token --name "<account name>"
   npm run admin -- messaging:token --account <accountId> [--label <label>]
   npm run admin -- messaging:revoke --token-id <tokenId>
+  npm run admin -- messaging:sender-ids
+  npm run admin -- messaging:approve-sender-id --id <registration id> --reason "<why>" [--note "<note>"]
+  npm run admin -- messaging:reject-sender-id --id <registration id> --reason "<why>" [--note "<note>"]
   npm run admin -- collect:merchant --name "<merchant name>" [--min D123456789] [--notify-url <url>] [--billing-url <url>] [--billing-prefix <9...>]
   npm run admin -- openbanking:agent --name "<agent name>" [--email <e-mail>]
   npm run admin -- openbanking:admin-hash [--label <label>]
@@ -40,6 +50,9 @@ const { positionals, values } = parseArgs({
     'billing-url': { type: 'string' },
     'billing-prefix': { type: 'string' },
     email: { type: 'string' },
+    id: { type: 'string' },
+    reason: { type: 'string' },
+    note: { type: 'string' },
   },
 });
 
@@ -65,6 +78,26 @@ try {
       console.log(
         (await revokeAccessToken(database.db, values['token-id'])) ? 'revoked' : 'no such active token',
       );
+      break;
+    }
+    case 'messaging:sender-ids': {
+      console.log(JSON.stringify(await senderIdsAwaitingApproval(database.db), null, 2));
+      break;
+    }
+    case 'messaging:approve-sender-id':
+    case 'messaging:reject-sender-id': {
+      if (!values.id || !values.reason?.trim()) throw new Error(`--id and --reason are required\n${USAGE}`);
+      const temporal = await connectTemporal(config, createLogger(config.LOG_LEVEL));
+      try {
+        const decided = await decideSenderId({ db: database.db, temporal: temporal.client }, values.id, {
+          decision: positionals[0] === 'messaging:approve-sender-id' ? 'approved' : 'rejected',
+          reason: values.reason.trim(),
+          note: values.note,
+        });
+        console.log(JSON.stringify(decided, null, 2));
+      } finally {
+        await temporal.close();
+      }
       break;
     }
     case 'collect:merchant': {

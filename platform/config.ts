@@ -7,7 +7,7 @@ import { collectConfig, collectProductionKeys } from './collect/config.ts';
 import { optionalUrl, parsedText, port } from './config-fields.ts';
 import { messagingConfig, messagingProductionVariables, sandboxProviderUrls } from './messaging/config.ts';
 import { openBankingConfig, openBankingProductionKeys } from './openbanking/config.ts';
-import { webhookConfig } from './webhooks/config.ts';
+import { webhookConfig, webhookProductionKeys } from './webhooks/config.ts';
 
 /**
  * All configuration is read once from the environment, validated here, and passed down explicitly.
@@ -110,6 +110,7 @@ const PRODUCTION_KEYS = [
   ...collectProductionKeys,
   ...openBankingProductionKeys,
   ...messagingProductionVariables,
+  ...webhookProductionKeys,
 ] as const;
 
 /** Problems of a production process: what it is not given explicitly (an empty value counts as unset). */

@@ -279,6 +279,28 @@ async function demoCollect() {
   );
 }
 
+/**
+ * Approves the demo's sender ID as an operator would (POST /admin/messaging/sender-ids/{id}/approve with
+ * ADMIN_TOKEN); without ADMIN_TOKEN the demo sends from `DEMO`, which `npm start` pre-approves for the
+ * sandbox account.
+ */
+async function approveSenderId(id: string, senderId: string): Promise<string> {
+  const adminToken = process.env.ADMIN_TOKEN;
+  if (!adminToken) {
+    console.log("   No ADMIN_TOKEN: the operator step is skipped; sending from the sandbox account's DEMO");
+    return 'DEMO';
+  }
+  const response = await fetch(`${apiUrl}/admin/messaging/sender-ids/${id}/approve`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ reason: 'demo sender', note: 'approved by npm run demo' }),
+  });
+  console.log(`   POST /admin/messaging/sender-ids/${id}/approve → ${response.status}`);
+  if (response.status !== 200) return 'DEMO';
+  show('approved', await response.json());
+  return senderId;
+}
+
 say(`Health of ${apiUrl}`);
 const health = await fetch(`${apiUrl}/health`);
 show('health', await health.json());
@@ -290,12 +312,13 @@ try {
   say('Correct and validate a national-format number');
   show('result', await call('POST', '/numberCorrection', { number: '0888 123 456', country: 'BG' }));
 
-  say('Register and confirm an alphanumeric sender ID');
-  const senderId = `DEMO${String(Date.now()).slice(-5)}`;
-  const registration = await call('POST', '/senderId', { senderId });
+  say('Register and confirm an alphanumeric sender ID; an operator approves it (decision 0028)');
+  const registered = `DEMO${String(Date.now()).slice(-5)}`;
+  const registration = await call('POST', '/senderId', { senderId: registered });
   show('registered', registration);
   console.log(`   workflow: ${workflowLink(`sender-id-${registration.id}`)}`);
-  show('confirmed', await call('POST', `/senderId/confirm/${registration.id}`));
+  show('confirmed (waiting for an operator)', await call('POST', `/senderId/confirm/${registration.id}`));
+  const senderId = await approveSenderId(String(registration.id), registered);
 
   say('Send an SMS from the sender ID with a delivery-report URL');
   const sms = await call('POST', '/sms', {

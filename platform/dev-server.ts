@@ -1,9 +1,10 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, unlinkSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { platformSearchAttributes } from '../domain/search-attributes.ts';
+import { restrictToOwner, writePrivateFile } from './data-dir.ts';
 import { freePort, waitForPort } from './net.ts';
 
 export interface DevServerOptions {
@@ -72,7 +73,15 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   }
   for (const key of platformSearchAttributes) args.push('--search-attribute', `${key.name}=Keyword`);
 
-  const child: ChildProcess = spawn(options.cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  // The SQLite files hold every workflow's history: readable by their owner only. Files of an older
+  // start are tightened; the server creates new ones (and SQLite its WAL and SHM files) under umask 077,
+  // set by a shell that then becomes the server (exec: same pid, the server's own command line).
+  if (dbFile) for (const suffix of ['', '-wal', '-shm', '-journal']) restrictToOwner(`${dbFile}${suffix}`);
+  const child: ChildProcess = dbFile
+    ? spawn('/bin/sh', ['-c', 'umask 077 && exec "$0" "$@"', options.cliPath, ...args], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
+    : spawn(options.cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const collect = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-8000);
@@ -84,9 +93,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     if (pidFile && child.pid !== undefined && readPidFile(pidFile)?.pid === child.pid) removeFile(pidFile);
   };
   if (pidFile && child.pid !== undefined) {
-    writeFileSync(pidFile, `${JSON.stringify({ pid: child.pid, parentPid: process.pid })}\n`, {
-      mode: 0o600,
-    });
+    writePrivateFile(pidFile, `${JSON.stringify({ pid: child.pid, parentPid: process.pid })}\n`);
   }
   // Never leave the server behind when this process ends without stopping it (an uncaught error; a
   // SIGKILL runs nothing, which is what the pid file is for).

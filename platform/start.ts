@@ -1,9 +1,9 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { rotateSandboxToken } from '../credentials/messaging/access-tokens.ts';
 import { openDatabase } from '../db/client.ts';
 import { startSandbox } from '../sandbox/index.ts';
 import { loadConfigOrExit } from './config.ts';
+import { prepareDataDir, writePrivateFile } from './data-dir.ts';
 import { type DevServer, startDevServer } from './dev-server.ts';
 import { createLogger } from './logger.ts';
 import { connectTemporal, runWorker, serveApi } from './runtime.ts';
@@ -22,7 +22,10 @@ const stops: (() => Promise<void>)[] = [];
 
 async function main() {
   say('Starting the integration platform (embedded mode)...');
-  mkdirSync(config.DATA_DIR, { recursive: true });
+  // Everything this process tree writes (DATA_DIR, PGlite, the key and token files, the Temporal dev
+  // server's SQLite files) is readable by its owner only.
+  process.umask(0o077);
+  prepareDataDir(config.DATA_DIR);
   let devServer: DevServer | undefined;
   let temporalAddress = config.TEMPORAL_ADDRESS;
   const bundle = ensureWorkflowBundle(undefined, say);
@@ -84,7 +87,7 @@ async function main() {
 
   const token = sandboxMode ? await rotateSandboxToken(database.db) : undefined;
   // Sandbox convenience for `npm run demo` on the same machine; owner-only permissions.
-  if (token) writeFileSync(path.join(config.DATA_DIR, 'sandbox-token'), `${token.token}\n`, { mode: 0o600 });
+  if (token) writePrivateFile(path.join(config.DATA_DIR, 'sandbox-token'), `${token.token}\n`);
 
   const uiUrl = config.TEMPORAL_UI_URL ?? devServer?.uiUrl;
   say('');

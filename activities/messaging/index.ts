@@ -1,6 +1,7 @@
 import type { ChatAppProvider, HlrProvider, SmsCarrier } from '../../connectors/messaging/carriers.ts';
 import type { ActivityDeps } from '../shared/deps.ts';
 import { createHlrActivities } from './hlr.ts';
+import { createNumberActivities } from './numbers.ts';
 import { createSenderIdActivities } from './sender-id.ts';
 import { createSmsActivities } from './sms.ts';
 
@@ -17,6 +18,7 @@ export function createMessagingActivities(deps: ActivityDeps & MessagingConnecto
     ...createSmsActivities(deps),
     ...createSenderIdActivities(deps),
     ...createHlrActivities(deps),
+    ...createNumberActivities(deps),
   };
 }
 

@@ -15,8 +15,45 @@ export interface SmsActivityDeps {
   chatApp: ChatAppProvider;
 }
 
+/** What the read model records of a submission the carrier accepted. */
+export interface SubmissionRecord {
+  messageId: string;
+  carrierMessageId: string;
+  /** The carrier's identity (SMSC and system id), which receipts are matched on with the id. */
+  carrier: string;
+  submittedAt: string;
+}
+
+/** The carrier's answer, and whether its bookkeeping is done (else recordCarrierSubmission does it). */
+export type CarrierSubmission =
+  | ({ outcome: 'submitted'; recorded: boolean } & Omit<SubmissionRecord, 'messageId'>)
+  | Extract<CarrierSubmitResult, { outcome: 'rejected' }>;
+
 /** Activities of the message workflow (sms): carrier hand-over and read-model writes. */
 export function createSmsActivities({ db, carrier, chatApp }: SmsActivityDeps) {
+  // An attempt still running when the workflow gave up (SMS_SUBMIT_TIMEOUT) records the carrier id
+  // (a receipt may follow) but does not turn the `failed` message back to `submitted`.
+  async function recordSubmission(submitted: SubmissionRecord): Promise<void> {
+    const at = new Date(submitted.submittedAt);
+    await db
+      .update(messagingMessages)
+      .set({
+        status: sql`case when ${messagingMessages.status} = 'sending' then 'submitted' else ${messagingMessages.status} end`,
+        carrierMessageId: submitted.carrierMessageId,
+        carrier: submitted.carrier,
+        submittedAt: at,
+        updatedAt: new Date(),
+      })
+      .where(eq(messagingMessages.id, submitted.messageId));
+  }
+
+  async function recordRejection(messageId: string, error: string): Promise<void> {
+    await db
+      .update(messagingMessages)
+      .set({ status: 'rejected', error, updatedAt: new Date() })
+      .where(and(eq(messagingMessages.id, messageId), eq(messagingMessages.status, 'sending')));
+  }
+
   return {
     async markMessageStatus(input: { messageId: string; status: MessageStatus }): Promise<void> {
       await db
@@ -26,8 +63,11 @@ export function createSmsActivities({ db, carrier, chatApp }: SmsActivityDeps) {
     },
 
     /**
-     * Hands the message to its carrier once. A retry after the carrier accepted (but before the
-     * read model was written) finds the carrier id already recorded and does not submit again.
+     * Hands the message to its carrier once. A retry after the carrier accepted and the read model was
+     * written finds the carrier id recorded and does not submit again. When the read model cannot be
+     * written after the carrier accepted (the database is away), the attempt still succeeds with
+     * `recorded: false`: failing it would submit the message a second time on retry; the workflow has
+     * the bookkeeping done by recordCarrierSubmission instead (decision 0004).
      */
     async submitToCarrier(input: {
       messageId: string;
@@ -35,43 +75,46 @@ export function createSmsActivities({ db, carrier, chatApp }: SmsActivityDeps) {
       to: string;
       from: string;
       message: string;
-    }): Promise<CarrierSubmitResult> {
+    }): Promise<CarrierSubmission> {
       const [existing] = await db
-        .select({ carrierMessageId: messagingMessages.carrierMessageId })
+        .select({ carrierMessageId: messagingMessages.carrierMessageId, carrier: messagingMessages.carrier })
         .from(messagingMessages)
         .where(eq(messagingMessages.id, input.messageId));
       if (!existing)
         throw ApplicationFailure.nonRetryable(`message ${input.messageId} is not in the read model`);
-      if (existing.carrierMessageId)
-        return { outcome: 'submitted', carrierMessageId: existing.carrierMessageId };
+      if (existing.carrierMessageId) {
+        return {
+          outcome: 'submitted',
+          carrierMessageId: existing.carrierMessageId,
+          carrier: existing.carrier ?? '',
+          submittedAt: new Date().toISOString(),
+          recorded: true,
+        };
+      }
 
       const provider = input.channel === 'sms' ? carrier : chatApp;
       const result = await provider.submit(input);
-      const now = new Date();
-      // An attempt still running when the workflow gave up (SMS_SUBMIT_TIMEOUT) records the carrier id
-      // (a receipt may follow) but does not turn the `failed` message back to `submitted`.
-      const stillSending = and(
-        eq(messagingMessages.id, input.messageId),
-        eq(messagingMessages.status, 'sending'),
-      );
-      if (result.outcome === 'submitted') {
-        await db
-          .update(messagingMessages)
-          .set({
-            status: sql`case when ${messagingMessages.status} = 'sending' then 'submitted' else ${messagingMessages.status} end`,
-            carrierMessageId: result.carrierMessageId,
-            carrier: provider.identity,
-            submittedAt: now,
-            updatedAt: now,
-          })
-          .where(eq(messagingMessages.id, input.messageId));
-      } else {
-        await db
-          .update(messagingMessages)
-          .set({ status: 'rejected', error: result.error, updatedAt: now })
-          .where(stillSending);
+      if (result.outcome === 'rejected') {
+        await recordRejection(input.messageId, result.error);
+        return result;
       }
-      return result;
+      const submitted = {
+        messageId: input.messageId,
+        carrierMessageId: result.carrierMessageId,
+        carrier: provider.identity,
+        submittedAt: new Date().toISOString(),
+      };
+      try {
+        await recordSubmission(submitted);
+        return { outcome: 'submitted', ...submitted, recorded: true };
+      } catch {
+        return { outcome: 'submitted', ...submitted, recorded: false };
+      }
+    },
+
+    /** The bookkeeping of a submission the carrier accepted; idempotent, retried until it lands. */
+    async recordCarrierSubmission(input: SubmissionRecord): Promise<void> {
+      await recordSubmission(input);
     },
 
     /**

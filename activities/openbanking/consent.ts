@@ -226,12 +226,15 @@ export function createConsentActivities(deps: ActivityDeps) {
 
     /**
      * The hook call of a finished consent, ready for sendWebhook: the hook's URL (or the user's signup
-     * `webhookUrl` when no hook was given) with `state` as this delivery's URL parameter, and the event signed as a compact JWS
+     * `webhookUrl` when no hook was given) with `state` as this delivery's URL parameter (the plain state
+     * comes from the workflow's input; ob_consents stores only its digest), and the event signed as a compact JWS
      * with the gateway's published keys. Null when there is nowhere to call, or the hook does not want
      * `consent.finished`.
      */
     async prepareConsentWebhook(input: {
       consentId: string;
+      /** The consent's state, from the workflow's input: the read model keeps only its digest. */
+      state: string;
       status: ConsentOutcome;
       reason: string | null;
       accounts: StoredAccount[];
@@ -254,7 +257,7 @@ export function createConsentActivities(deps: ActivityDeps) {
         jti: eventId,
         iat: Math.floor((consent.finishedAt ?? new Date()).getTime() / 1000),
         type: 'consent.finished',
-        state: consent.state,
+        state: input.state,
         consentId: consent.id,
         userId: consent.userId,
         bankHash: consent.bankHash,
@@ -272,7 +275,7 @@ export function createConsentActivities(deps: ActivityDeps) {
         ownerId: consent.agentId,
         // The hook's URL is the endpoint; `state` is this delivery's own (one endpoint per hook URL).
         url: target,
-        urlParams: { state: consent.state },
+        urlParams: { state: input.state },
         eventType: 'consent.finished',
         eventId,
         subjectId: consent.id,

@@ -1,12 +1,13 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { and, eq, sql } from 'drizzle-orm';
+import { ensureWebhookEndpoint } from '../../credentials/webhooks/endpoints.ts';
+import { signingSecretsOf, webhookSecretKey } from '../../credentials/webhooks/signing-secrets.ts';
 import type { Database } from '../../db/client.ts';
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/schema/webhooks.ts';
 import { callbackFormats } from '../../domain/webhooks/callback-formats.ts';
 import type { WebhookDeliveryStatus, WebhookFormat } from '../../domain/webhooks/delivery.ts';
-import { newWebhookEndpointId, webhookDeliveryId } from '../../domain/webhooks/identifiers.ts';
+import { webhookDeliveryId } from '../../domain/webhooks/identifiers.ts';
 import type { WebhookRequest } from '../../domain/webhooks/processes.ts';
-import { generateWebhookSecret } from '../../domain/webhooks/signature.ts';
 import type { Config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { describeFetchError, outboundFetchFor } from '../shared/outbound-http.ts';
@@ -58,26 +59,11 @@ function withParams(url: string, params: Record<string, string> | null): string 
 export function createWebhookActivities(deps: WebhookActivityDeps) {
   const { db, config, logger } = deps;
   const send = deps.fetch ?? outboundFetchFor(config);
+  const secretKey = webhookSecretKey(config);
 
-  /** The owner's endpoint for this URL, created with a fresh signing secret the first time. */
+  /** The owner's endpoint for this URL (created beforehand by its owner, or now with a fresh secret). */
   async function endpointFor(service: string, ownerId: string, url: string): Promise<string> {
-    await db
-      .insert(webhookEndpoints)
-      .values({ id: newWebhookEndpointId(), service, ownerId, url, secret: generateWebhookSecret() })
-      .onConflictDoNothing({
-        target: [webhookEndpoints.service, webhookEndpoints.ownerId, webhookEndpoints.url],
-      });
-    const [endpoint] = await db
-      .select({ id: webhookEndpoints.id })
-      .from(webhookEndpoints)
-      .where(
-        and(
-          eq(webhookEndpoints.service, service),
-          eq(webhookEndpoints.ownerId, ownerId),
-          eq(webhookEndpoints.url, url),
-        ),
-      );
-    if (!endpoint) throw new Error(`webhook endpoint of ${service}/${ownerId} vanished after insert`);
+    const { endpoint } = await ensureWebhookEndpoint(db, secretKey, { service, ownerId, url });
     return endpoint.id;
   }
 
@@ -98,6 +84,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
           subjectId: request.subjectId ?? null,
           payload: request.payload,
           urlParams: request.urlParams ?? null,
+          format: request.format ?? 'standard-webhooks',
           status: 'pending',
         })
         .onConflictDoNothing({ target: webhookDeliveries.id });
@@ -141,7 +128,10 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
           urlParams: webhookDeliveries.urlParams,
           createdAt: webhookDeliveries.createdAt,
           url: webhookEndpoints.url,
-          secret: webhookEndpoints.secret,
+          endpointId: webhookEndpoints.id,
+          secretEncrypted: webhookEndpoints.secretEncrypted,
+          previousSecretEncrypted: webhookEndpoints.previousSecretEncrypted,
+          previousSecretExpiresAt: webhookEndpoints.previousSecretExpiresAt,
         })
         .from(webhookDeliveries)
         .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
@@ -158,7 +148,17 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
           occurredAt: delivery.createdAt,
           payload: delivery.payload,
         },
-        delivery.secret,
+        // The current secret, and the previous one while a rotation's overlap lasts.
+        signingSecretsOf(
+          secretKey,
+          {
+            id: delivery.endpointId,
+            secretEncrypted: delivery.secretEncrypted,
+            previousSecretEncrypted: delivery.previousSecretEncrypted,
+            previousSecretExpiresAt: delivery.previousSecretExpiresAt,
+          },
+          attemptedAt,
+        ),
         attemptedAt,
       );
       const started = performance.now();

@@ -13,6 +13,7 @@ import type { AppEnv } from '../shared/context.ts';
 import { ApiError, errorResponses, validationHook } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { registerOneTouchAdminRoutes } from './collect-one-touch.ts';
+import { registerMessagingSenderIdAdminRoutes } from './messaging-sender-ids.ts';
 import { registerOpenBankingAdminRoutes } from './openbanking.ts';
 
 /**
@@ -149,6 +150,7 @@ export function createAdminApi(): OpenAPIHono<AppEnv> {
     if (!revoked) throw ApiError.notFound('Active token');
     return c.body(null, 204);
   });
+  registerMessagingSenderIdAdminRoutes(app);
   registerOneTouchAdminRoutes(app);
   registerOpenBankingAdminRoutes(app);
   return app;

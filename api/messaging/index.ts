@@ -9,6 +9,9 @@ import { hlrGetOperation } from './hlr-get.ts';
 import { hlrLookupOperation } from './hlr-lookup.ts';
 import { mccmncOperation } from './mccmnc.ts';
 import { numberCorrectionOperation } from './number-correction.ts';
+import { numbersListOperation } from './numbers-list.ts';
+import { numbersRegisterOperation } from './numbers-register.ts';
+import { numbersVerifyOperation } from './numbers-verify.ts';
 import { operatorsOperation } from './operators.ts';
 import { prefixesOperation } from './prefixes.ts';
 import { ratesOperation } from './rates.ts';
@@ -32,6 +35,10 @@ export const messagingOperations: readonly Operation<MessagingEnv>[] = [
   senderIdConfirmOperation,
   senderIdGetOperation,
   senderIdListOperation,
+  // `from` numbers proven by a code (beyond the spec, decision 0028)
+  numbersRegisterOperation,
+  numbersVerifyOperation,
+  numbersListOperation,
   // Number lookup
   hlrLookupOperation,
   hlrGetOperation,

@@ -32,7 +32,7 @@ const messageRequestSchema = z
       .openapi({ description: 'Recipient, international (+359…) format', example: '+359888123456' }),
     from: z.string().min(1).max(16).openapi({
       description:
-        'Sender: a phone number, or an alphanumeric sender ID (1-11 characters) confirmed for your account',
+        'Sender: a phone number your account verified (POST /numbers), or an alphanumeric sender ID (1-11 characters) approved for your account',
       example: 'ACME',
     }),
     message: z
@@ -95,7 +95,8 @@ export const sendMessageRoute = {
     422: {
       description:
         '`idempotency_key_reused`: the Idempotency-Key was used for a request with another body; ' +
-        '`sender_id_not_confirmed`: the sender ID is not confirmed for this account',
+        '`sender_id_not_approved`: the sender ID is not approved for this account; ' +
+        '`number_not_verified`: the `from` number is not verified by this account (POST /numbers)',
       content: errorResponses[400].content,
     },
   },

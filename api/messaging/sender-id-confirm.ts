@@ -19,10 +19,13 @@ import {
   toRecord,
 } from './sender-id-records.ts';
 
-/** `POST /senderId/confirm/{id}`: confirms a pending registration through its workflow's update. */
+/**
+ * `POST /senderId/confirm/{id}`: confirms a pending registration through its workflow's update. The
+ * sender ID then waits for an operator's approval before it may be used (decision 0028).
+ */
 
 function refuseUnlessPending(row: typeof messagingSenderIds.$inferSelect, now: Date): void {
-  if (row.status === 'confirmed') {
+  if (row.status === 'confirmed' || row.status === 'approved' || row.status === 'rejected') {
     throw ApiError.conflict('sender_id_already_confirmed', 'The sender ID is already confirmed');
   }
   if (row.status === 'expired' || row.expiresAt.getTime() <= now.getTime()) {
@@ -60,7 +63,8 @@ export const senderIdConfirmOperation = defineMessagingOperation({
       tags: ['Sender IDs'],
       summary: 'Confirm a sender ID',
       description:
-        'Confirms a pending registration; from then on the sender ID may be used as `from`. ' +
+        'Confirms a pending registration; it then waits for an operator to approve or reject it ' +
+        '(`status` confirmed → approved | rejected); only an approved sender ID may be used as `from`. ' +
         '409 `sender_id_already_confirmed` or `sender_id_expired` when it is no longer pending.',
       request: { params: idParams },
       responses: {

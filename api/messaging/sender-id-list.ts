@@ -3,7 +3,7 @@ import { and, desc, eq } from 'drizzle-orm';
 import { messagingSenderIds } from '../../db/schema/messaging.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineMessagingOperation } from './auth.ts';
-import { senderIdSchema, toRecord } from './sender-id-records.ts';
+import { SENDER_ID_STATUSES, senderIdSchema, toRecord } from './sender-id-records.ts';
 
 /** `GET /senderId`: the account's sender-ID registrations, newest first. */
 export const senderIdListOperation = defineMessagingOperation({
@@ -16,7 +16,7 @@ export const senderIdListOperation = defineMessagingOperation({
       description: 'Registrations of your account, newest first.',
       request: {
         query: z.object({
-          status: z.enum(['pending', 'confirmed', 'expired']).optional().openapi({ example: 'confirmed' }),
+          status: z.enum(SENDER_ID_STATUSES).optional().openapi({ example: 'approved' }),
           page: z.coerce.number().int().min(1).default(1).openapi({ example: 1 }),
           size: z.coerce.number().int().min(1).max(200).default(50).openapi({ example: 50 }),
         }),

@@ -47,7 +47,7 @@ async function register(
       createdAt: now,
       expiresAt: new Date(now.getTime() + deps.config.SENDER_ID_CONFIRMATION_TIMEOUT),
     })
-    // The partial unique index allows one pending or confirmed registration per sender ID and account.
+    // The partial unique index allows one live (pending, confirmed, approved) registration per sender ID and account.
     .onConflictDoNothing()
     .returning();
   if (!row)
@@ -58,6 +58,7 @@ async function register(
     accountId,
     senderId,
     expiresAt: row.expiresAt.toISOString(),
+    approvalTimeoutMs: deps.config.SENDER_ID_APPROVAL_TIMEOUT,
   };
   try {
     await deps.temporal.workflow.start(senderIdRegistration, {
@@ -88,8 +89,9 @@ export const senderIdRegisterOperation = defineMessagingOperation({
       summary: 'Register a sender ID',
       description:
         'Registers an alphanumeric sender (1-11 letters, digits, spaces, `. - _ &`) or a phone number as a sender of this ' +
-        'account. The registration is pending until confirmed with POST /senderId/confirm/{id} and expires at `expiresAt`. ' +
-        'Registering a sender ID that is already pending or confirmed answers 409 `sender_id_exists`.',
+        'account. The registration is pending until confirmed with POST /senderId/confirm/{id} and expires at `expiresAt`; ' +
+        'once confirmed it waits for an operator to approve it, and only then may it be used as `from`. ' +
+        'Registering a sender ID that is already pending, confirmed or approved answers 409 `sender_id_exists`.',
       request: {
         body: jsonBody(
           z

@@ -1,4 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { digestOf } from '../../credentials/openbanking/identity.ts';
 import { AUDIENCE, signJwt } from '../../credentials/openbanking/jws.ts';
 import { obEmailOutbox } from '../../db/schema/openbanking.ts';
 import { newId } from '../../domain/openbanking/ids.ts';
@@ -100,7 +101,8 @@ export const agentAisEmailOperation = defineOperation({
       recipient: row.email,
       subject,
       body: `Hello ${row.name},\n\nto share your account information, open this link (valid until ${expiresAt.toISOString()}):\n${link}\n`,
-      link,
+      // The token is a bearer credential: the row keeps its digest; the body is the e-mail as sent.
+      tokenDigest: digestOf(token),
     });
     // The link is a bearer credential for starting a consent: log the message, not the link.
     logger.info(

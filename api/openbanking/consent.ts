@@ -5,7 +5,7 @@ import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporal
 import { ApplicationFailure } from '@temporalio/common';
 import type { Context } from 'hono';
 import { electronicFormatIBAN, isValidIBAN } from 'ibantools';
-import type { UserIdentity } from '../../credentials/openbanking/identity.ts';
+import { digestOf, type UserIdentity } from '../../credentials/openbanking/identity.ts';
 import { obConsents } from '../../db/schema/openbanking.ts';
 import { canonicalIp, clientAddress } from '../../domain/client-address.ts';
 import { APP_PATTERN, CONSENT_KINDS, CONSENT_SCOPES } from '../../domain/openbanking/consents.ts';
@@ -257,7 +257,8 @@ export async function startConsentFlow(
   const scaDeadline = new Date(Date.now() + config.OPENBANKING_SCA_TIMEOUT);
   await db.insert(obConsents).values({
     id: consentId,
-    state,
+    // The state is a credential of the callback: only its digest is stored (the callback looks it up).
+    stateDigest: digestOf(state),
     app: body.app,
     agentId: user.agentId,
     userId: user.userId,

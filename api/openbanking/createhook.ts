@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createRoute, z } from '@hono/zod-openapi';
+import { currentSecretOf, ensureWebhookEndpoint } from '../../credentials/webhooks/endpoints.ts';
+import { webhookSecretKey } from '../../credentials/webhooks/signing-secrets.ts';
 import { obHooks } from '../../db/schema/openbanking.ts';
 import { HOOK_EVENTS } from '../../domain/openbanking/hook-events.ts';
 import { errorResponses } from '../shared/errors.ts';
@@ -13,6 +15,10 @@ import { webUrlField } from './user-records.ts';
 /**
  * `POST /api/{6,7,8,9}/createhook`: registers a URL called back when adding IBANs or a payment finishes,
  * and returns its hook hash. Owner: the caller (user, else agent; version 9 also the public hash).
+ * The hook's calls go to the agent's webhook endpoint for that URL (decision 0022), created here with
+ * its signing secret, so the secret is known before the first call; it is answered to the agent only
+ * (the endpoint's owner): a user or public-hash caller could otherwise name the agent's receiver URL
+ * and read the secret that lets it forge the agent's hook calls.
  */
 
 /** AdditionalURLsHookDTO: the hook's URL plus the additional (redirect) URL and the events it wants. */
@@ -31,6 +37,27 @@ const hookBody = z
       .openapi({ description: 'Events to receive; all when omitted', example: ['consent.finished'] }),
   })
   .openapi('AdditionalURLsHookDTO');
+
+const createdHookSchema = hookSchema
+  .extend({
+    webhookEndpointId: z.string().openapi({
+      description: 'The agent’s webhook endpoint the hook calls go to (one per agent and URL)',
+      example: 'whe_5b1e0c7a9d3f2e4b6a8c0d1e',
+    }),
+    signingSecret: z
+      .string()
+      .nullable()
+      .openapi({
+        description:
+          'The endpoint’s Standard Webhooks signing secret: every hook call carries `webhook-id`, ' +
+          '`webhook-timestamp` and `webhook-signature` (`v1,` + base64 HMAC-SHA256 of ' +
+          '"<webhook-id>.<webhook-timestamp>.<body>", keyed with the base64-decoded part after `whsec_`; the ' +
+          'body is the JWS text) besides the JWS itself. Answered only when the agent (`x-agent-hash`) ' +
+          'registers the hook, null otherwise: the agent reads it by registering a hook for the same URL',
+        example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+      }),
+  })
+  .openapi('CreatedHook');
 
 export const createhookOperation = defineOperation({
   versions: [6, 7, 8, 9],
@@ -53,7 +80,10 @@ export const createhookOperation = defineOperation({
           : security(['userHash'], ['userToken'], ['agentHash']),
       request: { body: jsonBody(hookBody) },
       responses: {
-        201: { description: 'Registered', content: { 'application/json': { schema: hookSchema } } },
+        201: {
+          description: 'Registered, with the webhook endpoint its calls go to',
+          content: { 'application/json': { schema: createdHookSchema } },
+        },
         ...errorResponses,
       },
     }),
@@ -74,6 +104,20 @@ export const createhookOperation = defineOperation({
         events: body.events ? [...new Set(body.events)] : [...HOOK_EVENTS],
       })
       .returning();
-    return c.json(toHookRecord(row!), 201);
+    const key = webhookSecretKey(c.get('deps').config);
+    const { endpoint } = await ensureWebhookEndpoint(c.get('deps').db, key, {
+      service: 'openbanking',
+      ownerId: caller.agentId,
+      url: body.url,
+    });
+    const byAgent = caller.via === 'agent';
+    return c.json(
+      {
+        ...toHookRecord(row!),
+        webhookEndpointId: endpoint.id,
+        signingSecret: byAgent ? currentSecretOf(key, endpoint) : null,
+      },
+      201,
+    );
   },
 });

@@ -49,17 +49,19 @@ export const toHookRecord = (row: HookRow): z.infer<typeof hookSchema> => ({
 export interface HookCaller {
   agentId: string;
   userId?: string;
+  /** Which identity called: only `agent` owns the agent's webhook endpoints (and reads their secrets). */
+  via?: 'user' | 'agent' | 'public';
 }
 
 /** Who registers or changes a hook: the user, else the agent, else (where allowed) the public hash. */
 export async function hookCaller(c: Context<AppEnv>, options: { publicHash: boolean }): Promise<HookCaller> {
   const user = await optionalUser(c);
-  if (user) return user;
+  if (user) return { ...user, via: 'user' };
   const agent = await optionalAgent(c);
-  if (agent) return agent;
+  if (agent) return { ...agent, via: 'agent' };
   if (options.publicHash) {
     const publicTier = await optionalPublic(c);
-    if (publicTier) return publicTier;
+    if (publicTier) return { ...publicTier, via: 'public' };
   }
   throw ApiError.unauthorized(
     `One of the x-user-hash, x-agent-hash${options.publicHash ? ', x-public-hash' : ''} headers is required`,

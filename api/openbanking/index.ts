@@ -3,6 +3,7 @@ import type { AppEnv } from '../shared/context.ts';
 import { referencePage } from '../shared/docs.ts';
 import { ApiError, validationHook } from '../shared/errors.ts';
 import { mountOperations, type Operation } from '../shared/operation.ts';
+import { registerWebhookRoutes } from '../shared/webhook-routes.ts';
 import { accountListOperation } from './account-list.ts';
 import { agentAisEmailOperation } from './agent-ais-email.ts';
 import { agentUserOperation } from './agent-user.ts';
@@ -25,7 +26,7 @@ import { createhookOperation } from './createhook.ts';
 import { ibanOperation } from './iban.ts';
 import { ibansOperation } from './ibans.ts';
 import { idStatusOperation } from './id-status.ts';
-import { credentialGate, registerIdentitySchemes } from './identity.ts';
+import { AGENT_SECURITY, credentialGate, registerIdentitySchemes, requireAgent } from './identity.ts';
 import { kycUpdateOperation } from './kyc-update.ts';
 import { pagedTransactionsOperation } from './paged-transactions.ts';
 import { redirectOperation } from './redirect.ts';
@@ -118,5 +119,16 @@ export function createOpenBankingApi(): OpenAPIHono<AppEnv> {
   app.get('/docs', (c) => c.html(referencePage('Open-banking gateway API', '/openbanking/openapi.json')));
 
   mountOperations(app, openBankingOperations, { credentialGate });
+  // The hook calls' webhook endpoints and deliveries (beyond the spec): the agent's, by x-agent-hash,
+  // checked before the request is validated (a caller without credentials learns nothing of its shape).
+  app.use('/webhooks/*', async (c, next) => {
+    await requireAgent(c);
+    return next();
+  });
+  registerWebhookRoutes(app, {
+    service: 'openbanking',
+    ownerOf: async (c) => (await requireAgent(c)).agentId,
+    security: AGENT_SECURITY,
+  });
   return app;
 }

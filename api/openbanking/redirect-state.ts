@@ -2,6 +2,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Context } from 'hono';
+import { digestOf } from '../../credentials/openbanking/identity.ts';
 import { obConsents, obHooks } from '../../db/schema/openbanking.ts';
 import { APP_PATTERN, STATE_PATTERN } from '../../domain/openbanking/consents.ts';
 import { bankCallbackSignal, consentWorkflowId } from '../../domain/openbanking/processes.ts';
@@ -16,7 +17,8 @@ import { NO_SECURITY } from './identity.ts';
  * consent workflow (which asks the bank how the SCA ended; the browser's word is not trusted), then sends
  * the browser on: 303 to the hook's `redirectUrl` with `state` appended, or a small page when the consent
  * has no redirect URL. The `state` is the credential here: 43 random characters, known only to the
- * bank and the caller of POST consent; the consent's row is looked up by it and its workflow signalled
+ * bank and the caller of POST consent; only its SHA-256 digest is stored, the consent's row is looked up
+ * by the digest of the path's state (so no comparison of secrets takes place) and its workflow signalled
  * by the consent id (`ob-consent-<consentId>`: the state is never in a workflow id). Answers are HTML:
  * a person's browser reads them.
  */
@@ -78,7 +80,7 @@ export const redirectStateOperation = defineOperation({
       .select({ consent: obConsents, redirectUrl: obHooks.redirectUrl })
       .from(obConsents)
       .leftJoin(obHooks, eq(obHooks.hookHash, obConsents.hookHash))
-      .where(and(eq(obConsents.state, state), eq(obConsents.app, app)))
+      .where(and(eq(obConsents.stateDigest, digestOf(state)), eq(obConsents.app, app)))
       .limit(1);
     if (!row) return notFound();
 

@@ -1,20 +1,35 @@
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import { and, asc, count, desc, eq, type SQL } from 'drizzle-orm';
+import { createRoute, type OpenAPIHono, type RouteConfig, z } from '@hono/zod-openapi';
+import { and, asc, count, desc, eq, type SQL, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
+import {
+  currentSecretOf,
+  ensureWebhookEndpoint,
+  rotateWebhookSecret,
+  type WebhookEndpointRow,
+} from '../../credentials/webhooks/endpoints.ts';
+import { webhookSecretKey } from '../../credentials/webhooks/signing-secrets.ts';
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/schema/webhooks.ts';
+import { BusinessStatus, OwnerId, PlatformService } from '../../domain/search-attributes.ts';
+import { deliveryTaskQueue } from '../../domain/task-queues.ts';
+import { type WebhookDeliveryInput, webhookReplayWorkflowId } from '../../domain/webhooks/processes.ts';
 import type { ApiDeps, AppEnv } from './context.ts';
-import { ApiError, errorResponses } from './errors.ts';
+import { ApiError, errorBodySchema, errorResponses } from './errors.ts';
+import { jsonBody } from './openapi.ts';
+import { assertOutboundUrlField } from './outbound-url.ts';
 
 /**
- * Read routes of the shared webhook delivery engine, mounted by each service under its base path:
- * an owner sees its own deliveries, every attempt of them, and its endpoints' signing secrets.
- * Writes happen only through the delivery workflows.
+ * Routes of the shared webhook delivery engine, mounted by each service under its base path: an owner
+ * sees its own deliveries, every attempt of them, and its endpoints with their signing secrets; it can
+ * create an endpoint (and read its secret) before the first delivery, rotate a secret, and replay a
+ * failed delivery. Everything else is written by the delivery workflows.
  */
 export interface WebhookRoutesOptions<E extends AppEnv> {
   /** The service whose deliveries these routes show, e.g. 'messaging'. */
   service: string;
   /** The authenticated owner of the request (account, merchant…); set by the service's auth middleware. */
-  ownerOf: (c: Context<E>) => string;
+  ownerOf: (c: Context<E>) => string | Promise<string>;
+  /** OpenAPI security of the routes when the service's document has no global one (open banking). */
+  security?: Record<string, string[]>[];
 }
 
 const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
@@ -41,6 +56,10 @@ const deliverySchema = z
         '`pending` while attempts go on; `delivered` after a 2xx reply; `failed` when the retry schedule ran out',
     }),
     attemptCount: z.number().int().openapi({ example: 1 }),
+    replayCount: z
+      .number()
+      .int()
+      .openapi({ description: 'How often you replayed it (`POST .../replay`)', example: 0 }),
     createdAt: z.string().openapi({ example: '2026-05-01T10:00:00.000Z' }),
     lastAttemptAt: z.string().nullable(),
     completedAt: z.string().nullable(),
@@ -89,13 +108,42 @@ const endpointSchema = z
     url: z.string().openapi({ example: 'https://example.com/dlr' }),
     secret: z.string().openapi({
       description:
-        'Signing secret (Standard Webhooks): verify `webhook-signature` = `v1,` + base64 HMAC-SHA256 of ' +
-        '"<webhook-id>.<webhook-timestamp>.<body>" keyed with the base64-decoded part after `whsec_`',
+        'Current signing secret (Standard Webhooks): verify `webhook-signature` = `v1,` + base64 HMAC-SHA256 of ' +
+        '"<webhook-id>.<webhook-timestamp>.<body>" keyed with the base64-decoded part after `whsec_`; the header ' +
+        'may hold several space-separated signatures (during a rotation), accept the request when one matches. ' +
+        'Stored encrypted; shown only to the endpoint’s owner',
       example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
     }),
+    secretRotatedAt: z
+      .string()
+      .nullable()
+      .openapi({ description: 'When the secret was last rotated; null if never' }),
+    previousSecretExpiresAt: z
+      .string()
+      .nullable()
+      .openapi({
+        description:
+          'Until then every delivery is signed with the previous secret too (WEBHOOK_SECRET_ROTATION_OVERLAP ' +
+          'after the rotation); null when there is no previous secret',
+      }),
     createdAt: z.string(),
   })
   .openapi('WebhookEndpoint');
+
+const endpointIdParam = z.object({
+  id: z
+    .string()
+    .min(1)
+    .max(64)
+    .openapi({ param: { name: 'id', in: 'path' }, example: 'whe_5b1e0c7a9d3f2e4b6a8c0d1e' }),
+});
+
+const conflictResponse = {
+  409: {
+    description: 'The delivery is not failed: it was delivered, or attempts still go on',
+    content: { 'application/json': { schema: errorBodySchema } },
+  },
+} as const;
 
 const listDeliveriesRoute = createRoute({
   method: 'get',
@@ -165,7 +213,9 @@ const listEndpointsRoute = createRoute({
   path: '/webhooks/endpoints',
   tags: ['Webhooks'],
   summary: 'List your webhook endpoints and their signing secrets',
-  description: 'An endpoint is created with its own secret the first time a callback is sent to its URL.',
+  description:
+    'An endpoint is created with its own secret by `POST /webhooks/endpoints`, or the first time a callback is ' +
+    'sent to its URL. Its callbacks are those whose URL is exactly the endpoint’s.',
   responses: {
     200: {
       description: 'Your endpoints, oldest first',
@@ -179,6 +229,102 @@ const listEndpointsRoute = createRoute({
   },
 });
 
+const createEndpointRoute = createRoute({
+  method: 'post',
+  path: '/webhooks/endpoints',
+  tags: ['Webhooks'],
+  summary: 'Create a webhook endpoint and its signing secret before the first delivery',
+  description:
+    'Registers `url` as your endpoint with a new signing secret, so that you can configure your receiver before ' +
+    'the first callback: callbacks whose URL is exactly this one are signed with it. The URL must be http(s) and ' +
+    'may not lead inside the platform’s network (400 naming `url`). An existing endpoint for the same URL is ' +
+    'answered as it is (200), with its current secret.',
+  request: {
+    body: jsonBody(
+      z
+        .object({
+          url: z
+            .string()
+            .max(2048)
+            .pipe(z.url({ protocol: /^https?$/, message: 'must be an http or https URL' }))
+            .openapi({ description: 'The receiver', example: 'https://example.com/dlr' }),
+        })
+        .openapi('WebhookEndpointCreate'),
+    ),
+  },
+  responses: {
+    201: {
+      description: 'Created, with its signing secret',
+      content: { 'application/json': { schema: endpointSchema } },
+    },
+    200: {
+      description: 'The endpoint for this URL existed already',
+      content: { 'application/json': { schema: endpointSchema } },
+    },
+    ...errorResponses,
+  },
+});
+
+const rotateSecretRoute = createRoute({
+  method: 'post',
+  path: '/webhooks/endpoints/{id}/rotate-secret',
+  tags: ['Webhooks'],
+  summary: 'Rotate an endpoint’s signing secret',
+  description:
+    'Replaces the signing secret with a new one, answered here (and listed by `GET /webhooks/endpoints`). For ' +
+    '`WEBHOOK_SECRET_ROTATION_OVERLAP` (default 24 h) every delivery carries both signatures in ' +
+    '`webhook-signature` (`v1,<new> v1,<old>`), so a receiver can switch to the new secret at any moment ' +
+    'within it; after it, only the new one. Another owner’s endpoint is 404.',
+  request: { params: endpointIdParam },
+  responses: {
+    200: {
+      description: 'The endpoint with its new secret',
+      content: { 'application/json': { schema: endpointSchema } },
+    },
+    ...errorResponses,
+  },
+});
+
+const replayDeliveryRoute = createRoute({
+  method: 'post',
+  path: '/webhooks/deliveries/{id}/replay',
+  tags: ['Webhooks'],
+  summary: 'Replay a failed webhook delivery',
+  description:
+    'Delivers the same event (same `webhook-id`, same body) again in a new attempt series on the whole retry ' +
+    'schedule, signed with the endpoint’s current secret(s). Its attempts are numbered on after the earlier ' +
+    'ones and listed with them; `replayCount` counts the replays. Only a `failed` delivery can be replayed ' +
+    '(409 otherwise); another owner’s delivery is 404.',
+  request: {
+    params: z.object({
+      id: z
+        .string()
+        .min(1)
+        .max(64)
+        .openapi({ param: { name: 'id', in: 'path' }, example: 'whd_3f2a9c0d1b7e4a6f8c2d5e10' }),
+    }),
+  },
+  responses: {
+    202: {
+      description: 'Accepted: the delivery is `pending` again',
+      content: { 'application/json': { schema: deliverySchema } },
+    },
+    ...errorResponses,
+    ...conflictResponse,
+  },
+});
+
+function endpointView(row: WebhookEndpointRow, secret: string) {
+  return {
+    id: row.id,
+    url: row.url,
+    secret,
+    secretRotatedAt: row.secretRotatedAt?.toISOString() ?? null,
+    previousSecretExpiresAt: row.previousSecretExpiresAt?.toISOString() ?? null,
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
 const deliveryColumns = {
   id: webhookDeliveries.id,
   endpointId: webhookDeliveries.endpointId,
@@ -188,6 +334,7 @@ const deliveryColumns = {
   subjectId: webhookDeliveries.subjectId,
   status: webhookDeliveries.status,
   attemptCount: webhookDeliveries.attemptCount,
+  replayCount: webhookDeliveries.replayCount,
   createdAt: webhookDeliveries.createdAt,
   lastAttemptAt: webhookDeliveries.lastAttemptAt,
   completedAt: webhookDeliveries.completedAt,
@@ -203,6 +350,7 @@ interface DeliveryRow {
   subjectId: string | null;
   status: (typeof DELIVERY_STATUSES)[number];
   attemptCount: number;
+  replayCount: number;
   createdAt: Date;
   lastAttemptAt: Date | null;
   completedAt: Date | null;
@@ -218,6 +366,7 @@ function deliveryView(row: DeliveryRow) {
     subjectId: row.subjectId,
     status: row.status,
     attemptCount: row.attemptCount,
+    replayCount: row.replayCount,
     createdAt: row.createdAt.toISOString(),
     lastAttemptAt: row.lastAttemptAt?.toISOString() ?? null,
     completedAt: row.completedAt?.toISOString() ?? null,
@@ -230,13 +379,16 @@ export function registerWebhookRoutes<E extends AppEnv>(
 ): void {
   const { service } = options;
   // Every AppEnv carries the deps; spelled out because TypeScript cannot resolve them through the generic E.
-  const databaseOf = (c: Context<E>) => (c.get('deps') as ApiDeps).db;
+  const secured = <R extends RouteConfig>(route: R): R =>
+    options.security ? { ...route, security: options.security } : route;
+  const depsOf = (c: Context<E>) => c.get('deps') as ApiDeps;
+  const databaseOf = (c: Context<E>) => depsOf(c).db;
   const ownedBy = (ownerId: string) =>
     and(eq(webhookDeliveries.service, service), eq(webhookDeliveries.ownerId, ownerId));
 
-  app.openapi(listDeliveriesRoute, async (c) => {
+  app.openapi(secured(listDeliveriesRoute), async (c) => {
     const { subjectId, status, page, size } = c.req.valid('query');
-    const conditions: (SQL | undefined)[] = [ownedBy(options.ownerOf(c))];
+    const conditions: (SQL | undefined)[] = [ownedBy(await options.ownerOf(c))];
     if (subjectId) conditions.push(eq(webhookDeliveries.subjectId, subjectId));
     if (status) conditions.push(eq(webhookDeliveries.status, status));
     const db = databaseOf(c);
@@ -257,14 +409,14 @@ export function registerWebhookRoutes<E extends AppEnv>(
     return c.json({ page, size, total: counted?.total ?? 0, items: rows.map(deliveryView) }, 200);
   });
 
-  app.openapi(getDeliveryRoute, async (c) => {
+  app.openapi(secured(getDeliveryRoute), async (c) => {
     const db = databaseOf(c);
     const { id } = c.req.valid('param');
     const [row] = await db
       .select(deliveryColumns)
       .from(webhookDeliveries)
       .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
-      .where(and(eq(webhookDeliveries.id, id), ownedBy(options.ownerOf(c))));
+      .where(and(eq(webhookDeliveries.id, id), ownedBy(await options.ownerOf(c))));
     // Another owner's delivery is "not found" too: existence is not leaked.
     if (!row) throw ApiError.notFound('Webhook delivery');
     const attempts = await db
@@ -289,22 +441,105 @@ export function registerWebhookRoutes<E extends AppEnv>(
     );
   });
 
-  app.openapi(listEndpointsRoute, async (c) => {
+  app.openapi(secured(listEndpointsRoute), async (c) => {
+    const key = webhookSecretKey(depsOf(c).config);
     const rows = await databaseOf(c)
       .select()
       .from(webhookEndpoints)
-      .where(and(eq(webhookEndpoints.service, service), eq(webhookEndpoints.ownerId, options.ownerOf(c))))
+      .where(
+        and(eq(webhookEndpoints.service, service), eq(webhookEndpoints.ownerId, await options.ownerOf(c))),
+      )
       .orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id));
-    return c.json(
-      {
-        items: rows.map((row) => ({
-          id: row.id,
-          url: row.url,
-          secret: row.secret,
-          createdAt: row.createdAt.toISOString(),
-        })),
-      },
-      200,
+    return c.json({ items: rows.map((row) => endpointView(row, currentSecretOf(key, row))) }, 200);
+  });
+
+  app.openapi(secured(createEndpointRoute), async (c) => {
+    const { config } = depsOf(c);
+    const { url } = c.req.valid('json');
+    assertOutboundUrlField(config, 'url', url);
+    const key = webhookSecretKey(config);
+    const { endpoint, created } = await ensureWebhookEndpoint(databaseOf(c), key, {
+      service,
+      ownerId: await options.ownerOf(c),
+      url,
+    });
+    const view = endpointView(endpoint, currentSecretOf(key, endpoint));
+    return created ? c.json(view, 201) : c.json(view, 200);
+  });
+
+  app.openapi(secured(rotateSecretRoute), async (c) => {
+    const { config } = depsOf(c);
+    const rotated = await rotateWebhookSecret(
+      databaseOf(c),
+      webhookSecretKey(config),
+      { service, ownerId: await options.ownerOf(c), endpointId: c.req.valid('param').id },
+      config.WEBHOOK_SECRET_ROTATION_OVERLAP,
     );
+    if (!rotated) throw ApiError.notFound('Webhook endpoint');
+    return c.json(endpointView(rotated.endpoint, rotated.secret), 200);
+  });
+
+  app.openapi(secured(replayDeliveryRoute), async (c) => {
+    const { db, config, temporal } = depsOf(c);
+    const { id } = c.req.valid('param');
+    const ownerId = await options.ownerOf(c);
+    // Only a failed delivery goes back to pending; the condition makes two concurrent replays one.
+    const [replayed] = await db
+      .update(webhookDeliveries)
+      .set({
+        status: 'pending',
+        completedAt: null,
+        replayCount: sql`${webhookDeliveries.replayCount} + 1`,
+        lastReplayedAt: new Date(),
+      })
+      .where(and(eq(webhookDeliveries.id, id), ownedBy(ownerId), eq(webhookDeliveries.status, 'failed')))
+      .returning();
+    if (!replayed) {
+      const [existing] = await db
+        .select({ status: webhookDeliveries.status })
+        .from(webhookDeliveries)
+        .where(and(eq(webhookDeliveries.id, id), ownedBy(ownerId)));
+      if (!existing) throw ApiError.notFound('Webhook delivery');
+      throw ApiError.conflict(
+        'delivery_not_failed',
+        existing.status === 'delivered'
+          ? 'The delivery was delivered; only a failed delivery can be replayed'
+          : 'Attempts of this delivery still go on; only a failed delivery can be replayed',
+      );
+    }
+    const input: WebhookDeliveryInput = {
+      deliveryId: replayed.id,
+      format: replayed.format,
+      eventType: replayed.eventType,
+      retryScheduleMs: config.WEBHOOK_RETRY_SCHEDULE,
+      requestTimeoutMs: config.WEBHOOK_REQUEST_TIMEOUT,
+      firstAttempt: replayed.attemptCount + 1,
+    };
+    try {
+      await temporal.workflow.start('webhookDelivery', {
+        workflowId: webhookReplayWorkflowId(replayed.id, replayed.replayCount),
+        taskQueue: deliveryTaskQueue(config.TEMPORAL_TASK_QUEUE),
+        args: [input],
+        typedSearchAttributes: [
+          { key: PlatformService, value: service },
+          { key: OwnerId, value: ownerId },
+          { key: BusinessStatus, value: 'pending' },
+        ],
+        staticSummary: `${replayed.eventType} webhook replay ${replayed.replayCount} of ${replayed.id}`,
+      });
+    } catch (error) {
+      // Not started: the delivery stays failed (and replayable), as before this request.
+      await db
+        .update(webhookDeliveries)
+        .set({ status: 'failed', completedAt: replayed.lastAttemptAt ?? new Date() })
+        .where(and(eq(webhookDeliveries.id, id), eq(webhookDeliveries.status, 'pending')));
+      throw error;
+    }
+    const [row] = await db
+      .select(deliveryColumns)
+      .from(webhookDeliveries)
+      .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+      .where(eq(webhookDeliveries.id, id));
+    return c.json(deliveryView(row!), 202);
   });
 }

@@ -5,9 +5,10 @@ import {
   generateKeyPairSync,
   type KeyObject,
 } from 'node:crypto';
-import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../../platform/config.ts';
+import { prepareDataDir } from '../../platform/data-dir.ts';
 
 /**
  * The gateway's notification signing key. SIGNATURE = base64 of RSASSA-PKCS1-v1_5 with SHA-256
@@ -40,7 +41,7 @@ function readOrCreateKeyFile(dataDir: string): string {
   }
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-  mkdirSync(dataDir, { recursive: true });
+  prepareDataDir(dataDir);
   // Written whole under a temporary name, then linked into place: a racing process never reads a
   // half-written key, and when two race the first link wins (EEXIST) and both use that key.
   const temporary = `${file}.${process.pid}.${Date.now()}.tmp`;

@@ -2,6 +2,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { messagingAccessTokens, messagingAccounts } from '../../db/schema/messaging.ts';
+import { grantSenders } from './senders.ts';
 
 /**
  * Access tokens of the messaging gateway (the `at` query parameter): issued to an account, stored
@@ -63,6 +64,12 @@ export async function revokeAccessToken(db: Database, tokenId: string): Promise<
 export const SANDBOX_ACCOUNT_ID = 'acc_sandbox';
 
 /**
+ * What the sandbox account may send from without the proof (decision 0028), so that `npm run demo` and
+ * the README's examples work on a fresh `npm start`: granted in sandbox mode only.
+ */
+export const SANDBOX_SENDERS = { numbers: ['+359888000111'], senderIds: ['DEMO'] } as const;
+
+/**
  * Issues the sandbox account's token for `npm start` to print, revoking the previous one: tokens are
  * stored hashed, so an earlier token cannot be shown again.
  */
@@ -77,5 +84,6 @@ export async function rotateSandboxToken(db: Database): Promise<IssuedToken> {
     .where(
       and(eq(messagingAccessTokens.accountId, SANDBOX_ACCOUNT_ID), isNull(messagingAccessTokens.revokedAt)),
     );
+  await grantSenders(db, SANDBOX_ACCOUNT_ID, { ...SANDBOX_SENDERS, reason: 'sandbox account (npm start)' });
   return issueAccessToken(db, { accountName: 'Sandbox', label: 'sandbox', accountId: SANDBOX_ACCOUNT_ID });
 }

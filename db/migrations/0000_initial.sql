@@ -229,7 +229,23 @@ CREATE TABLE "messaging_sender_ids" (
 	"status" text NOT NULL,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"expires_at" timestamp with time zone NOT NULL,
-	"confirmed_at" timestamp with time zone
+	"confirmed_at" timestamp with time zone,
+	"decided_at" timestamp with time zone,
+	"decision_reason" text,
+	"operator_note" text
+);
+--> statement-breakpoint
+CREATE TABLE "messaging_sender_numbers" (
+	"id" text PRIMARY KEY NOT NULL,
+	"account_id" text NOT NULL,
+	"number" text NOT NULL,
+	"status" text NOT NULL,
+	"challenge_id" text,
+	"code_digest" text,
+	"code_expires_at" timestamp with time zone,
+	"attempts" integer DEFAULT 0 NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"verified_at" timestamp with time zone
 );
 --> statement-breakpoint
 CREATE TABLE "ob_accounts" (
@@ -307,7 +323,7 @@ CREATE TABLE "ob_consent_accounts" (
 --> statement-breakpoint
 CREATE TABLE "ob_consents" (
 	"id" text PRIMARY KEY NOT NULL,
-	"state" text NOT NULL,
+	"state_digest" text NOT NULL,
 	"app" text NOT NULL,
 	"agent_id" text NOT NULL,
 	"user_id" text NOT NULL,
@@ -365,7 +381,7 @@ CREATE TABLE "ob_email_outbox" (
 	"recipient" text NOT NULL,
 	"subject" text NOT NULL,
 	"body" text NOT NULL,
-	"link" text,
+	"token_digest" text,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
@@ -469,8 +485,11 @@ CREATE TABLE "webhook_deliveries" (
 	"subject_id" text,
 	"payload" jsonb NOT NULL,
 	"url_params" jsonb,
+	"format" text DEFAULT 'standard-webhooks' NOT NULL,
 	"status" text NOT NULL,
 	"attempt_count" integer DEFAULT 0 NOT NULL,
+	"replay_count" integer DEFAULT 0 NOT NULL,
+	"last_replayed_at" timestamp with time zone,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"last_attempt_at" timestamp with time zone,
 	"completed_at" timestamp with time zone
@@ -481,7 +500,10 @@ CREATE TABLE "webhook_endpoints" (
 	"service" text NOT NULL,
 	"owner_id" text NOT NULL,
 	"url" text NOT NULL,
-	"secret" text NOT NULL,
+	"secret_encrypted" text NOT NULL,
+	"previous_secret_encrypted" text,
+	"previous_secret_expires_at" timestamp with time zone,
+	"secret_rotated_at" timestamp with time zone,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
@@ -495,6 +517,7 @@ ALTER TABLE "messaging_access_tokens" ADD CONSTRAINT "messaging_access_tokens_ac
 ALTER TABLE "messaging_hlr_lookups" ADD CONSTRAINT "messaging_hlr_lookups_account_id_messaging_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."messaging_accounts"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "messaging_messages" ADD CONSTRAINT "messaging_messages_account_id_messaging_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."messaging_accounts"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "messaging_sender_ids" ADD CONSTRAINT "messaging_sender_ids_account_id_messaging_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."messaging_accounts"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "messaging_sender_numbers" ADD CONSTRAINT "messaging_sender_numbers_account_id_messaging_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."messaging_accounts"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "ob_accounts" ADD CONSTRAINT "ob_accounts_user_id_ob_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."ob_users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "ob_accounts" ADD CONSTRAINT "ob_accounts_agent_id_ob_agents_id_fk" FOREIGN KEY ("agent_id") REFERENCES "public"."ob_agents"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "ob_accounts" ADD CONSTRAINT "ob_accounts_bank_hash_ob_banks_bank_hash_fk" FOREIGN KEY ("bank_hash") REFERENCES "public"."ob_banks"("bank_hash") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
@@ -544,7 +567,9 @@ CREATE UNIQUE INDEX "messaging_messages_idempotency_idx" ON "messaging_messages"
 CREATE INDEX "messaging_messages_carrier_idx" ON "messaging_messages" USING btree ("carrier_message_id","carrier");--> statement-breakpoint
 CREATE INDEX "messaging_messages_scheduled_idx" ON "messaging_messages" USING btree ("account_id","scheduled_at");--> statement-breakpoint
 CREATE INDEX "messaging_sender_ids_account_idx" ON "messaging_sender_ids" USING btree ("account_id","created_at");--> statement-breakpoint
-CREATE UNIQUE INDEX "messaging_sender_ids_live_idx" ON "messaging_sender_ids" USING btree ("account_id","sender_id") WHERE "messaging_sender_ids"."status" in ('pending', 'confirmed');--> statement-breakpoint
+CREATE UNIQUE INDEX "messaging_sender_ids_live_idx" ON "messaging_sender_ids" USING btree ("account_id","sender_id") WHERE "messaging_sender_ids"."status" in ('pending', 'confirmed', 'approved');--> statement-breakpoint
+CREATE INDEX "messaging_sender_ids_status_idx" ON "messaging_sender_ids" USING btree ("status","confirmed_at");--> statement-breakpoint
+CREATE UNIQUE INDEX "messaging_sender_numbers_account_idx" ON "messaging_sender_numbers" USING btree ("account_id","number");--> statement-breakpoint
 CREATE UNIQUE INDEX "ob_accounts_user_bank_iban_idx" ON "ob_accounts" USING btree ("user_id","bank_hash","iban");--> statement-breakpoint
 CREATE INDEX "ob_accounts_consent_idx" ON "ob_accounts" USING btree ("consent_id");--> statement-breakpoint
 CREATE INDEX "ob_accounts_agent_iban_idx" ON "ob_accounts" USING btree ("agent_id","iban");--> statement-breakpoint
@@ -552,7 +577,7 @@ CREATE INDEX "ob_bank_maintenance_notices_ends_idx" ON "ob_bank_maintenance_noti
 CREATE UNIQUE INDEX "ob_banks_code_idx" ON "ob_banks" USING btree ("code");--> statement-breakpoint
 CREATE INDEX "ob_banks_country_idx" ON "ob_banks" USING btree ("country");--> statement-breakpoint
 CREATE INDEX "ob_consent_accounts_account_idx" ON "ob_consent_accounts" USING btree ("account_id");--> statement-breakpoint
-CREATE UNIQUE INDEX "ob_consents_state_idx" ON "ob_consents" USING btree ("state");--> statement-breakpoint
+CREATE UNIQUE INDEX "ob_consents_state_digest_idx" ON "ob_consents" USING btree ("state_digest");--> statement-breakpoint
 CREATE INDEX "ob_consents_user_idx" ON "ob_consents" USING btree ("user_id","created_at");--> statement-breakpoint
 CREATE INDEX "ob_consents_requests_user_idx" ON "ob_consents_requests" USING btree ("user_id","created_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "ob_credentials_digest_idx" ON "ob_credentials" USING btree ("digest");--> statement-breakpoint

@@ -61,7 +61,11 @@ export const messagingMessages = pgTable(
   ],
 );
 
-/** Sender-ID registrations: pending until confirmed, expired when not confirmed in time. */
+/**
+ * Sender-ID registrations: pending until the account confirms it, then confirmed (awaiting the operator)
+ * until an operator approves or rejects it; expired when either step does not come in time. Only an
+ * approved sender ID may be used as `from` (decision 0028).
+ */
 export const messagingSenderIds = pgTable(
   'messaging_sender_ids',
   {
@@ -71,18 +75,51 @@ export const messagingSenderIds = pgTable(
       .references(() => messagingAccounts.id),
     senderId: text('sender_id').notNull(),
     description: text('description'),
-    status: text('status', { enum: ['pending', 'confirmed', 'expired'] }).notNull(),
+    status: text('status', {
+      enum: ['pending', 'confirmed', 'approved', 'rejected', 'expired'],
+    }).notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
     confirmedAt: timestamp('confirmed_at', { withTimezone: true }),
+    /** The operator's decision (approved or rejected): when, why (shown to the account) and a note. */
+    decidedAt: timestamp('decided_at', { withTimezone: true }),
+    decisionReason: text('decision_reason'),
+    operatorNote: text('operator_note'),
   },
   (table) => [
     index('messaging_sender_ids_account_idx').on(table.accountId, table.createdAt),
-    // One live registration per sender ID and account; an expired one may be registered again.
+    // One live registration per sender ID and account; an expired or rejected one may be registered again.
     uniqueIndex('messaging_sender_ids_live_idx')
       .on(table.accountId, table.senderId)
-      .where(sql`${table.status} in ('pending', 'confirmed')`),
+      .where(sql`${table.status} in ('pending', 'confirmed', 'approved')`),
+    index('messaging_sender_ids_status_idx').on(table.status, table.confirmedAt),
   ],
+);
+
+/**
+ * Phone numbers an account sends `from`: pending until the account enters the code sent to the number
+ * by SMS, then verified. Only a digest of the current code is kept (decision 0028).
+ */
+export const messagingSenderNumbers = pgTable(
+  'messaging_sender_numbers',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => messagingAccounts.id),
+    /** E.164 with the leading + */
+    number: text('number').notNull(),
+    status: text('status', { enum: ['pending', 'verified'] }).notNull(),
+    /** The current code's challenge: a new code is a new challenge (and workflow `numbers-<challengeId>`). */
+    challengeId: text('challenge_id'),
+    /** HMAC-SHA-256 of the code keyed by the challenge id; null before the code is sent and once verified. */
+    codeDigest: text('code_digest'),
+    codeExpiresAt: timestamp('code_expires_at', { withTimezone: true }),
+    attempts: integer('attempts').notNull().default(0),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    verifiedAt: timestamp('verified_at', { withTimezone: true }),
+  },
+  (table) => [uniqueIndex('messaging_sender_numbers_account_idx').on(table.accountId, table.number)],
 );
 
 /** Asynchronous number lookups (HLR) and their results. */

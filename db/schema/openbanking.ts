@@ -176,8 +176,10 @@ export const obEmailOutbox = pgTable(
     kind: text('kind').notNull(),
     recipient: text('recipient').notNull(),
     subject: text('subject').notNull(),
+    /** The message as sent (it carries the link: the outbox is the sent mail). */
     body: text('body').notNull(),
-    link: text('link'),
+    /** SHA-256 (hex) of the link's token (a bearer credential), to tell which message a link came from. */
+    tokenDigest: text('token_digest'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (table) => [index('ob_email_outbox_user_idx').on(table.userId, table.createdAt)],
@@ -250,8 +252,12 @@ export const obConsents = pgTable(
   'ob_consents',
   {
     id: text('id').primaryKey(),
-    /** The unique `state` of the bank callback path and the hook call. */
-    state: text('state').notNull(),
+    /**
+     * SHA-256 (hex) of the unique `state` of the bank callback path and the hook call. The state itself
+     * is a credential and is not stored: it is answered once by POST consent, is in the redirect URIs
+     * given to the bank and in the consent workflow's input (which hands it to the hook call).
+     */
+    stateDigest: text('state_digest').notNull(),
     /** The client application in the callback path `/redirect/{app}/state/{state}`. */
     app: text('app').notNull(),
     agentId: text('agent_id')
@@ -291,7 +297,7 @@ export const obConsents = pgTable(
     finishedAt: timestamp('finished_at', { withTimezone: true }),
   },
   (table) => [
-    uniqueIndex('ob_consents_state_idx').on(table.state),
+    uniqueIndex('ob_consents_state_digest_idx').on(table.stateDigest),
     index('ob_consents_user_idx').on(table.userId, table.createdAt),
   ],
 );

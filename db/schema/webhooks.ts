@@ -1,8 +1,10 @@
 import { index, integer, jsonb, pgTable, serial, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 
 /**
- * A destination URL of one owner (service + account) with its signing secret.
- * The secret must be readable to compute HMACs, so it is kept as issued; it is never logged.
+ * A destination URL of one owner (service + account) with its signing secret. The secret must stay
+ * usable to compute HMACs, so it is encrypted, not hashed: `v1.<iv>.<tag>.<data>` under
+ * WEBHOOK_SECRET_KEY with the endpoint id as additional data (credentials/webhooks/signing-secrets.ts,
+ * decision 0006); it is never logged.
  */
 export const webhookEndpoints = pgTable(
   'webhook_endpoints',
@@ -11,7 +13,11 @@ export const webhookEndpoints = pgTable(
     service: text('service').notNull(),
     ownerId: text('owner_id').notNull(),
     url: text('url').notNull(),
-    secret: text('secret').notNull(),
+    secretEncrypted: text('secret_encrypted').notNull(),
+    /** The secret before the last rotation, still signed with until `previousSecretExpiresAt`. */
+    previousSecretEncrypted: text('previous_secret_encrypted'),
+    previousSecretExpiresAt: timestamp('previous_secret_expires_at', { withTimezone: true }),
+    secretRotatedAt: timestamp('secret_rotated_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (table) => [uniqueIndex('webhook_endpoints_owner_url_idx').on(table.service, table.ownerId, table.url)],
@@ -37,8 +43,15 @@ export const webhookDeliveries = pgTable(
     payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
     /** Query parameters of this delivery only, added to the endpoint's URL on every attempt. */
     urlParams: jsonb('url_params').$type<Record<string, string>>(),
+    /** The wire format of its attempts (domain/webhooks/callback-formats.ts), kept for replays. */
+    format: text('format', { enum: ['standard-webhooks', 'openbanking-jws'] })
+      .notNull()
+      .default('standard-webhooks'),
     status: text('status', { enum: ['pending', 'delivered', 'failed'] }).notNull(),
     attemptCount: integer('attempt_count').notNull().default(0),
+    /** How often its owner replayed it after it failed; each replay is a new attempt series. */
+    replayCount: integer('replay_count').notNull().default(0),
+    lastReplayedAt: timestamp('last_replayed_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     lastAttemptAt: timestamp('last_attempt_at', { withTimezone: true }),
     completedAt: timestamp('completed_at', { withTimezone: true }),

@@ -15,6 +15,8 @@ export const MESSAGING_WORKFLOW_PREFIXES = {
   hlr: 'hlr-',
   /** One sender-ID registration (workflows/messaging/sender-id.ts). */
   senderId: 'sender-id-',
+  /** One verification code sent to a `from` number (workflows/messaging/numbers.ts). */
+  numbers: 'numbers-',
 } as const;
 
 // --- sms: one SMS or chat-app message ------------------------------------------------------------
@@ -86,9 +88,28 @@ export interface SenderIdRegistrationInput {
   senderId: string;
   /** ISO time after which the registration can no longer be confirmed (also in the read model). */
   expiresAt: string;
+  /**
+   * How long a confirmed registration waits for the operator's decision before it expires
+   * (SENDER_ID_APPROVAL_TIMEOUT; absent in workflows started before approval existed: 30 days).
+   */
+  approvalTimeoutMs?: number;
 }
 
-export type SenderIdStatus = 'pending' | 'confirmed' | 'expired';
+/** pending → confirmed (by the account) → approved | rejected (by an operator); pending|confirmed → expired. */
+export type SenderIdStatus = 'pending' | 'confirmed' | 'approved' | 'rejected' | 'expired';
+
+/** The operator's decision on a confirmed registration (admin API and `npm run admin`). */
+export interface SenderIdDecision {
+  decision: 'approved' | 'rejected';
+  /** Why; recorded and shown to the account. */
+  reason: string;
+  /** For operators only. */
+  note?: string | undefined;
+}
+
+export interface SenderIdDecided {
+  decidedAt: string;
+}
 
 export interface SenderIdConfirmation {
   confirmedAt: string;
@@ -97,11 +118,34 @@ export interface SenderIdConfirmation {
 export const senderIdWorkflowId = (registrationId: string) =>
   `${MESSAGING_WORKFLOW_PREFIXES.senderId}${registrationId}`;
 
-/** Failure types of a refused confirmation; the API answers them with 409 and its own error codes. */
+/** Failure types of a refused confirmation or decision; the API answers them with 409 and its own codes. */
 export const SenderIdRefusal = {
   alreadyConfirmed: 'SenderIdAlreadyConfirmed',
   expired: 'SenderIdExpired',
+  /** A decision on a registration that is not confirmed-and-waiting (pending, or already decided). */
+  notAwaitingApproval: 'SenderIdNotAwaitingApproval',
 } as const;
 
 /** Confirmation is a request/response step: the caller learns at once whether it took effect. */
 export const confirmSenderIdUpdate = defineUpdate<SenderIdConfirmation>('confirmSenderId');
+
+/** The operator's decision, a request/response step like the confirmation. */
+export const decideSenderIdUpdate = defineUpdate<SenderIdDecided, [SenderIdDecision]>('decideSenderId');
+
+// --- numbers: one verification code sent to a `from` number ---------------------------------------
+
+export interface NumberVerificationInput {
+  numberId: string;
+  /** A new code is a new challenge; the workflow id is `numbers-<challengeId>`. */
+  challengeId: string;
+  accountId: string;
+  /** E.164 with the leading + */
+  number: string;
+  /** The platform's own sender of the code SMS (NUMBER_VERIFICATION_SENDER). */
+  from: string;
+  /** ISO time after which the code is no longer accepted; sending is not retried past it. */
+  expiresAt: string;
+}
+
+export const numberVerificationWorkflowId = (challengeId: string) =>
+  `${MESSAGING_WORKFLOW_PREFIXES.numbers}${challengeId}`;

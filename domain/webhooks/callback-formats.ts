@@ -8,7 +8,8 @@ import { signWebhook } from './signature.ts';
  * name as `format` in the WebhookRequest. Signing uses node:crypto: activities only, never workflows.
  */
 export interface CallbackFormat {
-  buildRequest(event: WebhookEvent, secret: string, now: Date): OutgoingCallback;
+  /** `secrets`: the endpoint's signing secret(s), the current one first (more than one during a rotation). */
+  buildRequest(event: WebhookEvent, secrets: string | readonly string[], now: Date): OutgoingCallback;
   /** Whether the receiver took the event, and when it asked to be called again. */
   interpretReply(reply: { status: number; headers: Headers }, now: Date): CallbackReplyOutcome;
 }
@@ -37,13 +38,13 @@ export interface CallbackReplyOutcome {
  * signed afresh on every attempt; any 2xx is success, anything else (including redirects) is retried.
  */
 export const standardWebhooks: CallbackFormat = {
-  buildRequest(event, secret, now) {
+  buildRequest(event, secrets, now) {
     const body = JSON.stringify({
       type: event.eventType,
       timestamp: event.occurredAt.toISOString(),
       data: event.payload,
     });
-    const signature = signWebhook(secret, event.deliveryId, Math.floor(now.getTime() / 1000), body);
+    const signature = signWebhook(secrets, event.deliveryId, Math.floor(now.getTime() / 1000), body);
     return {
       method: 'POST',
       headers: {
@@ -66,11 +67,13 @@ export const standardWebhooks: CallbackFormat = {
 /**
  * Open-banking hook calls (docs/openbanking.md, "Webhooks"): the body is the compact JWS the consent
  * or payment workflow signed with the gateway's published keys (`payload.jws`), sent as
- * `application/jose`; verify it with the JWKS at /openbanking/api/6/.well-known/jwks.json. The JWS is
- * the signature, so no HMAC header is added; `webhook-id` and `webhook-timestamp` help de-duplicate.
+ * `application/jose`; verify it with the JWKS at /openbanking/api/6/.well-known/jwks.json. The same
+ * request also carries a Standard Webhooks signature (`webhook-id`, `webhook-timestamp`,
+ * `webhook-signature` over the JWS text as body, with the hook endpoint's secret, signed afresh on every
+ * attempt), so one verifier serves every callback of the platform.
  */
 export const openBankingJws: CallbackFormat = {
-  buildRequest(event, _secret, now) {
+  buildRequest(event, secrets, now) {
     const jws = event.payload.jws;
     if (typeof jws !== 'string')
       throw new Error(`delivery ${event.deliveryId} has no signed payload (payload.jws)`);
@@ -79,8 +82,7 @@ export const openBankingJws: CallbackFormat = {
       headers: {
         'content-type': 'application/jose',
         'user-agent': 'integration-platform-webhooks/1',
-        'webhook-id': event.deliveryId,
-        'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+        ...signWebhook(secrets, event.deliveryId, Math.floor(now.getTime() / 1000), jws),
       },
       body: jws,
     };

@@ -52,4 +52,13 @@ export interface WebhookDeliveryInput {
   /** Delays after each failed attempt; when they run out the delivery has failed. */
   retryScheduleMs: number[];
   requestTimeoutMs: number;
+  /**
+   * Number of this run's first attempt: 1, or for a replay of a failed delivery the attempt after its
+   * last one (a new attempt series on the whole schedule; attempt records stay one per number).
+   */
+  firstAttempt?: number;
 }
+
+/** A failed delivery replayed by its owner: its `replay`-th new attempt series, a workflow of its own. */
+export const webhookReplayWorkflowId = (deliveryId: string, replay: number) =>
+  `webhook-${deliveryId}-replay-${replay}`;

@@ -30,12 +30,23 @@ function signatureOf(secret: string, id: string, timestamp: number, body: string
   return createHmac('sha256', signingKey(secret)).update(`${id}.${timestamp}.${body}`).digest('base64');
 }
 
-/** The three headers of one attempt; `timestamp` is unix seconds (a fresh one on every attempt). */
-export function signWebhook(secret: string, id: string, timestamp: number, body: string): WebhookHeaders {
+/**
+ * The three headers of one attempt; `timestamp` is unix seconds (a fresh one on every attempt). With
+ * several secrets (during a rotation: the new one first, then the old one) `webhook-signature` carries
+ * one space-separated `v1,<signature>` per secret, so a receiver holding either verifies.
+ */
+export function signWebhook(
+  secrets: string | readonly string[],
+  id: string,
+  timestamp: number,
+  body: string,
+): WebhookHeaders {
+  const keys = typeof secrets === 'string' ? [secrets] : secrets;
+  if (keys.length === 0) throw new Error(`webhook ${id}: no signing secret`);
   return {
     'webhook-id': id,
     'webhook-timestamp': String(timestamp),
-    'webhook-signature': `v1,${signatureOf(secret, id, timestamp, body)}`,
+    'webhook-signature': keys.map((secret) => `v1,${signatureOf(secret, id, timestamp, body)}`).join(' '),
   };
 }
 

@@ -21,6 +21,13 @@ export const messagingConfig = z.object({
   SMS_SUBMIT_TIMEOUT: duration('1h'),
   /** How long a sender-ID registration waits for confirmation before it expires. */
   SENDER_ID_CONFIRMATION_TIMEOUT: duration('7d'),
+  /** How long a confirmed sender ID waits for an operator's approval or rejection before it expires. */
+  SENDER_ID_APPROVAL_TIMEOUT: duration('30d'),
+  /** How long the code sent to a `from` number is valid, and how many wrong codes end it. */
+  NUMBER_VERIFICATION_TIMEOUT: duration('10m'),
+  NUMBER_VERIFICATION_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
+  /** The platform's own sender of the verification SMS. */
+  NUMBER_VERIFICATION_SENDER: z.string().min(1).max(11).default('Verify'),
   /** How long an HLR lookup keeps retrying an unavailable provider before the result is `lookup_failed`. */
   HLR_LOOKUP_TIMEOUT: duration('10m'),
 });

@@ -22,6 +22,7 @@ beforeAll(async () => {
       PUBLIC_BASE_URL: 'https://gateway.example.test',
       COLLECT_SECRET_KEY: 'ab'.repeat(32),
       OPENBANKING_KEY_ENCRYPTION_KEY: 'cd'.repeat(32),
+      WEBHOOK_SECRET_KEY: 'ef'.repeat(32),
     },
   });
   merchant = await production.createMerchant({ name: 'Production shop' });

@@ -72,10 +72,17 @@ describe('POST /chatapp', () => {
       'message',
     ],
     [
-      'unconfirmed sender ID',
+      'unapproved sender ID',
       { to: '+359888123456', from: 'ACME', message: 'x' },
       422,
-      'sender_id_not_confirmed',
+      'sender_id_not_approved',
+      'from',
+    ],
+    [
+      'unverified from number',
+      { to: '+359888123456', from: '+359888777666', message: 'x' },
+      422,
+      'number_not_verified',
       'from',
     ],
   ])('%s → %i', async (_name, body, status, code, field) => {

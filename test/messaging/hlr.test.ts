@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
-import { and, eq } from 'drizzle-orm';
 import { all as allOperators } from 'mcc-mnc-list';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createHlrProvider } from '../../connectors/messaging/hlr-provider.ts';
-import { webhookEndpoints } from '../../db/schema/webhooks.ts';
 import { verifyWebhook } from '../../domain/webhooks/signature.ts';
 import { startReceiver } from '../../sandbox/webhook-receiver.ts';
 import { messagingClient } from '../support/messaging-client.ts';
@@ -47,10 +45,11 @@ async function callbackFor(lookupId: string) {
     20_000,
     `the HLR callback of ${lookupId}`,
   );
-  const [endpoint] = await platform.db
-    .select({ secret: webhookEndpoints.secret })
-    .from(webhookEndpoints)
-    .where(and(eq(webhookEndpoints.ownerId, platform.accountId), eq(webhookEndpoints.url, receiver.url)));
+  // The secret as its owner reads it (stored encrypted: webhook_endpoints.secret_encrypted).
+  const listed = (await (
+    await fetch(`${platform.baseUrl}/webhooks/endpoints?at=${encodeURIComponent(platform.token)}`)
+  ).json()) as { items: { url: string; secret: string }[] };
+  const endpoint = listed.items.find((item) => item.url === receiver.url);
   const headers = Object.fromEntries(
     Object.entries(request.headers).map(([name, value]) => [name, String(value)]),
   );

@@ -1,3 +1,4 @@
+import { ScheduleOverlapPolicy } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBankDirectoryActivities } from '../../activities/openbanking/bank-directory.ts';
 import { enrolAgent } from '../../credentials/openbanking/identity.ts';
@@ -48,8 +49,12 @@ const fieldError = (field: string) => ({
 });
 
 /** Runs the bank directory refresh now (the schedule also runs every OPENBANKING_BANK_REFRESH_INTERVAL). */
+// BUFFER_ONE: a refresh still running from an earlier trigger must not swallow this one (the schedule's
+// own policy, SKIP, would drop it when the machine is busy).
 const refreshNow = () =>
-  platform.client.schedule.getHandle(bankDirectoryScheduleId(platform.config.TEMPORAL_TASK_QUEUE)).trigger();
+  platform.client.schedule
+    .getHandle(bankDirectoryScheduleId(platform.config.TEMPORAL_TASK_QUEUE))
+    .trigger(ScheduleOverlapPolicy.BUFFER_ONE);
 
 async function setBankCMaintenance(
   notices: { id: string; startsAt: string; endsAt: string; message: string }[],

@@ -15,6 +15,7 @@ const PRODUCTION_KEYS = {
   COLLECT_SECRET_KEY: 'ab'.repeat(32),
   COLLECT_SIGNING_KEY: '-----BEGIN PRIVATE KEY-----\nMII...\n-----END PRIVATE KEY-----',
   OPENBANKING_KEY_ENCRYPTION_KEY: 'cd'.repeat(32),
+  WEBHOOK_SECRET_KEY: 'ef'.repeat(32),
 };
 
 const problemsOf = (env: Record<string, string>) => {
@@ -94,6 +95,7 @@ describe('configuration', () => {
     expect((error as ConfigError).problems.map((problem) => problem.variable).sort()).toEqual([
       'COLLECT_SIGNING_KEY',
       'OPENBANKING_KEY_ENCRYPTION_KEY',
+      'WEBHOOK_SECRET_KEY',
     ]);
   });
 

@@ -2,6 +2,7 @@ import { generateKeyPairSync, randomBytes, randomInt } from 'node:crypto';
 import { createMerchant, type NewMerchant } from '../../credentials/collect/merchants.ts';
 import { createOneTouchApp, type NewOneTouchApp } from '../../credentials/collect/one-touch-apps.ts';
 import { issueAccessToken } from '../../credentials/messaging/access-tokens.ts';
+import { grantSenders } from '../../credentials/messaging/senders.ts';
 import { enrolAgent, issueAdminHash } from '../../credentials/openbanking/identity.ts';
 import { rotateSigningKey } from '../../credentials/openbanking/jws.ts';
 import { openDatabase } from '../../db/client.ts';
@@ -37,6 +38,13 @@ const collectSigningKeyPem = () =>
   (testSigningKey ??= generateKeyPairSync('rsa', { modulusLength: 2048 })
     .privateKey.export({ type: 'pkcs8', format: 'pem' })
     .toString());
+
+/**
+ * The `from` numbers the test account (`token`) may send from without proving them (decision 0028):
+ * granted through credentials/messaging/senders.ts, the code path of the sandbox account. Other
+ * accounts (`issueToken`) get none unless asked.
+ */
+export const TEST_SENDER_NUMBERS = ['+359888000111', '+359888000000'] as const;
 
 export async function startIsolatedPlatform(options: IsolatedPlatformOptions) {
   const database = await createTestDatabase();
@@ -96,6 +104,7 @@ export async function startIsolatedPlatform(options: IsolatedPlatformOptions) {
   const api = await serveApi({ config, db, client: temporal.client, logger });
   sandbox.merchant.trustGateway(`${api.url}/collect/.well-known/notification-key.pem`);
   const account = await issueAccessToken(db, { accountName: 'Test account', label: 'test' });
+  await grantSenders(db, account.accountId, { numbers: TEST_SENDER_NUMBERS, reason: 'test account' });
 
   return {
     baseUrl: `${api.url}/messaging`,
@@ -110,6 +119,9 @@ export async function startIsolatedPlatform(options: IsolatedPlatformOptions) {
     accountId: account.accountId,
     /** Another customer, for ownership tests. */
     issueToken: (accountName = 'Other account') => issueAccessToken(db, { accountName, label: 'test' }),
+    /** Verified numbers and approved sender IDs for an account, without the proof (decision 0028). */
+    grantSenders: (accountId: string, grant: { numbers?: string[]; senderIds?: string[] }) =>
+      grantSenders(db, accountId, { ...grant, reason: 'test grant' }),
     /**
      * The open-banking gateway: `url` is its base (`${apiUrl}/openbanking`); createAgent enrols an agent as
      * the operator would (agentHash + publicHash), createAdminHash issues an x-admin-hash.

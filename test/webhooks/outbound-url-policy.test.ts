@@ -108,6 +108,8 @@ describe('attempt time: a name that resolves inside is refused on its resolved a
     ...platform.config,
     PLATFORM_MODE: 'production',
     OUTBOUND_URL_ALLOWLIST: undefined,
+    // Production always has it (start-up requires it): the engine encrypts signing secrets with it.
+    WEBHOOK_SECRET_KEY: 'ef'.repeat(32),
   });
   /** Sandbox mode with an explicit empty allow-list (OUTBOUND_URL_ALLOWLIST=none). */
   const noneListed = (): Config => ({ ...platform.config, OUTBOUND_URL_ALLOWLIST: [] });

@@ -17,10 +17,11 @@ import {
 import { BusinessStatus } from '../../domain/search-attributes.ts';
 import { sendWebhook } from '../webhooks/send.ts';
 
-const { markMessageStatus, recordMessageOutcome } = proxyActivities<MessagingActivities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
-});
+const { markMessageStatus, recordMessageOutcome, recordCarrierSubmission } =
+  proxyActivities<MessagingActivities>({
+    startToCloseTimeout: '10 seconds',
+    retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+  });
 
 /** Workflows started before SMS_SUBMIT_TIMEOUT existed carry no submitTimeoutMs. */
 const DEFAULT_SUBMIT_TIMEOUT_MS = 60 * 60 * 1000;
@@ -112,6 +113,15 @@ export async function messageDelivery(input: MessageDeliveryInput): Promise<Mess
     status = submission.outcome;
     error = submission.error;
   } else {
+    // The carrier has the message; its bookkeeping waits for the database if it was away (never a resubmit).
+    if (!submission.recorded) {
+      await recordCarrierSubmission({
+        messageId: input.messageId,
+        carrierMessageId: submission.carrierMessageId,
+        carrier: submission.carrier,
+        submittedAt: submission.submittedAt,
+      });
+    }
     upsertSearchAttributes([{ key: BusinessStatus, value: 'submitted' }]);
     if (input.channel === 'chatapp')
       receipt = await pollChatAppReceipt(submission.carrierMessageId, input.receiptTimeoutMs);

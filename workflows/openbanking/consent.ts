@@ -98,6 +98,7 @@ export async function consentAuthorisation(input: ConsentFlowInput): Promise<Con
     outcomeRecorded = true;
     const webhook = await prepareConsentWebhook({
       consentId: input.consentId,
+      state: input.state,
       status: outcome,
       reason,
       accounts,

@@ -22,7 +22,8 @@ export async function webhookDelivery(input: WebhookDeliveryInput): Promise<Webh
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
   });
 
-  for (let attempt = 1; ; attempt++) {
+  const first = input.firstAttempt ?? 1;
+  for (let attempt = first; ; attempt++) {
     const outcome = await attemptWebhookDelivery({
       deliveryId: input.deliveryId,
       attempt,
@@ -31,7 +32,7 @@ export async function webhookDelivery(input: WebhookDeliveryInput): Promise<Webh
     });
     if (outcome.ok) return finish(input.deliveryId, 'delivered', attempt);
 
-    const wait = delayBeforeNextAttempt(input.retryScheduleMs, attempt, outcome.retryAfterMs);
+    const wait = delayBeforeNextAttempt(input.retryScheduleMs, attempt - first + 1, outcome.retryAfterMs);
     if (wait === undefined) return finish(input.deliveryId, 'failed', attempt);
     await sleep(wait);
   }

@@ -54,7 +54,10 @@ export const apiCodeGetOperation = defineOperation({
             'application/json': {
               schema: z.object({
                 status: z.literal('OK'),
-                code: z.string().openapi({ description: 'Exchange it with `token/get`', example: '9f2c…' }),
+                code: z.string().openapi({
+                  description: 'Exchange it with `token/get`',
+                  example: '9f2c4b1e0d3a5c7e9f2c4b1e0d3a5c7e',
+                }),
               }),
             },
           },

@@ -29,7 +29,10 @@ export const apiTokenGetOperation = defineOperation({
         query: z.object({
           APPID: appIdParameter,
           DEVICEID: deviceIdParameter,
-          CODE: identifier(100).openapi({ description: 'Code from `code/get`', example: '9f2c…' }),
+          CODE: identifier(100).openapi({
+            description: 'Code from `code/get`',
+            example: '9f2c4b1e0d3a5c7e9f2c4b1e0d3a5c7e',
+          }),
         }),
       },
       responses: {

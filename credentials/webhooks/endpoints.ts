@@ -1,0 +1,96 @@
+import { and, eq } from 'drizzle-orm';
+import type { Database } from '../../db/client.ts';
+import { webhookEndpoints } from '../../db/schema/webhooks.ts';
+import { newWebhookEndpointId } from '../../domain/webhooks/identifiers.ts';
+import { generateWebhookSecret } from '../../domain/webhooks/signature.ts';
+import { decryptWebhookSecret, encryptWebhookSecret } from './signing-secrets.ts';
+
+/**
+ * Webhook endpoints as the engine and the webhook routes create and rotate them: one per owner
+ * (service + owner id) and URL, each with its own signing secret, stored encrypted.
+ */
+
+export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
+
+/**
+ * The owner's endpoint for `url`, created with a fresh signing secret the first time (insert-if-absent:
+ * concurrent calls for the same URL find the same row). `created` tells whether this call made it.
+ */
+export async function ensureWebhookEndpoint(
+  db: Database,
+  key: Buffer,
+  owner: { service: string; ownerId: string; url: string },
+): Promise<{ endpoint: WebhookEndpointRow; created: boolean }> {
+  const id = newWebhookEndpointId();
+  const [inserted] = await db
+    .insert(webhookEndpoints)
+    .values({
+      id,
+      service: owner.service,
+      ownerId: owner.ownerId,
+      url: owner.url,
+      secretEncrypted: encryptWebhookSecret(key, id, generateWebhookSecret()),
+    })
+    .onConflictDoNothing({
+      target: [webhookEndpoints.service, webhookEndpoints.ownerId, webhookEndpoints.url],
+    })
+    .returning();
+  if (inserted) return { endpoint: inserted, created: true };
+  const [existing] = await db
+    .select()
+    .from(webhookEndpoints)
+    .where(
+      and(
+        eq(webhookEndpoints.service, owner.service),
+        eq(webhookEndpoints.ownerId, owner.ownerId),
+        eq(webhookEndpoints.url, owner.url),
+      ),
+    );
+  if (!existing)
+    throw new Error(`webhook endpoint of ${owner.service}/${owner.ownerId} vanished after insert`);
+  return { endpoint: existing, created: false };
+}
+
+/** The endpoint's current signing secret, in plain (for its owner's eyes and the signing attempt only). */
+export const currentSecretOf = (key: Buffer, endpoint: WebhookEndpointRow): string =>
+  decryptWebhookSecret(key, endpoint.id, endpoint.secretEncrypted);
+
+/**
+ * Replaces the endpoint's signing secret with a fresh one; the old one stays in use beside it (both
+ * signatures on every attempt) until `now + overlapMs`. A second rotation within the overlap drops the
+ * oldest: only the secret being replaced stays. Undefined when the owner has no such endpoint.
+ */
+export async function rotateWebhookSecret(
+  db: Database,
+  key: Buffer,
+  owner: { service: string; ownerId: string; endpointId: string },
+  overlapMs: number,
+  now = new Date(),
+): Promise<{ endpoint: WebhookEndpointRow; secret: string } | undefined> {
+  const secret = generateWebhookSecret();
+  return db.transaction(async (tx) => {
+    const [endpoint] = await tx
+      .select()
+      .from(webhookEndpoints)
+      .where(
+        and(
+          eq(webhookEndpoints.id, owner.endpointId),
+          eq(webhookEndpoints.service, owner.service),
+          eq(webhookEndpoints.ownerId, owner.ownerId),
+        ),
+      )
+      .for('update');
+    if (!endpoint) return undefined;
+    const [rotated] = await tx
+      .update(webhookEndpoints)
+      .set({
+        secretEncrypted: encryptWebhookSecret(key, endpoint.id, secret),
+        previousSecretEncrypted: endpoint.secretEncrypted,
+        previousSecretExpiresAt: new Date(now.getTime() + overlapMs),
+        secretRotatedAt: now,
+      })
+      .where(eq(webhookEndpoints.id, endpoint.id))
+      .returning();
+    return { endpoint: rotated!, secret };
+  });
+}
