@@ -117,6 +117,14 @@ export const agentUsersOperation = defineOperation({
         .offset((page - 1) * size),
       db.select({ value: count() }).from(obUsers).where(where),
     ]);
-    return c.json({ page, size, total: total?.value ?? 0, items: rows.map(toUserRecord) }, 200);
+    return c.json(
+      {
+        page,
+        size,
+        total: total?.value ?? 0,
+        items: rows.map((row) => toUserRecord(row, c.get('deps').config)),
+      },
+      200,
+    );
   },
 });

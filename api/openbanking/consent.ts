@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { getConnInfo } from '@hono/node-server/conninfo';
 import { createRoute, z } from '@hono/zod-openapi';
 import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
@@ -7,7 +6,7 @@ import type { Context } from 'hono';
 import { electronicFormatIBAN, isValidIBAN } from 'ibantools';
 import { digestOf, type UserIdentity } from '../../credentials/openbanking/identity.ts';
 import { obConsents } from '../../db/schema/openbanking.ts';
-import { canonicalIp, clientAddress } from '../../domain/client-address.ts';
+import { canonicalIp } from '../../domain/client-address.ts';
 import { APP_PATTERN, CONSENT_KINDS, CONSENT_SCOPES } from '../../domain/openbanking/consents.ts';
 import { newId } from '../../domain/openbanking/ids.ts';
 import {
@@ -19,6 +18,7 @@ import {
 } from '../../domain/openbanking/processes.ts';
 import { BusinessStatus } from '../../domain/search-attributes.ts';
 import type { consentAuthorisation } from '../../workflows/openbanking/index.ts';
+import { callerAddress } from '../shared/caller-address.ts';
 import type { AppEnv } from '../shared/context.ts';
 import { ApiError, errorBodySchema, errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
@@ -133,19 +133,7 @@ function psuOf(c: Context<AppEnv>, userAgent: string | undefined) {
     ipAddress = canonicalIp(given);
     if (!ipAddress) throw ApiError.field('x-psu-ip-address', 'must be an IPv4 or IPv6 address');
   } else {
-    let socket: string | undefined;
-    try {
-      socket = getConnInfo(c).remote.address;
-    } catch {
-      socket = undefined;
-    }
-    if (socket) {
-      ipAddress = clientAddress({
-        socket,
-        forwardedFor: c.req.header('x-forwarded-for'),
-        trusted: c.get('deps').config.TRUSTED_PROXIES,
-      });
-    }
+    ipAddress = callerAddress(c);
   }
   if (!ipAddress) return undefined;
   return { ipAddress, ...(userAgent ? { userAgent } : {}) };

@@ -1,5 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { issueCredential, resolveAgentHash } from '../../credentials/openbanking/identity.ts';
+import { sealIdentityReference } from '../../credentials/openbanking/identity-reference.ts';
 import { obUsers } from '../../db/schema/openbanking.ts';
 import { newId } from '../../domain/openbanking/ids.ts';
 import { isValidUic } from '../../domain/openbanking/uic.ts';
@@ -125,7 +126,9 @@ export const signupOperation = defineOperation({
           name: body.name,
           middleName: body.middleName ?? null,
           family: body.family,
-          identityHash: body.identityHash ?? null,
+          identityHash: body.identityHash
+            ? sealIdentityReference(c.get('deps').config, userId, body.identityHash)
+            : null,
           email: body.email,
           ...business,
         })

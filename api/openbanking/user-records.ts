@@ -1,8 +1,10 @@
 import { z } from '@hono/zod-openapi';
 import { and, eq, isNull } from 'drizzle-orm';
+import { openIdentityReference } from '../../credentials/openbanking/identity-reference.ts';
 import type { Database } from '../../db/client.ts';
 import { obUsers } from '../../db/schema/openbanking.ts';
 import { KYC_STATUSES } from '../../domain/openbanking/kyc.ts';
+import type { Config } from '../../platform/config.ts';
 import { ApiError } from '../shared/errors.ts';
 
 /** Field schemas and the user record shared by the agent, signup, KYC and user-list operations. */
@@ -61,7 +63,8 @@ export const userRecordSchema = z
 export type UserRecord = z.infer<typeof userRecordSchema>;
 export type UserRow = typeof obUsers.$inferSelect;
 
-export const toUserRecord = (row: UserRow): UserRecord => ({
+/** The record an agent reads; the identity hash is decrypted for it (it is stored encrypted). */
+export const toUserRecord = (row: UserRow, config: Config): UserRecord => ({
   userId: row.id,
   agentId: row.agentId,
   companyName: row.companyName,
@@ -69,7 +72,7 @@ export const toUserRecord = (row: UserRow): UserRecord => ({
   name: row.name,
   middleName: row.middleName,
   family: row.family,
-  identityHash: row.identityHash,
+  identityHash: row.identityHash ? openIdentityReference(config, row.id, row.identityHash) : null,
   email: row.email,
   webhookUrl: row.webhookUrl,
   kycStatus: row.kycStatus,

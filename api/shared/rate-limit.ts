@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context, MiddlewareHandler } from 'hono';
 import { type RateLimit, TokenBuckets } from '../../domain/rate-limit.ts';
+import { callerAddress } from './caller-address.ts';
 import { ApiError } from './errors.ts';
 
 /**
@@ -9,8 +9,8 @@ import { ApiError } from './errors.ts';
  * any credential is looked up or any body read: `429 rate_limited` with `Retry-After` (seconds).
  * The buckets live in the memory of each API process, so N replicas allow N times the limits.
  * The credential is the one presented, valid or not (a stream of wrong tokens is limited too);
- * it is kept only as a SHA-256 digest. The client address is the TCP peer: behind a reverse proxy
- * every client shares the proxy's address. `/health` is not limited.
+ * it is kept only as a SHA-256 digest. The client address is the caller's (api/shared/caller-address.ts:
+ * behind a proxy listed in TRUSTED_PROXIES, the client it forwards for). `/health` is not limited.
  */
 export interface RateLimits {
   perCredential: RateLimit | undefined;
@@ -43,14 +43,6 @@ function presentedCredential(c: Context): string | undefined {
   return min ? `min:${min}` : undefined;
 }
 
-function clientAddress(c: Context): string {
-  try {
-    return getConnInfo(c).remote.address ?? 'unknown';
-  } catch {
-    return 'unknown';
-  }
-}
-
 const digest = (text: string) => createHash('sha256').update(text).digest('base64url');
 
 export function rateLimit(limits: RateLimits, now: () => number = Date.now): MiddlewareHandler {
@@ -60,7 +52,7 @@ export function rateLimit(limits: RateLimits, now: () => number = Date.now): Mid
   return async (c, next) => {
     if (c.req.path === '/health') return next();
     const at = now();
-    const address = byAddress?.take(clientAddress(c), at);
+    const address = byAddress?.take(callerAddress(c) ?? 'unknown', at);
     const credential = byCredential && presentedCredential(c);
     const result =
       address && !address.allowed

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loggablePath } from '../../api/app.ts';
-import { obConsents, obEmailOutbox } from '../../db/schema/openbanking.ts';
+import { obConsents, obEmailOutbox, obUsers } from '../../db/schema/openbanking.ts';
 import { driveSca } from '../../sandbox/openbanking/sca-driver.ts';
 import { startReceiver } from '../../sandbox/webhook-receiver.ts';
 import { enrolUser } from '../support/openbanking-client.ts';
@@ -100,5 +100,24 @@ describe('AIS-link token', () => {
     expect(JSON.stringify(stored)).not.toContain(token);
     expect(Object.values(stored)).toContain(sha256(token));
     expect(body).toContain(sent.body.link);
+  });
+});
+
+describe('identity hash of a user', () => {
+  it('is stored encrypted and bound to its user; the agent reads it back as given', async () => {
+    const customer = await newCustomer(platform);
+    const identityHash = `person-${Date.now()}-reference`;
+    const user = await enrolUser(customer.call, customer.agentHash, { identityHash });
+    const [row] = await platform.db.select().from(obUsers).where(eq(obUsers.id, user.userId));
+    expect(row?.identityHash).toBeTruthy();
+    expect(JSON.stringify(row)).not.toContain(identityHash);
+
+    const listed = await customer.call<{ items: { userId: string; identityHash: string | null }[] }>(
+      'GET',
+      '/api/8/agent/users?size=100',
+      { headers: { 'x-agent-hash': customer.agentHash } },
+    );
+    expect(listed.status).toBe(200);
+    expect(listed.body.items.find((item) => item.userId === user.userId)?.identityHash).toBe(identityHash);
   });
 });
