@@ -185,19 +185,22 @@ const listDeliveriesRoute = createRoute({
   },
 });
 
+/** The `{id}` of a delivery in its paths. */
+const deliveryIdParams = z.object({
+  id: z
+    .string()
+    .min(1)
+    .max(64)
+    .openapi({ param: { name: 'id', in: 'path' }, example: 'whd_3f2a9c0d1b7e4a6f8c2d5e10' }),
+});
+
 const getDeliveryRoute = createRoute({
   method: 'get',
   path: '/webhooks/deliveries/{id}',
   tags: ['Webhooks'],
   summary: 'Get a webhook delivery with all its attempts',
   request: {
-    params: z.object({
-      id: z
-        .string()
-        .min(1)
-        .max(64)
-        .openapi({ param: { name: 'id', in: 'path' }, example: 'whd_3f2a9c0d1b7e4a6f8c2d5e10' }),
-    }),
+    params: deliveryIdParams,
   },
   responses: {
     200: {
@@ -296,13 +299,7 @@ const replayDeliveryRoute = createRoute({
     'ones and listed with them; `replayCount` counts the replays. Only a `failed` delivery can be replayed ' +
     '(409 otherwise); another owner’s delivery is 404.',
   request: {
-    params: z.object({
-      id: z
-        .string()
-        .min(1)
-        .max(64)
-        .openapi({ param: { name: 'id', in: 'path' }, example: 'whd_3f2a9c0d1b7e4a6f8c2d5e10' }),
-    }),
+    params: deliveryIdParams,
   },
   responses: {
     202: {
