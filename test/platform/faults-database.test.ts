@@ -6,7 +6,7 @@ import { startReceiver } from '../../sandbox/webhook-receiver.ts';
 import { expTimeIn, getText, newInvoice, signedPacket } from '../collect/epay-client.ts';
 import { type IsolatedPlatform, startIsolatedPlatform } from '../support/isolated-platform.ts';
 import { messagingClient } from '../support/messaging-client.ts';
-import { eventually } from '../support/platform.ts';
+import { eventually, readHealth } from '../support/platform.ts';
 import { canRunOwnPostgres, type OwnPostgres, startOwnPostgres } from '../support/postgres-server.ts';
 
 /**
@@ -41,15 +41,7 @@ afterAll(async () => {
   await postgres?.destroy();
 }, 60_000);
 
-async function health() {
-  const started = Date.now();
-  const response = await fetch(`${platform.apiUrl}/health`);
-  return {
-    status: response.status,
-    body: (await response.json()) as { status: string; notReady?: string[] },
-    ms: Date.now() - started,
-  };
-}
+const health = () => readHealth(platform.apiUrl);
 
 it.runIf(canRunOwnPostgres())(
   `PostgreSQL stopped for ${OUTAGE_MS / 1000} s and restarted mid-flow: /health names it, nothing lost or doubled`,

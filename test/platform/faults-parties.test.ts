@@ -7,7 +7,7 @@ import { createReadinessProbe } from '../../platform/readiness.ts';
 import { startReceiver } from '../../sandbox/webhook-receiver.ts';
 import { getText, newInvoice, signedPacket } from '../collect/epay-client.ts';
 import { messagingClient } from '../support/messaging-client.ts';
-import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { eventually, readHealth, startTestPlatform, type TestPlatform } from '../support/platform.ts';
 
 /**
  * Faults of outside parties and of the readiness probe (issue 13, item 9). A sandbox party that does
@@ -95,10 +95,7 @@ afterAll(async () => {
   await callbacks?.stop();
 });
 
-async function health() {
-  const response = await fetch(`${platform.apiUrl}/health`);
-  return { status: response.status, body: await response.json() };
-}
+const health = () => readHealth(platform.apiUrl);
 
 describe('an outside party that does not answer', () => {
   it('is retried after its timeout and the process completes once, while /health stays ok', async () => {

@@ -16,7 +16,7 @@ import { expTimeIn, newInvoice, signedPacket, textReply } from '../collect/epay-
 import { bankHash, newCustomer, startConsent } from '../openbanking/consent-helpers.ts';
 import { type IsolatedPlatform, startIsolatedPlatform } from '../support/isolated-platform.ts';
 import { messagingClient } from '../support/messaging-client.ts';
-import { eventually } from '../support/platform.ts';
+import { eventually, readHealth } from '../support/platform.ts';
 
 /**
  * A fault of the platform's own parts (issue 13, item 9): the Temporal server stops for
@@ -82,15 +82,7 @@ afterAll(async () => {
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 }, 60_000);
 
-async function health() {
-  const started = Date.now();
-  const response = await fetch(`${platform.apiUrl}/health`);
-  return {
-    status: response.status,
-    body: (await response.json()) as { status: string; notReady?: string[] },
-    ms: Date.now() - started,
-  };
-}
+const health = () => readHealth(platform.apiUrl);
 
 it(`the Temporal server stopped for ${OUTAGE_MS / 1000} s and restarted: /health names it, every process completes once`, async () => {
   await eventually(async () => ((await health()).status === 200 ? true : undefined), 30_000, 'ready');

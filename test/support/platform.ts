@@ -28,3 +28,14 @@ export async function eventually<T>(
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+/** `GET /health` of a platform: its status, its body and how long it took to answer. */
+export async function readHealth(apiUrl: string) {
+  const started = Date.now();
+  const response = await fetch(`${apiUrl}/health`);
+  return {
+    status: response.status,
+    body: (await response.json()) as { status: string; notReady?: string[] },
+    ms: Date.now() - started,
+  };
+}
