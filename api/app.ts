@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { HttpBindings } from '@hono/node-server';
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { createAdminApi } from './admin/index.ts';
+import { createAdminApi, presentsAdminToken } from './admin/index.ts';
 import type { ApiDeps, AppEnv } from './shared/context.ts';
 import { docsAssets } from './shared/docs.ts';
 import { ApiError, toErrorResponse } from './shared/errors.ts';
@@ -13,6 +13,14 @@ import { rateLimit } from './shared/rate-limit.ts';
 import { securityHeaders } from './shared/security-headers.ts';
 
 const MAX_BODY_BYTES = 1024 * 1024;
+/** The open-banking bulk payments: up to 10,000 entries, about 2 MB of JSON. */
+const MAX_BULK_BODY_BYTES = 8 * 1024 * 1024;
+const BULK_PAYMENT_PATH =
+  /^\/openbanking\/api\/\d+\/bulk-payments\/(payment|request|budget-payment|budget-request)$/;
+/** An operator's bank statement upload: up to COLLECT_STATEMENT_MAX_BYTES of camt XML (64 MiB by default). */
+const STATEMENT_UPLOAD_PATH = '/admin/collect/statements';
+/** Room for a multipart envelope around the largest statement; the document itself is measured exactly. */
+const MULTIPART_ALLOWANCE_BYTES = 64 * 1024;
 
 /**
  * Credentials that an interface puts in a path (the open-banking `.../consents-request/{userHash}`)
@@ -83,22 +91,40 @@ export function createApp(
     }),
   );
 
-  // No operation of the platform needs a larger body; a larger one is refused before it is read whole.
-  app.use(
-    '*',
+  // No operation of the platform needs a larger body (but a bulk payment of up to 10,000 entries and
+  // a bank statement upload); a larger one is refused before it is read whole.
+  const limitOf = (
+    maxSize: number,
+    refusal = new ApiError(413, 'payload_too_large', `The body exceeds ${maxSize} bytes`),
+  ) =>
     bodyLimit({
-      maxSize: MAX_BODY_BYTES,
+      maxSize,
       onError: (c) => {
         // The rest of the body is not read, so this connection must not carry another request; the
         // Fetch-level `connection` header is dropped by the Node adapter, so set it on Node's response.
         (c.env as Partial<HttpBindings> | undefined)?.outgoing?.setHeader('connection', 'close');
-        return c.json(
-          new ApiError(413, 'payload_too_large', `The body exceeds ${MAX_BODY_BYTES} bytes`).body(),
-          413,
-        );
+        return c.json(refusal.body(), 413);
       },
-    }),
+    });
+  const defaultLimit = limitOf(MAX_BODY_BYTES);
+  const bulkLimit = limitOf(MAX_BULK_BODY_BYTES);
+  // Refused in the words the statement import uses for a document over the limit.
+  const statementMaxBytes = deps.config.COLLECT_STATEMENT_MAX_BYTES;
+  const statementLimit = limitOf(
+    statementMaxBytes + MULTIPART_ALLOWANCE_BYTES,
+    new ApiError(
+      413,
+      'statement_too_large',
+      `The statement exceeds ${statementMaxBytes} bytes (COLLECT_STATEMENT_MAX_BYTES)`,
+    ),
   );
+  const limitFor = (c: Context<AppEnv>) => {
+    // Only the platform operator may send that much: anyone else gets the default limit.
+    if (c.req.method === 'POST' && c.req.path === STATEMENT_UPLOAD_PATH && presentsAdminToken(c))
+      return statementLimit;
+    return BULK_PAYMENT_PATH.test(c.req.path) ? bulkLimit : defaultLimit;
+  };
+  app.use('*', (c, next) => limitFor(c)(c, next));
 
   // NUL bytes, undecodable percent-encoding, unparseable multipart: refused before any operation, in
   // the error shape of the service the path belongs to.

@@ -1,119 +1,137 @@
-import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
-import { count, inArray, sql } from 'drizzle-orm';
-import { Hono } from 'hono';
+import { and, count, eq, inArray } from 'drizzle-orm';
 import { messagingMessages } from '../db/schema/messaging.ts';
 import { startReceiver } from '../sandbox/webhook-receiver.ts';
 import type { BenchContext } from './context.ts';
-import { formatLatencies, percentile, runLoad } from './load.ts';
+import { CONNECTIONS, closedLoop, httpLoad, pause, warmUpSeconds } from './load.ts';
+import { latency, rate, report } from './results.ts';
 
-const ACCEPT_REQUESTS = Number(process.env.BENCH_ACCEPT_REQUESTS ?? 2000);
-const E2E_MESSAGES = Number(process.env.BENCH_E2E_MESSAGES ?? 1000);
+const SECTION = 'messaging';
+/** How long the accepted messages may take to finish before the next measurement starts anyway. */
+const DRAIN_TIMEOUT_MS = Number(process.env.BENCH_DRAIN_TIMEOUT_SECONDS ?? 300) * 1000;
 
 /**
  * Messaging gateway:
- *   1. POST /sms accepted per second and latency at fixed concurrency, beside a baseline bare Hono
- *      route that inserts one row through the same database client;
- *   2. submit → delivery report received at a local dlrUrl, end to end, for N messages.
+ *   POST /messaging/sms (validate, insert, start the message workflow) vs (b) a bare workflow start;
+ *   GET /messaging/sms/{id} vs a bare route reading the same row;
+ *   an SMS end to end — accepted → SMPP submit_sm → deliver_sm receipt → signed report received at a
+ *   dlrUrl in this process — CONNECTIONS at a time, vs (c) the minimal workflow end to end.
  */
-export async function benchMessaging({ platform, concurrency: CONCURRENCY }: BenchContext): Promise<void> {
-  // Baseline: the same HTTP server library and database client, one row per request, no Temporal.
-  await platform.db.execute(
-    sql`create table if not exists bench_baseline (id serial primary key, body jsonb not null)`,
-  );
-  const baselineApp = new Hono();
-  baselineApp.post('/baseline', async (c) => {
-    const body = await c.req.json();
-    await platform.db.execute(sql`insert into bench_baseline (body) values (${JSON.stringify(body)}::jsonb)`);
-    return c.json({ ok: true }, 202);
+export async function benchMessaging(context: BenchContext): Promise<void> {
+  const { stack, baselines, baselineUrl, db } = context;
+  const sms = `${stack.messagingUrl}/sms?at=${stack.token}`;
+  const body = (extra: Record<string, string> = {}) =>
+    JSON.stringify({ to: '+359881234567', from: '+359888000111', message: 'Bench message', ...extra });
+
+  const accept = await httpLoad({ url: sms, method: 'POST', body: body() });
+  report({
+    section: SECTION,
+    operation: 'POST /messaging/sms',
+    figure: rate(accept),
+    latency: latency(accept),
+    perSecond: accept.perSecond,
+    baseline: {
+      label: '(b) bare start',
+      figure: rate(baselines.start),
+      perSecond: baselines.start.perSecond,
+    },
+    target: 0.8,
+    note: `(a) bare insert ${rate(baselines.write)}`,
   });
-  const baselineServer = serve({ fetch: baselineApp.fetch, port: 0, hostname: '127.0.0.1' });
-  await new Promise((resolve) => baselineServer.once('listening', resolve));
-  const baselineUrl = `http://127.0.0.1:${(baselineServer.address() as AddressInfo).port}/baseline`;
+  if (accept.firstFailure) console.log(`  first failure: ${accept.firstFailure}`);
+  await drainMessages(context);
 
-  const smsBody = (i: number) =>
-    JSON.stringify({
-      to: `+35988${String(i % 1_000_000).padStart(6, '0')}7`, // never ends in the sandbox's special 0000/0001
-      from: '+359888000111',
-      message: `Bench message ${i}`,
-    });
-  const post = (url: string, body: string) =>
-    fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then(
-      async (response) => {
-        await response.arrayBuffer();
-        if (response.status !== 202) throw new Error(`unexpected status ${response.status}`);
-      },
-    );
+  // Reads: one delivered message, through the API and through a bare route.
+  const [message] = await db
+    .select({ id: messagingMessages.id })
+    .from(messagingMessages)
+    .where(eq(messagingMessages.accountId, stack.accountId))
+    .limit(1);
+  if (!message) throw new Error('no message to read');
+  const bareRead = await httpLoad({ url: `${baselineUrl}/read/sms/${message.id}` });
+  const read = await httpLoad({ url: `${stack.messagingUrl}/sms/${message.id}?at=${stack.token}` });
+  report({
+    section: SECTION,
+    operation: 'GET /messaging/sms/{id}',
+    figure: rate(read),
+    latency: latency(read),
+    perSecond: read.perSecond,
+    baseline: { label: 'bare read of the row', figure: rate(bareRead), perSecond: bareRead.perSecond },
+    target: 0.8,
+  });
 
-  // Warm-up (JIT, connection pools), not measured.
-  await runLoad(100, CONCURRENCY, (i) => post(baselineUrl, smsBody(i)));
-  await runLoad(100, CONCURRENCY, (i) => post(`${platform.baseUrl}/sms?at=${platform.token}`, smsBody(i)));
-
-  console.log('\n1. Accepting messages');
-  const baseline = await runLoad(ACCEPT_REQUESTS, CONCURRENCY, (i) => post(baselineUrl, smsBody(i)));
-  console.log(
-    `  baseline (bare route, one insert): ${baseline.perSecond.toFixed(0)} req/s, ${formatLatencies(baseline)}`,
-  );
-  const accept = await runLoad(ACCEPT_REQUESTS, CONCURRENCY, (i) =>
-    post(`${platform.baseUrl}/sms?at=${platform.token}`, smsBody(i)),
-  );
-  console.log(
-    `  POST /sms (validate, insert, start workflow): ${accept.perSecond.toFixed(0)} req/s, ${formatLatencies(accept)}`,
-  );
-  console.log(`  ratio POST /sms / baseline: ${(accept.perSecond / baseline.perSecond).toFixed(2)}`);
-
-  console.log(
-    `\n2. End to end: submit → SMPP → receipt → delivery report at dlrUrl (${E2E_MESSAGES} messages)`,
-  );
-  // Let the messages of part 1 drain first so they do not compete.
-  const sentAt = new Map<string, number>();
-  const latencies: number[] = [];
+  // End to end: each caller sends one message and waits for its delivery report before the next.
+  const waiting = new Map<string, () => void>();
+  const early = new Set<string>();
   const receiver = await startReceiver((_attempt, request) => {
-    const report = JSON.parse(request.body) as { data: { id: string } };
-    const started = sentAt.get(report.data.id);
-    if (started !== undefined) latencies.push(request.at - started);
+    const id = (JSON.parse(request.body) as { data: { id: string } }).data.id;
+    const resolve = waiting.get(id);
+    if (resolve) resolve();
+    else early.add(id);
     return { status: 200 };
   });
-  // Let the messages of part 1 finish first so that they do not compete with part 2.
-  const inFlight = async () => {
-    const [row] = await platform.db
-      .select({ count: count() })
-      .from(messagingMessages)
-      .where(inArray(messagingMessages.status, ['accepted', 'sending', 'submitted']));
-    return row?.count ?? 0;
-  };
-  const drainStarted = performance.now();
-  while ((await inFlight()) > 0 && performance.now() - drainStarted < 600_000) {
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-  console.log(
-    `  (${ACCEPT_REQUESTS + 100} messages of part 1 drained in ${((performance.now() - drainStarted) / 1000).toFixed(0)} s)`,
-  );
-  const e2eStarted = performance.now();
-  await runLoad(E2E_MESSAGES, CONCURRENCY, async (i) => {
-    const started = performance.now();
-    const response = await fetch(`${platform.baseUrl}/sms?at=${platform.token}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        to: `+35989${String(i % 1_000_000).padStart(6, '0')}7`,
-        from: '+359888000111',
-        message: `E2E ${i}`,
-        dlrUrl: receiver.url,
-      }),
+  try {
+    const oneMessage = async () => {
+      const response = await fetch(sms, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: body({ dlrUrl: receiver.url }),
+      });
+      const { id } = (await response.json()) as { id: string };
+      if (response.status !== 202) throw new Error(`POST /sms answered ${response.status}`);
+      if (early.delete(id)) return;
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no report for ${id} within 120 s`)), 120_000);
+        waiting.set(id, () => {
+          clearTimeout(timer);
+          waiting.delete(id);
+          resolve();
+        });
+      });
+    };
+    await closedLoop(warmUpSeconds(), CONNECTIONS, oneMessage);
+    const endToEnd = await closedLoop(context.seconds, CONNECTIONS, oneMessage);
+    report({
+      section: SECTION,
+      operation: `SMS end to end with its delivery report, ${CONNECTIONS} at a time`,
+      figure: rate(endToEnd, 'messages/s'),
+      latency: latency(endToEnd),
+      perSecond: endToEnd.perSecond,
+      baseline: {
+        label: '(c) minimal workflow end to end',
+        figure: rate(baselines.endToEnd, 'workflows/s'),
+        perSecond: baselines.endToEnd.perSecond,
+      },
+      target: 0.6,
     });
-    const { id } = (await response.json()) as { id: string };
-    sentAt.set(id, Date.now() - (performance.now() - started));
-  });
-  const deadline = Date.now() + 600_000;
-  while (latencies.length < E2E_MESSAGES && Date.now() < deadline)
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  const e2eSeconds = (performance.now() - e2eStarted) / 1000;
-  latencies.sort((a, b) => a - b);
-  console.log(
-    `  ${latencies.length}/${E2E_MESSAGES} reports received in ${e2eSeconds.toFixed(1)} s: ${(latencies.length / e2eSeconds).toFixed(1)} messages/s, ` +
-      `p50 ${percentile(latencies, 0.5).toFixed(0)} ms, p99 ${percentile(latencies, 0.99).toFixed(0)} ms`,
-  );
-  await receiver.stop();
-  baselineServer.close();
+    if (endToEnd.firstFailure) console.log(`  first failure: ${endToEnd.firstFailure}`);
+  } finally {
+    await receiver.stop();
+  }
+  await context.drain('the delivery reports');
+}
+
+/** Waits until no message of the accepted load is still on its way (accepted, sending, submitted). */
+async function drainMessages({ db, stack }: BenchContext): Promise<void> {
+  const started = Date.now();
+  for (;;) {
+    const [row] = await db
+      .select({ n: count() })
+      .from(messagingMessages)
+      .where(
+        and(
+          eq(messagingMessages.accountId, stack.accountId),
+          inArray(messagingMessages.status, ['accepted', 'sending', 'submitted']),
+        ),
+      );
+    const left = row?.n ?? 0;
+    if (left === 0) break;
+    if (Date.now() - started > DRAIN_TIMEOUT_MS) {
+      console.log(
+        `  (${left} messages still accepted, sending or submitted after ${DRAIN_TIMEOUT_MS / 1000} s: going on)`,
+      );
+      return;
+    }
+    await pause(1000);
+  }
+  console.log(`  (the accepted messages were delivered in ${((Date.now() - started) / 1000).toFixed(0)} s)`);
 }

@@ -1,11 +1,16 @@
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { listBalances } from '../activities/collect/ledger.ts';
+import { importStatementDocument } from '../activities/collect/statements.ts';
+import { createDeskOperator } from '../credentials/collect/desk-operators.ts';
 import { createMerchant } from '../credentials/collect/merchants.ts';
 import { issueAccessToken, revokeAccessToken } from '../credentials/messaging/access-tokens.ts';
 import { decideSenderId, senderIdsAwaitingApproval } from '../credentials/messaging/senders.ts';
 import { enrolAgent, issueAdminHash } from '../credentials/openbanking/identity.ts';
 import { rotateSigningKey } from '../credentials/openbanking/jws.ts';
 import { openDatabase } from '../db/client.ts';
+import { ledgerAccountKinds } from '../domain/collect/ledger.ts';
 import { loadConfigOrExit } from './config.ts';
 import { createLogger } from './logger.ts';
 import { connectTemporal } from './runtime.ts';
@@ -21,6 +26,10 @@ import { connectTemporal } from './runtime.ts';
  *                    (the decision goes through the registration's workflow: Temporal must be running)
  *   npm run admin -- collect:merchant --name "Acme Ltd" [--min D123456789] [--notify-url URL]
  *                    [--billing-url URL] [--billing-prefix 97]   payment-collection merchant + secret
+ *   npm run admin -- collect:desk-operator --login sofia-01 --name "..." --office-id 000123
+ *                    [--office-kind office|atm] [--password ...]   cash-desk operator + password (shown once)
+ *   npm run admin -- collect:balances [--kind merchant] [--currency BGN]   the collect ledger's balances
+ *   npm run admin -- collect:statement <file.xml>   import a camt.053/054 bank statement (Temporal must run)
  *   npm run admin -- openbanking:agent --name "Acme Ltd" [--email a@b.c]   agent hash + public hash
  *   npm run admin -- openbanking:admin-hash [--label "back office"]        x-admin-hash
  *   npm run admin -- openbanking:rotate-keys                              new signing key (JWKS)
@@ -33,6 +42,9 @@ const USAGE = `usage:
   npm run admin -- messaging:approve-sender-id --id <registration id> --reason "<why>" [--note "<note>"]
   npm run admin -- messaging:reject-sender-id --id <registration id> --reason "<why>" [--note "<note>"]
   npm run admin -- collect:merchant --name "<merchant name>" [--min D123456789] [--notify-url <url>] [--billing-url <url>] [--billing-prefix <9...>]
+  npm run admin -- collect:desk-operator --login <login> --name "<name>" --office-id <6 digits> [--office-kind office|atm] [--password <password>]
+  npm run admin -- collect:balances [--kind merchant|provider|desk_cash|payouts_owed|bank_settlement|acquirer|fees] [--currency BGN]
+  npm run admin -- collect:statement <camt.053 or camt.054 file>
   npm run admin -- openbanking:agent --name "<agent name>" [--email <e-mail>]
   npm run admin -- openbanking:admin-hash [--label <label>]
   npm run admin -- openbanking:rotate-keys`;
@@ -53,6 +65,12 @@ const { positionals, values } = parseArgs({
     id: { type: 'string' },
     reason: { type: 'string' },
     note: { type: 'string' },
+    login: { type: 'string' },
+    'office-id': { type: 'string' },
+    'office-kind': { type: 'string' },
+    password: { type: 'string' },
+    kind: { type: 'string' },
+    currency: { type: 'string' },
   },
 });
 
@@ -111,6 +129,49 @@ try {
       });
       console.log(JSON.stringify(created, null, 2));
       console.log('Keep the secret now: it is stored encrypted and never shown again.');
+      break;
+    }
+    case 'collect:desk-operator': {
+      const officeKind = values['office-kind'] ?? 'office';
+      if (!values.login || !values.name || !values['office-id']) {
+        throw new Error(`--login, --name and --office-id are required\n${USAGE}`);
+      }
+      if (officeKind !== 'office' && officeKind !== 'atm')
+        throw new Error(`--office-kind: office or atm\n${USAGE}`);
+      const operator = await createDeskOperator(database.db, {
+        login: values.login,
+        name: values.name,
+        officeId: values['office-id'],
+        officeKind,
+        password: values.password,
+      });
+      console.log(JSON.stringify(operator, null, 2));
+      console.log('Keep the password now: only its scrypt hash is stored.');
+      break;
+    }
+    case 'collect:balances': {
+      const kind = ledgerAccountKinds.find((known) => known === values.kind);
+      if (values.kind && !kind) throw new Error(`--kind: one of ${ledgerAccountKinds.join(', ')}\n${USAGE}`);
+      const accounts = await listBalances(database.db, { kind, currency: values.currency });
+      console.table(accounts);
+      break;
+    }
+    case 'collect:statement': {
+      const file = positionals[1];
+      if (!file) throw new Error(`the statement file is required\n${USAGE}`);
+      const xml = await readFile(file, 'utf8');
+      // Matching and settlement run in the statement's import workflow: Temporal must be running.
+      const temporal = await connectTemporal(config, createLogger(config.LOG_LEVEL));
+      try {
+        const statements = await importStatementDocument(
+          { db: database.db, config, temporal: temporal.client },
+          { xml, origin: 'admin', fileName: path.basename(file) },
+        );
+        console.log(JSON.stringify(statements, null, 2));
+        console.log('Follow the import: GET /admin/collect/statements/<statementId> (review: .../review).');
+      } finally {
+        await temporal.close();
+      }
       break;
     }
     case 'openbanking:agent': {

@@ -28,6 +28,8 @@ export interface DevServerOptions {
 
 export interface DevServer {
   address: string;
+  /** The server's process (the shell execs it, so the same pid with a data file). */
+  pid: number | undefined;
   uiUrl: string | undefined;
   stop(): Promise<void>;
 }
@@ -134,6 +136,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   }
   return {
     address,
+    pid: child.pid,
     uiUrl: typeof options.uiPort === 'number' ? `http://127.0.0.1:${options.uiPort}` : undefined,
     async stop() {
       process.off('exit', killOnExit);

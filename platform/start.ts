@@ -64,6 +64,9 @@ async function main() {
         banksPort: config.SANDBOX_BANKS_PORT,
         banksPublicUrl: config.SANDBOX_BANKS_PUBLIC_URL,
         merchantPort: config.SANDBOX_MERCHANT_PORT,
+        acquirerPort: config.SANDBOX_ACQUIRER_PORT,
+        acquirerApiKey: config.COLLECT_ACQUIRER_API_KEY,
+        acquirerPublicUrl: config.SANDBOX_ACQUIRER_PUBLIC_URL,
         smppSystemId: config.SMPP_SYSTEM_ID,
         smppPassword: config.SMPP_PASSWORD,
       })
@@ -105,6 +108,7 @@ async function main() {
     say(`  Sandbox providers    ${sandbox.http.url}   (chat app, HLR)`);
     say(`  Sandbox banks        ${sandbox.banks.url}   (XS2A 1.3 + SCA page)`);
     say(`  Sandbox merchant     ${sandbox.merchant.url}   (collect notifications and billing)`);
+    say(`  Sandbox acquirer     ${sandbox.acquirer.url}   (cards, 3-D Secure page)`);
     say(`  Sandbox access token ${token.token}`);
   }
   say('Press Ctrl-C to stop.');

@@ -5,6 +5,7 @@ import {
   type NativeConnection,
   type Next,
   Worker,
+  type WorkerOptions,
 } from '@temporalio/worker';
 import type { ActivityFunctions } from '../activities/shared/deps.ts';
 import { platformTaskQueues } from '../domain/task-queues.ts';
@@ -82,6 +83,22 @@ class ActivityAttemptLog implements ActivityInboundCallsInterceptor {
   }
 }
 
+/**
+ * Slots of every platform worker, shared with the benchmark's baseline worker (bench/baseline-server.ts)
+ * so that a ratio compares the same tuning. These are the SDK's defaults, written out: on 2 cores the
+ * server and the database, not the worker's slots, bound throughput (`npm run bench`); raise them on a
+ * bigger worker machine. Sticky execution (the workflow cache) stays on: a cached workflow's next task
+ * runs without replaying its history. The cache is bounded (decision 0036): the SDK's default sizes it
+ * from the heap limit (about 2,300 workflows per worker on this machine, ~0.6 MB each), so 10,000
+ * obligations waiting on their timers held the process at 3 GB; evicted ones replay when they wake.
+ */
+export const platformWorkerTuning = {
+  maxCachedWorkflows: 400,
+  maxConcurrentWorkflowTaskExecutions: 40,
+  maxConcurrentActivityTaskExecutions: 100,
+  maxConcurrentLocalActivityExecutions: 100,
+} satisfies Partial<WorkerOptions>;
+
 export interface PlatformWorkers {
   /** Polls TEMPORAL_TASK_QUEUE: business workflows and their activities. */
   business: Worker;
@@ -105,6 +122,7 @@ export async function createPlatformWorkers(options: PlatformWorkerOptions): Pro
       taskQueue,
       workflowBundle: { codePath: options.workflowBundlePath },
       activities,
+      ...platformWorkerTuning,
       interceptors: { activity: [() => ({ inbound: new ActivityAttemptLog(options.logger) })] },
     });
   const business = await create(queues.business);

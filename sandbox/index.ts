@@ -1,3 +1,4 @@
+import { startSandboxAcquirer } from './collect/acquirer.ts';
 import { startSandboxMerchant } from './collect/merchant.ts';
 import { startHttpParties } from './messaging/http-parties.ts';
 import { startSmppCarrier } from './messaging/smpp-carrier.ts';
@@ -22,6 +23,12 @@ export interface SandboxOptions {
   bankTransactionPageSize?: number;
   /** The sandbox merchant of the payment-collection gateway; 0 or undefined picks a free port. */
   merchantPort?: number;
+  /** The sandbox card acquirer; 0 or undefined picks a free port. */
+  acquirerPort?: number;
+  /** The API key the sandbox acquirer requires (COLLECT_ACQUIRER_API_KEY). */
+  acquirerApiKey: string;
+  /** Where browsers reach the acquirer's 3-D Secure page; default its listening URL. */
+  acquirerPublicUrl?: string | undefined;
 }
 
 export type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
@@ -50,18 +57,27 @@ export async function startSandbox(options: SandboxOptions) {
     ...(options.bankTransactionPageSize !== undefined
       ? { transactionPageSize: options.bankTransactionPageSize }
       : {}),
+    // The banks send their one-time codes through the sandbox SMS carrier, as a bank's SMS gateway would.
+    sms: { url: smpp.url, systemId: options.smppSystemId, password: options.smppPassword },
   });
   const merchant = await startSandboxMerchant({
     host: options.host ?? '127.0.0.1',
     port: options.merchantPort ?? 0,
+  });
+  const acquirer = await startSandboxAcquirer({
+    host: options.host ?? '127.0.0.1',
+    port: options.acquirerPort ?? 0,
+    apiKey: options.acquirerApiKey,
+    publicUrl: options.acquirerPublicUrl,
   });
   return {
     smpp,
     http,
     banks,
     merchant,
+    acquirer,
     async stop() {
-      await Promise.allSettled([smpp.stop(), http.stop(), banks.stop(), merchant.stop()]);
+      await Promise.allSettled([smpp.stop(), http.stop(), banks.stop(), merchant.stop(), acquirer.stop()]);
     },
   };
 }

@@ -10,6 +10,9 @@ const sandbox = await startSandbox({
   banksPort: config.SANDBOX_BANKS_PORT,
   banksPublicUrl: config.SANDBOX_BANKS_PUBLIC_URL,
   merchantPort: config.SANDBOX_MERCHANT_PORT,
+  acquirerPort: config.SANDBOX_ACQUIRER_PORT,
+  acquirerApiKey: config.COLLECT_ACQUIRER_API_KEY,
+  acquirerPublicUrl: config.SANDBOX_ACQUIRER_PUBLIC_URL,
   smppSystemId: config.SMPP_SYSTEM_ID,
   smppPassword: config.SMPP_PASSWORD,
 });
@@ -22,7 +25,7 @@ if (gatewayUrl) {
   console.warn('SANDBOX_GATEWAY_URL unset: the sandbox merchant cannot check notification SIGNATUREs');
 }
 console.log(
-  `Sandbox SMSC ${sandbox.smpp.url}; providers ${sandbox.http.url}; banks ${sandbox.banks.url} (browsers: ${sandbox.banks.publicUrl}); merchant ${sandbox.merchant.url}`,
+  `Sandbox SMSC ${sandbox.smpp.url}; providers ${sandbox.http.url}; banks ${sandbox.banks.url} (browsers: ${sandbox.banks.publicUrl}); merchant ${sandbox.merchant.url}; acquirer ${sandbox.acquirer.url}`,
 );
 const stop = async () => {
   await sandbox.stop();

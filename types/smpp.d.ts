@@ -74,6 +74,7 @@ declare module 'smpp' {
       close(callback?: () => void): void;
       destroy(callback?: () => void): void;
       bind_transceiver(fields: PduFields, responseCallback?: PduCallback): boolean;
+      bind_transmitter(fields: PduFields, responseCallback?: PduCallback): boolean;
       submit_sm(fields: PduFields, responseCallback?: PduCallback): boolean;
       deliver_sm(fields: PduFields, responseCallback?: PduCallback): boolean;
       enquire_link(fields?: PduFields, responseCallback?: PduCallback): boolean;

@@ -11,10 +11,13 @@ import {
   billingCodes,
   parseBillingReply,
 } from '../../domain/collect/billing.ts';
-import type { BillingPaymentStart } from '../../domain/collect/processes.ts';
+import { billingSettlement } from '../../domain/collect/ledger.ts';
+import { DEFAULT_CURRENCY } from '../../domain/collect/payloads.ts';
+import type { BillingPaymentStart, SettlementSource } from '../../domain/collect/processes.ts';
 import type { Config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { describeFetchError, outboundFetchFor } from '../shared/outbound-http.ts';
+import { postLedgerTransaction } from './ledger.ts';
 
 export interface BillingActivityDeps {
   db: Database;
@@ -187,7 +190,10 @@ export function createBillingActivities(deps: BillingActivityDeps) {
       return callBilling(input.payment, 'confirm', input.attempt, params);
     },
 
-    /** Moves the read model of a billing payment. */
+    /**
+     * Moves the read model of a billing payment; when the office takes the money (`confirming`, with
+     * the desk as `source`) its ledger postings go in the same transaction, once (keyed by the TID).
+     */
     async recordBillingPayment(input: {
       tid: string;
       status: (typeof collectBillingPayments.$inferSelect)['status'];
@@ -197,19 +203,28 @@ export function createBillingActivities(deps: BillingActivityDeps) {
       shortDesc?: string | undefined;
       invoices?: string | undefined;
       final: boolean;
+      source?: SettlementSource | undefined;
     }): Promise<void> {
-      await db
-        .update(collectBillingPayments)
-        .set({
-          status: input.status,
-          ...(input.checkCode !== undefined ? { checkCode: input.checkCode } : {}),
-          ...(input.confirmCode !== undefined ? { confirmCode: input.confirmCode } : {}),
-          ...(input.amountMinor !== undefined ? { amountMinor: input.amountMinor } : {}),
-          ...(input.shortDesc !== undefined ? { shortDesc: input.shortDesc } : {}),
-          ...(input.invoices !== undefined ? { invoices: input.invoices } : {}),
-          ...(input.final ? { completedAt: new Date() } : {}),
-        })
-        .where(eq(collectBillingPayments.tid, input.tid));
+      await db.transaction(async (tx) => {
+        const [row] = await tx
+          .update(collectBillingPayments)
+          .set({
+            status: input.status,
+            ...(input.checkCode !== undefined ? { checkCode: input.checkCode } : {}),
+            ...(input.confirmCode !== undefined ? { confirmCode: input.confirmCode } : {}),
+            ...(input.amountMinor !== undefined ? { amountMinor: input.amountMinor } : {}),
+            ...(input.shortDesc !== undefined ? { shortDesc: input.shortDesc } : {}),
+            ...(input.invoices !== undefined ? { invoices: input.invoices } : {}),
+            ...(input.final ? { completedAt: new Date() } : {}),
+          })
+          .where(eq(collectBillingPayments.tid, input.tid))
+          .returning();
+        if (!row || input.status !== 'confirming' || !input.source || !row.amountMinor) return;
+        const payment = { ...row, currency: DEFAULT_CURRENCY, amountMinor: row.amountMinor };
+        await postLedgerTransaction(tx, billingSettlement(payment, input.source, config.COLLECT_FEE_BPS), {
+          detail: { source: input.source },
+        });
+      });
     },
   };
 }

@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type {
   CarrierSubmitResult,
   ChatAppProvider,
@@ -75,7 +75,20 @@ export function createSmsActivities({ db, carrier, chatApp }: SmsActivityDeps) {
       to: string;
       from: string;
       message: string;
+      /** Marks the message `sending` first (from accepted or scheduled only): one activity less (decision 0035). */
+      markSending?: boolean;
     }): Promise<CarrierSubmission> {
+      if (input.markSending) {
+        await db
+          .update(messagingMessages)
+          .set({ status: 'sending', updatedAt: new Date() })
+          .where(
+            and(
+              eq(messagingMessages.id, input.messageId),
+              inArray(messagingMessages.status, ['accepted', 'scheduled']),
+            ),
+          );
+      }
       const [existing] = await db
         .select({ carrierMessageId: messagingMessages.carrierMessageId, carrier: messagingMessages.carrier })
         .from(messagingMessages)
@@ -93,7 +106,12 @@ export function createSmsActivities({ db, carrier, chatApp }: SmsActivityDeps) {
       }
 
       const provider = input.channel === 'sms' ? carrier : chatApp;
-      const result = await provider.submit(input);
+      const result = await provider.submit({
+        messageId: input.messageId,
+        to: input.to,
+        from: input.from,
+        message: input.message,
+      });
       if (result.outcome === 'rejected') {
         await recordRejection(input.messageId, result.error);
         return result;

@@ -141,23 +141,36 @@ export function createConsentActivities(deps: ActivityDeps) {
      */
     async createBankConsent(input: BankConsentStart): Promise<BankConsentCreated> {
       const { consent, bank } = await consentWithBank(db, input.consentId);
-      if (consent.bankConsentId && consent.scaRedirectUrl)
-        return { bankConsentId: consent.bankConsentId, scaRedirectUrl: consent.scaRedirectUrl };
-      const created = await xs2aClientFor(bank, config, deps.fetch).createConsent(
-        {
-          access: accessOf({
-            kind: consent.kind,
-            scopes: consent.scopes as ConsentScope[],
-            ibans: consent.requestedIbans,
-          }),
-          recurringIndicator: consent.recurring,
-          validUntil: consent.validUntil,
-          frequencyPerDay: consent.frequencyPerDay,
-          combinedServiceIndicator: false,
-        },
-        { redirectUri: input.redirectUri, nokRedirectUri: input.nokRedirectUri },
-        input.psu,
-      );
+      // Recorded already (a retry): the same bank consent (decoupled ones have no SCA page).
+      if (consent.bankConsentId && (consent.scaRedirectUrl || input.psuId))
+        return {
+          bankConsentId: consent.bankConsentId,
+          scaRedirectUrl: consent.scaRedirectUrl,
+          psuMessage: null,
+        };
+      const client = xs2aClientFor(bank, config, deps.fetch);
+      const request = {
+        access: accessOf({
+          kind: consent.kind,
+          scopes: consent.scopes as ConsentScope[],
+          ibans: consent.requestedIbans,
+        }),
+        recurringIndicator: consent.recurring,
+        validUntil: consent.validUntil,
+        frequencyPerDay: consent.frequencyPerDay,
+        combinedServiceIndicator: false,
+      };
+      // Decoupled: the bank asks the user (its PSU-ID) in its app; there is no page to send a browser to.
+      const created = input.psuId
+        ? { ...(await client.createDecoupledConsent(request, input.psuId, input.psu)), scaRedirectUrl: null }
+        : {
+            ...(await client.createConsent(
+              request,
+              { redirectUri: input.redirectUri, nokRedirectUri: input.nokRedirectUri },
+              input.psu,
+            )),
+            psuMessage: null,
+          };
       await db
         .update(obConsents)
         .set({
@@ -168,7 +181,11 @@ export function createConsentActivities(deps: ActivityDeps) {
           updatedAt: new Date(),
         })
         .where(eq(obConsents.id, consent.id));
-      return { bankConsentId: created.consentId, scaRedirectUrl: created.scaRedirectUrl };
+      return {
+        bankConsentId: created.consentId,
+        scaRedirectUrl: created.scaRedirectUrl,
+        psuMessage: created.psuMessage,
+      };
     },
 
     /** GET /v1/consents/{id}/status after the callback; the bank, not the browser, says how SCA ended. */

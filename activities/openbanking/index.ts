@@ -1,9 +1,11 @@
 import type { ActivityDeps } from '../shared/deps.ts';
 import { createAccountRefreshActivities } from './account-refresh.ts';
 import { createBankDirectoryActivities } from './bank-directory.ts';
+import { createBulkPaymentActivities } from './bulk-payment.ts';
 import { createConsentActivities } from './consent.ts';
 import { createConsentRefreshActivities } from './consent-refresh.ts';
 import { createConsentTerminationActivities } from './consent-termination.ts';
+import { createPaymentActivities } from './payment.ts';
 import { createUserDeletionActivities } from './user-deletion.ts';
 
 /**
@@ -18,6 +20,8 @@ export function createOpenBankingActivities(deps: ActivityDeps) {
     ...createAccountRefreshActivities(deps),
     ...createConsentTerminationActivities(deps),
     ...createUserDeletionActivities(deps),
+    ...createPaymentActivities(deps),
+    ...createBulkPaymentActivities(deps),
   };
 }
 

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import {
   BILLING_PREFIX_PATTERN,
@@ -12,7 +13,10 @@ import { OutboundUrlRefused } from '../../domain/outbound-url.ts';
 import type { AppEnv } from '../shared/context.ts';
 import { ApiError, errorResponses, validationHook } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
+import { registerDeskOperatorAdminRoutes } from './collect-desk-operators.ts';
+import { registerLedgerAdminRoutes } from './collect-ledger.ts';
 import { registerOneTouchAdminRoutes } from './collect-one-touch.ts';
+import { registerStatementAdminRoutes } from './collect-statements.ts';
 import { registerMessagingSenderIdAdminRoutes } from './messaging-sender-ids.ts';
 import { registerOpenBankingAdminRoutes } from './openbanking.ts';
 
@@ -22,12 +26,17 @@ import { registerOpenBankingAdminRoutes } from './openbanking.ts';
  */
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
-const requireAdminToken = createMiddleware<AppEnv>(async (c, next) => {
+/** The request carries the configured ADMIN_TOKEN (false when none is configured). */
+export function presentsAdminToken(c: Context<AppEnv>): boolean {
   const expected = c.get('deps').config.ADMIN_TOKEN;
-  if (!expected) throw ApiError.notFound(`${c.req.method} ${c.req.path}`);
   const presented = /^Bearer (.+)$/.exec(c.req.header('authorization') ?? '')?.[1];
   // Digests have equal length, so the comparison takes the same time whatever was presented.
-  if (!presented || !timingSafeEqual(digest(presented), digest(expected))) {
+  return !!expected && !!presented && timingSafeEqual(digest(presented), digest(expected));
+}
+
+const requireAdminToken = createMiddleware<AppEnv>(async (c, next) => {
+  if (!c.get('deps').config.ADMIN_TOKEN) throw ApiError.notFound(`${c.req.method} ${c.req.path}`);
+  if (!presentsAdminToken(c)) {
     throw ApiError.unauthorized('Missing or invalid admin token (Authorization: Bearer ...)');
   }
   await next();
@@ -152,6 +161,9 @@ export function createAdminApi(): OpenAPIHono<AppEnv> {
   });
   registerMessagingSenderIdAdminRoutes(app);
   registerOneTouchAdminRoutes(app);
+  registerDeskOperatorAdminRoutes(app);
+  registerLedgerAdminRoutes(app);
+  registerStatementAdminRoutes(app);
   registerOpenBankingAdminRoutes(app);
   return app;
 }

@@ -4,11 +4,15 @@ import type { ZodError } from 'zod';
 import { badField } from '../../domain/collect/errors.ts';
 import type { AppEnv } from '../shared/context.ts';
 import { referencePage } from '../shared/docs.ts';
+import { ApiError, validationHook as jsonValidationHook } from '../shared/errors.ts';
 import type { MalformedAnswer } from '../shared/input-guard.ts';
 import { mountOperations } from '../shared/operation.ts';
 import { cardPayOperation } from './card-page/card-pay.ts';
+import { cardReturnOperation } from './card-page/card-return.ts';
 import { cardPageOpenOperation, openCardPage } from './card-page/open.ts';
 import { errorAnswer } from './card-page/responses.ts';
+import { deskOperations, isDeskPath } from './desk/index.ts';
+import { merchantBalanceOperation } from './merchant-balance.ts';
 import { notificationsOperation } from './notifications.ts';
 import { officePayBillOperation } from './office-pay-bill.ts';
 import { officePayMoneySendOperation } from './office-pay-money-send.ts';
@@ -38,8 +42,11 @@ export const collectOperations = [
   ...oneTouchOperations,
   cardPageOpenOperation,
   cardPayOperation,
+  cardReturnOperation,
   wellKnownNotificationKeyOperation,
   notificationsOperation,
+  merchantBalanceOperation,
+  ...deskOperations,
 ];
 
 /**
@@ -47,6 +54,8 @@ export const collectOperations = [
  * under /xdev/ (spec A.8), `ERR=` text everywhere else.
  */
 function validationHook(result: { success: true } | { success: false; error: ZodError }, c: Context<AppEnv>) {
+  // The cash desk speaks the platform's JSON error model (decision 0030).
+  if (c.req.path.includes('/desk/')) return jsonValidationHook(result, c);
   return c.req.path.includes('/xdev/') ? oneTouchValidationHook(result, c) : collectValidationHook(result, c);
 }
 
@@ -60,6 +69,12 @@ export function answerMalformedInput(basePath: string): MalformedAnswer {
     const path = c.req.path.slice(basePath.length).replace(/\/+$/, '');
     if (path.startsWith('/xdev/')) {
       return c.json(OneTouchError.invalid(problem.field, problem.message).body(), 400);
+    }
+    if (isDeskPath(path)) {
+      return c.json(
+        new ApiError(400, 'malformed_request', 'The request is malformed', [problem]).body(),
+        400,
+      );
     }
     if (c.req.method === 'POST' && (path === '' || path === '/card/pay')) {
       return errorAnswer(c as Context<AppEnv>, { code: 'BAD_FIELD', status: 400, ...problem });

@@ -1,23 +1,20 @@
-import { randomInt } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createRoute, z } from '@hono/zod-openapi';
-import { WithStartWorkflowOperation } from '@temporalio/client';
 import type { Context } from 'hono';
-import { loadBillingMerchant } from '../../credentials/collect/merchants.ts';
+import { sandboxDeskOperator } from '../../credentials/collect/desk-operators.ts';
 import { formatAmount } from '../../domain/collect/amount.ts';
-import { type BillingCode, billingCodes, billingTid, formatMinor } from '../../domain/collect/billing.ts';
-import { badField, CollectProtocolError, missingField } from '../../domain/collect/errors.ts';
-import { officePayableKinds } from '../../domain/collect/obligation.ts';
 import {
-  type BillingCheckOutcome,
-  type BillingPaymentInput,
-  billingCheckedUpdate,
-  billingWorkflowId,
-  payObligationUpdate,
-} from '../../domain/collect/processes.ts';
-import { formatExpTime, formatPayTime } from '../../domain/collect/time.ts';
-import { BusinessStatus, OwnerId, PlatformService } from '../../domain/search-attributes.ts';
+  badField,
+  type CollectErrorCode,
+  CollectProtocolError,
+  collectErrorCodes,
+  missingField,
+} from '../../domain/collect/errors.ts';
+import { formatExpTime } from '../../domain/collect/time.ts';
 import type { AppEnv } from '../shared/context.ts';
+import { ApiError } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
+import { BillingRefusal, lookUpIdn, takePayment } from './desk/cash-desk.ts';
 import {
   demoOnly,
   findObligation,
@@ -28,17 +25,15 @@ import {
   requireIdn,
   textAnswer,
   textResponses,
-  updateObligation,
 } from './protocol.ts';
 
 /**
- * Sandbox demo, GET /office/pay_bill.cgi (also at ePay's /ezp/pay_bill.cgi): the office pays a
- * registered obligation, or checks it; an IDN that is no registered obligation is an IDN of a
- * merchant's billing system (below). With PLATFORM_MODE=production it does not exist (404).
+ * Sandbox demo, GET /office/pay_bill.cgi (also at ePay's /ezp/pay_bill.cgi): the sandbox demo desk
+ * (office 000001, credentials/collect/desk-operators.ts) pays a registered obligation, or checks it; an
+ * IDN that is no registered obligation is an IDN of a merchant's billing system. A thin caller of the
+ * cash desk (api/collect/desk/cash-desk.ts), answering in the ePay text convention. With
+ * PLATFORM_MODE=production it does not exist (404).
  */
-
-const sixDigits = () => String(randomInt(0, 1_000_000)).padStart(6, '0');
-
 function statusLines(row: Obligation) {
   return {
     STATUS: row.status,
@@ -89,138 +84,88 @@ export const officePayBillOperation = defineOperation({
       if (action !== 'PAY' && action !== 'CHECK') throw badField('ACTION', 'must be PAY or CHECK');
       const idn = requireIdn(params.IDN, 'IDN');
       const row = await findObligation(deps, idn);
-      if (!row) return payBillingIdn(c, { action, idn });
-      if (action === 'CHECK') return textAnswer(c, statusLines(row));
-      if (!officePayableKinds.includes(row.kind)) {
-        const hint = row.kind === 'payout_office' ? ' (a payout is collected with pay_money_send.cgi)' : '';
-        throw new CollectProtocolError(
-          'WRONG_KIND',
-          `${idn} is a ${row.kind}, not payable at an office${hint}`,
-        );
+      if (row && action === 'CHECK') return textAnswer(c, statusLines(row));
+      const operator = await sandboxDeskOperator(deps.db);
+      try {
+        if (!row) {
+          // An IDN of a merchant's billing system: CHECK asks /pay/init, PAY also confirms at /pay/confirm.
+          if (action === 'CHECK') {
+            const due = await lookUpIdn(deps, operator, idn);
+            if (due.type !== 'billing') return textAnswer(c, { STATUS: due.status, IDN: idn });
+            return billingAnswer(c, 'DUE', {
+              idn,
+              merchantMin: due.merchantMin,
+              amountMinor: due.amountMinor,
+              tid: due.tid,
+              shortDesc: due.shortDesc,
+              invoices: due.invoices,
+            });
+          }
+          const { receipt } = await takePayment(deps, { operator, idempotencyKey: randomUUID(), idn });
+          return billingAnswer(c, 'PAID', {
+            idn,
+            merchantMin: receipt.merchantMin,
+            amountMinor: receipt.amountMinor,
+            tid: receipt.tid,
+            shortDesc: receipt.description,
+            invoices: receipt.invoice,
+          });
+        }
+        await takePayment(deps, { operator, idempotencyKey: randomUUID(), idn });
+      } catch (error) {
+        if (error instanceof BillingRefusal) return billingRefusalAnswer(c, idn, error);
+        throw protocolErrorOf(error);
       }
-      await updateObligation(deps, row, (handle) =>
-        handle.executeUpdate(payObligationUpdate, { args: [{ stan: sixDigits(), bcode: sixDigits() }] }),
-      );
       return textAnswer(c, statusLines((await findObligation(deps, idn)) ?? row));
     }),
 });
 
-/**
- * Office payment of an IDN owned by a merchant's billing system (this operation
- * delegates to it when the IDN starts with a merchant's billing prefix).
- *
- * ACTION=CHECK asks the merchant's `/pay/init` what is due; ACTION=PAY does the same, takes the
- * money and has the `billing-<idn>-<tid>` workflow confirm it at `/pay/confirm` (durably, retried).
- * Answers `KEY=VALUE` text lines like the ENCODED endpoints:
- *   200  STATUS=PAID|DUE, IDN, MERCHANTID, TID, AMOUNT (decimal), SHORTDESC, INVOICES
- *   4xx/5xx  ERR=<code>, ERRMSG=<text>, BILLING_CODE=<merchant's code> (see docs/collect.md)
- */
-
-/** Office (acquirer) id in TIDs of the demo office. */
-const DEMO_OFFICE_AID = '000001';
-
-/** How the office answers each refusal of the merchant's billing system. */
-const refusals: Record<Exclude<BillingCode, '00' | '94' | '80'>, { status: 404 | 409 | 502; err: string }> = {
-  '13': { status: 409, err: 'BILLING_INVALID_AMOUNT' },
-  '14': { status: 404, err: 'NOT_FOUND' },
-  '62': { status: 409, err: 'BILLING_NO_OBLIGATION' },
-  '93': { status: 502, err: 'BILLING_CHECKSUM_REJECTED' },
-  '96': { status: 502, err: 'BILLING_ERROR' },
-};
-
-const textLines = (fields: Record<string, string | undefined>) =>
-  `${Object.entries(fields)
-    .filter((entry): entry is [string, string] => entry[1] !== undefined)
-    .map(([key, value]) => `${key}=${value.replace(/[\r\n]+/g, ' ')}`)
-    .join('\n')}\n`;
-
-function textResponse(
-  c: Context<AppEnv>,
-  status: 200 | 400 | 404 | 409 | 502 | 503,
-  fields: Record<string, string | undefined>,
-) {
-  return c.body(textLines(fields), status, { 'content-type': 'text/plain; charset=utf-8' });
+/** A refusal of the desk as the ePay text protocol's error (its code upper-cased). */
+function protocolErrorOf(error: unknown): unknown {
+  if (error instanceof ApiError && error.status < 500) {
+    const code = error.code.toUpperCase();
+    return code in collectErrorCodes
+      ? new CollectProtocolError(code as CollectErrorCode, error.message)
+      : new CollectProtocolError('NOT_FOUND', error.message);
+  }
+  return error;
 }
 
-async function payBillingIdn(
+/** A refusal of the billing system: `ERR=`, `ERRMSG=` and the merchant's `BILLING_CODE`. */
+function billingRefusalAnswer(c: Context<AppEnv>, idn: string, refusal: BillingRefusal) {
+  const fields = {
+    ERR: refusal.code.toUpperCase(),
+    ERRMSG: refusal.message,
+    BILLING_CODE: refusal.billing.billingCode,
+    IDN: idn,
+    MERCHANTID: refusal.billing.merchantMin,
+    TID: refusal.billing.tid,
+  };
+  const text = Object.entries(fields)
+    .map(([key, value]) => `${key}=${value.replace(/[\r\n]+/g, ' ')}`)
+    .join('\n');
+  return c.body(`${text}\n`, refusal.status as 409, { 'content-type': 'text/plain; charset=utf-8' });
+}
+
+function billingAnswer(
   c: Context<AppEnv>,
-  { action, idn }: { action: string; idn: string },
-): Promise<Response> {
-  const { db, config, temporal } = c.get('deps');
-  const normalisedAction = action.trim().toUpperCase();
-  if (normalisedAction !== 'PAY' && normalisedAction !== 'CHECK') {
-    return textResponse(c, 400, {
-      ERR: 'BAD_FIELD',
-      ERRMSG: 'ACTION: must be PAY or CHECK',
-      FIELD: 'ACTION',
-    });
-  }
-  const merchant = await loadBillingMerchant(db, config, idn);
-  if (!merchant?.billingUrl) {
-    return textResponse(c, 404, { ERR: 'NOT_FOUND', ERRMSG: `no billing system owns IDN ${idn}` });
-  }
-
-  const date = formatPayTime(new Date());
-  const tid = billingTid(date, String(randomInt(0, 1_000_000)), DEMO_OFFICE_AID);
-  const workflowId = billingWorkflowId(idn, tid);
-  const outcome: BillingCheckOutcome = await temporal.workflow.executeUpdateWithStart(billingCheckedUpdate, {
-    startWorkflowOperation: new WithStartWorkflowOperation('billingPayment', {
-      workflowId,
-      taskQueue: config.TEMPORAL_TASK_QUEUE,
-      workflowIdConflictPolicy: 'FAIL',
-      args: [
-        {
-          tid,
-          idn,
-          merchantMin: merchant.min,
-          action: normalisedAction,
-          date,
-          checkTimeoutMs: config.COLLECT_BILLING_CHECK_TIMEOUT,
-          requestTimeoutMs: config.COLLECT_BILLING_REQUEST_TIMEOUT,
-          retryScheduleMs: config.COLLECT_BILLING_RETRY_SCHEDULE,
-        } satisfies BillingPaymentInput,
-      ],
-      typedSearchAttributes: [
-        { key: PlatformService, value: 'collect' },
-        { key: OwnerId, value: merchant.min },
-        { key: BusinessStatus, value: 'checking' },
-      ],
-      staticSummary: `Billing ${normalisedAction} of IDN ${idn} (merchant ${merchant.min})`,
-    }),
+  status: 'PAID' | 'DUE',
+  due: {
+    idn: string;
+    merchantMin: string;
+    amountMinor: number;
+    tid: string | null;
+    shortDesc: string | null;
+    invoices: string | null;
+  },
+) {
+  return textAnswer(c, {
+    STATUS: status,
+    IDN: due.idn,
+    MERCHANTID: due.merchantMin,
+    TID: due.tid ?? undefined,
+    AMOUNT: formatAmount(due.amountMinor),
+    SHORTDESC: due.shortDesc ?? undefined,
+    INVOICES: due.invoices ?? undefined,
   });
-
-  const common = { IDN: idn, MERCHANTID: merchant.min, TID: tid };
-  switch (outcome.result) {
-    case 'ok':
-      return textResponse(c, 200, {
-        STATUS: normalisedAction === 'PAY' ? 'PAID' : 'DUE',
-        ...common,
-        AMOUNT: formatMinor(outcome.amountMinor),
-        SHORTDESC: outcome.shortDesc,
-        INVOICES: outcome.invoices,
-      });
-    case 'refused': {
-      const refusal = refusals[outcome.code as keyof typeof refusals];
-      return textResponse(c, refusal.status, {
-        ERR: refusal.err,
-        ERRMSG: billingCodes[outcome.code].meaning,
-        BILLING_CODE: outcome.code,
-        ...common,
-      });
-    }
-    case 'unavailable':
-      return textResponse(c, 503, {
-        ERR: 'BILLING_UNAVAILABLE',
-        ERRMSG: 'the billing system is temporarily unavailable; try again later',
-        BILLING_CODE: '80',
-        ...common,
-      });
-    case 'invalid_reply':
-      return textResponse(c, 502, {
-        ERR: 'BILLING_BAD_REPLY',
-        ERRMSG: outcome.error,
-        BILLING_CODE: outcome.code,
-        ...common,
-      });
-  }
 }

@@ -1,8 +1,15 @@
+import { randomUUID } from 'node:crypto';
 import { createRoute, z } from '@hono/zod-openapi';
+import { sandboxDeskOperator } from '../../credentials/collect/desk-operators.ts';
 import { formatAmount } from '../../domain/collect/amount.ts';
-import { CollectProtocolError } from '../../domain/collect/errors.ts';
-import { payObligationUpdate } from '../../domain/collect/processes.ts';
+import {
+  type CollectErrorCode,
+  CollectProtocolError,
+  collectErrorCodes,
+} from '../../domain/collect/errors.ts';
+import { ApiError } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
+import { payOutCash } from './desk/cash-desk.ts';
 import {
   demoOnly,
   findObligation,
@@ -12,12 +19,13 @@ import {
   requireIdn,
   textAnswer,
   textResponses,
-  updateObligation,
 } from './protocol.ts';
 
 /**
- * Sandbox demo, GET /office/pay_money_send.cgi: the office hands out a cash payout to its recipient.
- * With PLATFORM_MODE=production it does not exist (404).
+ * Sandbox demo, GET /office/pay_money_send.cgi: the sandbox demo desk (office 000001) hands out a cash
+ * payout through the cash desk's own code (api/collect/desk/cash-desk.ts), playing a desk that has
+ * checked the recipient's document (it presents the registered identity; a real desk types in what the
+ * document says, POST /desk/api/payouts). With PLATFORM_MODE=production it does not exist (404).
  */
 export const officePayMoneySendOperation = defineOperation({
   route: () =>
@@ -29,7 +37,8 @@ export const officePayMoneySendOperation = defineOperation({
       description:
         'The recipient of the payout `SYS_CODE` collects the cash: the payout becomes PAID (STAN and BCODE ' +
         "`000000`) and the merchant is notified. After the payout's expiry it is `ERR=EXPIRED`; a second collection " +
-        'is `ERR=ALREADY_PAID`. 404 in production mode.',
+        'is `ERR=ALREADY_PAID`. 404 in production mode. Cash desks pay out with the identity check: ' +
+        '`POST /desk/api/payouts`.',
       request: {
         query: z.object({
           SYS_CODE: protocolParam().openapi({
@@ -53,9 +62,21 @@ export const officePayMoneySendOperation = defineOperation({
       if (row?.kind !== 'payout_office') {
         throw new CollectProtocolError('NOT_FOUND', `no cash payout ${sysCode}`, 'SYS_CODE');
       }
-      await updateObligation(deps, row, (handle) =>
-        handle.executeUpdate(payObligationUpdate, { args: [{ stan: '000000', bcode: '000000' }] }),
-      );
+      try {
+        await payOutCash(deps, {
+          operator: await sandboxDeskOperator(deps.db),
+          idempotencyKey: randomUUID(),
+          idn: sysCode,
+          recipientId: row.details.recipientId ?? '',
+          recipientName: row.details.recipientName ?? '',
+        });
+      } catch (error) {
+        const code = error instanceof ApiError ? error.code.toUpperCase() : '';
+        if (error instanceof ApiError && code in collectErrorCodes) {
+          throw new CollectProtocolError(code as CollectErrorCode, error.message);
+        }
+        throw error;
+      }
       const paid = (await findObligation(deps, sysCode)) ?? row;
       return textAnswer(c, {
         STATUS: paid.status,

@@ -43,7 +43,7 @@ export function checkNewExpiry(deps: ApiDeps, expTime: Date, now = new Date()): 
 }
 
 /** A 10-digit IDN whose first digit is 1-8: 9 is left to billing prefixes, 0 to nobody (leading zeros get lost). */
-const generateIdn = () => `${randomInt(1, 9)}${String(randomInt(0, 1_000_000_000)).padStart(9, '0')}`;
+export const generateIdn = () => `${randomInt(1, 9)}${String(randomInt(0, 1_000_000_000)).padStart(9, '0')}`;
 
 export interface Registration {
   merchant: Merchant;
@@ -105,7 +105,8 @@ export async function registerObligation(deps: ApiDeps, registration: Registrati
         merchantMin: merchant.min,
         invoice,
         kind: registration.kind,
-        status: registration.kind === 'preauth' ? 'HELD' : 'PENDING',
+        // A pre-authorisation is HELD only once the card page's card is authorised (decision 0032).
+        status: 'PENDING',
         amountMinor: registration.terms.amountMinor,
         currency: registration.terms.currency,
         description: registration.terms.descr ?? null,
@@ -132,7 +133,8 @@ export async function registerObligation(deps: ApiDeps, registration: Registrati
   throw new Error('could not allocate a free IDN');
 }
 
-async function startWorkflow(deps: ApiDeps, row: Obligation): Promise<void> {
+/** Starts the obligation's `collect-<idn>` / `payout-<idn>` workflow from its read-model row. */
+export async function startWorkflow(deps: ApiDeps, row: Obligation): Promise<void> {
   const input: ObligationInput = {
     idn: row.idn,
     merchantMin: row.merchantMin,
@@ -141,6 +143,7 @@ async function startWorkflow(deps: ApiDeps, row: Obligation): Promise<void> {
     amountMinor: row.amountMinor,
     currency: row.currency,
     expiresAt: row.expiresAt.toISOString(),
+    providerAccount: row.details.providerAccount,
   };
   await deps.temporal.workflow.start('collectObligation', {
     taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
@@ -156,7 +159,7 @@ async function startWorkflow(deps: ApiDeps, row: Obligation): Promise<void> {
 }
 
 /** A replay repairs a registration whose workflow start was lost (the start is idempotent by id). */
-async function ensureWorkflow(deps: ApiDeps, row: Obligation): Promise<void> {
+export async function ensureWorkflow(deps: ApiDeps, row: Obligation): Promise<void> {
   if (!isOpen(row.status)) return;
   try {
     await startWorkflow(deps, row);

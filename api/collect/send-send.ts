@@ -1,4 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
+import { providerAccountId } from '../../domain/collect/ledger.ts';
 import { MoneySendProviderPayload } from '../../domain/collect/payloads.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { authenticationErrors, encodedQuerySchema, textResponses } from './protocol.ts';
@@ -17,7 +18,7 @@ export const sendSendOperation = defineOperation({
       summary: 'Send money to a provider account (MoneySendProviderPayload)',
       description:
         'Packet: `MIN`, `INVOICE`, `AMOUNT`, `RCPT` and `RCPT_TYPE` (`KIN`: customer number, `EMAIL`, `GSM`: phone ' +
-        'number), optional `CURRENCY`, `DESCR`. The account is credited at once: the workflow settles PAID and the ' +
+        'number), optional `CURRENCY`, `DESCR`. The provider account `<RCPT_TYPE>:<RCPT>` is credited at once (docs/collect.md "Provider accounts"): the workflow settles PAID and the ' +
         'merchant is notified. Answers `IDN`, `STATUS` (PENDING until the workflow has recorded it, then PAID), `EXP_TIME`.',
       request: { query: encodedQuerySchema },
       responses: textResponses('Sent', 'IDN=1234567890\nSTATUS=PENDING\nEXP_TIME=01.08.2027 23:59:59\n', [
@@ -30,6 +31,10 @@ export const sendSendOperation = defineOperation({
       payload: MoneySendProviderPayload,
       kind: 'payout_provider',
       defaultExpiryMs: (config) => config.COLLECT_PAYOUT_EXPIRY,
-      details: (send) => ({ recipient: send.recipient, recipientType: send.recipientType }),
+      details: (send) => ({
+        recipient: send.recipient,
+        recipientType: send.recipientType,
+        providerAccount: providerAccountId(send.recipientType, send.recipient),
+      }),
     }),
 });

@@ -1,5 +1,4 @@
 import { createRoute } from '@hono/zod-openapi';
-import { ACQUIRER_NOT_CONFIGURED_MESSAGE, cardIssuerFor } from '../../connectors/collect/card-issuer.ts';
 import { formatAmount } from '../../domain/collect/amount.ts';
 import { CollectProtocolError } from '../../domain/collect/errors.ts';
 import {
@@ -30,9 +29,12 @@ import { registerObligation, registrationAnswer } from './registration.ts';
 
 /**
  * POST /v3main/: pre-authorisation in three phases on one endpoint, chosen by the packet's `PHASE`:
- * REGISTER holds AMOUNT (HELD); FINALIZE takes at most the held amount (PAID); REVERSE releases it
- * (REVERSED, notified to the merchant as DENIED). A hold neither finalized nor reversed by its expiry
- * is EXPIRED. Repeating a FINALIZE with the same amount or a REVERSE answers the same outcome again.
+ * REGISTER registers the hold (PENDING: nothing is held until the customer's card authorises AMOUNT on
+ * the card page, PAGE=credit_preauth with the same packet → HELD); FINALIZE captures at most the held
+ * amount at the card acquirer (PAID, the acquirer's STAN and BCODE); REVERSE voids the hold (REVERSED,
+ * notified to the merchant as DENIED). A hold neither finalized nor reversed by its expiry is EXPIRED
+ * and voided. Repeating a FINALIZE with the same amount or a REVERSE answers the same outcome again.
+ * Decision 0032.
  */
 
 function settledAnswer(c: Parameters<typeof textAnswer>[0], row: Obligation) {
@@ -83,11 +85,15 @@ export const v3mainPreauthOperation = defineOperation({
       description:
         "ENCODED and CHECKSUM as form fields (or in the query). The packet's `PHASE` chooses the phase:\n\n" +
         '- `REGISTER`: `MIN`, `INVOICE`, `AMOUNT`, optional `CURRENCY`, `DESCR`, `EXP_TIME` (default ' +
-        'COLLECT_PREAUTH_EXPIRY). Answers `IDN`, `STATUS=HELD`, `EXP_TIME`.\n' +
-        '- `FINALIZE`: `MIN`, `IDN`, `AMOUNT` (at most the held amount, else `AMOUNT_EXCEEDS_HOLD`). Answers `IDN`, ' +
-        '`STATUS=PAID`, `AMOUNT`, `PAY_TIME`, `STAN`, `BCODE`.\n' +
-        '- `REVERSE`: `MIN`, `IDN`. Answers `IDN`, `STATUS=REVERSED` (the merchant is notified `DENIED`).\n\n' +
-        'A hold neither finalized nor reversed by its expiry becomes EXPIRED (notified).',
+        'COLLECT_PREAUTH_EXPIRY), `URL_OK`, `URL_CANCEL`. Answers `IDN`, `STATUS=PENDING`, `EXP_TIME`: nothing is ' +
+        'held until the customer authorises the hold with a card on the card page (`POST /` with ' +
+        '`PAGE=credit_preauth` and the same ENCODED/CHECKSUM) → HELD.\n' +
+        '- `FINALIZE`: `MIN`, `IDN`, `AMOUNT` (at most the held amount, else `AMOUNT_EXCEEDS_HOLD`; `NOT_HELD` before ' +
+        'the card authorised it). The card acquirer captures it. Answers `IDN`, `STATUS=PAID`, `AMOUNT`, `PAY_TIME`, ' +
+        "`STAN`, `BCODE` (the acquirer's).\n" +
+        '- `REVERSE`: `MIN`, `IDN`. The acquirer voids the hold. Answers `IDN`, `STATUS=REVERSED` (the merchant is ' +
+        'notified `DENIED`).\n\n' +
+        'A hold neither finalized nor reversed by its expiry becomes EXPIRED (notified) and is voided.',
       request: {
         body: {
           content: {
@@ -95,7 +101,7 @@ export const v3mainPreauthOperation = defineOperation({
           },
         },
       },
-      responses: textResponses('Done', 'IDN=1234567890\nSTATUS=HELD\nEXP_TIME=01.08.2027 23:59:59\n', [
+      responses: textResponses('Done', 'IDN=1234567890\nSTATUS=PENDING\nEXP_TIME=01.08.2027 23:59:59\n', [
         ...authenticationErrors,
         'DUPLICATE_INVOICE',
         'NOT_FOUND',
@@ -104,17 +110,16 @@ export const v3mainPreauthOperation = defineOperation({
         'ALREADY_PAID',
         'ALREADY_FINAL',
         'AMOUNT_EXCEEDS_HOLD',
-        'ACQUIRER_NOT_CONFIGURED',
+        'NOT_HELD',
+        'IN_PROGRESS',
+        'ACQUIRER_REFUSED',
+        'ACQUIRER_UNAVAILABLE',
       ]),
     }),
   handler: () =>
     protocolHandler(async (c) => {
       const deps = c.get('deps');
       const { merchant, packet } = await authenticate(deps, await requestParams(c));
-      // A hold and its finalize are decided by the card issuer: the sandbox one never runs in production.
-      if (!cardIssuerFor(deps.config)) {
-        throw new CollectProtocolError('ACQUIRER_NOT_CONFIGURED', ACQUIRER_NOT_CONFIGURED_MESSAGE);
-      }
       switch (preauthPhaseOf(packet)) {
         case 'REGISTER': {
           const hold = parsePayload(PreauthRegisterPayload, { ...packet, PHASE: 'REGISTER' });

@@ -50,6 +50,9 @@ export const aisStartSubmitOperation = defineOperation({
         },
         c.req.header('user-agent'),
       );
+      // The AIS link page takes no bank user id, so its consents are redirect ones (decoupled banks: 400).
+      if (!started.scaRedirectUrl)
+        throw ApiError.field('bankHash', 'this bank approves in its app; use POST consent');
       return c.redirect(started.scaRedirectUrl, 303);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;

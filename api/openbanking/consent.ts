@@ -97,6 +97,18 @@ const consentBody = z
       description: 'Read repeatedly (default true); false allows one read (frequencyPerDay 1)',
       example: true,
     }),
+    psuId: z
+      .string()
+      .trim()
+      .min(1)
+      .max(64)
+      .optional()
+      .openapi({
+        description:
+          'The user’s id at the bank: required by banks with the `decoupled` flow (the bank asks the user in its app), ' +
+          'ignored otherwise',
+        example: 'alice',
+      }),
   })
   .openapi('ConsentRequest');
 
@@ -109,7 +121,15 @@ const consentStartedSchema = z
     status: z.literal('AWAITING_SCA'),
     kind: z.enum(CONSENT_KINDS),
     bankHash: z.string(),
-    scaRedirectUrl: z.string().openapi({ description: 'Send the user’s browser here (the bank’s SCA page)' }),
+    scaRedirectUrl: z.string().nullable().openapi({
+      description:
+        'Send the user’s browser here (the bank’s SCA page); null when the bank’s flow is decoupled',
+    }),
+    scaMethod: z.enum(['REDIRECT', 'DECOUPLED']).openapi({
+      description:
+        'REDIRECT: the bank’s page; DECOUPLED: the user approves in the bank’s app (see psuMessage)',
+    }),
+    psuMessage: z.string().nullable().openapi({ description: 'What the bank tells the user (decoupled)' }),
     scaDeadline: z
       .string()
       .openapi({ description: 'The authentication must be done by then, else ABANDONED' }),
@@ -126,7 +146,7 @@ const consentStartedSchema = z
  * the socket's peer, or the client named in X-Forwarded-For when that peer is one of TRUSTED_PROXIES
  * (domain/client-address.ts). Never a forwarding header from anyone else.
  */
-function psuOf(c: Context<AppEnv>, userAgent: string | undefined) {
+export function psuOf(c: Context<AppEnv>, userAgent: string | undefined) {
   const given = c.req.header('x-psu-ip-address');
   let ipAddress: string | undefined;
   if (given !== undefined) {
@@ -232,11 +252,16 @@ export async function startConsentFlow(
     throw ApiError.field('frequencyPerDay', 'must be 1 for a consent that is not recurring');
 
   const { row: bank } = await findBank(db, body.bankHash);
-  if (bank.bankFlowType !== 'redirect')
+  // Embedded SCA of a consent would pass the user's bank password through the gateway: not offered
+  // (payments use the bank's own one-time code instead; decision 0033).
+  if (bank.bankFlowType === 'embedded')
     throw ApiError.conflict(
       'sca_flow_not_supported',
-      `${bank.name} uses the ${bank.bankFlowType} SCA flow; only redirect is supported`,
+      `${bank.name} uses the embedded SCA flow for consents; only redirect and decoupled are supported`,
     );
+  const decoupled = bank.bankFlowType === 'decoupled';
+  if (decoupled && !body.psuId)
+    throw ApiError.field('psuId', `required: ${bank.name} asks the user in its app (decoupled SCA)`);
   if (body.hookHash && !(await findUsableHook(db, user, body.hookHash)))
     throw ApiError.field('hookHash', 'not a hook of this user or its agent');
 
@@ -273,6 +298,9 @@ export async function startConsentFlow(
     ...(psu ? { psu } : {}),
     scaDeadline: scaDeadline.toISOString(),
     bankRequestTimeoutMs: config.OPENBANKING_BANK_REQUEST_TIMEOUT,
+    ...(decoupled && body.psuId
+      ? { decoupled: { psuId: body.psuId, pollMs: config.OPENBANKING_DECOUPLED_POLL_INTERVAL } }
+      : {}),
   };
   try {
     const started = await temporal.workflow.executeUpdateWithStart(consentStartedUpdate, {
@@ -298,6 +326,8 @@ export async function startConsentFlow(
       kind: body.kind,
       bankHash: bank.bankHash,
       scaRedirectUrl: started.scaRedirectUrl,
+      scaMethod: decoupled ? ('DECOUPLED' as const) : ('REDIRECT' as const),
+      psuMessage: started.psuMessage,
       scaDeadline: started.scaDeadline,
       validUntil,
       frequencyPerDay,

@@ -11,10 +11,19 @@ import { agentUserCheckOperation } from './agent-user-check.ts';
 import { agentUsersOperation } from './agent-users.ts';
 import { aisStartShowOperation } from './ais-start-show.ts';
 import { aisStartSubmitOperation } from './ais-start-submit.ts';
+import { auditByBankOperation } from './audit-by-bank.ts';
 import { balanceOperation } from './balance.ts';
 import { bankOperation } from './bank.ts';
 import { banksGetOperation } from './banks-get.ts';
 import { banksListOperation } from './banks-list.ts';
+import { budgetRequestOperation } from './budget-request.ts';
+import { budgetRequestNoIbanOperation } from './budget-request-no-iban.ts';
+import { bulkPaymentsBudgetPaymentOperation } from './bulk-payments-budget-payment.ts';
+import { bulkPaymentsBudgetRequestOperation } from './bulk-payments-budget-request.ts';
+import { bulkPaymentsPaymentOperation } from './bulk-payments-payment.ts';
+import { bulkPaymentsRequestOperation } from './bulk-payments-request.ts';
+import { bulkPaymentsSearchOperation } from './bulk-payments-search.ts';
+import { bulkPaymentsStatusOperation } from './bulk-payments-status.ts';
 import { cacheInitialOperation } from './cache-initial.ts';
 import { cgateConsentsRequestCreateOperation } from './cgate-consents-request-create.ts';
 import { cgateConsentsRequestListOperation } from './cgate-consents-request-list.ts';
@@ -29,11 +38,24 @@ import { idStatusOperation } from './id-status.ts';
 import { AGENT_SECURITY, credentialGate, registerIdentitySchemes, requireAgent } from './identity.ts';
 import { kycUpdateOperation } from './kyc-update.ts';
 import { pagedTransactionsOperation } from './paged-transactions.ts';
+import { paymentConfirmOperation, paymentConfirmPutOperation } from './payment-confirm.ts';
+import { paymentDirectOperation } from './payment-direct.ts';
+import { paymentDirectInitiateOperation } from './payment-direct-initiate.ts';
+import { paymentIbanOperation } from './payment-iban.ts';
+import { paymentIbansOperation } from './payment-ibans.ts';
+import { paymentScaOperation } from './payment-sca.ts';
+import { paymentStatusOperation } from './payment-status.ts';
+import { paymentVerifySmsOperation } from './payment-verify-sms.ts';
+import { paymentsOperation } from './payments.ts';
+import { paymentsSearchLastUpdatedOperation } from './payments-search-last-updated.ts';
 import { redirectOperation } from './redirect.ts';
 import { redirectStateOperation } from './redirect-state.ts';
+import { reportsActiveUsersOperation } from './reports-active-users.ts';
+import { reportsActiveUsersDetailsOperation } from './reports-active-users-details.ts';
 import { reportsBankMaintenanceOperation } from './reports-bank-maintenance.ts';
 import { signupOperation } from './signup.ts';
 import { signupAgentOperation } from './signup-agent.ts';
+import { statusOperation } from './status.ts';
 import { tokensOperation } from './tokens.ts';
 import { transactionsGetOperation } from './transactions-get.ts';
 import { transactionsListOperation } from './transactions-list.ts';
@@ -85,6 +107,31 @@ export const openBankingOperations: readonly Operation<AppEnv, ApiVersion>[] = [
   ibanOperation,
   aisStartShowOperation,
   aisStartSubmitOperation,
+  // Payment initiation (single payments)
+  paymentIbansOperation,
+  paymentScaOperation,
+  paymentIbanOperation,
+  paymentDirectOperation,
+  paymentDirectInitiateOperation,
+  budgetRequestOperation,
+  budgetRequestNoIbanOperation,
+  paymentConfirmOperation,
+  paymentConfirmPutOperation,
+  paymentVerifySmsOperation,
+  paymentStatusOperation,
+  statusOperation,
+  // Bulk payments, payment searches, reports and audit
+  bulkPaymentsPaymentOperation,
+  bulkPaymentsRequestOperation,
+  bulkPaymentsBudgetPaymentOperation,
+  bulkPaymentsBudgetRequestOperation,
+  bulkPaymentsStatusOperation,
+  bulkPaymentsSearchOperation,
+  paymentsOperation,
+  paymentsSearchLastUpdatedOperation,
+  reportsActiveUsersOperation,
+  reportsActiveUsersDetailsOperation,
+  auditByBankOperation,
 ];
 
 const documentConfig = {

@@ -9,7 +9,9 @@ import { bankCallbackSignal, consentWorkflowId } from '../../domain/openbanking/
 import type { AppEnv } from '../shared/context.ts';
 import { html, htmlPage } from '../shared/html.ts';
 import { defineOperation } from '../shared/operation.ts';
+import { bulkBankCallback } from './bulk-payment-records.ts';
 import { NO_SECURITY } from './identity.ts';
+import { paymentBankCallback } from './payment-records.ts';
 
 /**
  * `POST /redirect/{app}/state/{state}`: the bank sends the user's browser here at the last step of the
@@ -75,6 +77,18 @@ export const redirectStateOperation = defineOperation({
     const { db, temporal, logger } = c.get('deps');
     const notFound = () =>
       page(c, 404, 'Unknown request', 'This link does not belong to a request of ours, or it has expired.');
+    const sendOn = (redirectUrl: string) => {
+      const target = new URL(redirectUrl);
+      target.searchParams.set('state', state);
+      return c.redirect(target.toString(), 303);
+    };
+    const thanks = () =>
+      page(
+        c,
+        200,
+        'Thank you',
+        'Your bank has sent you back. The provider is being told the result; you may close this window.',
+      );
     if (!STATE_PATTERN.test(state) || !APP_PATTERN.test(app)) return notFound();
     const [row] = await db
       .select({ consent: obConsents, redirectUrl: obHooks.redirectUrl })
@@ -82,7 +96,12 @@ export const redirectStateOperation = defineOperation({
       .leftJoin(obHooks, eq(obHooks.hookHash, obConsents.hookHash))
       .where(and(eq(obConsents.stateDigest, digestOf(state)), eq(obConsents.app, app)))
       .limit(1);
-    if (!row) return notFound();
+    if (!row) {
+      // Not a consent's state: a payment's or a bulk payment's SCA may have ended.
+      const other = (await paymentBankCallback(c, app, state)) ?? (await bulkBankCallback(c, app, state));
+      if (!other) return notFound();
+      return other.redirectUrl ? sendOn(other.redirectUrl) : thanks();
+    }
 
     // The form the bank posts carries its consent id and status; both are only hints.
     const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
@@ -103,16 +122,6 @@ export const redirectStateOperation = defineOperation({
       logger.info({ consentId: row.consent.id }, 'bank callback after the consent ended');
     }
 
-    if (row.redirectUrl) {
-      const target = new URL(row.redirectUrl);
-      target.searchParams.set('state', state);
-      return c.redirect(target.toString(), 303);
-    }
-    return page(
-      c,
-      200,
-      'Thank you',
-      'Your bank has sent you back. The provider is being told the result; you may close this window.',
-    );
+    return row.redirectUrl ? sendOn(row.redirectUrl) : thanks();
   },
 });

@@ -1,22 +1,34 @@
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
+import { type RequestSigner, tppSignerOf } from '../../credentials/openbanking/tpp-signing.ts';
+import type { BankBulkEntry } from '../../domain/openbanking/bulk-payments.ts';
+import { isTransactionStatus, type TransactionStatus } from '../../domain/openbanking/payments.ts';
 import {
   type AccountDetails,
   type AccountReference,
+  type AuthenticationObject,
   type Balance,
   type BookingStatus,
+  type ChallengeData,
   CONSENT_STATUSES,
   type ConsentAccess,
   type ConsentRequest,
   type ConsentStatus,
   type MaintenanceNotice,
+  type PaymentInitiationRequest,
+  type PaymentProduct,
   type PsuPresence,
+  SCA_STATUSES,
+  type ScaApproach,
+  type ScaStatus,
   type TppMessage,
   type Transaction,
   type Xs2aErrorDetails,
   Xs2aErrorType,
 } from '../../domain/openbanking/xs2a.ts';
 import type { Config } from '../../platform/config.ts';
+
+export type { RequestSigner };
 
 /**
  * The bank connector: a typed client of the Berlin Group NextGenPSD2 XS2A 1.3 subset the platform
@@ -42,6 +54,40 @@ export interface Xs2aClientOptions {
   fetch?: typeof fetch;
   /** Guard for listTransactions following `_links.next` (default 1,000 pages). */
   maxPages?: number;
+  /**
+   * The TPP's identity on every request (Berlin Group signing: Digest, Signature,
+   * TPP-Signature-Certificate): given the request, answers the headers to add.
+   */
+  signer?: RequestSigner;
+}
+
+export interface InitiatedPayment {
+  paymentId: string;
+  transactionStatus: TransactionStatus;
+  /** REDIRECT: the bank's SCA page (absolute URL). */
+  scaRedirectUrl: string | null;
+  /** The authorisation the bank started implicitly (REDIRECT), when it says so. */
+  authorisationId: string | null;
+  /** The bank's SCA approach (ASPSP-SCA-Approach). */
+  approach: ScaApproach | null;
+}
+
+export interface PaymentAuthorisation {
+  authorisationId: string;
+  scaStatus: ScaStatus;
+  chosenScaMethod: AuthenticationObject | null;
+  challengeData: ChallengeData | null;
+  /** Text for the PSU (decoupled: "confirm in your banking app"). */
+  psuMessage: string | null;
+  scaRedirectUrl: string | null;
+}
+
+/** Where a payment's SCA returns the PSU (REDIRECT) and which approach the TPP prefers. */
+export interface PaymentScaOptions {
+  approach: ScaApproach;
+  redirectUri?: string;
+  nokRedirectUri?: string;
+  psu?: PsuPresence;
 }
 
 export interface CreatedConsent {
@@ -49,6 +95,14 @@ export interface CreatedConsent {
   consentStatus: ConsentStatus;
   /** Where to send the PSU's browser for SCA (absolute URL). */
   scaRedirectUrl: string;
+}
+
+/** A consent whose SCA the bank runs in its own app (decoupled approach). */
+export interface CreatedDecoupledConsent {
+  consentId: string;
+  consentStatus: ConsentStatus;
+  /** What the bank tells the PSU ("approve in the app"). */
+  psuMessage: string | null;
 }
 
 export interface ConsentInformation {
@@ -93,6 +147,15 @@ export interface Xs2aClient {
     redirect: { redirectUri: string; nokRedirectUri?: string },
     psu?: PsuPresence,
   ): Promise<CreatedConsent>;
+  /**
+   * POST /v1/consents (decoupled approach, PSU-ID): the bank asks the PSU in its app (the authorisation
+   * starts implicitly); read the consent's status until it leaves `received`.
+   */
+  createDecoupledConsent(
+    request: ConsentRequest,
+    psuId: string,
+    psu?: PsuPresence,
+  ): Promise<CreatedDecoupledConsent>;
   /** GET /v1/consents/{id} */
   getConsent(consentId: string): Promise<ConsentInformation>;
   /** GET /v1/consents/{id}/status */
@@ -136,6 +199,75 @@ export interface Xs2aClient {
   ): Promise<Transaction>;
   /** GET /v1/maintenance (ASPSP-specific): current and announced maintenance windows. */
   getMaintenanceNotices(): Promise<MaintenanceNotice[]>;
+
+  // ─── Payment initiation (PIS) ───
+  /** POST /v1/payments/{product}: the bank records the payment (RCVD) and says how SCA goes. */
+  initiatePayment(
+    product: PaymentProduct,
+    request: PaymentInitiationRequest,
+    sca: PaymentScaOptions,
+  ): Promise<InitiatedPayment>;
+  /** GET /v1/payments/{product}/{paymentId}/status */
+  getPaymentStatus(product: PaymentProduct, paymentId: string): Promise<TransactionStatus>;
+  /** POST /v1/payments/{product}/{paymentId}/authorisations: starts the SCA (embedded: the bank sends its code). */
+  startPaymentAuthorisation(
+    product: PaymentProduct,
+    paymentId: string,
+    psu?: PsuPresence,
+  ): Promise<PaymentAuthorisation>;
+  /** PUT /v1/payments/{product}/{paymentId}/authorisations/{id} with `scaAuthenticationData` (the one-time code). */
+  updatePaymentAuthorisation(
+    product: PaymentProduct,
+    paymentId: string,
+    authorisationId: string,
+    scaAuthenticationData: string,
+    psu?: PsuPresence,
+  ): Promise<ScaStatus>;
+  /** GET /v1/payments/{product}/{paymentId}/authorisations/{id}: how the SCA stands (decoupled polling). */
+  getPaymentAuthorisationStatus(
+    product: PaymentProduct,
+    paymentId: string,
+    authorisationId: string,
+  ): Promise<ScaStatus>;
+
+  // ─── Bulk payments ───
+  /** POST /v1/bulk-payments/{product} (redirect approach): the bank bulk (RCVD) and its SCA page. */
+  initiateBulkPayment(
+    product: PaymentProduct,
+    request: BulkPaymentInitiationRequest,
+    sca: { redirectUri: string; nokRedirectUri?: string; psu?: PsuPresence },
+  ): Promise<InitiatedBulkPayment>;
+  /** GET /v1/bulk-payments/{product}/{paymentId}/status */
+  getBulkPaymentStatus(product: PaymentProduct, paymentId: string): Promise<TransactionStatus>;
+  /** DELETE /v1/bulk-payments/{product}/{paymentId}: cancels a bulk the PSU has not authorised (else StatusInvalid). */
+  cancelBulkPayment(product: PaymentProduct, paymentId: string): Promise<void>;
+  /**
+   * GET /v1/bulk-payments/{product}/{paymentId}?offset=&limit=: a page of the entries with each one's
+   * transactionStatus (ASPSP-specific: Berlin Group 1.3 leaves per-entry statuses to the bank).
+   */
+  getBulkPaymentEntries(
+    product: PaymentProduct,
+    paymentId: string,
+    page: { offset: number; limit: number },
+  ): Promise<BankBulkEntry[]>;
+}
+
+/** The body of POST /v1/bulk-payments/{product}. */
+export interface BulkPaymentInitiationRequest {
+  /** Our bulk's id: a bank answers a repeated initiation with the same id with the same bulk. */
+  paymentInformationId: string;
+  batchBookingPreferred: boolean;
+  debtorAccount: AccountReference;
+  payments: (Omit<PaymentInitiationRequest, 'debtorAccount' | 'endToEndIdentification'> & {
+    endToEndIdentification: string;
+  })[];
+}
+
+export interface InitiatedBulkPayment {
+  paymentId: string;
+  transactionStatus: TransactionStatus;
+  /** The bank's SCA page for the whole bulk (absolute URL). */
+  scaRedirectUrl: string;
 }
 
 const NON_RETRYABLE_BY_CODE: Record<string, Xs2aErrorType> = {
@@ -145,6 +277,14 @@ const NON_RETRYABLE_BY_CODE: Record<string, Xs2aErrorType> = {
   ACCESS_EXCEEDED: Xs2aErrorType.AccessExceeded,
   FORMAT_ERROR: Xs2aErrorType.FormatError,
   RESOURCE_UNKNOWN: Xs2aErrorType.ResourceUnknown,
+  PSU_CREDENTIALS_INVALID: Xs2aErrorType.ScaCredentialsInvalid,
+  RESOURCE_EXPIRED: Xs2aErrorType.ScaExpired,
+  STATUS_INVALID: Xs2aErrorType.StatusInvalid,
+  PAYMENT_FAILED: Xs2aErrorType.PaymentFailed,
+  PRODUCT_UNKNOWN: Xs2aErrorType.FormatError,
+  SIGNATURE_MISSING: Xs2aErrorType.SignatureInvalid,
+  SIGNATURE_INVALID: Xs2aErrorType.SignatureInvalid,
+  CERTIFICATE_INVALID: Xs2aErrorType.SignatureInvalid,
 };
 
 function failure(type: Xs2aErrorType, message: string, details: Xs2aErrorDetails): ApplicationFailure {
@@ -219,6 +359,9 @@ const protocolError = (what: string, problem: string) =>
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+const isScaStatus = (value: unknown): value is ScaStatus =>
+  typeof value === 'string' && (SCA_STATUSES as readonly string[]).includes(value);
+
 const isConsentStatus = (value: unknown): value is ConsentStatus =>
   typeof value === 'string' && (CONSENT_STATUSES as readonly string[]).includes(value);
 
@@ -247,17 +390,33 @@ export function createXs2aClient(options: Xs2aClientOptions): Xs2aClient {
     headers: Record<string, string>,
     body?: unknown,
   ): Promise<Record<string, unknown> | null> {
+    return (await exchange(what, method, url, headers, body)).body;
+  }
+
+  /** As call(), with the answer's headers. */
+  async function exchange(
+    what: string,
+    method: string,
+    url: string,
+    headers: Record<string, string>,
+    body?: unknown,
+  ): Promise<{ body: Record<string, unknown> | null; headers: Headers }> {
     let response: Response;
+    const payload = body !== undefined ? JSON.stringify(body) : undefined;
+    const requestHeaders: Record<string, string> = {
+      accept: 'application/json',
+      'X-Request-ID': randomUUID(),
+      ...(payload !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...headers,
+    };
     try {
       response = await doFetch(url, {
         method,
         headers: {
-          accept: 'application/json',
-          'X-Request-ID': randomUUID(),
-          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-          ...headers,
+          ...requestHeaders,
+          ...(options.signer?.({ method, url, headers: requestHeaders, body: payload }) ?? {}),
         },
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        ...(payload !== undefined ? { body: payload } : {}),
         signal: AbortSignal.timeout(options.requestTimeoutMs),
         redirect: 'manual',
       });
@@ -272,10 +431,10 @@ export function createXs2aClient(options: Xs2aClientOptions): Xs2aClient {
       });
     }
     if (!response.ok) throw await errorOf(response, what);
-    if (response.status === 204) return null;
+    if (response.status === 204) return { body: null, headers: response.headers };
     const parsed: unknown = await response.json().catch(() => undefined);
     if (!isObject(parsed)) throw protocolError(what, `the ${response.status} answer is not a JSON object`);
-    return parsed;
+    return { body: parsed, headers: response.headers };
   }
 
   const url = (path: string, query?: Record<string, string | undefined>) => {
@@ -328,8 +487,166 @@ export function createXs2aClient(options: Xs2aClientOptions): Xs2aClient {
     return target.toString();
   }
 
+  const paymentPath = (product: PaymentProduct, paymentId?: string) =>
+    `/v1/payments/${encodeURIComponent(product)}${paymentId ? `/${encodeURIComponent(paymentId)}` : ''}`;
+  const absolute = (href: string | undefined) => (href ? new URL(href, `${base.origin}/`).toString() : null);
+  const lastSegment = (href: string | undefined) => (href ? (href.split('/').pop() ?? null) : null);
+
+  function authorisationOf(what: string, body: Record<string, unknown> | null): PaymentAuthorisation {
+    const authorisationId = typeof body?.authorisationId === 'string' ? body.authorisationId : null;
+    if (!authorisationId || !isScaStatus(body?.scaStatus))
+      throw protocolError(what, 'authorisationId or scaStatus missing');
+    return {
+      authorisationId,
+      scaStatus: body.scaStatus,
+      chosenScaMethod: isObject(body.chosenScaMethod)
+        ? (body.chosenScaMethod as unknown as AuthenticationObject)
+        : null,
+      challengeData: isObject(body.challengeData) ? (body.challengeData as ChallengeData) : null,
+      psuMessage: typeof body.psuMessage === 'string' ? body.psuMessage : null,
+      scaRedirectUrl: absolute(hrefOf(body._links, 'scaRedirect')),
+    };
+  }
+
   const client: Xs2aClient = {
     baseUrl,
+
+    async initiatePayment(product, request, sca) {
+      const what = 'initiate payment';
+      const preference: Record<string, string> =
+        sca.approach === 'REDIRECT'
+          ? { 'TPP-Redirect-Preferred': 'true' }
+          : sca.approach === 'DECOUPLED'
+            ? { 'TPP-Redirect-Preferred': 'false', 'TPP-Decoupled-Preferred': 'true' }
+            : { 'TPP-Redirect-Preferred': 'false', 'TPP-Decoupled-Preferred': 'false' };
+      const { body, headers } = await exchange(
+        what,
+        'POST',
+        url(paymentPath(product)),
+        {
+          ...preference,
+          ...(sca.redirectUri ? { 'TPP-Redirect-URI': sca.redirectUri } : {}),
+          ...(sca.nokRedirectUri ? { 'TPP-Nok-Redirect-URI': sca.nokRedirectUri } : {}),
+          ...psuHeaders(sca.psu),
+        },
+        request,
+      );
+      if (typeof body?.paymentId !== 'string' || !isTransactionStatus(body.transactionStatus))
+        throw protocolError(what, 'paymentId or transactionStatus missing');
+      const approach = headers.get('aspsp-sca-approach');
+      return {
+        paymentId: body.paymentId,
+        transactionStatus: body.transactionStatus,
+        scaRedirectUrl: absolute(hrefOf(body._links, 'scaRedirect')),
+        authorisationId: lastSegment(hrefOf(body._links, 'scaStatus')),
+        approach:
+          approach === 'REDIRECT' || approach === 'EMBEDDED' || approach === 'DECOUPLED' ? approach : null,
+      };
+    },
+
+    async getPaymentStatus(product, paymentId) {
+      const what = 'read payment status';
+      const body = await call(what, 'GET', url(`${paymentPath(product, paymentId)}/status`), {});
+      if (!isTransactionStatus(body?.transactionStatus))
+        throw protocolError(what, 'transactionStatus missing');
+      return body.transactionStatus;
+    },
+
+    async startPaymentAuthorisation(product, paymentId, psu) {
+      const what = 'start payment authorisation';
+      const body = await call(
+        what,
+        'POST',
+        url(`${paymentPath(product, paymentId)}/authorisations`),
+        psuHeaders(psu),
+        {},
+      );
+      return authorisationOf(what, body);
+    },
+
+    async updatePaymentAuthorisation(product, paymentId, authorisationId, scaAuthenticationData, psu) {
+      const what = 'authorise payment';
+      const body = await call(
+        what,
+        'PUT',
+        url(`${paymentPath(product, paymentId)}/authorisations/${encodeURIComponent(authorisationId)}`),
+        psuHeaders(psu),
+        { scaAuthenticationData },
+      );
+      if (!isScaStatus(body?.scaStatus)) throw protocolError(what, 'scaStatus missing');
+      return body.scaStatus;
+    },
+
+    async getPaymentAuthorisationStatus(product, paymentId, authorisationId) {
+      const what = 'read payment authorisation';
+      const body = await call(
+        what,
+        'GET',
+        url(`${paymentPath(product, paymentId)}/authorisations/${encodeURIComponent(authorisationId)}`),
+        {},
+      );
+      if (!isScaStatus(body?.scaStatus)) throw protocolError(what, 'scaStatus missing');
+      return body.scaStatus;
+    },
+
+    async initiateBulkPayment(product, request, sca) {
+      const what = 'initiate bulk payment';
+      const body = await call(
+        what,
+        'POST',
+        url(`/v1/bulk-payments/${encodeURIComponent(product)}`),
+        {
+          'TPP-Redirect-Preferred': 'true',
+          'TPP-Redirect-URI': sca.redirectUri,
+          ...(sca.nokRedirectUri ? { 'TPP-Nok-Redirect-URI': sca.nokRedirectUri } : {}),
+          ...psuHeaders(sca.psu),
+        },
+        request,
+      );
+      const scaRedirectUrl = absolute(hrefOf(body?._links, 'scaRedirect'));
+      if (
+        typeof body?.paymentId !== 'string' ||
+        !isTransactionStatus(body.transactionStatus) ||
+        !scaRedirectUrl
+      )
+        throw protocolError(what, 'paymentId, transactionStatus or _links.scaRedirect missing');
+      return { paymentId: body.paymentId, transactionStatus: body.transactionStatus, scaRedirectUrl };
+    },
+
+    async getBulkPaymentStatus(product, paymentId) {
+      const what = 'read bulk payment status';
+      const path = `/v1/bulk-payments/${encodeURIComponent(product)}/${encodeURIComponent(paymentId)}/status`;
+      const body = await call(what, 'GET', url(path), {});
+      if (!isTransactionStatus(body?.transactionStatus))
+        throw protocolError(what, 'transactionStatus missing');
+      return body.transactionStatus;
+    },
+
+    async cancelBulkPayment(product, paymentId) {
+      const path = `/v1/bulk-payments/${encodeURIComponent(product)}/${encodeURIComponent(paymentId)}`;
+      await call('cancel bulk payment', 'DELETE', url(path), {});
+    },
+
+    async getBulkPaymentEntries(product, paymentId, page) {
+      const what = 'read bulk payment entries';
+      const path = `/v1/bulk-payments/${encodeURIComponent(product)}/${encodeURIComponent(paymentId)}`;
+      const body = await call(
+        what,
+        'GET',
+        url(path, { offset: String(page.offset), limit: String(page.limit) }),
+        {},
+      );
+      if (!Array.isArray(body?.payments)) throw protocolError(what, 'payments missing');
+      return (body.payments as Record<string, unknown>[]).map((entry) => {
+        if (typeof entry.endToEndIdentification !== 'string' || typeof entry.transactionStatus !== 'string')
+          throw protocolError(what, 'an entry without endToEndIdentification or transactionStatus');
+        return {
+          endToEndIdentification: entry.endToEndIdentification,
+          transactionStatus: entry.transactionStatus,
+          reasonCode: typeof entry.reasonCode === 'string' ? entry.reasonCode : null,
+        };
+      });
+    },
 
     async createConsent(request, redirect, psu) {
       const what = 'create consent';
@@ -353,6 +670,29 @@ export function createXs2aClient(options: Xs2aClientOptions): Xs2aClient {
         consentId,
         consentStatus: body.consentStatus,
         scaRedirectUrl: new URL(scaRedirect, `${base.origin}/`).toString(),
+      };
+    },
+
+    async createDecoupledConsent(request, psuId, psu) {
+      const what = 'create consent (decoupled)';
+      const body = await call(
+        what,
+        'POST',
+        url('/v1/consents'),
+        {
+          'TPP-Redirect-Preferred': 'false',
+          'TPP-Decoupled-Preferred': 'true',
+          'PSU-ID': psuId,
+          ...psuHeaders(psu),
+        },
+        request,
+      );
+      if (typeof body?.consentId !== 'string' || !isConsentStatus(body.consentStatus))
+        throw protocolError(what, 'consentId or consentStatus missing');
+      return {
+        consentId: body.consentId,
+        consentStatus: body.consentStatus,
+        psuMessage: typeof body.psuMessage === 'string' ? body.psuMessage : null,
       };
     },
 
@@ -495,12 +835,16 @@ export function createXs2aClient(options: Xs2aClientOptions): Xs2aClient {
 /** The connector of one bank, with the configured timeout. */
 export function xs2aClientFor(
   bank: { xs2aBaseUrl: string },
-  config: Pick<Config, 'OPENBANKING_BANK_REQUEST_TIMEOUT'>,
+  config: Pick<Config, 'OPENBANKING_BANK_REQUEST_TIMEOUT'> &
+    Partial<Pick<Config, 'OPENBANKING_TPP_SIGNING_KEY' | 'OPENBANKING_TPP_CERTIFICATE'>>,
   fetchImpl?: typeof fetch,
 ): Xs2aClient {
+  // Every request to a bank carries the TPP's signature once a key and certificate are configured.
+  const signer = tppSignerOf(config);
   return createXs2aClient({
     baseUrl: bank.xs2aBaseUrl,
     requestTimeoutMs: config.OPENBANKING_BANK_REQUEST_TIMEOUT,
     ...(fetchImpl ? { fetch: fetchImpl } : {}),
+    ...(signer ? { signer } : {}),
   });
 }

@@ -45,7 +45,70 @@ CREATE TABLE "collect_card_pages" (
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"expires_at" timestamp with time zone NOT NULL,
 	"used_at" timestamp with time zone,
-	"outcome" text
+	"outcome" text,
+	"authorisation_id" text
+);
+--> statement-breakpoint
+CREATE TABLE "collect_desk_operations" (
+	"id" bigserial PRIMARY KEY NOT NULL,
+	"operator_id" text NOT NULL,
+	"office_id" text NOT NULL,
+	"idempotency_key" text NOT NULL,
+	"request_digest" text NOT NULL,
+	"kind" text NOT NULL,
+	"idn" text NOT NULL,
+	"state" text NOT NULL,
+	"amount_minor" bigint,
+	"currency" text,
+	"result" jsonb,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"completed_at" timestamp with time zone
+);
+--> statement-breakpoint
+CREATE TABLE "collect_desk_operators" (
+	"id" text PRIMARY KEY NOT NULL,
+	"login" text NOT NULL,
+	"name" text NOT NULL,
+	"office_id" text NOT NULL,
+	"office_kind" text NOT NULL,
+	"password_hash" text,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"disabled_at" timestamp with time zone,
+	CONSTRAINT "collect_desk_operators_login_unique" UNIQUE("login")
+);
+--> statement-breakpoint
+CREATE TABLE "collect_desk_sessions" (
+	"token_hash" text PRIMARY KEY NOT NULL,
+	"operator_id" text NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"expires_at" timestamp with time zone NOT NULL,
+	"revoked_at" timestamp with time zone
+);
+--> statement-breakpoint
+CREATE TABLE "collect_ledger_balances" (
+	"account" text NOT NULL,
+	"currency" text NOT NULL,
+	"debit_sum_minor" bigint NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "collect_ledger_balances_account_currency_pk" PRIMARY KEY("account","currency")
+);
+--> statement-breakpoint
+CREATE TABLE "collect_ledger_entries" (
+	"id" bigserial PRIMARY KEY NOT NULL,
+	"transaction_id" bigint NOT NULL,
+	"account" text NOT NULL,
+	"currency" text NOT NULL,
+	"amount_minor" bigint NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "collect_ledger_transactions" (
+	"id" bigserial PRIMARY KEY NOT NULL,
+	"key" text NOT NULL,
+	"kind" text NOT NULL,
+	"idn" text,
+	"detail" jsonb DEFAULT '{}'::jsonb NOT NULL,
+	"at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "collect_ledger_transactions_key_unique" UNIQUE("key")
 );
 --> statement-breakpoint
 CREATE TABLE "collect_billing_attempts" (
@@ -171,6 +234,49 @@ CREATE TABLE "collect_one_touch_tokens" (
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"expires_at" timestamp with time zone NOT NULL,
 	"invalidated_at" timestamp with time zone
+);
+--> statement-breakpoint
+CREATE TABLE "collect_statement_credits" (
+	"id" bigserial PRIMARY KEY NOT NULL,
+	"statement_id" text NOT NULL,
+	"account" text NOT NULL,
+	"entry_ref" text NOT NULL,
+	"position" integer NOT NULL,
+	"amount_minor" bigint NOT NULL,
+	"currency" text NOT NULL,
+	"booking_date" text,
+	"value_date" text,
+	"remittance" text NOT NULL,
+	"idn" text,
+	"debtor_name" text,
+	"debtor_account" text,
+	"end_to_end_id" text,
+	"state" text NOT NULL,
+	"reason" text,
+	"obligation_idn" text,
+	"settled_at" timestamp with time zone,
+	"resolution" text,
+	"resolution_note" text,
+	"resolved_at" timestamp with time zone
+);
+--> statement-breakpoint
+CREATE TABLE "collect_statements" (
+	"id" text PRIMARY KEY NOT NULL,
+	"kind" text NOT NULL,
+	"message_definition" text NOT NULL,
+	"message_id" text NOT NULL,
+	"document_id" text NOT NULL,
+	"account" text NOT NULL,
+	"digest" text NOT NULL,
+	"origin" text NOT NULL,
+	"file_name" text,
+	"status" text NOT NULL,
+	"credits" integer NOT NULL,
+	"already_imported" integer NOT NULL,
+	"debits_skipped" integer NOT NULL,
+	"not_booked_skipped" integer NOT NULL,
+	"received_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"imported_at" timestamp with time zone
 );
 --> statement-breakpoint
 CREATE TABLE "messaging_access_tokens" (
@@ -455,6 +561,36 @@ CREATE TABLE "ob_users" (
 	"deleted_at" timestamp with time zone
 );
 --> statement-breakpoint
+CREATE TABLE "ob_bulk_payments" (
+	"id" text PRIMARY KEY NOT NULL,
+	"agent_id" text NOT NULL,
+	"user_id" text NOT NULL,
+	"kind" text NOT NULL,
+	"bank_hash" text NOT NULL,
+	"iban_id" text,
+	"debtor_iban" text NOT NULL,
+	"product" text NOT NULL,
+	"hook_hash" text,
+	"app" text NOT NULL,
+	"state_digest" text NOT NULL,
+	"idempotency_key" text,
+	"client_reference" text,
+	"request_digest" text NOT NULL,
+	"status" text NOT NULL,
+	"entry_count" integer NOT NULL,
+	"confirmed_count" integer DEFAULT 0 NOT NULL,
+	"failed_count" integer DEFAULT 0 NOT NULL,
+	"bank_payment_id" text,
+	"bank_status" text,
+	"sca_redirect_url" text,
+	"reason" text,
+	"sca_deadline" timestamp with time zone NOT NULL,
+	"callback_at" timestamp with time zone,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"status_changed_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"finished_at" timestamp with time zone
+);
+--> statement-breakpoint
 CREATE TABLE "ob_page_cursors" (
 	"cursor_hash" text PRIMARY KEY NOT NULL,
 	"user_id" text NOT NULL,
@@ -462,6 +598,44 @@ CREATE TABLE "ob_page_cursors" (
 	"next_url" text NOT NULL,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"expires_at" timestamp with time zone NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "ob_payments" (
+	"code" text PRIMARY KEY NOT NULL,
+	"agent_id" text NOT NULL,
+	"user_id" text NOT NULL,
+	"kind" text NOT NULL,
+	"iban_id" text,
+	"debtor_iban" text NOT NULL,
+	"bank_hash" text NOT NULL,
+	"creditor_iban" text NOT NULL,
+	"creditor_name" text NOT NULL,
+	"amount_minor" bigint NOT NULL,
+	"currency" text NOT NULL,
+	"remittance_information" text,
+	"regulatory_report_type" text,
+	"payment_category" text,
+	"budget_details" jsonb,
+	"hook_hash" text,
+	"app" text DEFAULT 'web' NOT NULL,
+	"state_digest" text,
+	"status" text NOT NULL,
+	"state" text NOT NULL,
+	"status_reason" text,
+	"sca_method" text,
+	"sca_redirect_url" text,
+	"sca_message" text,
+	"bank_payment_id" text,
+	"bank_authorisation_id" text,
+	"bank_transaction_status" text,
+	"psu_user_agent" text,
+	"psu_ip_address" text,
+	"bulk_id" text,
+	"bulk_seq" integer,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"confirmed_at" timestamp with time zone,
+	"finished_at" timestamp with time zone
 );
 --> statement-breakpoint
 CREATE TABLE "webhook_attempts" (
@@ -510,9 +684,13 @@ CREATE TABLE "webhook_endpoints" (
 ALTER TABLE "collect_obligation_events" ADD CONSTRAINT "collect_obligation_events_idn_collect_obligations_idn_fk" FOREIGN KEY ("idn") REFERENCES "public"."collect_obligations"("idn") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "collect_obligations" ADD CONSTRAINT "collect_obligations_merchant_min_collect_merchants_min_fk" FOREIGN KEY ("merchant_min") REFERENCES "public"."collect_merchants"("min") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "collect_card_pages" ADD CONSTRAINT "collect_card_pages_idn_collect_obligations_idn_fk" FOREIGN KEY ("idn") REFERENCES "public"."collect_obligations"("idn") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "collect_desk_operations" ADD CONSTRAINT "collect_desk_operations_operator_id_collect_desk_operators_id_fk" FOREIGN KEY ("operator_id") REFERENCES "public"."collect_desk_operators"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "collect_desk_sessions" ADD CONSTRAINT "collect_desk_sessions_operator_id_collect_desk_operators_id_fk" FOREIGN KEY ("operator_id") REFERENCES "public"."collect_desk_operators"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "collect_ledger_entries" ADD CONSTRAINT "collect_ledger_entries_transaction_id_collect_ledger_transactions_id_fk" FOREIGN KEY ("transaction_id") REFERENCES "public"."collect_ledger_transactions"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "collect_billing_attempts" ADD CONSTRAINT "collect_billing_attempts_tid_collect_billing_payments_tid_fk" FOREIGN KEY ("tid") REFERENCES "public"."collect_billing_payments"("tid") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "collect_notification_attempts" ADD CONSTRAINT "collect_notification_attempts_notification_id_collect_notifications_id_fk" FOREIGN KEY ("notification_id") REFERENCES "public"."collect_notifications"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "collect_one_touch_devices" ADD CONSTRAINT "collect_one_touch_devices_app_id_collect_one_touch_apps_id_fk" FOREIGN KEY ("app_id") REFERENCES "public"."collect_one_touch_apps"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "collect_statement_credits" ADD CONSTRAINT "collect_statement_credits_statement_id_collect_statements_id_fk" FOREIGN KEY ("statement_id") REFERENCES "public"."collect_statements"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "messaging_access_tokens" ADD CONSTRAINT "messaging_access_tokens_account_id_messaging_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."messaging_accounts"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "messaging_hlr_lookups" ADD CONSTRAINT "messaging_hlr_lookups_account_id_messaging_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."messaging_accounts"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "messaging_messages" ADD CONSTRAINT "messaging_messages_account_id_messaging_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."messaging_accounts"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
@@ -543,8 +721,18 @@ ALTER TABLE "ob_listed_accounts" ADD CONSTRAINT "ob_listed_accounts_user_id_ob_u
 ALTER TABLE "ob_listed_accounts" ADD CONSTRAINT "ob_listed_accounts_bank_hash_ob_banks_bank_hash_fk" FOREIGN KEY ("bank_hash") REFERENCES "public"."ob_banks"("bank_hash") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "ob_transactions" ADD CONSTRAINT "ob_transactions_account_id_ob_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."ob_accounts"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "ob_users" ADD CONSTRAINT "ob_users_agent_id_ob_agents_id_fk" FOREIGN KEY ("agent_id") REFERENCES "public"."ob_agents"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "ob_bulk_payments" ADD CONSTRAINT "ob_bulk_payments_agent_id_ob_agents_id_fk" FOREIGN KEY ("agent_id") REFERENCES "public"."ob_agents"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "ob_bulk_payments" ADD CONSTRAINT "ob_bulk_payments_user_id_ob_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."ob_users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "ob_bulk_payments" ADD CONSTRAINT "ob_bulk_payments_bank_hash_ob_banks_bank_hash_fk" FOREIGN KEY ("bank_hash") REFERENCES "public"."ob_banks"("bank_hash") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "ob_bulk_payments" ADD CONSTRAINT "ob_bulk_payments_iban_id_ob_accounts_id_fk" FOREIGN KEY ("iban_id") REFERENCES "public"."ob_accounts"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "ob_bulk_payments" ADD CONSTRAINT "ob_bulk_payments_hook_hash_ob_hooks_hook_hash_fk" FOREIGN KEY ("hook_hash") REFERENCES "public"."ob_hooks"("hook_hash") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "ob_page_cursors" ADD CONSTRAINT "ob_page_cursors_user_id_ob_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."ob_users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "ob_page_cursors" ADD CONSTRAINT "ob_page_cursors_account_id_ob_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."ob_accounts"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "ob_payments" ADD CONSTRAINT "ob_payments_agent_id_ob_agents_id_fk" FOREIGN KEY ("agent_id") REFERENCES "public"."ob_agents"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "ob_payments" ADD CONSTRAINT "ob_payments_user_id_ob_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."ob_users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "ob_payments" ADD CONSTRAINT "ob_payments_iban_id_ob_accounts_id_fk" FOREIGN KEY ("iban_id") REFERENCES "public"."ob_accounts"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "ob_payments" ADD CONSTRAINT "ob_payments_bank_hash_ob_banks_bank_hash_fk" FOREIGN KEY ("bank_hash") REFERENCES "public"."ob_banks"("bank_hash") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "ob_payments" ADD CONSTRAINT "ob_payments_hook_hash_ob_hooks_hook_hash_fk" FOREIGN KEY ("hook_hash") REFERENCES "public"."ob_hooks"("hook_hash") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "webhook_attempts" ADD CONSTRAINT "webhook_attempts_delivery_id_webhook_deliveries_id_fk" FOREIGN KEY ("delivery_id") REFERENCES "public"."webhook_deliveries"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "webhook_deliveries" ADD CONSTRAINT "webhook_deliveries_endpoint_id_webhook_endpoints_id_fk" FOREIGN KEY ("endpoint_id") REFERENCES "public"."webhook_endpoints"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 CREATE UNIQUE INDEX "collect_merchants_billing_prefix_idx" ON "collect_merchants" USING btree ("billing_idn_prefix");--> statement-breakpoint
@@ -552,6 +740,14 @@ CREATE INDEX "collect_obligation_events_idn_idx" ON "collect_obligation_events" 
 CREATE UNIQUE INDEX "collect_obligations_invoice_idx" ON "collect_obligations" USING btree ("merchant_min","invoice");--> statement-breakpoint
 CREATE INDEX "collect_obligations_status_idx" ON "collect_obligations" USING btree ("status","expires_at");--> statement-breakpoint
 CREATE INDEX "collect_card_pages_idn_idx" ON "collect_card_pages" USING btree ("idn");--> statement-breakpoint
+CREATE INDEX "collect_card_pages_authorisation_idx" ON "collect_card_pages" USING btree ("authorisation_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "collect_desk_operations_idempotency_idx" ON "collect_desk_operations" USING btree ("operator_id","idempotency_key");--> statement-breakpoint
+CREATE INDEX "collect_desk_operations_idn_idx" ON "collect_desk_operations" USING btree ("idn");--> statement-breakpoint
+CREATE INDEX "collect_desk_operations_operator_idx" ON "collect_desk_operations" USING btree ("operator_id","id");--> statement-breakpoint
+CREATE INDEX "collect_desk_sessions_operator_idx" ON "collect_desk_sessions" USING btree ("operator_id");--> statement-breakpoint
+CREATE INDEX "collect_ledger_entries_transaction_idx" ON "collect_ledger_entries" USING btree ("transaction_id");--> statement-breakpoint
+CREATE INDEX "collect_ledger_entries_account_idx" ON "collect_ledger_entries" USING btree ("account","currency","id");--> statement-breakpoint
+CREATE INDEX "collect_ledger_transactions_idn_idx" ON "collect_ledger_transactions" USING btree ("idn");--> statement-breakpoint
 CREATE UNIQUE INDEX "collect_billing_attempts_idx" ON "collect_billing_attempts" USING btree ("tid","phase","attempt");--> statement-breakpoint
 CREATE INDEX "collect_billing_payments_idn_idx" ON "collect_billing_payments" USING btree ("idn","created_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "collect_notification_attempts_idx" ON "collect_notification_attempts" USING btree ("notification_id","attempt");--> statement-breakpoint
@@ -562,6 +758,12 @@ CREATE UNIQUE INDEX "collect_one_touch_codes_key_idx" ON "collect_one_touch_code
 CREATE UNIQUE INDEX "collect_one_touch_codes_hash_idx" ON "collect_one_touch_codes" USING btree ("code_hash");--> statement-breakpoint
 CREATE INDEX "collect_one_touch_payments_device_idx" ON "collect_one_touch_payments" USING btree ("app_id","device_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "collect_one_touch_tokens_hash_idx" ON "collect_one_touch_tokens" USING btree ("token_hash");--> statement-breakpoint
+CREATE UNIQUE INDEX "collect_statement_credits_entry_idx" ON "collect_statement_credits" USING btree ("account","entry_ref");--> statement-breakpoint
+CREATE INDEX "collect_statement_credits_statement_idx" ON "collect_statement_credits" USING btree ("statement_id","state","position");--> statement-breakpoint
+CREATE INDEX "collect_statement_credits_state_idx" ON "collect_statement_credits" USING btree ("state","id");--> statement-breakpoint
+CREATE INDEX "collect_statement_credits_idn_idx" ON "collect_statement_credits" USING btree ("idn");--> statement-breakpoint
+CREATE INDEX "collect_statement_credits_obligation_idx" ON "collect_statement_credits" USING btree ("obligation_idn");--> statement-breakpoint
+CREATE UNIQUE INDEX "collect_statements_identity_idx" ON "collect_statements" USING btree ("kind","account","document_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "messaging_access_tokens_hash_idx" ON "messaging_access_tokens" USING btree ("token_hash");--> statement-breakpoint
 CREATE UNIQUE INDEX "messaging_messages_idempotency_idx" ON "messaging_messages" USING btree ("account_id","idempotency_key");--> statement-breakpoint
 CREATE INDEX "messaging_messages_carrier_idx" ON "messaging_messages" USING btree ("carrier_message_id","carrier");--> statement-breakpoint
@@ -589,7 +791,18 @@ CREATE UNIQUE INDEX "ob_signing_keys_current_idx" ON "ob_signing_keys" USING btr
 CREATE INDEX "ob_transactions_account_date_idx" ON "ob_transactions" USING btree ("account_id","date");--> statement-breakpoint
 CREATE INDEX "ob_users_agent_created_idx" ON "ob_users" USING btree ("agent_id","created_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "ob_users_agent_email_idx" ON "ob_users" USING btree ("agent_id",lower("email")) WHERE "ob_users"."deleted_at" is null;--> statement-breakpoint
+CREATE UNIQUE INDEX "ob_bulk_payments_state_idx" ON "ob_bulk_payments" USING btree ("state_digest");--> statement-breakpoint
+CREATE UNIQUE INDEX "ob_bulk_payments_user_key_idx" ON "ob_bulk_payments" USING btree ("user_id","idempotency_key") WHERE "ob_bulk_payments"."idempotency_key" is not null;--> statement-breakpoint
+CREATE UNIQUE INDEX "ob_bulk_payments_user_reference_idx" ON "ob_bulk_payments" USING btree ("user_id","client_reference") WHERE "ob_bulk_payments"."client_reference" is not null;--> statement-breakpoint
+CREATE INDEX "ob_bulk_payments_agent_created_idx" ON "ob_bulk_payments" USING btree ("agent_id","created_at");--> statement-breakpoint
+CREATE INDEX "ob_bulk_payments_hook_idx" ON "ob_bulk_payments" USING btree ("hook_hash","created_at");--> statement-breakpoint
 CREATE INDEX "ob_page_cursors_user_expiry_idx" ON "ob_page_cursors" USING btree ("user_id","expires_at");--> statement-breakpoint
+CREATE UNIQUE INDEX "ob_payments_state_digest_idx" ON "ob_payments" USING btree ("state_digest");--> statement-breakpoint
+CREATE INDEX "ob_payments_user_idx" ON "ob_payments" USING btree ("user_id","created_at");--> statement-breakpoint
+CREATE INDEX "ob_payments_agent_updated_idx" ON "ob_payments" USING btree ("agent_id","updated_at");--> statement-breakpoint
+CREATE INDEX "ob_payments_hook_idx" ON "ob_payments" USING btree ("hook_hash","created_at");--> statement-breakpoint
+CREATE UNIQUE INDEX "ob_payments_bulk_idx" ON "ob_payments" USING btree ("bulk_id","bulk_seq");--> statement-breakpoint
+CREATE INDEX "ob_payments_bank_created_idx" ON "ob_payments" USING btree ("bank_hash","created_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "webhook_attempts_delivery_attempt_idx" ON "webhook_attempts" USING btree ("delivery_id","attempt");--> statement-breakpoint
 CREATE INDEX "webhook_deliveries_owner_idx" ON "webhook_deliveries" USING btree ("service","owner_id","created_at");--> statement-breakpoint
 CREATE INDEX "webhook_deliveries_subject_idx" ON "webhook_deliveries" USING btree ("service","owner_id","subject_id");--> statement-breakpoint

@@ -19,8 +19,16 @@ export const collectCardPages = pgTable(
     /** The form must be submitted before this time (COLLECT_CARD_PAGE_TTL, at most the obligation's expiry). */
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
     usedAt: timestamp('used_at', { withTimezone: true }),
-    /** What the customer did with the page: `paid`, `declined` or `cancelled`. */
-    outcome: text('outcome', { enum: ['paid', 'declined', 'cancelled'] }),
+    /**
+     * What the customer did with the page: `paid` (or held), `declined`, `cancelled`, or `challenge`
+     * (sent to the card issuer's 3-D Secure page; decided on return, GET /card/return).
+     */
+    outcome: text('outcome', { enum: ['paid', 'declined', 'cancelled', 'challenge'] }),
+    /** The acquirer's authorisation of the card submitted on this page (the 3-D Secure return finds it by it). */
+    authorisationId: text('authorisation_id'),
   },
-  (table) => [index('collect_card_pages_idn_idx').on(table.idn)],
+  (table) => [
+    index('collect_card_pages_idn_idx').on(table.idn),
+    index('collect_card_pages_authorisation_idx').on(table.authorisationId),
+  ],
 );

@@ -28,9 +28,17 @@ export const collectErrorCodes = {
   WRONG_KIND: { status: 409, meaning: 'the operation does not apply to this obligation' },
   /** A finalize asked for more than the pre-authorised amount. */
   AMOUNT_EXCEEDS_HOLD: { status: 422, meaning: 'the amount exceeds the held amount' },
+  /** FINALIZE of a pre-authorisation the customer has not authorised with a card yet (PENDING). */
+  NOT_HELD: { status: 409, meaning: 'the pre-authorisation holds nothing yet' },
+  /** The card acquirer is being asked (capture, void) for this obligation; repeat the request shortly. */
+  IN_PROGRESS: { status: 409, meaning: 'another operation on this obligation is in progress' },
+  /** The card acquirer refused the capture or void (e.g. the hold was released at the acquirer). */
+  ACQUIRER_REFUSED: { status: 502, meaning: 'the card acquirer refused the operation' },
+  /** The card acquirer did not answer the capture or void; nothing changed, send the request again. */
+  ACQUIRER_UNAVAILABLE: { status: 503, meaning: 'the card acquirer did not answer' },
   /**
-   * PLATFORM_MODE=production and no card acquirer is configured: the card page, pre-authorisation and
-   * one-touch refuse to run on the sandbox issuer (connectors/collect/card-issuer.ts).
+   * PLATFORM_MODE=production: one-touch payments run on the sandbox card only (they are not connected
+   * to the card acquirer), so they refuse to run.
    */
   ACQUIRER_NOT_CONFIGURED: { status: 503, meaning: 'no card acquirer is configured' },
   /** Anything unexpected (logged, never detailed). */

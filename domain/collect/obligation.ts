@@ -48,6 +48,14 @@ export const ObligationRefusal = {
   alreadyFinal: 'ALREADY_FINAL',
   wrongKind: 'WRONG_KIND',
   amountExceedsHold: 'AMOUNT_EXCEEDS_HOLD',
+  /** FINALIZE of a pre-authorisation whose card has not been authorised yet (PENDING). */
+  notHeld: 'NOT_HELD',
+  /** The card acquirer is being asked (capture, void) for this obligation: try again in a moment. */
+  inProgress: 'IN_PROGRESS',
+  /** The card acquirer refused a capture or void (activities/collect/acquirer.ts). */
+  acquirerRefused: 'ACQUIRER_REFUSED',
+  /** The card acquirer did not answer a capture or void within its retries. */
+  acquirerUnavailable: 'ACQUIRER_UNAVAILABLE',
   badField: 'BAD_FIELD',
 } as const;
 export type ObligationRefusalType = (typeof ObligationRefusal)[keyof typeof ObligationRefusal];

@@ -95,10 +95,19 @@ export const OnlinePaymentPayload = z
 /** GET /office/reg_bill.cgi: an obligation payable at an office or ATM with its 10-digit IDN. */
 export const OfficeBillPayload = z.object(registration).transform(registrationModel);
 
-/** POST /v3main/ with PHASE=REGISTER: hold AMOUNT until finalized, reversed or EXP_TIME. */
+/**
+ * POST /v3main/ with PHASE=REGISTER (or the same packet posted to the card page with
+ * PAGE=credit_preauth): a hold of AMOUNT, made when the customer's card authorises it on the card page,
+ * until finalized, reversed or EXP_TIME. URL_OK / URL_CANCEL: where the card page returns the customer.
+ */
 export const PreauthRegisterPayload = z
-  .object({ ...registration, PHASE: z.literal('REGISTER') })
-  .transform(registrationModel);
+  .object({
+    ...registration,
+    PHASE: z.literal('REGISTER'),
+    URL_OK: httpUrl.optional(),
+    URL_CANCEL: httpUrl.optional(),
+  })
+  .transform((p) => ({ ...registrationModel(p), urlOk: p.URL_OK, urlCancel: p.URL_CANCEL }));
 
 /** POST /v3main/ with PHASE=FINALIZE: take AMOUNT (at most the held amount) of the hold IDN. */
 export const PreauthFinalizePayload = z

@@ -18,6 +18,8 @@ export const COLLECT_WORKFLOW_PREFIXES = {
   merchantNotifications: 'merchant-notifications-',
   /** An office payment of an IDN of a merchant's billing system (workflows/collect/billing.ts). */
   billing: 'billing-',
+  /** The import of one bank statement (workflows/collect/statement-import.ts). */
+  statementImport: 'statement-import-',
 } as const;
 
 // --- obligation: collect-<idn> / payout-<idn> ----------------------------------------------------
@@ -36,6 +38,8 @@ export interface ObligationInput {
   currency: string;
   /** ISO time of the expiry (EXP_TIME or the configured default); moved by changeExpiryUpdate. */
   expiresAt: string;
+  /** payout_provider: the provider account credited (domain/collect/ledger.ts providerAccountId). */
+  providerAccount?: string | undefined;
 }
 
 /** Where an obligation stands after an Update: what the API answers. */
@@ -49,13 +53,27 @@ export interface ObligationOutcome {
   expiresAt: string;
 }
 
-/** An office payment (pay_bill) or a cash collection (pay_money_send); the office gives STAN/BCODE. */
-export const payObligationUpdate = defineUpdate<ObligationOutcome, [{ stan: string; bcode: string }]>(
-  'payObligation',
-);
-/** Pre-authorisation: take `amountMinor` (at most the held amount). */
+/** Where the money of a settlement came from: recorded with the status, posted to the ledger. */
+export type SettlementSource =
+  | { channel: 'cash_desk'; officeId: string; operatorId: string; receipt: string }
+  | { channel: 'bank_statement'; statementId: string; entryRef: string }
+  | { channel: 'card'; acquirer: string; authorisationId: string }
+  | { channel: 'provider_account'; account: string };
+
+/**
+ * An office payment or a cash collection (cash desk), or a credit found on a bank statement; the
+ * payer's side gives STAN/BCODE and says where the money came from.
+ */
+export const payObligationUpdate = defineUpdate<
+  ObligationOutcome,
+  [{ stan: string; bcode: string; source: SettlementSource }]
+>('payObligation');
+/**
+ * Pre-authorisation (HELD, its card authorised at the acquirer): capture `amountMinor` (at most the held
+ * amount; the acquirer refuses more too) → PAID with the capture's STAN and the approval code as BCODE.
+ */
 export const finalizeHoldUpdate = defineUpdate<ObligationOutcome, [{ amountMinor: number }]>('finalizeHold');
-/** Pre-authorisation: release the hold. */
+/** Pre-authorisation: void the hold at the acquirer (when the card authorised one) → REVERSED. */
 export const reverseHoldUpdate = defineUpdate<ObligationOutcome>('reverseHold');
 /** GET /v3main: a new expiry for an open obligation. */
 export const changeExpiryUpdate = defineUpdate<ObligationOutcome, [{ expiresAt: string }]>('changeExpiry');
@@ -63,16 +81,18 @@ export const changeExpiryUpdate = defineUpdate<ObligationOutcome, [{ expiresAt: 
 // --- card payment: the hosted card page's decision on an online_payment obligation ---------------
 
 /**
- * The customer's decision on the hosted card page (POST / PAGE=credit_paydirect), sent to the
- * obligation workflow `collect-<idn>` of an `online_payment`:
- * - `approved`: the sandbox card authorised the amount → PAID with the authorisation's STAN and BCODE;
- * - `declined`: the card refused it → DENIED;
+ * The customer's decision on the hosted card page (POST / PAGE=credit_paydirect or credit_preauth),
+ * sent to the obligation workflow `collect-<idn>` of a PENDING `online_payment` or `preauth`:
+ * - `approved`: the acquirer authorised (holds) `amountMinor` on the card as `authorisationId`. An
+ *   online payment captures it at once (activity captureCard) → PAID with the capture's STAN and the
+ *   approval code as BCODE; a pre-authorisation becomes HELD until FINALIZE, REVERSE or its expiry;
+ * - `declined`: the acquirer refused the card or its 3-D Secure check failed → DENIED;
  * - `cancelled`: the customer refused to pay (Cancel) → DENIED.
- * The obligation workflow validates it (only an open online_payment; refused like any other Update
- * otherwise) and notifies the merchant of the final state.
+ * The obligation workflow validates it (refused like any other Update otherwise) and notifies the
+ * merchant of the final state.
  */
 export type CardPaymentDecision =
-  | { outcome: 'approved'; stan: string; bcode: string }
+  | { outcome: 'approved'; acquirer: string; authorisationId: string; amountMinor: number }
   | { outcome: 'declined'; reason: string }
   | { outcome: 'cancelled' };
 
@@ -133,6 +153,11 @@ export interface BillingPaymentStart {
   merchantMin: string;
   action: 'PAY' | 'CHECK';
   date: string;
+  /**
+   * PAY at a cash desk: where the money is. Posted to the ledger (desk cash → merchant, in BGN: the
+   * billing protocol has no currency) when the office takes the money; without it nothing is posted.
+   */
+  source?: SettlementSource | undefined;
 }
 
 export interface BillingPaymentInput extends BillingPaymentStart {
@@ -161,3 +186,9 @@ export type BillingCheckOutcome =
 
 /** The office's request/response step: resolves once /pay/init has been answered. */
 export const billingCheckedUpdate = defineUpdate<BillingCheckOutcome>('billingChecked');
+
+// --- statement import: statement-import-<statementId> --------------------------------------------
+
+/** The import of one bank statement; its input and summary are in domain/collect/statement-matching.ts. */
+export const statementImportWorkflowId = (statementId: string) =>
+  `${COLLECT_WORKFLOW_PREFIXES.statementImport}${statementId}`;

@@ -1,22 +1,64 @@
 /**
- * Sandbox test cards of the hosted card page, and the checks a card form gets before any
- * authorisation: Luhn check digit, expiry, CVV. Pure (no I/O). docs/collect.md lists the cards.
+ * Cards: the checks a card form gets before any authorisation (Luhn check digit, expiry, CVV), the
+ * sandbox acquirer's test cards (sandbox/collect/acquirer.ts decides by them), and the well-known test
+ * card numbers that PLATFORM_MODE=production refuses before asking any acquirer. Pure (no I/O).
+ * docs/collect.md ("Card acquirer") lists the cards.
  */
-export type CardDecision = { outcome: 'approved' } | { outcome: 'declined'; reason: string };
 
-/** Card number (digits only) → what the sandbox issuer answers. Any other valid number is declined. */
-export const SANDBOX_TEST_CARDS: Readonly<Record<string, CardDecision & { brand: string }>> = {
+/** What the sandbox acquirer does with a test card. */
+export type TestCardBehaviour =
+  | { outcome: 'approved' }
+  | { outcome: 'declined'; reason: string }
+  /** A 3-D Secure challenge on the acquirer's hosted page; passed → approved, failed → declined. */
+  | { outcome: 'challenge' };
+
+/** Card number (digits only) → what the sandbox acquirer answers for it. */
+export const SANDBOX_TEST_CARDS: Readonly<Record<string, TestCardBehaviour & { brand: string }>> = {
   '4000000000000002': { brand: 'Visa', outcome: 'approved' },
   '5555555555554444': { brand: 'Mastercard', outcome: 'approved' },
   '4000000000000069': { brand: 'Visa', outcome: 'declined', reason: 'the card has expired at the issuer' },
   '4000000000009995': { brand: 'Visa', outcome: 'declined', reason: 'insufficient funds' },
   '4000000000000127': { brand: 'Visa', outcome: 'declined', reason: 'the issuer declined the payment' },
+  '4000000000003220': { brand: 'Visa', outcome: 'challenge' },
 };
 
-export function sandboxDecision(cardNumber: string): CardDecision {
+/**
+ * Card numbers published as test cards by this sandbox and by the big acquirers' sandboxes. In
+ * PLATFORM_MODE=production the gateway refuses them before any authorisation: a test card must never
+ * make a real merchant believe it was paid, whichever acquirer is configured.
+ */
+const WELL_KNOWN_TEST_CARDS: ReadonlySet<string> = new Set([
+  ...Object.keys(SANDBOX_TEST_CARDS),
+  '4111111111111111',
+  '4242424242424242',
+  '4012888888881881',
+  '4000056655665556',
+  '5105105105105100',
+  '5454545454545454',
+  '2223003122003222',
+  '378282246310005',
+  '371449635398431',
+  '6011111111111117',
+  '3566002020360505',
+]);
+
+export const isWellKnownTestCard = (digits: string) => WELL_KNOWN_TEST_CARDS.has(digits);
+
+/**
+ * The sandbox acquirer's rule for a card (digits only): a test card behaves as listed; any other card
+ * that passes the Luhn check is approved (so a sandbox acquirer configured for a production gateway,
+ * which refuses the test cards, can still be paid with), anything else is declined.
+ */
+export function sandboxCardBehaviour(cardNumber: string): TestCardBehaviour {
   const card = SANDBOX_TEST_CARDS[cardNumber];
-  if (!card) return { outcome: 'declined', reason: 'not a sandbox test card' };
-  return card.outcome === 'approved' ? { outcome: 'approved' } : { outcome: 'declined', reason: card.reason };
+  if (card) {
+    return card.outcome === 'declined'
+      ? { outcome: 'declined', reason: card.reason }
+      : { outcome: card.outcome };
+  }
+  return passesLuhn(cardNumber)
+    ? { outcome: 'approved' }
+    : { outcome: 'declined', reason: 'invalid card number' };
 }
 
 /** Whether the digits pass the Luhn (mod 10) check. */

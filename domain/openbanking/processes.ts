@@ -1,7 +1,7 @@
 import { defineSignal, defineUpdate } from '@temporalio/workflow';
 import { BankId, OwnerId, PlatformService, UserId } from '../search-attributes.ts';
 import type { ConsentEndReason, ConsentKind, ConsentState, DailyReads } from './consents.ts';
-import type { PsuPresence } from './xs2a.ts';
+import type { PsuPresence, ScaApproach } from './xs2a.ts';
 
 /**
  * The open-banking gateway's processes as their callers (API, activities, workflows, the platform's
@@ -24,8 +24,14 @@ export const OPEN_BANKING_WORKFLOW_PREFIXES = {
   accountRefresh: 'ob-refresh-',
   /** Deleting a user and ending its consents (workflows/openbanking/user-deletion.ts). */
   userDeletion: 'ob-user-deletion-',
+  /** One single payment with its SCA at the bank (workflows/openbanking/payment.ts). */
+  payment: 'ob-payment-',
   /** The schedule of the bank directory refresh, one per task queue (workflows/openbanking/bank-directory.ts). */
   bankDirectory: 'ob-bank-directory@',
+  /** One bulk payment with its SCA (workflows/openbanking/bulk-payment.ts). */
+  bulkPayment: 'ob-bulk-',
+  /** One batch of a bulk's entries, a child of its bulk. */
+  bulkBatch: 'ob-bulk-batch-',
 } as const;
 
 /** The search attributes of an open-banking workflow about a user (and its bank, when there is one). */
@@ -59,13 +65,19 @@ export interface ConsentFlowInput {
   scaDeadline: string;
   /** OPENBANKING_BANK_REQUEST_TIMEOUT, to bound the bank calls the API waits for. */
   bankRequestTimeoutMs: number;
+  /**
+   * Decoupled SCA (a bank whose flow is `decoupled`): the user's id at the bank (PSU-ID), who approves in
+   * the bank's app; the gateway reads the consent's status every `pollMs` instead of waiting for a callback.
+   */
+  decoupled?: { psuId: string; pollMs: number };
 }
 
-/** What POST consent answers: where to send the user's browser. */
+/** What POST consent answers: where to send the user's browser (redirect), or what to tell them (decoupled). */
 export interface ScaStart {
   consentId: string;
   state: string;
-  scaRedirectUrl: string;
+  scaRedirectUrl: string | null;
+  psuMessage: string | null;
   scaDeadline: string;
 }
 
@@ -99,11 +111,15 @@ export interface BankConsentStart {
   nokRedirectUri: string;
   /** The user at the keyboard when POST consent was called. */
   psu?: PsuPresence;
+  /** Decoupled SCA: the user's id at the bank. */
+  psuId?: string;
 }
 
 export interface BankConsentCreated {
   bankConsentId: string;
-  scaRedirectUrl: string;
+  /** Null for a decoupled SCA (the user approves in the bank's app). */
+  scaRedirectUrl: string | null;
+  psuMessage: string | null;
 }
 
 /** An account a consent added to the read model (in the consent.finished hook event). */
@@ -197,4 +213,109 @@ export interface BankDirectoryRefresh {
   /** Banks whose maintenance notices could not be read this time. */
   failedBanks: string[];
   directoryError: string | null;
+}
+
+// --- bulk-payment: one bulk with its single SCA and its entries recorded in batches --------------
+
+/** The workflow of one bulk (workflows/openbanking/bulk-payment.ts), keyed by our bulk id. */
+export const bulkPaymentWorkflowId = (bulkId: string) =>
+  `${OPEN_BANKING_WORKFLOW_PREFIXES.bulkPayment}${bulkId}`;
+/** One batch of a bulk's entries, a child of the bulk's workflow. */
+export const bulkBatchWorkflowId = (bulkId: string, index: number) =>
+  `${OPEN_BANKING_WORKFLOW_PREFIXES.bulkBatch}${bulkId}-${index}`;
+
+export interface BulkPaymentInput {
+  bulkId: string;
+  /** The unique state of the callback path (a credential: never in the workflow id or summary). */
+  state: string;
+  redirectUri: string;
+  nokRedirectUri: string;
+  psu?: PsuPresence;
+  scaDeadline: string;
+  bankRequestTimeoutMs: number;
+  /** Entries of the bulk (seq 0 … entryCount-1) and per batch (OPENBANKING_BULK_BATCH_SIZE). */
+  entryCount: number;
+  batchSize: number;
+  /** How often the bank's status is asked while it executes (OPENBANKING_BULK_POLL_INTERVAL). */
+  pollIntervalMs: number;
+}
+
+export interface BulkBatchInput {
+  bulkId: string;
+  index: number;
+  fromSeq: number;
+  toSeq: number;
+  bankRequestTimeoutMs: number;
+}
+
+/** What a bulk request answers once the bank knows the bulk: where the user authorises it. */
+export interface BulkScaStart {
+  bulkId: string;
+  scaRedirectUrl: string;
+  scaDeadline: string;
+}
+
+/** The bulk request: starts the workflow and waits, as one Update-with-start, for the bank's SCA page. */
+export const bulkStartedUpdate = defineUpdate<BulkScaStart>('bulkStarted');
+/** The bank sent the user back from the bulk's SCA. */
+export const bulkCallbackSignal = defineSignal<[{ nok: boolean }]>('bulkCallback');
+
+export const BulkStartRefusal = {
+  bankUnavailable: 'BulkBankUnavailable',
+  bankRefused: 'BulkBankRefused',
+} as const;
+
+// --- payment: one single payment with its SCA at the bank (workflows/openbanking/payment.ts) -------
+
+/** The workflow of one payment, keyed by its code (`ob-payment-<code>`). */
+export const paymentWorkflowId = (code: string) => `${OPEN_BANKING_WORKFLOW_PREFIXES.payment}${code}`;
+
+export interface PaymentFlowInput {
+  code: string;
+  /** The unique state of the callback path and the hook call (a credential: never in ids or summaries). */
+  state: string;
+  /** The gateway's callback, given to the bank as TPP-Redirect-URI (and with ?outcome=nok as the Nok URI). */
+  redirectUri: string;
+  nokRedirectUri: string;
+  /** A payment not confirmed (POST/PUT payment) within this is EXPIRED. */
+  confirmationTimeoutMs: number;
+  /** The SCA must end within this after the confirmation, else EXPIRED. */
+  scaTimeoutMs: number;
+  /** Decoupled SCA: how often the bank's authorisation status is read. */
+  decoupledPollMs: number;
+  bankRequestTimeoutMs: number;
+}
+
+/** What the confirmation (POST/PUT payment, direct-initiate) asks for. */
+export interface PaymentConfirmRequest {
+  approach: ScaApproach;
+  psu?: PsuPresence;
+}
+
+/** POST/PUT payment: the first confirmation initiates the payment at the bank; later ones wait for the same. */
+export const paymentConfirmUpdate = defineUpdate<void, [PaymentConfirmRequest]>('paymentConfirm');
+/** PUT payment/verify-sms: the bank's one-time code, relayed to its authorisation resource. */
+export const paymentVerifySmsUpdate = defineUpdate<void, [{ smsCode: string; psu?: PsuPresence }]>(
+  'paymentVerifySms',
+);
+/** The bank sent the user back after a redirect SCA (`/redirect/{app}/state/{state}`). */
+export const paymentCallbackSignal = defineSignal<[{ nok: boolean }]>('paymentCallback');
+
+/** Failure types of the payment updates; the API answers each with its own status and code. */
+export const PaymentRefusal = {
+  /** The one-time code is wrong (the bank said PSU_CREDENTIALS_INVALID). */
+  smsCodeInvalid: 'PaymentSmsCodeInvalid',
+  smsCodeExpired: 'PaymentSmsCodeExpired',
+  /** The code was used already (the authorisation is finalised or failed). */
+  smsCodeUsed: 'PaymentSmsCodeUsed',
+  /** The payment is not waiting for a one-time code (not confirmed yet, another SCA method, or ended). */
+  notAwaitingCode: 'PaymentNotAwaitingCode',
+} as const;
+
+/** What the bank answered when the payment was initiated (initiateBankPayment). */
+export interface BankPaymentStarted {
+  bankPaymentId: string;
+  approach: ScaApproach;
+  scaRedirectUrl: string | null;
+  authorisationId: string | null;
 }

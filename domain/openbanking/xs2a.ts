@@ -130,7 +130,17 @@ export type TppMessageCode =
   | 'FORMAT_ERROR'
   | 'RESOURCE_UNKNOWN'
   | 'SERVICE_UNAVAILABLE'
-  | 'INTERNAL_SERVER_ERROR';
+  | 'INTERNAL_SERVER_ERROR'
+  // PIS and SCA
+  | 'PSU_CREDENTIALS_INVALID'
+  | 'RESOURCE_EXPIRED'
+  | 'STATUS_INVALID'
+  | 'PAYMENT_FAILED'
+  | 'PRODUCT_UNKNOWN'
+  // TPP identity (request signing)
+  | 'SIGNATURE_MISSING'
+  | 'SIGNATURE_INVALID'
+  | 'CERTIFICATE_INVALID';
 
 export interface TppMessage {
   category: 'ERROR' | 'WARNING';
@@ -160,6 +170,16 @@ export const Xs2aErrorType = {
   BankUnavailable: 'Xs2aBankUnavailable',
   /** The bank answered something that is not XS2A (unparseable body, a next link to another host). */
   ProtocolError: 'Xs2aProtocolError',
+  /** 401 PSU_CREDENTIALS_INVALID: the one-time code (or credentials) given for an SCA is wrong. */
+  ScaCredentialsInvalid: 'Xs2aScaCredentialsInvalid',
+  /** 403 RESOURCE_EXPIRED: the one-time code (or the authorisation) has expired. */
+  ScaExpired: 'Xs2aScaExpired',
+  /** 409 STATUS_INVALID: the resource is not in a state that allows this (an authorisation already used). */
+  StatusInvalid: 'Xs2aStatusInvalid',
+  /** 400 PAYMENT_FAILED: the bank refused to initiate the payment. */
+  PaymentFailed: 'Xs2aPaymentFailed',
+  /** 401 SIGNATURE_INVALID / CERTIFICATE_INVALID, 400 SIGNATURE_MISSING: the bank refused our TPP identity. */
+  SignatureInvalid: 'Xs2aSignatureInvalid',
 } as const;
 export type Xs2aErrorType = (typeof Xs2aErrorType)[keyof typeof Xs2aErrorType];
 
@@ -172,4 +192,58 @@ export interface Xs2aErrorDetails {
   text: string | null;
   /** Seconds from a Retry-After header (503 maintenance windows, 429). */
   retryAfterSeconds: number | null;
+}
+
+// ─── Payment initiation (PIS) ────────────────────────────────────────────────────────────────────
+
+/** Payment products the platform initiates (`/v1/payments/{product}`). */
+export const PAYMENT_PRODUCTS = [
+  'sepa-credit-transfers',
+  'instant-sepa-credit-transfers',
+  'domestic-credit-transfers',
+] as const;
+export type PaymentProduct = (typeof PAYMENT_PRODUCTS)[number];
+
+/** The SCA approach the TPP asks for (TPP-Redirect-Preferred / TPP-Decoupled-Preferred headers). */
+export const SCA_APPROACHES = ['REDIRECT', 'EMBEDDED', 'DECOUPLED'] as const;
+export type ScaApproach = (typeof SCA_APPROACHES)[number];
+
+/** Berlin Group 1.3 scaStatus of an authorisation. */
+export const SCA_STATUSES = [
+  'received',
+  'psuIdentified',
+  'psuAuthenticated',
+  'scaMethodSelected',
+  'started',
+  'unconfirmed',
+  'finalised',
+  'failed',
+  'exempted',
+] as const;
+export type ScaStatus = (typeof SCA_STATUSES)[number];
+
+/** The body of POST /v1/payments/{product} (a single payment, JSON). */
+export interface PaymentInitiationRequest {
+  endToEndIdentification?: string;
+  debtorAccount: AccountReference;
+  instructedAmount: Amount;
+  creditorAccount: AccountReference;
+  creditorName: string;
+  remittanceInformationUnstructured?: string;
+  /** Budget payments carry their details here (see domain/openbanking/payments.ts budgetRemittance). */
+  remittanceInformationStructured?: { reference: string; referenceType?: string; referenceIssuer?: string };
+}
+
+/** A Berlin Group `chosenScaMethod` / `scaMethods` entry. */
+export interface AuthenticationObject {
+  authenticationType: string;
+  authenticationMethodId: string;
+  name?: string;
+}
+
+/** `challengeData` of an embedded SCA. */
+export interface ChallengeData {
+  otpMaxLength?: number;
+  otpFormat?: 'characters' | 'integer';
+  additionalInformation?: string;
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { duration, durationList, port } from '../config-fields.ts';
+import { duration, durationList, optionalUrl, port } from '../config-fields.ts';
 
 /** Configuration of the payment-collection gateway (docs/collect.md, Configuration). */
 export const collectConfig = z.object({
@@ -49,9 +49,60 @@ export const collectConfig = z.object({
   COLLECT_BILLING_RETRY_SCHEDULE: durationList('1m,5m,15m,30m,1h,2h,4h,8h,12h,24h,24h,24h'),
   COLLECT_BILLING_REQUEST_TIMEOUT: duration('15s'),
 
+  /**
+   * The gateway's fee on each settled payment, payout and send of a merchant, in basis points of its
+   * amount, rounded half up (docs/collect.md "Ledger"); 0 charges nothing.
+   */
+  COLLECT_FEE_BPS: z.coerce.number().int().min(0).max(10_000).default(0),
+
+  /** Cash desks: how long an operator's login (desk API bearer token, desk page cookie) lasts. */
+  COLLECT_DESK_SESSION_TTL: duration('12h'),
+
+  /**
+   * Card acquirer (connectors/collect/acquirer.ts, docs/collect.md "Card acquirer"): its id (names it in
+   * settlements and the ledger), base URL and API key (sent as X-Api-Key). Unset in sandbox mode, the
+   * sandbox acquirer `npm start` runs on SANDBOX_ACQUIRER_PORT; production must name all three.
+   */
+  COLLECT_ACQUIRER_ID: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'lower-case letters, digits, dashes')
+    .default('sandbox-acquirer'),
+  COLLECT_ACQUIRER_URL: optionalUrl,
+  COLLECT_ACQUIRER_API_KEY: z
+    .string()
+    .min(16, 'must be at least 16 characters')
+    .default('sandbox-acquirer-key-0000'),
+  COLLECT_ACQUIRER_REQUEST_TIMEOUT: duration('15s'),
+  /** The sandbox card acquirer (authorisations, 3-D Secure page, captures). */
+  SANDBOX_ACQUIRER_PORT: port(4040),
+  /** Where a person's browser reaches the sandbox acquirer's 3-D Secure page; default its listening URL. */
+  SANDBOX_ACQUIRER_PUBLIC_URL: optionalUrl,
+
+  /**
+   * Bank statements (docs/collect.md "Bank statements"): camt.053/054 files dropped in this folder are
+   * imported by a worker and moved to its `processed/` (or, refused, `failed/`) subfolder; unset, no
+   * folder is watched (uploads and `npm run admin -- collect:statement` still import).
+   */
+  COLLECT_STATEMENT_DIR: z.string().min(1).optional(),
+  /** How often the statement folder is looked at. */
+  COLLECT_STATEMENT_POLL_INTERVAL: duration('10s'),
+  /** The largest statement document imported (bytes); larger ones are refused (413). */
+  COLLECT_STATEMENT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(64 * 1024 * 1024),
+
   /** The sandbox merchant of the payment-collection gateway (notifications, billing). */
   SANDBOX_MERCHANT_PORT: port(4030),
 });
 
-/** Keys sandbox mode generates for development but production must be given. */
-export const collectProductionKeys = ['COLLECT_SECRET_KEY', 'COLLECT_SIGNING_KEY'] as const;
+/** Keys sandbox mode generates for development, and the parties it defaults to, that production must be given. */
+export const collectProductionKeys = [
+  'COLLECT_SECRET_KEY',
+  'COLLECT_SIGNING_KEY',
+  // Unset, the card acquirer would be this machine's sandbox acquirer with its published key.
+  'COLLECT_ACQUIRER_ID',
+  'COLLECT_ACQUIRER_URL',
+  'COLLECT_ACQUIRER_API_KEY',
+] as const;

@@ -1,6 +1,7 @@
 import { createCollectActivities } from '../../activities/collect/index.ts';
 import { answerMalformedInput, createCollectApi } from '../../api/collect/index.ts';
 import type { PlatformServiceModule } from '../service.ts';
+import { watchStatementFolder } from './statement-folder.ts';
 
 /** The payment-collection gateway: its API under /collect and its activities. */
 export const collectService: PlatformServiceModule = {
@@ -10,5 +11,19 @@ export const collectService: PlatformServiceModule = {
     mount: (app, basePath) => app.route(basePath, createCollectApi()),
     answerMalformed: answerMalformedInput('/collect'),
   },
-  worker: ({ config, db, logger }) => ({ activities: createCollectActivities({ db, config, logger }) }),
+  worker({ config, db, client, logger }) {
+    let folder: { stop(): Promise<void> } | undefined;
+    return {
+      activities: createCollectActivities({ db, config, logger, temporal: client }),
+      // The watched bank-statement folder (COLLECT_STATEMENT_DIR), once the workers poll.
+      started: async () => {
+        const dir = config.COLLECT_STATEMENT_DIR;
+        if (dir) {
+          const deps = { db, config, temporal: client, logger };
+          folder = watchStatementFolder(deps, { dir, intervalMs: config.COLLECT_STATEMENT_POLL_INTERVAL });
+        }
+      },
+      close: async () => folder?.stop(),
+    };
+  },
 };

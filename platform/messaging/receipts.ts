@@ -65,6 +65,8 @@ export function routeDeliveryReceipts(deps: {
         .where(ofThisReceipt(receipt))
         .orderBy(desc(messagingMessages.submittedAt))
         .limit(1);
+      // Recorded between the two reads (the bench saw it under load): it is waiting, look again.
+      if (finished?.status === 'submitted') continue;
       // Only a message being handed over now (`sending`) can still turn out to own this id.
       const [inFlight] = finished
         ? await db

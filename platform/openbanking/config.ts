@@ -45,8 +45,38 @@ export const openBankingConfig = z.object({
    */
   OPENBANKING_REFRESH_INTERVAL: duration('6h'),
   OPENBANKING_REFRESHES_PER_RUN: z.coerce.number().int().min(1).max(1000).default(50),
+  /**
+   * Bulk payments (docs/openbanking.md, "Bulk payments"): entries are read back from the bank and
+   * recorded OPENBANKING_BULK_BATCH_SIZE at a time, one child workflow per batch; while the bank still
+   * executes the bulk its status is asked every OPENBANKING_BULK_POLL_INTERVAL (doubling up to an hour).
+   */
+  OPENBANKING_BULK_BATCH_SIZE: z.coerce.number().int().min(1).max(5000).default(500),
+  OPENBANKING_BULK_POLL_INTERVAL: duration('5s'),
   /** How long a `nextPageUrl` cursor of paged transactions stays usable (the bank's link stays with us). */
   OPENBANKING_PAGE_CURSOR_TTL: duration('1h'),
+  /**
+   * Payment initiation (docs/openbanking.md, "Payment initiation"): a payment not confirmed (POST/PUT
+   * payment) within OPENBANKING_PAYMENT_CONFIRMATION_TIMEOUT is EXPIRED; its SCA at the bank must end
+   * within OPENBANKING_SCA_TIMEOUT after the confirmation; a decoupled SCA is read from the bank every
+   * OPENBANKING_DECOUPLED_POLL_INTERVAL.
+   */
+  OPENBANKING_PAYMENT_CONFIRMATION_TIMEOUT: duration('1h'),
+  OPENBANKING_DECOUPLED_POLL_INTERVAL: duration('3s'),
+  /**
+   * The gateway's TPP identity toward banks (credentials/openbanking/tpp-signing.ts): a PEM private key
+   * and its PEM certificate (QSeal in production); `\n` may stand for line breaks. Set, every XS2A request
+   * is signed (Digest, Signature, TPP-Signature-Certificate); unset, requests go unsigned.
+   */
+  OPENBANKING_TPP_SIGNING_KEY: z
+    .string()
+    .min(1)
+    .transform((pem) => pem.replaceAll('\\n', '\n'))
+    .optional(),
+  OPENBANKING_TPP_CERTIFICATE: z
+    .string()
+    .min(1)
+    .transform((pem) => pem.replaceAll('\\n', '\n'))
+    .optional(),
   /** The sandbox banks (XS2A 1.3 + hosted SCA page), started by `npm start` in sandbox mode. */
   SANDBOX_BANKS_PORT: port(4020),
   /**

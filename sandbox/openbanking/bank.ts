@@ -7,6 +7,7 @@ import type {
 } from '../../domain/openbanking/xs2a.ts';
 import {
   addDays,
+  balancesOf,
   ibanOf,
   isoDate,
   resourceIdOf,
@@ -16,6 +17,8 @@ import {
   type SandboxBankDefinition,
   todayUtc,
 } from './catalogue.ts';
+import { PaymentLedger } from './payment-ledger.ts';
+import type { SandboxPayment, TppSigningPolicy } from './pis-records.ts';
 
 /**
  * The state of one sandbox bank (in memory; a restart forgets consents): its PSUs and accounts,
@@ -26,8 +29,14 @@ export interface SandboxPsu {
   psuId: string;
   password: string;
   ownerName: string;
+  /** Where the bank sends its one-time codes (embedded SCA): a number of the sandbox SMSC. */
+  phone: string;
   accounts: SandboxAccount[];
 }
+
+/** A PSU's phone number: +35988 and seven digits from the PSU id (never ending 0000/0001, which the sandbox SMSC fails). */
+export const phoneOf = (bankCode: string, psuId: string) =>
+  `+35988${String(1_000_000 + (createHash('sha256').update(`${bankCode}:${psuId}`).digest().readUInt32BE(0) % 8_000_000)).padStart(7, '0')}`;
 
 /** What the consent grants per account once the PSU approved it. */
 export interface ConsentGrant {
@@ -55,6 +64,8 @@ export interface SandboxConsent {
   psuIpAddress?: string;
   sessionHash?: Buffer;
   grant?: ConsentGrant;
+  /** Decoupled SCA: the PSU (PSU-ID) the bank asks in its app. */
+  decoupledPsuId?: string;
 }
 
 export const MAX_FAILED_LOGINS = 5;
@@ -81,6 +92,20 @@ export class SandboxBank {
   readonly psus = new Map<string, SandboxPsu>();
   readonly accounts = new Map<string, SandboxAccount>();
   readonly consents = new Map<string, SandboxConsent>();
+  /** Payments initiated at the bank (sandbox/openbanking/pis.ts), by paymentId. */
+  readonly payments = new Map<string, SandboxPayment>();
+  /** Whether XS2A requests must be signed by the TPP (signed ones are always verified). */
+  tppSigning: TppSigningPolicy = { required: false };
+  /** Balances and debits of the bank's accounts: the witness of every payment. */
+  readonly ledger = new PaymentLedger((iban) => {
+    const account = this.accountByIban(iban);
+    if (!account) return null;
+    const available = balancesOf(account).find((balance) => balance.balanceType === 'interimAvailable');
+    return {
+      currency: account.definition.currency,
+      balanceMinor: Math.round(Number(available?.balanceAmount.amount ?? '0') * 100),
+    };
+  });
   /** Reads without the PSU present, per consent, account, endpoint and UTC day. */
   private readonly reads = new Map<string, number>();
   /** null: the bank's default notices; an array: notices set through the sandbox admin endpoint. */
@@ -98,7 +123,13 @@ export class SandboxBank {
   }
 
   addPsu(psuId: string, password: string, ownerName: string, definitions: SandboxAccountDefinition[]) {
-    const psu: SandboxPsu = { psuId, password, ownerName, accounts: [] };
+    const psu: SandboxPsu = {
+      psuId,
+      password,
+      ownerName,
+      phone: phoneOf(this.definition.code, psuId),
+      accounts: [],
+    };
     for (const definition of definitions) {
       const iban = ibanOf(this.definition, definition.number);
       const account: SandboxAccount = {
@@ -116,6 +147,11 @@ export class SandboxBank {
     }
     this.psus.set(psuId, psu);
     return psu;
+  }
+
+  accountByIban(iban: string): SandboxAccount | undefined {
+    for (const account of this.accounts.values()) if (account.iban === iban) return account;
+    return undefined;
   }
 
   /** A new PSU with generated accounts (sandbox admin endpoint; benchmarks seed big histories this way). */

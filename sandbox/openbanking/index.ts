@@ -4,8 +4,11 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import type { MaintenanceNotice } from '../../domain/openbanking/xs2a.ts';
 import { SandboxBank } from './bank.ts';
+import { registerBulkPaymentRoutes } from './bulk-payments.ts';
 import { bookedTransaction, ibanOf, SANDBOX_BANKS, type SandboxBankDefinition } from './catalogue.ts';
+import { registerPisRoutes, registerTppSignatureCheck } from './pis.ts';
 import { registerScaPage } from './sca-page.ts';
+import { type SmsCarrierAccount, smppSmsSender } from './sms-sender.ts';
 import { registerXs2aRoutes, tppError } from './xs2a-routes.ts';
 
 /**
@@ -41,6 +44,10 @@ export interface SandboxBanksOptions {
    * off so that their outcome does not depend on the day; they open windows through the sandbox controls.
    */
   weeklyMaintenance?: boolean;
+  /** The SMS carrier the banks send their one-time codes through (embedded SCA); none: no embedded SCA. */
+  sms?: SmsCarrierAccount;
+  /** How long a one-time code stays valid (default 5 minutes). */
+  otpTtlMs?: number;
 }
 
 export interface SandboxBanks {
@@ -123,6 +130,8 @@ export async function startSandboxBanks(options: SandboxBanksOptions = {}): Prom
     ]),
   );
 
+  const stopped = new AbortController();
+  const sendSms = options.sms ? smppSmsSender(options.sms) : undefined;
   const app = new Hono();
   app.get('/directory', (c) => {
     const origin = new URL(c.req.url).origin;
@@ -142,8 +151,16 @@ export async function startSandboxBanks(options: SandboxBanksOptions = {}): Prom
   });
 
   for (const bank of banks.values()) {
+    registerTppSignatureCheck(app, bank);
     registerXs2aRoutes(app, bank, () => publicUrl);
     registerScaPage(app, bank);
+    registerPisRoutes(app, bank, {
+      publicUrl: () => publicUrl,
+      stopped: stopped.signal,
+      ...(sendSms ? { sendSms } : {}),
+      ...(options.otpTtlMs !== undefined ? { otpTtlMs: options.otpTtlMs } : {}),
+    });
+    registerBulkPaymentRoutes(app, bank, bank.ledger, () => publicUrl);
     const admin = `/${bank.definition.code}/sandbox`;
 
     app.post(`${admin}/psus`, async (c) => {
@@ -189,6 +206,22 @@ export async function startSandboxBanks(options: SandboxBanksOptions = {}): Prom
       return c.body(null, 204);
     });
 
+    // The PSU answers a decoupled consent in the bank's app (the app is this control).
+    app.post(`${admin}/consents/:consentId/decoupled/:decision{approve|deny}`, (c) => {
+      const consent = bank.consents.get(c.req.param('consentId'));
+      if (!consent) return tppError(c, 'CONSENT_UNKNOWN', 'The consent is not known to the bank');
+      const psu = consent.decoupledPsuId ? bank.psus.get(consent.decoupledPsuId) : undefined;
+      if (!psu || consent.status !== 'received')
+        return tppError(c, 'STATUS_INVALID', 'No decoupled approval of this consent is waiting');
+      const grant = c.req.param('decision') === 'approve' ? bank.grantFor(consent, psu) : undefined;
+      if (grant) {
+        consent.psuId = psu.psuId;
+        consent.grant = grant;
+      }
+      bank.decide(consent, grant !== undefined);
+      return c.body(null, 204);
+    });
+
     app.put(`${admin}/maintenance`, async (c) => {
       const parsed = noticesSchema.safeParse(await c.req.json().catch(() => undefined));
       if (!parsed.success) return c.json({ error: parsed.error.issues[0]?.message }, 400);
@@ -224,6 +257,7 @@ export async function startSandboxBanks(options: SandboxBanksOptions = {}): Prom
     banks,
     stop: () =>
       new Promise<void>((resolve) => {
+        stopped.abort();
         server.close(() => resolve());
         if ('closeAllConnections' in server) server.closeAllConnections();
       }),

@@ -12,8 +12,16 @@ import { accountDetailsOf, balancesOf, historyOf, isoDate, type SandboxAccount }
  * Errors are Berlin Group `tppMessages` bodies with the status codes of the specification.
  */
 
-const STATUS_OF: Record<TppMessageCode, 400 | 401 | 403 | 404 | 429 | 500 | 503> = {
+const STATUS_OF: Record<TppMessageCode, 400 | 401 | 403 | 404 | 409 | 429 | 500 | 503> = {
   FORMAT_ERROR: 400,
+  PSU_CREDENTIALS_INVALID: 401,
+  RESOURCE_EXPIRED: 403,
+  STATUS_INVALID: 409,
+  PAYMENT_FAILED: 400,
+  PRODUCT_UNKNOWN: 404,
+  SIGNATURE_MISSING: 400,
+  SIGNATURE_INVALID: 401,
+  CERTIFICATE_INVALID: 401,
   CONSENT_INVALID: 401,
   CONSENT_EXPIRED: 401,
   CONSENT_UNKNOWN: 403,
@@ -119,6 +127,29 @@ export function registerXs2aRoutes(app: Hono, bank: SandboxBank, publicUrl: () =
     const request = parsed.data as ConsentRequest;
     if (request.validUntil < isoDate(new Date()))
       return tppError(c, 'FORMAT_ERROR', 'validUntil: must not be in the past', 'validUntil');
+    if (c.req.header('tpp-decoupled-preferred') === 'true') {
+      // Decoupled: the PSU named by PSU-ID approves in the bank's app (the sandbox control
+      // POST /{code}/sandbox/consents/{id}/decoupled/{approve|deny} stands for the app).
+      const psuId = c.req.header('psu-id');
+      if (!psuId || !bank.psus.has(psuId))
+        return tppError(c, 'PSU_CREDENTIALS_INVALID', 'PSU-ID: not a user of this bank', 'PSU-ID');
+      const consent = bank.createConsent(request, '', '');
+      consent.psuIpAddress = c.req.header('psu-ip-address');
+      consent.decoupledPsuId = psuId;
+      consent.scaStatus = 'received';
+      const self = `${v1}/consents/${consent.consentId}`;
+      c.header('Location', new URL(self, c.req.url).toString());
+      c.header('ASPSP-SCA-Approach', 'DECOUPLED');
+      return c.json(
+        {
+          consentStatus: 'received',
+          consentId: consent.consentId,
+          psuMessage: `Please approve the access in the ${bank.definition.name} app.`,
+          _links: { self: { href: self }, status: { href: `${self}/status` } },
+        },
+        201,
+      );
+    }
     const redirectUri = c.req.header('tpp-redirect-uri');
     if (!redirectUri || !isRedirectUri(redirectUri))
       return tppError(
@@ -139,7 +170,8 @@ export function registerXs2aRoutes(app: Hono, bank: SandboxBank, publicUrl: () =
     const consent = bank.createConsent(request, redirectUri, nokRedirectUri);
     consent.psuIpAddress = c.req.header('psu-ip-address');
     const self = `${v1}/consents/${consent.consentId}`;
-    c.header('Location', self);
+    // The 1.3 schema's Location is an absolute URL (the `_links` hrefs may be relative).
+    c.header('Location', new URL(self, c.req.url).toString());
     c.header('ASPSP-SCA-Approach', 'REDIRECT');
     return c.json(
       {
@@ -356,6 +388,7 @@ export function registerXs2aRoutes(app: Hono, bank: SandboxBank, publicUrl: () =
     );
     if (!found) return tppError(c, 'RESOURCE_UNKNOWN', 'The transaction is not known');
     const { cents: _cents, booked: _booked, ...transaction } = found;
-    return c.json({ transactionsDetails: { transactionDetails: transaction } }, 200);
+    // XS2A 1.3: `transactionsDetails` is the transactionDetails object itself (no further nesting).
+    return c.json({ transactionsDetails: transaction }, 200);
   });
 }

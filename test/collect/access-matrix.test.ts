@@ -1,8 +1,10 @@
 import { and, count, eq, inArray } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { collectObligations } from '../../db/schema/collect.ts';
 import { oneTouchChecksum } from '../../domain/collect/one-touch-checksum.ts';
+import { expectLedgerBalanced } from '../support/ledger.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { holdWithCard } from './card-client.ts';
 import { expTimeIn, newInvoice, signedPacket, type TextReply, textReply } from './epay-client.ts';
 
 /**
@@ -26,6 +28,9 @@ beforeAll(async () => {
   otherMerchant = await platform.createSandboxMerchant({ name: 'Merchant B' });
   app = await platform.createOneTouchApp({ name: 'App A' });
   otherApp = await platform.createOneTouchApp({ name: 'App B' });
+});
+afterEach(async () => {
+  await expectLedgerBalanced(platform.db);
 });
 afterAll(async () => {
   await platform?.stop();
@@ -81,6 +86,8 @@ const OPEN_OPERATIONS: Record<string, string> = {
   'GET /office/pay_money_send.cgi': 'the office side (demo only, 404 in production)',
   'GET /.well-known/notification-key.pem': 'the public key that verifies notifications',
   'POST /card/pay': 'the card form; its credential is the single-use page token (checked below)',
+  'GET /card/return':
+    'the 3-D Secure return; decides only what the acquirer answers for an authorisation a card page submitted',
 };
 
 const amount = '12.30';
@@ -137,7 +144,24 @@ const PACKETS: Record<
     extra: { PAGE: 'credit_paydirect' },
   }),
   'GET /notifications': (min) => ({ packet: { MIN: min, INVOICE: newInvoice() } }),
+  'GET /merchant/balance': (min) => ({ packet: { MIN: min } }),
 };
+
+/** Operations that only read: a validly signed packet registers nothing. */
+const READING_OPERATIONS = ['GET /v3main', 'GET /notifications', 'GET /merchant/balance'];
+
+/**
+ * The cash desk (decision 0030) authenticates its operators: the desk API by a bearer session token,
+ * the hosted page by its session cookie. Only logging in (and the page showing its log-in form, and
+ * logging out of no session) takes no credential.
+ */
+const DESK_LOGIN_OPERATIONS: Record<string, string> = {
+  'POST /desk/api/sessions': 'the operator logs in with its login and password',
+  'POST /desk/login': 'the page’s log-in form',
+  'GET /desk': 'the log-in form without a session (401 once an IDN is asked for: checked below)',
+  'POST /desk/logout': 'ends the session it has, if any',
+};
+const isDeskPath = (path: string) => path === '/desk' || path.startsWith('/desk/');
 
 /** Sends ENCODED/CHECKSUM (and extra fields) the way the operation documents: query or form. */
 async function send(method: string, path: string, params: Record<string, string>): Promise<TextReply> {
@@ -174,7 +198,8 @@ describe('collect access matrix: ENCODED/CHECKSUM operations', () => {
       const name = `${method} ${path}`;
       if (fields.includes('ENCODED'))
         expect(PACKETS[name], `${name}: add its packet to PACKETS`).toBeDefined();
-      else if (!path.startsWith('/xdev/'))
+      // The desk's operations are checked in 'collect access matrix: cash desk' below.
+      else if (!path.startsWith('/xdev/') && !isDeskPath(path))
         expect(
           OPEN_OPERATIONS[name],
           `${name} takes no credential: say why in OPEN_OPERATIONS`,
@@ -221,7 +246,7 @@ describe('collect access matrix: ENCODED/CHECKSUM operations', () => {
     }
     // Only the validly signed registrations count: REGISTER, card page and the five registering operations.
     const registering = operations.filter(
-      ({ method, path }) => !['GET /v3main', 'GET /notifications'].includes(`${method} ${path}`),
+      ({ method, path }) => !READING_OPERATIONS.includes(`${method} ${path}`),
     ).length;
     expect(await obligationCount(merchant.min)).toBe(before + registering);
   });
@@ -247,11 +272,15 @@ describe('collect access matrix: ENCODED/CHECKSUM operations', () => {
     expect(pay.fields.STATUS).toBe('PAID');
     const openInvoice = newInvoice();
     const openIdn = await register({ INVOICE: openInvoice, AMOUNT: amount, DESCR: 'B open' });
-    const holdIdn = await register(
-      { PHASE: 'REGISTER', INVOICE: newInvoice(), AMOUNT: amount },
-      '/v3main/',
-      'POST',
+    const holdPacket = { PHASE: 'REGISTER', INVOICE: newInvoice(), AMOUNT: amount };
+    const holdIdn = await register(holdPacket, '/v3main/', 'POST');
+    // The customer's card authorises B's hold (decision 0032): HELD.
+    const cardHold = await holdWithCard(
+      platform.collectUrl,
+      { MIN: otherMerchant.min, ...holdPacket },
+      otherMerchant.secret,
     );
+    expect(cardHold.status, cardHold.html).toBe(200);
     const notificationsOfB = await eventually(
       async () => {
         const reply = await send(
@@ -291,6 +320,8 @@ describe('collect access matrix: ENCODED/CHECKSUM operations', () => {
       ],
       // B's INVOICE, under A's MIN: A's own notifications (none), A's own new obligations.
       'GET /notifications': [{ packet: { INVOICE: paidInvoice } }],
+      // A's own balance, never B's (B has been paid).
+      'GET /merchant/balance': [{ packet: {} }],
     };
     const secrets = [paidIdn, openIdn, holdIdn, otherMerchant.min, 'B paid', 'B open'];
     for (const { method, path } of await encodedOperations()) {
@@ -333,6 +364,48 @@ describe('collect access matrix: ENCODED/CHECKSUM operations', () => {
     const reply = await send('POST', '/card/pay', { token: 'forged-page-token', action: 'pay' });
     expect(reply.status).toBe(404);
     expect(reply.body).toContain('PAGE_NOT_FOUND');
+  });
+});
+
+describe('collect access matrix: cash desk', () => {
+  it('every desk operation but logging in refuses a request without an operator’s session with 401', async () => {
+    const operations = (await documentedOperations()).filter(({ path }) => isDeskPath(path));
+    expect(operations.length).toBeGreaterThanOrEqual(8);
+    const guarded = operations.filter(({ method, path }) => !DESK_LOGIN_OPERATIONS[`${method} ${path}`]);
+    expect(guarded.length).toBeGreaterThanOrEqual(6);
+    const idn = '1234567890';
+    const attempts: [string, Record<string, string>][] = [
+      ['no credential', {}],
+      ['forged bearer token', { authorization: 'Bearer dsk_forged-token' }],
+      ['forged session cookie', { cookie: 'desk_session=dsk_forged-token' }],
+    ];
+    for (const { method, path } of guarded) {
+      const isApi = path.startsWith('/desk/api/');
+      const url = `${platform.collectUrl}${path.replace('{idn}', idn).replace('{receipt}', '000101-0000000001')}`;
+      for (const [label, headers] of attempts) {
+        const response = await fetch(url, {
+          method,
+          headers: {
+            ...headers,
+            'content-type': isApi ? 'application/json' : 'application/x-www-form-urlencoded',
+            'idempotency-key': `matrix-${label.length}-${path.length}`,
+          },
+          body:
+            method === 'GET' || method === 'DELETE'
+              ? undefined
+              : isApi
+                ? JSON.stringify({ idn, recipientId: '8001010000', recipientName: 'Ivan Petrov' })
+                : new URLSearchParams({ idn, csrf: 'x', requestId: 'matrix-request-1' }),
+        });
+        expect(response.status, `${method} ${path} (${label})`).toBe(401);
+        const body = await response.text();
+        if (isApi) expect(JSON.parse(body).error.code, `${method} ${path} (${label})`).toBe('unauthorized');
+      }
+    }
+    // The page shows its log-in form to anyone, but looks nothing up without a session.
+    const lookUp = await fetch(`${platform.collectUrl}/desk?idn=${idn}`);
+    expect(lookUp.status).toBe(401);
+    expect(await lookUp.text()).toMatch(/<form[^>]*login/i);
   });
 });
 

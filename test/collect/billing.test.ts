@@ -1,8 +1,10 @@
 import { createHmac } from 'node:crypto';
 import { asc, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { collectLedgerTransactions } from '../../db/schema/collect-ledger.ts';
 import { collectBillingAttempts, collectBillingPayments } from '../../db/schema/collect-notifications.ts';
 import { billingWorkflowId } from '../../domain/collect/processes.ts';
+import { expectLedgerBalanced } from '../support/ledger.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
 
 /** Billing retry delays of this file (after each failed /pay/confirm). */
@@ -19,6 +21,9 @@ describe('billing callbacks (/pay/init, /pay/confirm)', () => {
         COLLECT_BILLING_CHECK_TIMEOUT: '2s',
       },
     });
+  });
+  afterEach(async () => {
+    await expectLedgerBalanced(platform.db);
   });
   afterAll(async () => {
     await platform?.stop();
@@ -104,6 +109,14 @@ describe('billing callbacks (/pay/init, /pay/confirm)', () => {
     expect(row).toMatchObject({ status: 'confirmed', checkCode: '00', confirmCode: '00', amountMinor: 2500 });
     expect(attempts).toEqual(['init:00', 'confirm:00']);
     expect(platform.sandbox.merchant.customer(merchant.min, merchant.idn(1))?.paid).toBe(true);
+    // The money the office took is in the ledger, against the (demo) desk and its receipt.
+    const [posted] = await platform.db
+      .select({ detail: collectLedgerTransactions.detail })
+      .from(collectLedgerTransactions)
+      .where(eq(collectLedgerTransactions.key, `billing:${tid}`));
+    expect(posted?.detail).toMatchObject({
+      source: { channel: 'cash_desk', officeId: '000001', receipt: expect.stringMatching(/^000001-/) },
+    });
 
     const [init] = callsOf(merchant.min, 'init');
     const [confirm] = callsOf(merchant.min, 'confirm');

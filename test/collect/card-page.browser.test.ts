@@ -3,16 +3,19 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { and, count, eq } from 'drizzle-orm';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { collectObligations } from '../../db/schema/collect.ts';
 import { collectCardPages } from '../../db/schema/collect-card-page.ts';
+import { SANDBOX_3DS_CODE } from '../../sandbox/collect/acquirer.ts';
 import { launchChromium } from '../support/browser.ts';
+import { expectLedgerBalanced } from '../support/ledger.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 
 /**
  * The hosted card page in a real headless Chromium: a merchant's checkout page posts ENCODED and
- * CHECKSUM to the gateway, the customer types a sandbox card, and lands back on the merchant's
- * URL_OK or URL_CANCEL.
+ * CHECKSUM to the gateway, the customer types a test card of the sandbox acquirer (approved, declined,
+ * or a 3-D Secure check on the acquirer's own page, passed or failed), and lands back on the
+ * merchant's URL_OK or URL_CANCEL.
  */
 let platform: TestPlatform;
 let browser: Browser;
@@ -90,6 +93,10 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', resolve));
   shopUrl = `http://127.0.0.1:${(shop.address() as AddressInfo).port}`;
+});
+
+afterEach(async () => {
+  await expectLedgerBalanced(platform.db);
 });
 
 afterAll(async () => {
@@ -206,6 +213,72 @@ describe('card payment page', () => {
     await expect(page.getByRole('heading').textContent()).resolves.toBe('Payment cancelled');
     expect((await obligationOf('1003'))?.status).toBe('DENIED');
     await page.close();
+  });
+});
+
+describe("3-D Secure challenge on the acquirer's page", () => {
+  /** Pays with the challenge card; the card page links to the issuer's check, which is answered. */
+  async function challenge(invoice: string, answer: { code: string; button: 'Confirm' | 'Cancel' }) {
+    const page = await openCardPage(invoice, '31.50');
+    await fillCard(page, { number: '4000 0000 0000 3220' });
+    await page.getByRole('button', { name: 'Pay 31.50 BGN' }).click();
+    await page.getByRole('heading', { name: 'Confirm the payment with your bank' }).waitFor();
+    expect((await obligationOf(invoice))?.status).toBe('PENDING');
+    await Promise.all([
+      page.waitForURL(`${platform.sandbox.acquirer.url}/challenge/*`),
+      page.getByRole('link', { name: 'Continue to your bank' }).click(),
+    ]);
+    await expect(page.locator('#amount').textContent()).resolves.toBe('31.50 BGN');
+    await page.getByLabel('Confirmation code').fill(answer.code);
+    await page.getByRole('button', { name: answer.button }).click();
+    return page;
+  }
+
+  it('passed: the payment is captured and the customer returns to URL_OK', async () => {
+    const page = await challenge('4001', { code: SANDBOX_3DS_CODE, button: 'Confirm' });
+    await page.waitForURL(`${shopUrl}/ok?invoice=4001`);
+    await expect(page.getByRole('heading').textContent()).resolves.toBe('Thank you for your order');
+    const paid = await obligationOf('4001');
+    expect(paid).toMatchObject({ status: 'PAID', paidAmountMinor: 3150 });
+    const [card] = await platform.db
+      .select({ id: collectCardPages.authorisationId })
+      .from(collectCardPages)
+      .where(eq(collectCardPages.idn, paid?.idn ?? ''));
+    const captured = platform.sandbox.acquirer.authorisation(card?.id ?? '');
+    expect(captured).toMatchObject({ status: 'captured', capturedMinor: 3150 });
+    expect({ stan: paid?.stan, bcode: paid?.bcode }).toEqual({
+      stan: captured?.capture?.stan,
+      bcode: captured?.approvalCode,
+    });
+    // The return link again (reload, back button) decides nothing more.
+    const again = await fetch(`${platform.collectUrl}/card/return?authorisation=${card?.id}`);
+    expect(await again.text()).toContain('Payment complete');
+    await page.close();
+  });
+
+  it('failed: the payment is declined (DENIED) and nothing is held', async () => {
+    const page = await challenge('4002', { code: '000000', button: 'Confirm' });
+    await page.getByRole('heading', { name: 'Payment declined' }).waitFor();
+    await expect(page.getByRole('status').textContent()).resolves.toContain(
+      '3-D Secure authentication failed',
+    );
+    const denied = await obligationOf('4002');
+    expect(denied?.status).toBe('DENIED');
+    const [card] = await platform.db
+      .select({ id: collectCardPages.authorisationId })
+      .from(collectCardPages)
+      .where(eq(collectCardPages.idn, denied?.idn ?? ''));
+    expect(platform.sandbox.acquirer.authorisation(card?.id ?? '')).toMatchObject({
+      status: 'declined',
+      capturedMinor: 0,
+    });
+    await page.close();
+  });
+
+  it('a forged return decides nothing the acquirer did not decide', async () => {
+    const forged = await fetch(`${platform.collectUrl}/card/return?authorisation=auth_forged`);
+    expect(forged.status).toBe(404);
+    expect(await forged.text()).toContain('<code id="error-code">PAGE_NOT_FOUND</code>');
   });
 });
 

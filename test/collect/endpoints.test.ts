@@ -1,7 +1,9 @@
 import { count, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { collectMerchants, collectObligations } from '../../db/schema/collect.ts';
+import { expectLedgerBalanced } from '../support/ledger.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { holdWithCard } from './card-client.ts';
 import { expTimeIn, getText, newInvoice, postForm, signedPacket, type TextReply } from './epay-client.ts';
 
 const ADMIN_TOKEN = 'admin-token-for-collect-tests-0123456789';
@@ -13,6 +15,9 @@ beforeAll(async () => {
   platform = await startTestPlatform({ env: { ADMIN_TOKEN } });
   merchant = await platform.createMerchant({ name: 'Endpoint merchant' });
   other = await platform.createMerchant({ name: 'Other merchant' });
+});
+afterEach(async () => {
+  await expectLedgerBalanced(platform.db);
 });
 afterAll(async () => {
   await platform?.stop();
@@ -321,10 +326,15 @@ describe('registrations of the other kinds', () => {
 describe('POST /v3main/ (pre-authorisation)', () => {
   const v3 = (fields: Record<string, string>, secret = merchant.secret) =>
     postForm(url('/v3main/'), signedPacket(fields, secret));
+  /** REGISTER (PENDING), then the customer's card on the card page (decision 0032): HELD. */
   const register = async (amount = '100.00') => {
-    const reply = await v3(bill({ PHASE: 'REGISTER', AMOUNT: amount }));
+    const packet = bill({ PHASE: 'REGISTER', AMOUNT: amount });
+    const reply = await v3(packet);
     expect(reply.status, reply.body).toBe(200);
-    expect(reply.fields).toMatchObject({ STATUS: 'HELD', AMOUNT: amount });
+    expect(reply.fields).toMatchObject({ STATUS: 'PENDING', AMOUNT: amount });
+    const held = await holdWithCard(platform.collectUrl, packet, merchant.secret);
+    expect(held.status, held.html).toBe(200);
+    expect(held.html).toContain('Amount held');
     return reply.fields.IDN ?? '';
   };
 
@@ -533,6 +543,9 @@ describe('production mode', () => {
         WEBHOOK_SECRET_KEY: 'ef'.repeat(32),
       },
     });
+  });
+  afterEach(async () => {
+    await expectLedgerBalanced(production.db);
   });
   afterAll(async () => {
     await production?.stop();

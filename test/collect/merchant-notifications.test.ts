@@ -1,7 +1,8 @@
 import { createHmac, createVerify, randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { MerchantNotification } from '../../domain/collect/processes.ts';
 import { merchantNotificationsWorkflowId } from '../../domain/collect/processes.ts';
+import { expectLedgerBalanced } from '../support/ledger.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
 
 /** The configured retry delays of this file (first attempt immediate). */
@@ -33,6 +34,9 @@ describe('merchant notifications', () => {
         COLLECT_NOTIFY_BATCH_WINDOW: '400ms',
       },
     });
+  });
+  afterEach(async () => {
+    await expectLedgerBalanced(platform.db);
   });
   afterAll(async () => {
     await platform?.stop();

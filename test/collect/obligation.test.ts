@@ -1,8 +1,11 @@
-import { asc, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { collectObligationEvents, collectObligations } from '../../db/schema/collect.ts';
+import { eq } from 'drizzle-orm';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { collectCardPages } from '../../db/schema/collect-card-page.ts';
+import { expectLedgerBalanced } from '../support/ledger.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { holdWithCard } from './card-client.ts';
 import { expTimeIn, getText, newInvoice, postForm, signedPacket } from './epay-client.ts';
+import { obligationRow, statusHistory } from './read-model.ts';
 
 /** Expiries without EXP_TIME are shortened to 3 s so the timers can be watched. */
 let platform: TestPlatform;
@@ -14,6 +17,9 @@ beforeAll(async () => {
   });
   merchant = await platform.createMerchant({ name: 'Lender' });
 });
+afterEach(async () => {
+  await expectLedgerBalanced(platform.db);
+});
 afterAll(async () => {
   await platform?.stop();
 });
@@ -24,8 +30,7 @@ const call = (path: string, fields: Record<string, string>) =>
     url(path),
     signedPacket({ MIN: merchant.min, INVOICE: newInvoice(), ENCODING: 'utf-8', ...fields }, merchant.secret),
   );
-const readRow = async (idn: string) =>
-  (await platform.db.select().from(collectObligations).where(eq(collectObligations.idn, idn)))[0];
+const readRow = (idn: string) => obligationRow(platform.db, idn);
 const statusBecomes = (idn: string, status: string, timeoutMs = 15_000) =>
   eventually(
     async () => {
@@ -41,14 +46,7 @@ const completed = (workflowId: string) =>
     const workflow = await platform.client.workflow.getHandle(workflowId).describe();
     return workflow.status.name === 'COMPLETED' ? workflow : undefined;
   });
-const history = async (idn: string) =>
-  (
-    await platform.db
-      .select({ status: collectObligationEvents.status })
-      .from(collectObligationEvents)
-      .where(eq(collectObligationEvents.idn, idn))
-      .orderBy(asc(collectObligationEvents.id))
-  ).map((event) => event.status);
+const history = (idn: string) => statusHistory(platform.db, idn);
 
 describe('office obligation', () => {
   it('register → 10-digit code → demo payment → PAID, once', async () => {
@@ -150,13 +148,29 @@ describe('pre-authorisation', () => {
     postForm(url('/v3main/'), signedPacket(fields, merchant.secret));
 
   it('refuses a finalize over the held amount and keeps the hold; an untouched hold expires', async () => {
-    const held = await v3({ MIN: merchant.min, INVOICE: newInvoice(), AMOUNT: '50.00', PHASE: 'REGISTER' });
+    const packet = { MIN: merchant.min, INVOICE: newInvoice(), AMOUNT: '50.00', PHASE: 'REGISTER' };
+    const held = await v3(packet);
     const idn = held.fields.IDN ?? '';
+    // The customer's card authorises the hold on the card page (decision 0032).
+    expect((await holdWithCard(url(''), packet, merchant.secret)).status).toBe(200);
     const over = await v3({ MIN: merchant.min, PHASE: 'FINALIZE', IDN: idn, AMOUNT: '50.01' });
     expect(over.status).toBe(422);
     expect(over.fields).toMatchObject({ ERR: 'AMOUNT_EXCEEDS_HOLD', FIELD: 'AMOUNT' });
     expect((await readRow(idn))?.status).toBe('HELD');
     await statusBecomes(idn, 'EXPIRED');
+    // The expired hold is released at the acquirer.
+    const [page] = await platform.db
+      .select({ authorisationId: collectCardPages.authorisationId })
+      .from(collectCardPages)
+      .where(eq(collectCardPages.idn, idn));
+    await eventually(
+      async () =>
+        platform.sandbox.acquirer.authorisation(page?.authorisationId ?? '')?.status === 'voided'
+          ? true
+          : undefined,
+      15_000,
+      'the hold voided',
+    );
     const late = await v3({ MIN: merchant.min, PHASE: 'FINALIZE', IDN: idn, AMOUNT: '50.00' });
     expect(late.status).toBe(409);
     expect(late.fields.ERR).toBe('EXPIRED');

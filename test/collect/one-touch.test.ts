@@ -1,6 +1,6 @@
 import { createHash, createHmac } from 'node:crypto';
 import { and, count, eq, inArray, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   collectOneTouchApps,
   collectOneTouchCodes,
@@ -9,6 +9,7 @@ import {
   collectOneTouchTokens,
 } from '../../db/schema/collect-one-touch.ts';
 import { oneTouchChecksum } from '../../domain/collect/one-touch-checksum.ts';
+import { expectLedgerBalanced } from '../support/ledger.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 
 const ADMIN_TOKEN = 'admin-token-for-one-touch-tests-0123456789';
@@ -20,6 +21,9 @@ beforeAll(async () => {
   platform = await startTestPlatform({ env: { ADMIN_TOKEN } });
   app = await platform.createOneTouchApp({ name: 'Shop app' });
   otherApp = await platform.createOneTouchApp({ name: 'Other app' });
+});
+afterEach(async () => {
+  await expectLedgerBalanced(platform.db);
 });
 afterAll(async () => {
   await platform?.stop();

@@ -1,11 +1,11 @@
 import { createHmac, createVerify } from 'node:crypto';
-import type { WorkflowHandle } from '@temporalio/client';
-import { asc, eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { collectObligationEvents, collectObligations } from '../../db/schema/collect.ts';
+import { expectLedgerBalanced } from '../support/ledger.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { workerProcesses } from '../support/worker-process.ts';
+import { historyOf, idleOnTimer } from '../support/workflow-history.ts';
 import { expTimeIn, getText, newInvoice, signedPacket, type TextReply } from './epay-client.ts';
+import { obligationRow, statusHistory as statusHistoryOf } from './read-model.ts';
 
 /**
  * Durability of cash payouts against a real crash: the worker runs as its own OS process
@@ -36,6 +36,7 @@ beforeAll(async () => {
 // Each test starts its own worker processes; none outlives it.
 afterEach(async () => {
   await workers.killAll();
+  await expectLedgerBalanced(platform.db);
 });
 afterAll(async () => {
   await workers.killAll();
@@ -72,31 +73,18 @@ async function orderPayout(merchant: Merchant, invoice: string, fields: Record<s
 
 const collect = (sysCode: string) => getText(url('/office/pay_money_send.cgi'), { SYS_CODE: sysCode });
 
-const readRow = async (idn: string) =>
-  (await platform.db.select().from(collectObligations).where(eq(collectObligations.idn, idn)))[0];
+const readRow = (idn: string) => obligationRow(platform.db, idn);
 
-/** Every status the read model recorded for the obligation, in order. */
-const statusHistory = async (idn: string) =>
-  (
-    await platform.db
-      .select({ status: collectObligationEvents.status })
-      .from(collectObligationEvents)
-      .where(eq(collectObligationEvents.idn, idn))
-      .orderBy(asc(collectObligationEvents.id))
-  ).map((event) => event.status);
+const statusHistory = (idn: string) => statusHistoryOf(platform.db, idn);
 
-type HistoryEvent = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>[number];
-
-async function history(workflowId: string): Promise<HistoryEvent[]> {
-  return (await platform.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
-}
+const history = (workflowId: string) => historyOf(platform.client, workflowId);
 
 /** The payout workflow has completed its first workflow task and sleeps on its expiry timer. */
 const waitingForCollection = (sysCode: string) =>
   eventually(
     async () => {
       const events = await history(`payout-${sysCode}`);
-      return events.at(-1)?.timerStartedEventAttributes ? true : undefined;
+      return idleOnTimer(events) ? true : undefined;
     },
     15_000,
     `payout-${sysCode} to wait on its timer`,

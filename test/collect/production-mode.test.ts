@@ -1,92 +1,149 @@
 import { count, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { collectObligations } from '../../db/schema/collect.ts';
 import { collectOneTouchDevices, collectOneTouchPayments } from '../../db/schema/collect-one-touch.ts';
 import { oneTouchChecksum } from '../../domain/collect/one-touch-checksum.ts';
+import { ConfigError, loadConfig } from '../../platform/config.ts';
+import { expectLedgerBalanced } from '../support/ledger.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
-import { expTimeIn, postForm, signedPacket } from './epay-client.ts';
+import { holdWithCard, openCardPage, realCardNumber, submitCard } from './card-client.ts';
+import { expTimeIn, newInvoice, postForm, signedPacket } from './epay-client.ts';
 
 /**
- * PLATFORM_MODE=production with no real acquirer configured: the card page, pre-authorisation and
- * one-touch refuse to run on the sandbox issuer (the sandbox test card would otherwise "approve" and
- * the merchant receive a correctly signed PAID for money never taken). Nothing is registered or paid.
+ * PLATFORM_MODE=production (decision 0032): it does not start unless every outside party that would
+ * otherwise default to a sandbox one (card acquirer, SMPP carrier, chat-app and HLR providers) is named
+ * explicitly. Started with the sandbox acquirer named as its acquirer, cards go through it, but the
+ * published test cards are refused before any authorisation; one-touch (sandbox card only) refuses.
  */
+const PRODUCTION_KEYS = {
+  PLATFORM_MODE: 'production',
+  PUBLIC_BASE_URL: 'https://gateway.example.test',
+  COLLECT_SECRET_KEY: 'ab'.repeat(32),
+  OPENBANKING_KEY_ENCRYPTION_KEY: 'cd'.repeat(32),
+  WEBHOOK_SECRET_KEY: 'ef'.repeat(32),
+};
+
 let production: TestPlatform;
 let merchant: { min: string; secret: string };
 let app: { appId: string; secret: string };
 
 beforeAll(async () => {
-  production = await startTestPlatform({
-    env: {
-      PLATFORM_MODE: 'production',
-      PUBLIC_BASE_URL: 'https://gateway.example.test',
-      COLLECT_SECRET_KEY: 'ab'.repeat(32),
-      OPENBANKING_KEY_ENCRYPTION_KEY: 'cd'.repeat(32),
-      WEBHOOK_SECRET_KEY: 'ef'.repeat(32),
-    },
-  });
+  production = await startTestPlatform({ env: PRODUCTION_KEYS });
   merchant = await production.createMerchant({ name: 'Production shop' });
   app = await production.createOneTouchApp({ name: 'Production app' });
+});
+afterEach(async () => {
+  await expectLedgerBalanced(production.db);
 });
 afterAll(async () => {
   await production?.stop();
 });
 
-const obligationsOfMerchant = async () => {
-  const [row] = await production.db
-    .select({ n: count() })
-    .from(collectObligations)
-    .where(eq(collectObligations.merchantMin, merchant.min));
-  return row?.n;
-};
+describe('production start-up', () => {
+  const problemsOf = (env: Record<string, string>) => {
+    try {
+      loadConfig(env);
+    } catch (error) {
+      if (error instanceof ConfigError) return error;
+    }
+    throw new Error('production started without its outside parties');
+  };
 
-const packet = (fields: Record<string, string>) =>
-  signedPacket({ MIN: merchant.min, ...fields, ENCODING: 'utf-8' }, merchant.secret);
-
-describe('production mode without an acquirer', () => {
-  it('the card page answers its HTML error page and registers nothing', async () => {
-    const response = await fetch(`${production.collectUrl}/`, {
-      method: 'POST',
-      body: new URLSearchParams({
-        PAGE: 'credit_paydirect',
-        ...packet({ INVOICE: 'card-1', AMOUNT: '22.80', EXP_TIME: expTimeIn(86_400_000) }),
-      }),
+  it('refuses to start with a sandbox connector, naming each setting that is missing', () => {
+    const error = problemsOf({
+      ...PRODUCTION_KEYS,
+      COLLECT_SIGNING_KEY: production.env.COLLECT_SIGNING_KEY ?? '',
     });
-    expect(response.status).toBe(503);
-    expect(response.headers.get('content-type')).toMatch(/^text\/html/);
-    const page = await response.text();
-    expect(page).toContain('<code id="error-code">ACQUIRER_NOT_CONFIGURED</code>');
-    expect(page).not.toContain('name="number"');
-    expect(await obligationsOfMerchant()).toBe(0);
-
-    // A card form posted anyway (a page rendered before the switch, a forged post) decides nothing.
-    const pay = await fetch(`${production.collectUrl}/card/pay`, {
-      method: 'POST',
-      body: new URLSearchParams({
-        token: 'x'.repeat(43),
-        action: 'pay',
-        number: '4000000000000002',
-        expiry: '12/39',
-        cvv: '123',
-      }),
-    });
-    expect(pay.status).toBe(503);
-    expect(await pay.text()).toContain('ACQUIRER_NOT_CONFIGURED');
+    const named = error.problems.map((problem) => problem.variable);
+    const parties = [
+      'COLLECT_ACQUIRER_ID',
+      'COLLECT_ACQUIRER_URL',
+      'COLLECT_ACQUIRER_API_KEY',
+      'SMPP_URL',
+      'SMPP_SYSTEM_ID',
+      'SMPP_PASSWORD',
+      'CHATAPP_URL',
+      'CHATAPP_API_KEY',
+      'HLR_URL',
+      'HLR_API_KEY',
+    ];
+    expect(named.sort()).toEqual([...parties].sort());
+    for (const variable of parties) {
+      expect(error.message).toContain(`${variable}: required when PLATFORM_MODE=production`);
+    }
   });
 
-  it('pre-authorisation (v3main) answers ERR=ACQUIRER_NOT_CONFIGURED and holds nothing', async () => {
-    const register = await postForm(`${production.collectUrl}/v3main/`, {
-      ...packet({ PHASE: 'REGISTER', INVOICE: 'hold-1', AMOUNT: '10.00', EXP_TIME: expTimeIn(86_400_000) }),
-    });
-    expect(register.status).toBe(503);
-    expect(register.fields.ERR).toBe('ACQUIRER_NOT_CONFIGURED');
-    expect(register.fields.IDN).toBeUndefined();
-    const finalize = await postForm(`${production.collectUrl}/v3main/`, {
-      ...packet({ PHASE: 'FINALIZE', IDN: '1234567890', AMOUNT: '10.00' }),
-    });
-    expect(finalize.status).toBe(503);
-    expect(finalize.fields.ERR).toBe('ACQUIRER_NOT_CONFIGURED');
-    expect(await obligationsOfMerchant()).toBe(0);
+  it('an empty value counts as missing; named explicitly, the sandbox acquirer is accepted', () => {
+    const explicit = { ...production.env, ...PRODUCTION_KEYS };
+    expect(problemsOf({ ...explicit, COLLECT_ACQUIRER_URL: '' }).problems.map((p) => p.variable)).toEqual([
+      'COLLECT_ACQUIRER_URL',
+    ]);
+    expect(loadConfig(explicit).COLLECT_ACQUIRER_URL).toBe(production.sandbox.acquirer.url);
+  });
+});
+
+describe('production mode with the sandbox acquirer configured', () => {
+  const obligationOf = async (invoice: string) =>
+    (await production.db.select().from(collectObligations).where(eq(collectObligations.invoice, invoice)))[0];
+  const authorisations = () =>
+    production.sandbox.acquirer.requests.filter((r) => r.path === '/v1/authorisations').length;
+
+  it('the card page refuses the published test cards before any authorisation, and pays with a real card', async () => {
+    const packet = {
+      MIN: merchant.min,
+      INVOICE: newInvoice(),
+      AMOUNT: '22.80',
+      EXP_TIME: expTimeIn(86_400_000),
+      ENCODING: 'utf-8',
+    };
+    const opened = await openCardPage(production.collectUrl, 'credit_paydirect', packet, merchant.secret);
+    expect(opened.status).toBe(200);
+    expect(opened.html).not.toContain('Sandbox: no real card is charged');
+    const before = authorisations();
+    for (const testCard of ['4000000000000002', '5555555555554444', '4242424242424242', '4000000000003220']) {
+      const refused = await submitCard(production.collectUrl, opened.token ?? '', testCard);
+      expect(refused.status).toBe(422);
+      expect(refused.html).toContain('Test cards are not accepted');
+    }
+    expect(authorisations()).toBe(before);
+    expect((await obligationOf(packet.INVOICE))?.status).toBe('PENDING');
+
+    const paid = await submitCard(production.collectUrl, opened.token ?? '', realCardNumber());
+    expect(paid.status).toBe(200);
+    expect(paid.html).toContain('Payment complete');
+    expect(await obligationOf(packet.INVOICE)).toMatchObject({ status: 'PAID', paidAmountMinor: 2280 });
+  });
+
+  it('a pre-authorisation is held with a real card, finalized or reversed at the acquirer', async () => {
+    const v3 = (fields: Record<string, string>) =>
+      postForm(
+        `${production.collectUrl}/v3main/`,
+        signedPacket({ MIN: merchant.min, ...fields }, merchant.secret),
+      );
+    const hold = async (amount: string) => {
+      const packet = {
+        MIN: merchant.min,
+        PHASE: 'REGISTER',
+        INVOICE: newInvoice(),
+        AMOUNT: amount,
+        EXP_TIME: expTimeIn(86_400_000),
+      };
+      const registered = await postForm(
+        `${production.collectUrl}/v3main/`,
+        signedPacket(packet, merchant.secret),
+      );
+      expect(registered.fields.STATUS).toBe('PENDING');
+      const testCard = await holdWithCard(production.collectUrl, packet, merchant.secret, '4000000000000002');
+      expect(testCard.status).toBe(422);
+      const held = await holdWithCard(production.collectUrl, packet, merchant.secret, realCardNumber('5412'));
+      expect(held.html).toContain('Amount held');
+      return registered.fields.IDN ?? '';
+    };
+    const finalized = await v3({ PHASE: 'FINALIZE', IDN: await hold('60.00'), AMOUNT: '45.00' });
+    expect(finalized.fields).toMatchObject({ STATUS: 'PAID', AMOUNT: '45.00' });
+    expect(finalized.fields.STAN).toMatch(/^\d{6}$/);
+    const reversed = await v3({ PHASE: 'REVERSE', IDN: await hold('10.00') });
+    expect(reversed.fields.STATUS).toBe('REVERSED');
   });
 
   it('one-touch answers its JSON error: no device paired on the sandbox card, no payment made', async () => {

@@ -28,6 +28,32 @@ const SPEC_VERSIONS: [method: string, path: string, versions: readonly ApiVersio
   ['POST', '/api/cgate/consents-request', 'none'],
   ['GET', '/api/cgate/consents-request/{userHash}', 'none'],
   ['GET', '/api/cgate/ui/consents-request', 'none'],
+  // Payment initiation (single payments)
+  ['GET', '/payment/ibans/{ibanId}', [6, 7, 8]],
+  ['POST', '/payment/sca/{ibanId}', [6, 7, 8]],
+  ['POST', '/payment/iban', [6, 7, 8]],
+  ['POST', '/payment/direct', [7, 8]],
+  ['POST', '/payment/direct-initiate', [8]],
+  ['POST', '/budget-request', [6, 7, 8]],
+  ['POST', '/budget-request/no-iban', [7, 8]],
+  ['POST', '/payment', [6, 7, 8]],
+  ['PUT', '/payment', [6, 7, 8]],
+  ['PUT', '/payment/verify-sms', [8]],
+  ['GET', '/payment/status', [6, 7, 8]],
+  ['GET', '/status/{hookHash}', [7, 8]],
+  // Bulk payments, payment searches, reports and audit
+  ['POST', '/payments', [7, 8]],
+  ['POST', '/bulk-payments/payment', [8]],
+  ['POST', '/bulk-payments/request', [8]],
+  ['POST', '/bulk-payments/budget-payment', [8]],
+  ['POST', '/bulk-payments/budget-request', [8]],
+  ['GET', '/bulk-payments/status/{hookHash}', [8]],
+  ['POST', '/bulk-payments/search', [8]],
+  ['POST', '/payments/search-last-updated', [8]],
+  ['POST', '/reports/active-users', [8]],
+  ['POST', '/reports/active-users-details', [8]],
+  ['GET', '/reports/bank-maintenance', [8]],
+  ['GET', '/audit-by-bank', [9]],
 ];
 
 const SAMPLE_PARAMS: Record<string, string> = { iban: 'BG80BNBG96611020345678' };

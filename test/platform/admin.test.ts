@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAdminApi } from '../../api/admin/index.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 
 const ADMIN_TOKEN = 'admin-token-for-tests-0123456789abcdef';
@@ -42,6 +43,43 @@ describe('admin endpoints', () => {
     expect(((await bad.json()) as { error: { fields: { field: string }[] } }).error.fields[0]?.field).toBe(
       'name',
     );
+  });
+});
+
+describe('every admin endpoint', () => {
+  /** Read off the admin app itself, so an endpoint added later is checked too. */
+  const endpoints = createAdminApi().openAPIRegistry.definitions.flatMap((definition) =>
+    definition.type === 'route'
+      ? [{ method: definition.route.method.toUpperCase(), path: definition.route.path }]
+      : [],
+  );
+
+  it('is listed, the collect settlement ones included', () => {
+    const names = endpoints.map(({ method, path }) => `${method} ${path}`);
+    for (const name of [
+      'POST /collect/merchants',
+      'POST /collect/desk-operators',
+      'POST /collect/statements',
+      'GET /collect/statements/{id}',
+      'GET /collect/statements/review',
+      'POST /collect/statements/review/{itemId}/resolve',
+      'GET /collect/ledger/accounts',
+      'GET /collect/provider-accounts/{account}',
+      'POST /collect/provider-accounts/{account}/transfers',
+      'POST /collect/provider-accounts/{account}/payouts',
+    ])
+      expect(names).toContain(name);
+  });
+
+  it('refuses a missing or wrong admin token with 401 before reading the request', async () => {
+    for (const { method, path } of endpoints) {
+      const concrete = path.replace(/\{[^}]+\}/g, '1');
+      for (const token of [null, 'admin-token-for-tests-0123456789abcdeX', `${ADMIN_TOKEN}x`]) {
+        const response = await admin(method, concrete, token, method === 'GET' ? undefined : {});
+        expect(response.status, `${method} ${path} (${token ?? 'no token'})`).toBe(401);
+        expect(((await response.json()) as { error: { code: string } }).error.code).toBe('unauthorized');
+      }
+    }
   });
 });
 

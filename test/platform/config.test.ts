@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../platform/config.ts';
 
-/** What a production process must be given besides its keys: the carriers, explicitly. */
+/** What a production process must be given besides its keys: the carriers and the card acquirer, explicitly. */
 const PRODUCTION_CARRIERS = {
+  COLLECT_ACQUIRER_ID: 'acme-acquirer',
+  COLLECT_ACQUIRER_URL: 'https://acquirer.example/api',
+  COLLECT_ACQUIRER_API_KEY: 'acquirer-key-0123456789',
   SMPP_URL: 'smpp://smsc.example:2775',
   SMPP_SYSTEM_ID: 'acme',
   SMPP_PASSWORD: 'secret',

@@ -46,6 +46,8 @@ const PURE_PACKAGES = [
   'libphonenumber-js',
   'mcc-mnc-list',
   'node:crypto',
+  // Parses camt statements in memory (domain/collect/statement.ts); no I/O.
+  'fast-xml-parser',
 ];
 const isPurePackage = (specifier: string) =>
   PURE_PACKAGES.some((name) => specifier === name || specifier.startsWith(`${name}/`));

@@ -46,6 +46,9 @@ const collectSigningKeyPem = () =>
  */
 export const TEST_SENDER_NUMBERS = ['+359888000111', '+359888000000'] as const;
 
+/** The key the tests' sandbox acquirer requires (COLLECT_ACQUIRER_API_KEY). */
+export const TEST_ACQUIRER_API_KEY = 'test-acquirer-key-0123456789';
+
 export async function startIsolatedPlatform(options: IsolatedPlatformOptions) {
   const database = await createTestDatabase();
   const sandbox = await startSandbox({
@@ -57,6 +60,7 @@ export async function startIsolatedPlatform(options: IsolatedPlatformOptions) {
     chatAppDelayMs: options.chatAppDelayMs ?? 100,
     // Outcomes must not depend on the day: Bank C's Sunday window is opened by the tests that want it.
     banksWeeklyMaintenance: false,
+    acquirerApiKey: TEST_ACQUIRER_API_KEY,
   });
   const env: Record<string, string> = {
     NODE_ENV: 'test',
@@ -86,6 +90,11 @@ export async function startIsolatedPlatform(options: IsolatedPlatformOptions) {
     COLLECT_BILLING_RETRY_SCHEDULE: '200ms,200ms,200ms,200ms,200ms',
     COLLECT_BILLING_REQUEST_TIMEOUT: '2s',
     COLLECT_BILLING_CHECK_TIMEOUT: '5s',
+    // The sandbox acquirer named explicitly, as PLATFORM_MODE=production requires.
+    COLLECT_ACQUIRER_ID: 'sandbox-acquirer',
+    COLLECT_ACQUIRER_URL: sandbox.acquirer.url,
+    COLLECT_ACQUIRER_API_KEY: TEST_ACQUIRER_API_KEY,
+    COLLECT_ACQUIRER_REQUEST_TIMEOUT: '5s',
     // The sandbox parties and the tests' webhook receivers listen on loopback: allowed explicitly (the
     // sandbox-mode default) so that a platform started with PLATFORM_MODE=production reaches them too.
     OUTBOUND_URL_ALLOWLIST: '127.0.0.0/8,::1/128',

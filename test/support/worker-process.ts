@@ -62,7 +62,7 @@ export function workerProcesses(platformEnv: () => Record<string, string>) {
           throw new Error(`worker exited (${child.exitCode}):\n${output.join('\n')}`);
         return polling ? true : undefined;
       },
-      30_000,
+      60_000,
       'the worker process to run',
     );
     return worker;

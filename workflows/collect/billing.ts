@@ -90,7 +90,14 @@ export async function billingPayment(input: BillingPaymentInput): Promise<string
   if (input.action === 'CHECK') return finish('checked', details, outcome);
 
   // The office has taken the money: from here the confirmation must reach the merchant.
-  await recordBillingPayment({ tid: input.tid, status: 'confirming', final: false, ...details });
+  await recordBillingPayment({
+    tid: input.tid,
+    status: 'confirming',
+    final: false,
+    ...details,
+    // The office has the money: posted to the ledger with this status.
+    source: input.source,
+  });
   checked = outcome;
   const totalMinor = outcome.amountMinor;
   const invoices = outcome.invoices;

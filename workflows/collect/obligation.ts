@@ -1,12 +1,15 @@
 import {
+  ActivityFailure,
   ApplicationFailure,
   allHandlersFinished,
   condition,
+  patched,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { CollectActivities } from '../../activities/collect/index.ts';
+import { settlementChannels } from '../../domain/collect/ledger.ts';
 import {
   isOpen,
   notificationStatusOf,
@@ -25,14 +28,28 @@ import {
   type ObligationOutcome,
   payObligationUpdate,
   reverseHoldUpdate,
+  type SettlementSource,
 } from '../../domain/collect/processes.ts';
 import { formatPayTime } from '../../domain/collect/time.ts';
 import { BusinessStatus } from '../../domain/search-attributes.ts';
 import { notifyMerchant } from './merchant-notifications.ts';
 
-const { recordObligationStatus, recordObligationExpiry } = proxyActivities<CollectActivities>({
+const { recordObligationStatus, recordObligationExpiry, reservePayout } = proxyActivities<CollectActivities>({
   startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+});
+
+// The card acquirer (activities/collect/acquirer.ts): a capture or void asked for by a merchant or a
+// customer waiting for the answer gives up after a few minutes (the update fails; the same request
+// may be sent again: the acquirer's idempotency key makes it the same operation); releasing an expired
+// hold nobody waits for is retried until it is done.
+const { captureCard, voidCard, recordCardHold } = proxyActivities<CollectActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 8 },
+});
+const { voidCard: releaseCard } = proxyActivities<CollectActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '5 minutes' },
 });
 
 const refuse = (type: string, message: string): never => {
@@ -44,7 +61,8 @@ const refuse = (type: string, message: string): never => {
  * expired by a timer at its expiry; every final state is recorded and notified to the merchant once.
  */
 export async function collectObligation(input: ObligationInput): Promise<ObligationStatus> {
-  let status: ObligationStatus = input.kind === 'preauth' ? 'HELD' : 'PENDING';
+  // A pre-authorisation holds nothing until the customer's card is authorised on the card page (HELD).
+  let status: ObligationStatus = 'PENDING';
   let expiresAtMs = Date.parse(input.expiresAt);
   let paid: { amountMinor: number; payTime: string; stan: string; bcode: string } | undefined;
 
@@ -58,16 +76,29 @@ export async function collectObligation(input: ObligationInput): Promise<Obligat
     expiresAt: new Date(expiresAtMs).toISOString(),
   });
 
+  // A cash payout reserves its money (ledger: merchant → payouts owed) before it can be collected.
+  // (patched: a payout started before the ledger has no reservation, and its history no such activity.)
+  const reserved =
+    input.kind === 'payout_office' && patched('collect-ledger-payout-reservation')
+      ? reservePayout({ idn: input.idn, at: new Date().toISOString() })
+      : undefined;
+
   const refuseUnlessOpen = () => {
     const refusal = refusalOf(status, expiresAtMs, Date.now());
     if (refusal) refuse(refusal.type, refusal.message);
   };
 
   /** Moves to PAID before the first await, so a second Update is refused by its validator. */
-  async function settle(amountMinor: number, stan: string, bcode: string): Promise<ObligationOutcome> {
+  async function settle(
+    amountMinor: number,
+    stan: string,
+    bcode: string,
+    source: SettlementSource,
+  ): Promise<ObligationOutcome> {
     status = 'PAID';
     const now = new Date();
     paid = { amountMinor, payTime: formatPayTime(now), stan, bcode };
+    await reserved;
     await recordObligationStatus({
       idn: input.idn,
       status,
@@ -75,6 +106,7 @@ export async function collectObligation(input: ObligationInput): Promise<Obligat
       payTime: paid.payTime,
       stan,
       bcode,
+      source,
       at: now.toISOString(),
     });
     return outcome();
@@ -82,38 +114,91 @@ export async function collectObligation(input: ObligationInput): Promise<Obligat
 
   setHandler(
     payObligationUpdate,
-    ({ stan, bcode }) => {
+    ({ stan, bcode, source }) => {
       // A payout is collected with STAN and BCODE 000000, whatever the office says.
-      if (input.kind === 'payout_office') return settle(input.amountMinor, PAYOUT_STAN, PAYOUT_BCODE);
-      return settle(input.amountMinor, stan, bcode);
+      if (input.kind === 'payout_office') return settle(input.amountMinor, PAYOUT_STAN, PAYOUT_BCODE, source);
+      return settle(input.amountMinor, stan, bcode, source);
     },
     {
-      validator: (_payment) => {
+      validator: ({ source }) => {
         if (input.kind !== 'payout_office' && !officePayableKinds.includes(input.kind)) {
           refuse(ObligationRefusal.wrongKind, `a ${input.kind} obligation is not paid at an office`);
+        }
+        if (!source || !settlementChannels[input.kind].includes(source.channel)) {
+          refuse(ObligationRefusal.wrongKind, `a ${input.kind} is not settled through ${source?.channel}`);
         }
         refuseUnlessOpen();
       },
     },
   );
 
-  setHandler(finalizeHoldUpdate, ({ amountMinor }) => settle(amountMinor, randomCode(), randomCode()), {
-    validator: ({ amountMinor }) => {
-      if (input.kind !== 'preauth')
-        refuse(ObligationRefusal.wrongKind, 'only a pre-authorisation is finalized');
-      refuseUnlessOpen();
-      if (!Number.isSafeInteger(amountMinor) || amountMinor <= 0) {
-        refuse(ObligationRefusal.badField, 'the amount must be positive');
-      }
-      if (amountMinor > input.amountMinor) {
-        refuse(ObligationRefusal.amountExceedsHold, 'the amount exceeds the held amount');
-      }
-    },
+  // --- the card (hosted card page, pre-authorisation): authorised, captured or voided at the acquirer --
+
+  /** The acquirer's authorisation of the customer's card, once the card page has one. */
+  let card: { acquirer: string; authorisationId: string } | undefined;
+  /** A capture or void is under way: other card operations wait, and so does the expiry. */
+  let acquirerBusy = false;
+  const cardSource = (authorised: { acquirer: string; authorisationId: string }) => ({
+    channel: 'card' as const,
+    acquirer: authorised.acquirer,
+    authorisationId: authorised.authorisationId,
   });
+  /** Runs a capture or void; its failure fails the Update with a type the API answers (ERR=<type>). */
+  async function askAcquirer<T>(run: () => Promise<T>): Promise<T> {
+    acquirerBusy = true;
+    try {
+      return await run();
+    } catch (error) {
+      if (!(error instanceof ActivityFailure)) throw error;
+      const cause = error.cause;
+      if (cause instanceof ApplicationFailure && cause.nonRetryable && cause.type)
+        refuse(cause.type, cause.message);
+      return refuse(
+        ObligationRefusal.acquirerUnavailable,
+        'the card acquirer did not answer; send the request again',
+      );
+    } finally {
+      acquirerBusy = false;
+    }
+  }
+  const refuseWhileAcquirerBusy = () => {
+    if (acquirerBusy)
+      refuse(ObligationRefusal.inProgress, 'the card acquirer is being asked for this obligation');
+  };
+
+  setHandler(
+    finalizeHoldUpdate,
+    async ({ amountMinor }) => {
+      const hold = card as NonNullable<typeof card>;
+      const codes = await askAcquirer(() =>
+        captureCard({ idn: input.idn, authorisationId: hold.authorisationId, amountMinor }),
+      );
+      return settle(amountMinor, codes.stan, codes.bcode, cardSource(hold));
+    },
+    {
+      validator: ({ amountMinor }) => {
+        if (input.kind !== 'preauth')
+          refuse(ObligationRefusal.wrongKind, 'only a pre-authorisation is finalized');
+        refuseUnlessOpen();
+        refuseWhileAcquirerBusy();
+        if (status !== 'HELD' || !card) {
+          refuse(ObligationRefusal.notHeld, 'the customer has not authorised the hold with a card yet');
+        }
+        if (!Number.isSafeInteger(amountMinor) || amountMinor <= 0) {
+          refuse(ObligationRefusal.badField, 'the amount must be positive');
+        }
+        if (amountMinor > input.amountMinor) {
+          refuse(ObligationRefusal.amountExceedsHold, 'the amount exceeds the held amount');
+        }
+      },
+    },
+  );
 
   setHandler(
     reverseHoldUpdate,
     async () => {
+      const hold = card;
+      if (hold) await askAcquirer(() => voidCard({ idn: input.idn, authorisationId: hold.authorisationId }));
       status = 'REVERSED';
       const at = new Date().toISOString();
       await recordObligationStatus({ idn: input.idn, status, at });
@@ -124,6 +209,7 @@ export async function collectObligation(input: ObligationInput): Promise<Obligat
         if (input.kind !== 'preauth')
           refuse(ObligationRefusal.wrongKind, 'only a pre-authorisation is reversed');
         refuseUnlessOpen();
+        refuseWhileAcquirerBusy();
       },
     },
   );
@@ -144,27 +230,54 @@ export async function collectObligation(input: ObligationInput): Promise<Obligat
     },
   );
 
-  // The hosted card page (api/collect/card-page): the customer pays, is declined or cancels.
+  // The hosted card page (api/collect/card-page): the card is authorised, declined or the customer cancels.
   setHandler(
     cardPaymentUpdate,
     async (decision) => {
-      if (decision.outcome === 'approved') return settle(input.amountMinor, decision.stan, decision.bcode);
-      status = 'DENIED';
-      await recordObligationStatus({ idn: input.idn, status, at: new Date().toISOString() });
-      return outcome();
+      if (decision.outcome !== 'approved') {
+        status = 'DENIED';
+        await recordObligationStatus({ idn: input.idn, status, at: new Date().toISOString() });
+        return outcome();
+      }
+      const authorised = { acquirer: decision.acquirer, authorisationId: decision.authorisationId };
+      card = authorised;
+      if (input.kind === 'preauth') {
+        status = 'HELD';
+        await recordCardHold({ idn: input.idn, ...authorised, at: new Date().toISOString() });
+        return outcome();
+      }
+      const codes = await askAcquirer(() =>
+        captureCard({
+          idn: input.idn,
+          authorisationId: authorised.authorisationId,
+          amountMinor: input.amountMinor,
+        }),
+      );
+      return settle(input.amountMinor, codes.stan, codes.bcode, cardSource(authorised));
     },
     {
-      validator: (_decision) => {
-        if (input.kind !== 'online_payment') {
-          refuse(ObligationRefusal.wrongKind, 'only an online payment is paid on the card page');
+      validator: (decision) => {
+        if (input.kind !== 'online_payment' && input.kind !== 'preauth') {
+          refuse(ObligationRefusal.wrongKind, 'only an online payment or a hold is paid on the card page');
         }
         refuseUnlessOpen();
+        refuseWhileAcquirerBusy();
+        if (card)
+          refuse(ObligationRefusal.alreadyFinal, 'a card has been authorised for this obligation already');
+        if (decision.outcome === 'approved' && decision.amountMinor !== input.amountMinor) {
+          refuse(ObligationRefusal.badField, 'the authorised amount is not the amount of the obligation');
+        }
       },
     },
   );
 
   // The gateway is the provider: a send to a provider account is credited at once.
-  if (input.kind === 'payout_provider') await settle(input.amountMinor, PAYOUT_STAN, PAYOUT_BCODE);
+  if (input.kind === 'payout_provider') {
+    await settle(input.amountMinor, PAYOUT_STAN, PAYOUT_BCODE, {
+      channel: 'provider_account',
+      account: input.providerAccount ?? '',
+    });
+  }
 
   while (isOpen(status)) {
     const deadline = expiresAtMs;
@@ -173,9 +286,17 @@ export async function collectObligation(input: ObligationInput): Promise<Obligat
     // Wakes on a final state, a moved expiry (re-armed with the new one) or the deadline.
     await condition(() => !isOpen(status) || expiresAtMs !== deadline, remainingMs);
   }
+  // A capture or void under way decides the outcome before the expiry does.
+  await condition(() => !acquirerBusy);
   if (isOpen(status)) {
     status = 'EXPIRED';
+    await reserved; // released by the expiry's postings
     await recordObligationStatus({ idn: input.idn, status, at: new Date().toISOString() });
+    // An expired hold (or a payment whose capture never completed) is released at the acquirer; a
+    // refusal means it holds nothing any more.
+    const hold = card;
+    if (hold)
+      await releaseCard({ idn: input.idn, authorisationId: hold.authorisationId }).catch(() => undefined);
   }
   // A handler still writing the read model finishes before the merchant hears of it.
   await condition(allHandlersFinished);
@@ -194,9 +315,4 @@ export async function collectObligation(input: ObligationInput): Promise<Obligat
     });
   }
   return status;
-}
-
-/** STAN / BCODE of a card finalization: six digits (deterministic: the workflow's seeded random). */
-function randomCode(): string {
-  return String(Math.floor(Math.random() * 1_000_000)).padStart(6, '0');
 }

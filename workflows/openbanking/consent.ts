@@ -115,11 +115,13 @@ export async function consentAuthorisation(input: ConsentFlowInput): Promise<Con
       redirectUri: input.redirectUri,
       nokRedirectUri: input.nokRedirectUri,
       ...(input.psu ? { psu: input.psu } : {}),
+      ...(input.decoupled ? { psuId: input.decoupled.psuId } : {}),
     });
     sca = {
       consentId: input.consentId,
       state: input.state,
       scaRedirectUrl: created.scaRedirectUrl,
+      psuMessage: created.psuMessage,
       scaDeadline: input.scaDeadline,
     };
   } catch (error) {
@@ -127,9 +129,12 @@ export async function consentAuthorisation(input: ConsentFlowInput): Promise<Con
     return finish('FAILED', startFailure.message);
   }
 
-  // 2. The user authenticates at the bank; the bank sends the browser back to the gateway.
+  // 2. The user authenticates at the bank; the bank sends the browser back to the gateway (redirect),
+  // or, decoupled, the user approves in the bank's app and the gateway reads the consent until it moves.
   const remainingMs = Date.parse(input.scaDeadline) - Date.now();
-  const calledBack = remainingMs > 0 && (await condition(() => callback !== undefined || ended, remainingMs));
+  const calledBack = input.decoupled
+    ? await decoupledScaEnded(input.consentId, input.decoupled.pollMs, input.scaDeadline, () => ended)
+    : remainingMs > 0 && (await condition(() => callback !== undefined || ended, remainingMs));
   if (ended) return stop();
   if (!calledBack) {
     await terminateBankConsent({ consentId: input.consentId });
@@ -163,6 +168,20 @@ export async function consentAuthorisation(input: ConsentFlowInput): Promise<Con
     staticSummary: `Scheduled refreshes of consent ${input.consentId}`,
   });
   return 'ACTIVE';
+}
+
+/** Reads the consent at the bank until it leaves `received` (true), or the deadline passes (false). */
+async function decoupledScaEnded(
+  consentId: string,
+  pollMs: number,
+  deadline: string,
+  ended: () => boolean,
+): Promise<boolean> {
+  while (Date.now() < Date.parse(deadline)) {
+    if (await condition(ended, Math.min(pollMs, Math.max(1, Date.parse(deadline) - Date.now())))) return true;
+    if ((await readBankConsentStatus({ consentId })) !== 'received') return true;
+  }
+  return false;
 }
 
 /** The bank consent is created while the API waits: few, short attempts. */

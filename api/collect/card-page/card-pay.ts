@@ -1,16 +1,23 @@
-import { randomBytes, randomInt } from 'node:crypto';
 import { createRoute } from '@hono/zod-openapi';
 import { and, eq, isNull } from 'drizzle-orm';
-import { ACQUIRER_NOT_CONFIGURED_MESSAGE, cardIssuerFor } from '../../../connectors/collect/card-issuer.ts';
+import {
+  AcquirerRefusal,
+  AcquirerUnavailable,
+  type Authorisation,
+  acquirerFor,
+  acquirerIdempotencyKey,
+} from '../../../connectors/collect/acquirer.ts';
 import { collectCardPages } from '../../../db/schema/collect-card-page.ts';
-import { badField, CollectProtocolError, missingField } from '../../../domain/collect/errors.ts';
+import { badField, missingField } from '../../../domain/collect/errors.ts';
 import { type CardPaymentDecision, cardPaymentUpdate } from '../../../domain/collect/processes.ts';
-import { type CardForm, validateCard } from '../../../domain/collect/test-cards.ts';
+import { type CardForm, isWellKnownTestCard, validateCard } from '../../../domain/collect/test-cards.ts';
 import type { ApiDeps } from '../../shared/context.ts';
 import { defineOperation } from '../../shared/operation.ts';
+import { publicBaseUrl } from '../../shared/public-url.ts';
 import { findObligation, type Obligation, updateObligation } from '../protocol.ts';
 import { resultPage } from './html.ts';
 import {
+  challengeReturnUrl,
   closedView,
   htmlResponse,
   PAGE_ERRORS,
@@ -23,9 +30,12 @@ import {
 } from './responses.ts';
 
 /**
- * POST /card/pay : the form of the hosted card page (POST /): pay (→ PAID, 303 to URL_OK), declined
- * (→ DENIED, decline page linking to URL_CANCEL) or cancel (→ DENIED, 303 to URL_CANCEL). The page's
- * single-use token is consumed by the first submission that decides.
+ * POST /card/pay : the form of the hosted card page (POST /). `pay` asks the card acquirer to
+ * authorise the amount (connectors/collect/acquirer.ts): approved → the obligation's workflow captures
+ * it (online payment → PAID, 303 to URL_OK) or keeps it held (pre-authorisation → HELD, 303 to URL_OK);
+ * declined → DENIED, decline page linking to URL_CANCEL; a 3-D Secure challenge → a page sending the
+ * customer to the issuer's check, decided on return (GET /card/return). `cancel` → DENIED, 303 to
+ * URL_CANCEL. The page's single-use token is consumed by the first submission the acquirer decides.
  */
 
 type CardPage = typeof collectCardPages.$inferSelect;
@@ -34,21 +44,16 @@ type CardPage = typeof collectCardPages.$inferSelect;
 async function consume(
   deps: ApiDeps,
   page: CardPage,
-  outcome: 'paid' | 'declined' | 'cancelled',
+  outcome: NonNullable<CardPage['outcome']>,
+  authorisationId?: string,
 ): Promise<boolean> {
   const rows = await deps.db
     .update(collectCardPages)
-    .set({ usedAt: new Date(), outcome })
+    .set({ usedAt: new Date(), outcome, authorisationId: authorisationId ?? null })
     .where(and(eq(collectCardPages.tokenHash, page.tokenHash), isNull(collectCardPages.usedAt)))
     .returning({ tokenHash: collectCardPages.tokenHash });
   return rows.length > 0;
 }
-
-/** Authorisation codes of a sandbox card payment: STAN (6 digits) and BCODE (6 characters). */
-const authorisation = () => ({
-  stan: String(randomInt(0, 1_000_000)).padStart(6, '0'),
-  bcode: randomBytes(4).toString('hex').slice(0, 6).toUpperCase(),
-});
 
 const formText = (body: Record<string, unknown>, name: string) => {
   const value = body[name];
@@ -62,11 +67,67 @@ async function decide(deps: ApiDeps, obligation: Obligation, decision: CardPayme
   );
 }
 
+/** The customer's answer once the acquirer has decided (now, or after the 3-D Secure page). */
+export async function answerAuthorisation(
+  c: PageContext,
+  deps: ApiDeps,
+  obligation: Obligation,
+  page: Pick<CardPage, 'urlOk' | 'urlCancel'>,
+  authorisation: Authorisation,
+): Promise<Response> {
+  const back = page.urlCancel ? { href: page.urlCancel, text: 'Return to the merchant' } : undefined;
+  if (authorisation.status === 'challenge_required' && authorisation.challengeUrl) {
+    // A link, not a redirect: the page's CSP (form-action) names only the gateway and the merchant.
+    return pageAnswer(
+      c,
+      200,
+      'Confirm the payment with your bank',
+      resultPage({
+        heading: 'Confirm the payment with your bank',
+        message: 'Your card issuer asks you to confirm this payment (3-D Secure).',
+        link: { href: authorisation.challengeUrl, text: 'Continue to your bank' },
+      }),
+    );
+  }
+  if (authorisation.status === 'authorised') {
+    await decide(deps, obligation, {
+      outcome: 'approved',
+      acquirer: acquirerFor(deps.config).id,
+      authorisationId: authorisation.id,
+      amountMinor: authorisation.amountMinor,
+    });
+    if (page.urlOk) return c.redirect(page.urlOk, 303);
+    const latest = (await findObligation(deps, obligation.idn)) ?? obligation;
+    const view = closedView(latest, page);
+    return pageAnswer(c, view.status, view.heading, resultPage(view));
+  }
+  const reason = authorisation.declineReason ?? 'the card was not authorised';
+  await decide(deps, obligation, { outcome: 'declined', reason });
+  return pageAnswer(
+    c,
+    200,
+    'Payment declined',
+    resultPage({
+      heading: 'Payment declined',
+      message: `Your card was declined: ${reason}. Invoice ${obligation.invoice} was not paid.`,
+      link: back,
+    }),
+  );
+}
+
+/** What the acquirer's failure means to the customer: try again later, or nothing can be done here. */
+export function acquirerFailurePage(c: PageContext, error: unknown): Promise<Response> {
+  if (error instanceof AcquirerUnavailable) return pageError(c, 'ACQUIRER_UNAVAILABLE');
+  if (error instanceof AcquirerRefusal) {
+    // Another page of the same obligation was submitted with another card first.
+    if (error.code === 'idempotency_conflict') return pageError(c, 'PAGE_USED');
+    return pageError(c, 'ACQUIRER_REFUSED');
+  }
+  throw error;
+}
+
 /** The customer's pay or cancel. */
 async function submitPage(c: PageContext, deps: ApiDeps): Promise<Response> {
-  // Production mode has no card issuer: no form is decided, no page consumed, nothing settled.
-  const issuer = cardIssuerFor(deps.config);
-  if (!issuer) throw new CollectProtocolError('ACQUIRER_NOT_CONFIGURED', ACQUIRER_NOT_CONFIGURED_MESSAGE);
   const type = c.req.header('content-type') ?? '';
   const body =
     type.startsWith('application/x-www-form-urlencoded') || type.startsWith('multipart/form-data')
@@ -129,7 +190,12 @@ async function submitPage(c: PageContext, deps: ApiDeps): Promise<Response> {
     holder: formText(body, 'holder'),
   };
   const checked = validateCard(form, new Date());
-  if (checked.problems) {
+  // Production never lets a published test card reach an acquirer (a sandbox one would approve it).
+  const problems =
+    checked.card && deps.config.PLATFORM_MODE === 'production' && isWellKnownTestCard(checked.card.number)
+      ? { number: 'Test cards are not accepted: use a real card' }
+      : checked.problems;
+  if (problems || !checked.card) {
     // The page stays usable: the customer corrects the card and submits the same form again.
     return renderForm(c, deps, obligation, {
       token,
@@ -137,34 +203,42 @@ async function submitPage(c: PageContext, deps: ApiDeps): Promise<Response> {
       urlCancel: page.urlCancel,
       status: 422,
       values: form,
-      problems: checked.problems,
+      problems: problems ?? {},
     });
   }
-  const decision = issuer.decide(checked.card.number);
-  if (!(await consume(deps, page, decision.outcome === 'approved' ? 'paid' : 'declined'))) {
-    return pageError(c, 'PAGE_USED');
-  }
-  if (decision.outcome === 'approved') {
-    await decide(deps, obligation, { outcome: 'approved', ...authorisation() });
-    if (page.urlOk) return c.redirect(page.urlOk, 303);
-    return pageAnswer(
-      c,
-      200,
-      'Payment complete',
-      resultPage({ heading: 'Payment complete', message: `Invoice ${obligation.invoice} has been paid.` }),
+
+  // Authorised before the page is consumed: an unreachable acquirer leaves the form usable, and the
+  // idempotency key (one per IDN) makes a repeated submission the same authorisation.
+  const { card } = checked;
+  let authorisation: Authorisation;
+  try {
+    authorisation = await acquirerFor(deps.config).authorise(
+      {
+        reference: obligation.idn,
+        amountMinor: obligation.amountMinor,
+        currency: obligation.currency,
+        card: {
+          number: card.number,
+          expiryMonth: card.expiryMonth,
+          expiryYear: card.expiryYear,
+          cvv: form.cvv.trim(),
+          ...(card.holder ? { holder: card.holder } : {}),
+        },
+        returnUrl: challengeReturnUrl(c, publicBaseUrl(c)),
+      },
+      acquirerIdempotencyKey(obligation.idn, 'authorise'),
     );
+  } catch (error) {
+    return acquirerFailurePage(c, error);
   }
-  await decide(deps, obligation, { outcome: 'declined', reason: decision.reason });
-  return pageAnswer(
-    c,
-    200,
-    'Payment declined',
-    resultPage({
-      heading: 'Payment declined',
-      message: `Your card was declined: ${decision.reason}. Invoice ${obligation.invoice} was not paid.`,
-      link: page.urlCancel ? { href: page.urlCancel, text: 'Return to the merchant' } : undefined,
-    }),
-  );
+  const outcome =
+    authorisation.status === 'challenge_required'
+      ? 'challenge'
+      : authorisation.status === 'authorised'
+        ? 'paid'
+        : 'declined';
+  if (!(await consume(deps, page, outcome, authorisation.id))) return pageError(c, 'PAGE_USED');
+  return answerAuthorisation(c, deps, obligation, page, authorisation);
 }
 
 export const cardPayOperation = defineOperation({
@@ -176,16 +250,19 @@ export const cardPayOperation = defineOperation({
       summary: 'Submit the card form',
       description:
         'The form of the card page: `token` (single use), `action` (`pay` or `cancel`), `number`, `expiry` (MM/YY), ' +
-        '`cvv`, `holder`. Approved → 303 to URL_OK (obligation PAID); declined → decline page (DENIED); ' +
-        'cancel → 303 to URL_CANCEL (DENIED); invalid card details → 422 with the form again.',
+        '`cvv`, `holder`. The card acquirer authorises the amount: approved → 303 to URL_OK (online payment PAID, ' +
+        'pre-authorisation HELD); declined → decline page (DENIED); 3-D Secure → a page linking to the issuer’s ' +
+        'check, decided on return (GET /card/return); cancel → 303 to URL_CANCEL (DENIED); invalid card details ' +
+        '(or, in production, a published test card) → 422 with the form again.',
       responses: {
-        200: htmlResponse('Declined (or completed without URL_OK)'),
+        200: htmlResponse('Declined; a 3-D Secure check to continue to; or completed without URL_OK'),
         303: { description: 'To URL_OK (paid) or URL_CANCEL (cancelled)' },
         404: htmlResponse('PAGE_NOT_FOUND'),
         409: htmlResponse('PAGE_USED; or the obligation is closed'),
         410: htmlResponse('PAGE_EXPIRED'),
         422: htmlResponse('Card details not valid: the form again, each problem next to its field'),
-        503: htmlResponse('ACQUIRER_NOT_CONFIGURED: production mode without a card acquirer'),
+        502: htmlResponse('ACQUIRER_REFUSED: the acquirer refused the request itself'),
+        503: htmlResponse('ACQUIRER_UNAVAILABLE: the acquirer cannot be reached (the form stays usable)'),
       },
     }),
   handler: () => pageHandler(submitPage),

@@ -58,6 +58,10 @@ export interface PaymentView {
   token: string;
   /** Where the form posts. */
   action: string;
+  /** `pay` an online payment, or `hold` the amount of a pre-authorisation. */
+  mode: 'pay' | 'hold';
+  /** Sandbox mode: the test cards are shown. */
+  sandbox: boolean;
   /** What the customer typed (re-shown after an error, never the CVV). */
   values?: Partial<CardForm>;
   problems?: Partial<Record<CardField, string>>;
@@ -101,7 +105,9 @@ export function paymentPage(view: PaymentView): Html {
 <h2>Please correct the card details</h2>
 <ul>${problems.map(([name, text]) => html`<li><a href="#card-${name}">${String(text)}</a></li>`)}</ul>
 </div>`;
-  return html`<h1>Pay ${view.amount} to ${view.merchantName}</h1>
+  const verb = view.mode === 'hold' ? 'Hold' : 'Pay';
+  return html`<h1>${verb} ${view.amount} ${view.mode === 'hold' ? 'for' : 'to'} ${view.merchantName}</h1>
+${view.mode === 'hold' ? html`<p>The amount is reserved on your card; the merchant takes at most this amount later, or releases it.</p>` : ''}
 <dl>
 <dt>Merchant</dt><dd>${view.merchantName}</dd>
 <dt>Invoice</dt><dd>${view.invoice}</dd>
@@ -116,9 +122,13 @@ ${summary}
 <legend>Card details</legend>
 ${FIELDS.map((spec, index) => html`${index > 0 ? '\n' : ''}${field(view, spec)}`)}
 </fieldset>
-<p class="sandbox">Sandbox: no real card is charged. Use a test card, e.g. <code>4000 0000 0000 0002</code> (approved) or <code>4000 0000 0000 0069</code> (declined).</p>
+${
+  view.sandbox
+    ? html`<p class="sandbox">Sandbox: no real card is charged. Use a test card, e.g. <code>4000 0000 0000 0002</code> (approved), <code>4000 0000 0000 0069</code> (declined) or <code>4000 0000 0000 3220</code> (3-D Secure check).</p>`
+    : ''
+}
 <div class="actions">
-<button type="submit" name="action" value="pay" class="primary">Pay ${view.amount}</button>
+<button type="submit" name="action" value="pay" class="primary">${verb} ${view.amount}</button>
 <button type="submit" name="action" value="cancel" class="secondary">Cancel and return to the merchant</button>
 </div>
 </form>`;

@@ -1,9 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { createRoute } from '@hono/zod-openapi';
-import { ACQUIRER_NOT_CONFIGURED_MESSAGE, cardIssuerFor } from '../../../connectors/collect/card-issuer.ts';
 import { collectCardPages } from '../../../db/schema/collect-card-page.ts';
 import { badField, CollectProtocolError, missingField } from '../../../domain/collect/errors.ts';
-import { OnlinePaymentPayload, parsePayload } from '../../../domain/collect/payloads.ts';
+import {
+  OnlinePaymentPayload,
+  PreauthRegisterPayload,
+  parsePayload,
+} from '../../../domain/collect/payloads.ts';
 import type { ApiDeps } from '../../shared/context.ts';
 import { defineOperation } from '../../shared/operation.ts';
 import { authenticate, authenticationErrors, requestParams } from '../protocol.ts';
@@ -20,7 +23,8 @@ import {
 } from './responses.ts';
 
 /**
- * POST / : the hosted card payment page (spec A.1, ePay.bg `PAGE=credit_paydirect`). The merchant's
+ * POST / : the hosted card payment page (spec A.1, ePay.bg `PAGE=credit_paydirect`; `credit_preauth`
+ * holds a pre-authorisation's amount instead, decision 0032). The merchant's
  * page posts PAGE, ENCODED, CHECKSUM (a form the customer's browser submits; URL_OK and URL_CANCEL
  * count only inside the signed packet, see checkUnsignedReturnUrl); the
  * obligation `collect-<idn>` is registered and the card form is answered. Each rendering carries a
@@ -50,15 +54,18 @@ async function openPage(c: PageContext, deps: ApiDeps): Promise<Response> {
   const params = await requestParams(c);
   const page = params.PAGE;
   if (!page) throw missingField('PAGE');
-  if (page.toLowerCase() !== 'credit_paydirect') {
-    throw badField('PAGE', 'only credit_paydirect (card payment) is served by this gateway');
+  // credit_paydirect pays an online payment; credit_preauth holds the amount of a pre-authorisation.
+  const mode = page.toLowerCase();
+  if (mode !== 'credit_paydirect' && mode !== 'credit_preauth') {
+    throw badField('PAGE', 'must be credit_paydirect (card payment) or credit_preauth (card hold)');
   }
   const { merchant, packet } = await authenticate(deps, params);
-  // The card is decided by the card issuer: the sandbox one never runs in production (nothing registered).
-  if (!cardIssuerFor(deps.config)) {
-    throw new CollectProtocolError('ACQUIRER_NOT_CONFIGURED', ACQUIRER_NOT_CONFIGURED_MESSAGE);
-  }
-  const payment = parsePayload(OnlinePaymentPayload, packet);
+  const kind = mode === 'credit_preauth' ? 'preauth' : 'online_payment';
+  // A hold's packet is the REGISTER packet of POST /v3main/ (same packet, same obligation).
+  const payment =
+    kind === 'preauth'
+      ? parsePayload(PreauthRegisterPayload, { ...packet, PHASE: 'REGISTER' })
+      : parsePayload(OnlinePaymentPayload, packet);
   checkUnsignedReturnUrl(params.URL_OK, 'URL_OK');
   checkUnsignedReturnUrl(params.URL_CANCEL, 'URL_CANCEL');
   // Only the return URLs of the signed packet.
@@ -67,12 +74,13 @@ async function openPage(c: PageContext, deps: ApiDeps): Promise<Response> {
   const { obligation } = await registerObligation(deps, {
     merchant,
     packet,
-    kind: 'online_payment',
+    kind,
     terms: payment,
-    defaultExpiryMs: deps.config.COLLECT_OBLIGATION_EXPIRY,
+    defaultExpiryMs:
+      kind === 'preauth' ? deps.config.COLLECT_PREAUTH_EXPIRY : deps.config.COLLECT_OBLIGATION_EXPIRY,
     details: {},
   });
-  if (obligation.kind !== 'online_payment') {
+  if (obligation.kind !== kind) {
     throw new CollectProtocolError(
       'DUPLICATE_INVOICE',
       `INVOICE ${obligation.invoice} is registered already for another kind of payment`,
@@ -103,7 +111,7 @@ export const openCardPage = pageHandler(openPage);
 const cardPageForm = {
   type: 'object' as const,
   properties: {
-    PAGE: { type: 'string' as const, enum: ['credit_paydirect'] },
+    PAGE: { type: 'string' as const, enum: ['credit_paydirect', 'credit_preauth'] },
     ENCODED: { type: 'string' as const, description: 'Base64 of the packet' },
     CHECKSUM: { type: 'string' as const, description: 'HMAC-SHA1 hex of ENCODED with the merchant secret' },
     URL_OK: {
@@ -124,12 +132,14 @@ export const cardPageOpenOperation = defineOperation({
       method: 'post',
       path: '/',
       tags: ['Card payment'],
-      summary: 'Open the hosted card payment page (OnlinePaymentPayload)',
+      summary: 'Open the hosted card page: pay (OnlinePaymentPayload) or hold (PreauthRegisterPayload)',
       description:
         'Posted by the customer’s browser from the merchant’s page (a form). Body fields: `PAGE=credit_paydirect`, ' +
         '`ENCODED` (packet: `MIN`, `INVOICE`, `AMOUNT`, optional `CURRENCY`, `EXP_TIME`, `DESCR`, `URL_OK`, ' +
         '`URL_CANCEL`, `ENCODING=utf-8`), `CHECKSUM`. `URL_OK`/`URL_CANCEL` form fields are not signed and are ' +
-        'ignored: only those in the packet count. Registers the obligation (`collect-<IDN>`, status PENDING; the same ' +
+        'ignored: only those in the packet count. `PAGE=credit_preauth` with the REGISTER packet of `POST /v3main/` ' +
+        'opens the same form to hold the amount on the card (the pre-authorisation is HELD once the card acquirer ' +
+        'authorises it). Registers the obligation (`collect-<IDN>`, status PENDING; the same ' +
         'packet again finds the same obligation) and answers the card form. Errors answer an HTML page with the ' +
         `error code: ${[...authenticationErrors, 'DUPLICATE_INVOICE'].join(', ')}.`,
       request: {
@@ -140,7 +150,6 @@ export const cardPageOpenOperation = defineOperation({
         400: htmlResponse('MISSING_FIELD, BAD_FIELD, BAD_ENCODED'),
         401: htmlResponse('UNKNOWN_MERCHANT, BAD_CHECKSUM'),
         409: htmlResponse('DUPLICATE_INVOICE; or the payment is closed (expired, declined)'),
-        503: htmlResponse('ACQUIRER_NOT_CONFIGURED: production mode without a card acquirer'),
       },
     }),
   handler: () => openCardPage,

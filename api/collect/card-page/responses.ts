@@ -24,6 +24,13 @@ export const PAGE_ERRORS = {
   PAGE_NOT_FOUND: { status: 404, message: 'This payment page does not exist.' },
   PAGE_USED: { status: 409, message: 'This payment page has already been used.' },
   PAGE_EXPIRED: { status: 410, message: 'This payment page has expired.' },
+  /** The card acquirer could not be reached: nothing was decided, the same form may be sent again. */
+  ACQUIRER_UNAVAILABLE: {
+    status: 503,
+    message: 'The card payment service is not available at the moment. Please try again shortly.',
+  },
+  /** The card acquirer refused the request itself (not the card): nothing was paid. */
+  ACQUIRER_REFUSED: { status: 502, message: 'The card payment service refused the payment request.' },
 } as const;
 
 export const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -115,6 +122,12 @@ function formAction(c: PageContext): string {
   return path.endsWith('/card/pay') ? path : `${path}/card/pay`;
 }
 
+/** Where the card acquirer sends the customer back after the 3-D Secure page (GET /card/return). */
+export function challengeReturnUrl(c: PageContext, baseUrl: string): string {
+  const path = c.req.path.replace(/\/+$/, '').replace(/\/card\/pay$/, '');
+  return `${baseUrl}${path}/card/return`;
+}
+
 /** What a customer sees of an obligation that can no longer be paid on this page. */
 export function closedView(
   obligation: Obligation,
@@ -122,6 +135,13 @@ export function closedView(
 ): ResultView & { status: number } {
   const back = (href: string | null) => (href ? { href, text: 'Return to the merchant' } : undefined);
   switch (obligation.status) {
+    case 'HELD':
+      return {
+        status: 200,
+        heading: 'Amount held',
+        message: `${amountText(obligation)} is held on your card for invoice ${obligation.invoice}.`,
+        link: back(page.urlOk),
+      };
     case 'PAID':
       return {
         status: 200,
@@ -164,6 +184,8 @@ export async function renderForm(
     payableUntil: `${formatExpTime(obligation.expiresAt)} (Sofia time)`,
     token: options.token,
     action: formAction(c),
+    mode: obligation.kind === 'preauth' ? 'hold' : 'pay',
+    sandbox: deps.config.PLATFORM_MODE === 'sandbox',
     ...(options.values ? { values: options.values } : {}),
     ...(options.problems ? { problems: options.problems } : {}),
   };

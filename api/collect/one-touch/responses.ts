@@ -2,7 +2,6 @@ import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ZodError } from 'zod';
-import { ACQUIRER_NOT_CONFIGURED_MESSAGE, cardIssuerFor } from '../../../connectors/collect/card-issuer.ts';
 import type { ApiDeps, AppEnv } from '../../shared/context.ts';
 
 /**
@@ -27,6 +26,9 @@ export const oneTouchErrorCodes = [
   'ACQUIRER_NOT_CONFIGURED',
 ] as const;
 export type OneTouchErrorCode = (typeof oneTouchErrorCodes)[number];
+
+const ONE_TOUCH_NOT_CONNECTED =
+  'one-touch payments are not available: PLATFORM_MODE=production and one-touch pays with the sandbox card (it is not connected to the card acquirer)';
 
 export class OneTouchError extends Error {
   constructor(
@@ -106,8 +108,9 @@ function duplicateParameter(c: Context<AppEnv>): OneTouchError | undefined {
 
 /**
  * Runs a one-touch handler: refuses a parameter given twice (the checksum and the handler must see
- * the same single value), refuses every one-touch operation when there is no card issuer (production
- * mode: 503 `ACQUIRER_NOT_CONFIGURED`) and answers a thrown OneTouchError in the one-touch shape.
+ * the same single value), refuses every one-touch operation in production mode (503
+ * `ACQUIRER_NOT_CONFIGURED`: one-touch pays with the sandbox card, it is not connected to the card
+ * acquirer) and answers a thrown OneTouchError in the one-touch shape.
  */
 export async function answerOneTouch<R>(c: Context<AppEnv>, run: (deps: ApiDeps) => Promise<R>): Promise<R> {
   try {
@@ -115,8 +118,8 @@ export async function answerOneTouch<R>(c: Context<AppEnv>, run: (deps: ApiDeps)
     if (duplicate) throw duplicate;
     const deps = c.get('deps');
     // Pairing gives the device the sandbox card and payments are decided by it: never in production.
-    if (!cardIssuerFor(deps.config)) {
-      throw new OneTouchError(503, 'ACQUIRER_NOT_CONFIGURED', ACQUIRER_NOT_CONFIGURED_MESSAGE);
+    if (deps.config.PLATFORM_MODE === 'production') {
+      throw new OneTouchError(503, 'ACQUIRER_NOT_CONFIGURED', ONE_TOUCH_NOT_CONNECTED);
     }
     return await run(deps);
   } catch (error) {

@@ -1,0 +1,550 @@
+import { Context } from '@temporalio/activity';
+import {
+  type Client,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+} from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { and, asc, count, eq, inArray, ne, or, sql } from 'drizzle-orm';
+import type { Database } from '../../db/client.ts';
+import { collectObligationEvents, collectObligations } from '../../db/schema/collect.ts';
+import { collectStatementCredits, collectStatements } from '../../db/schema/collect-statements.ts';
+import type { ObligationKind } from '../../domain/collect/obligation.ts';
+import {
+  obligationWorkflowId,
+  payObligationUpdate,
+  type SettlementSource,
+  statementImportWorkflowId,
+} from '../../domain/collect/processes.ts';
+import {
+  type BankStatement,
+  readStatementDocument,
+  StatementDocumentError,
+  statementIdOf,
+  statementPaymentCodes,
+} from '../../domain/collect/statement.ts';
+import {
+  type ReviewReason,
+  reviewReasonOfRefusal,
+  reviewReasons,
+  type StatementImportInput,
+  type StatementImportSummary,
+  statementPaymentUpdateId,
+  statementSettledKinds,
+} from '../../domain/collect/statement-matching.ts';
+import { PlatformService } from '../../domain/search-attributes.ts';
+import type { Config } from '../../platform/config.ts';
+
+/**
+ * Bank statements (decision 0031): a camt document is read and stored with its credits in one
+ * transaction (importStatementDocument: the upload, the watched folder and the admin command), then the
+ * `statement-import-<id>` workflow matches the credits to obligations with one set-based query and
+ * settles each matched obligation through its own workflow (payObligation), in batches.
+ */
+
+export interface StatementDeps {
+  db: Database;
+  config: Config;
+  /** Settlements are Updates of the obligations' workflows. */
+  temporal: Client;
+}
+
+// --- receiving a document ------------------------------------------------------------------------
+
+/** The same statement (kind, account, Id) was imported with other content. */
+export class StatementConflict extends Error {
+  constructor(readonly statementId: string) {
+    super(`Statement ${statementId} was imported before with different content (same kind, account and Id)`);
+    this.name = 'StatementConflict';
+  }
+}
+
+export interface ReceivedStatement {
+  statementId: string;
+  kind: BankStatement['kind'];
+  messageDefinition: string;
+  account: string;
+  documentId: string;
+  /** Booked credits in the document, and how many of them an earlier statement had imported already. */
+  credits: number;
+  alreadyImported: number;
+  skipped: BankStatement['skipped'];
+  /** Imported before: nothing changed. */
+  duplicate: boolean;
+  status: 'importing' | 'imported';
+}
+
+const INSERT_CHUNK = 1000;
+
+/**
+ * Reads a camt.053/054 document, stores each statement and its credits (once: by the statement's
+ * identity and by each credit's bank reference) and starts the statements' import workflows. Throws
+ * StatementDocumentError (the document is refused) or StatementConflict.
+ */
+export async function importStatementDocument(
+  deps: StatementDeps,
+  document: { xml: string; origin: 'upload' | 'folder' | 'admin'; fileName?: string | undefined },
+): Promise<ReceivedStatement[]> {
+  const { db, config } = deps;
+  const size = Buffer.byteLength(document.xml, 'utf8');
+  if (size > config.COLLECT_STATEMENT_MAX_BYTES) {
+    throw new StatementDocumentError(
+      'statement_too_large',
+      `The document has ${size} bytes; at most ${config.COLLECT_STATEMENT_MAX_BYTES} are imported (COLLECT_STATEMENT_MAX_BYTES)`,
+    );
+  }
+  const statements = readStatementDocument(document.xml);
+  // Refuse the whole document before storing any of it when one statement conflicts.
+  for (const statement of statements) {
+    const [known] = await db
+      .select({ digest: collectStatements.digest })
+      .from(collectStatements)
+      .where(eq(collectStatements.id, statementIdOf(statement)));
+    if (known && known.digest !== statement.digest) throw new StatementConflict(statementIdOf(statement));
+  }
+
+  const received: ReceivedStatement[] = [];
+  for (const statement of statements) {
+    const stored = await storeStatement(db, statement, document);
+    if (stored.status === 'importing') await startImport(deps, stored.statementId, statement);
+    received.push(stored);
+  }
+  return received;
+}
+
+async function storeStatement(
+  db: Database,
+  statement: BankStatement,
+  document: { origin: string; fileName?: string | undefined },
+): Promise<ReceivedStatement> {
+  const statementId = statementIdOf(statement);
+  const base = {
+    statementId,
+    kind: statement.kind,
+    messageDefinition: statement.messageDefinition,
+    account: statement.account,
+    documentId: statement.documentId,
+    credits: statement.credits.length,
+    skipped: statement.skipped,
+  };
+  return db.transaction(async (tx) => {
+    const inserted = await tx
+      .insert(collectStatements)
+      .values({
+        id: statementId,
+        kind: statement.kind,
+        messageDefinition: statement.messageDefinition,
+        messageId: statement.messageId,
+        documentId: statement.documentId,
+        account: statement.account,
+        digest: statement.digest,
+        origin: document.origin,
+        fileName: document.fileName ?? null,
+        status: 'importing',
+        credits: statement.credits.length,
+        alreadyImported: 0,
+        debitsSkipped: statement.skipped.debits,
+        notBookedSkipped: statement.skipped.notBooked,
+      })
+      .onConflictDoNothing()
+      .returning({ id: collectStatements.id });
+    if (inserted.length === 0) {
+      const [known] = await tx.select().from(collectStatements).where(eq(collectStatements.id, statementId));
+      if (!known) throw new Error(`statement ${statementId} vanished`);
+      if (known.digest !== statement.digest) throw new StatementConflict(statementId);
+      return { ...base, alreadyImported: known.alreadyImported, duplicate: true, status: known.status };
+    }
+    let stored = 0;
+    for (let start = 0; start < statement.credits.length; start += INSERT_CHUNK) {
+      const rows = statement.credits.slice(start, start + INSERT_CHUNK).map((credit) => ({
+        statementId,
+        account: statement.account,
+        entryRef: credit.entryRef,
+        position: credit.position,
+        amountMinor: credit.amountMinor,
+        currency: credit.currency,
+        bookingDate: credit.bookingDate ?? null,
+        valueDate: credit.valueDate ?? null,
+        remittance: credit.remittance,
+        idn: credit.idn ?? null,
+        debtorName: credit.debtorName ?? null,
+        debtorAccount: credit.debtorAccount ?? null,
+        endToEndId: credit.endToEndId ?? null,
+        // Without one IDN there is nothing to match: straight to review.
+        ...(credit.idn
+          ? { state: 'received' as const }
+          : { state: 'review' as const, reason: credit.idnAmbiguous ? 'ambiguous_idn' : 'no_idn' }),
+      })) satisfies (typeof collectStatementCredits.$inferInsert)[];
+      // A credit a notification (or an earlier statement) brought already is not imported again.
+      const added = await tx
+        .insert(collectStatementCredits)
+        .values(rows)
+        .onConflictDoNothing({ target: [collectStatementCredits.account, collectStatementCredits.entryRef] })
+        .returning({ id: collectStatementCredits.id });
+      stored += added.length;
+    }
+    const alreadyImported = statement.credits.length - stored;
+    if (alreadyImported > 0) {
+      await tx
+        .update(collectStatements)
+        .set({ alreadyImported })
+        .where(eq(collectStatements.id, statementId));
+    }
+    return { ...base, alreadyImported, duplicate: false, status: 'importing' as const };
+  });
+}
+
+/** Starts (or finds running) the statement's import; a lost start is repaired by importing it again. */
+async function startImport(deps: StatementDeps, statementId: string, statement: BankStatement) {
+  const input: StatementImportInput = { statementId };
+  try {
+    await deps.temporal.workflow.start('statementImport', {
+      taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+      workflowId: statementImportWorkflowId(statementId),
+      args: [input],
+      typedSearchAttributes: [{ key: PlatformService, value: 'collect' }],
+      staticSummary: `${statement.kind} ${statement.documentId} of ${statement.account}: ${statement.credits.length} credits`,
+    });
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  }
+}
+
+// --- settling one credit -------------------------------------------------------------------------
+
+export interface CreditToSettle {
+  id: number;
+  statementId: string;
+  entryRef: string;
+  obligationIdn: string;
+  kind: ObligationKind;
+}
+
+/**
+ * Pays the obligation with the credit through the obligation's workflow: `settled`, or why not.
+ * Safe to repeat: the workflow takes one payment (its validator refuses a second), and a refusal as
+ * paid is recognised as this credit's own earlier payment by the source recorded with PAID.
+ */
+export async function settleCredit(
+  deps: Pick<StatementDeps, 'db' | 'temporal'>,
+  credit: CreditToSettle,
+): Promise<'settled' | ReviewReason> {
+  const codes = statementPaymentCodes(credit.statementId, credit.entryRef);
+  let refusal: ReviewReason;
+  try {
+    await deps.temporal.workflow
+      .getHandle(obligationWorkflowId(credit.kind, credit.obligationIdn))
+      .executeUpdate(payObligationUpdate, {
+        updateId: statementPaymentUpdateId(credit.id),
+        args: [
+          {
+            ...codes,
+            source: { channel: 'bank_statement', statementId: credit.statementId, entryRef: credit.entryRef },
+          },
+        ],
+      });
+    return 'settled';
+  } catch (error) {
+    if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
+      refusal = reviewReasonOfRefusal(error.cause.type ?? undefined);
+    } else if (error instanceof WorkflowNotFoundError) {
+      // The workflow has closed (paid, expired): the read model says which.
+      refusal = await refusalFromReadModel(deps.db, credit.obligationIdn);
+    } else {
+      throw error;
+    }
+  }
+  if (refusal !== 'obligation_paid') return refusal;
+  // Who paid it: the source recorded with PAID (activities/collect/obligation.ts).
+  const [paid] = await deps.db
+    .select({ detail: collectObligationEvents.detail })
+    .from(collectObligationEvents)
+    .where(
+      and(eq(collectObligationEvents.idn, credit.obligationIdn), eq(collectObligationEvents.status, 'PAID')),
+    )
+    .limit(1);
+  const source = paid?.detail.source as SettlementSource | undefined;
+  if (source?.channel === 'bank_statement') {
+    // This credit's own payment, repeated after a crash before it was recorded; or another credit's.
+    const own = source.statementId === credit.statementId && source.entryRef === credit.entryRef;
+    return own ? 'settled' : 'duplicate_credit';
+  }
+  if (source) return 'obligation_paid';
+  // PAID is being recorded right now: by another credit of ours, or by another channel.
+  const [other] = await deps.db
+    .select({ id: collectStatementCredits.id })
+    .from(collectStatementCredits)
+    .where(
+      and(
+        eq(collectStatementCredits.obligationIdn, credit.obligationIdn),
+        ne(collectStatementCredits.id, credit.id),
+        or(
+          inArray(collectStatementCredits.state, ['matched', 'settled']),
+          eq(collectStatementCredits.resolution, 'settled'),
+        ),
+      ),
+    )
+    .limit(1);
+  return other ? 'duplicate_credit' : 'obligation_paid';
+}
+
+async function refusalFromReadModel(db: Database, idn: string): Promise<ReviewReason> {
+  const [row] = await db
+    .select({ status: collectObligations.status })
+    .from(collectObligations)
+    .where(eq(collectObligations.idn, idn));
+  if (row?.status === 'PAID') return 'obligation_paid';
+  if (row?.status === 'EXPIRED') return 'obligation_expired';
+  return 'obligation_closed';
+}
+
+// --- the import workflow's activities ------------------------------------------------------------
+
+const SETTLE_CONCURRENCY = 16;
+
+export function createStatementActivities(deps: StatementDeps) {
+  const { db } = deps;
+  return {
+    /**
+     * Classifies every received credit of the statement in one statement: matched (its obligation is
+     * open, of a bank-payable kind, same amount and currency, and no other credit claimed it; the first
+     * in statement order wins) or in review with the reason. Repeating it changes nothing.
+     */
+    async matchStatementCredits({ statementId }: StatementImportInput): Promise<void> {
+      const kinds = sql.join(
+        statementSettledKinds.map((kind) => sql`${kind}`),
+        sql`, `,
+      );
+      await db.execute(sql`
+        with candidate as (
+          select c.id, c.idn, c.position, o.idn as known,
+            case
+              when o.idn is null then 'unknown_idn'
+              when o.kind not in (${kinds}) then 'wrong_kind'
+              when o.currency <> c.currency then 'currency_differs'
+              when o.amount_minor <> c.amount_minor then 'amount_differs'
+              when exists (
+                select 1 from collect_statement_credits p
+                where p.obligation_idn = c.idn and p.id <> c.id
+                  and (p.state in ('matched', 'settled') or p.resolution = 'settled')
+              ) then 'duplicate_credit'
+              when o.status = 'PAID' then 'obligation_paid'
+              when o.status = 'EXPIRED' or o.expires_at <= now() then 'obligation_expired'
+              when o.status not in ('PENDING', 'HELD') then 'obligation_closed'
+            end as reason
+          from collect_statement_credits c
+          left join collect_obligations o on o.idn = c.idn
+          where c.statement_id = ${statementId} and c.state = 'received'
+        ),
+        ranked as (
+          select id, known, reason,
+            row_number() over (partition by idn, reason is null order by position) as rank
+          from candidate
+        )
+        update collect_statement_credits c set
+          state = case when r.reason is null and r.rank = 1 then 'matched' else 'review' end,
+          reason = case when r.reason is not null then r.reason
+                        when r.rank > 1 then 'duplicate_credit' end,
+          obligation_idn = r.known
+        from ranked r
+        where c.id = r.id
+      `);
+    },
+
+    /**
+     * Settles up to `limit` matched credits of the statement through their obligations' workflows and
+     * records the outcomes; answers how many matched credits remain.
+     */
+    async settleStatementCredits({
+      statementId,
+      limit,
+    }: StatementImportInput & { limit: number }): Promise<{ remaining: number }> {
+      const batch = await db
+        .select({
+          id: collectStatementCredits.id,
+          statementId: collectStatementCredits.statementId,
+          entryRef: collectStatementCredits.entryRef,
+          obligationIdn: collectObligations.idn,
+          kind: collectObligations.kind,
+        })
+        .from(collectStatementCredits)
+        .innerJoin(collectObligations, eq(collectObligations.idn, collectStatementCredits.obligationIdn))
+        .where(
+          and(
+            eq(collectStatementCredits.statementId, statementId),
+            eq(collectStatementCredits.state, 'matched'),
+          ),
+        )
+        .orderBy(asc(collectStatementCredits.position))
+        .limit(limit);
+
+      const outcomes = new Map<'settled' | ReviewReason, number[]>();
+      let next = 0;
+      const lane = async () => {
+        for (let index = next++; index < batch.length; index = next++) {
+          const credit = batch[index] as CreditToSettle;
+          const outcome = await settleCredit(deps, credit);
+          outcomes.set(outcome, [...(outcomes.get(outcome) ?? []), credit.id]);
+          Context.current().heartbeat(index);
+        }
+      };
+      await Promise.all(Array.from({ length: SETTLE_CONCURRENCY }, lane));
+
+      // Recorded once per outcome; a crash before this repeats the batch, which settles nothing twice.
+      await db.transaction(async (tx) => {
+        for (const [outcome, ids] of outcomes) {
+          await tx
+            .update(collectStatementCredits)
+            .set(
+              outcome === 'settled'
+                ? { state: 'settled', settledAt: new Date() }
+                : { state: 'review', reason: outcome },
+            )
+            .where(
+              and(inArray(collectStatementCredits.id, ids), eq(collectStatementCredits.state, 'matched')),
+            );
+        }
+      });
+      const [left] = await db
+        .select({ remaining: count() })
+        .from(collectStatementCredits)
+        .where(
+          and(
+            eq(collectStatementCredits.statementId, statementId),
+            eq(collectStatementCredits.state, 'matched'),
+          ),
+        );
+      return { remaining: left?.remaining ?? 0 };
+    },
+
+    async completeStatementImport({ statementId }: StatementImportInput): Promise<StatementImportSummary> {
+      await db
+        .update(collectStatements)
+        .set({ status: 'imported', importedAt: new Date() })
+        .where(and(eq(collectStatements.id, statementId), eq(collectStatements.status, 'importing')));
+      return statementSummary(db, statementId);
+    },
+  };
+}
+
+/** How many of the statement's credits were settled and how many are (or were) in review. */
+export async function statementSummary(db: Database, statementId: string): Promise<StatementImportSummary> {
+  const rows = await db
+    .select({ state: collectStatementCredits.state, credits: count() })
+    .from(collectStatementCredits)
+    .where(eq(collectStatementCredits.statementId, statementId))
+    .groupBy(collectStatementCredits.state);
+  const of = (...states: string[]) =>
+    rows.filter((row) => states.includes(row.state)).reduce((sum, row) => sum + row.credits, 0);
+  return {
+    statementId,
+    credits: of('received', 'matched', 'settled', 'review', 'resolved'),
+    settled: of('settled'),
+    review: of('review', 'resolved'),
+  };
+}
+
+// --- the review list -------------------------------------------------------------------------------
+
+export type ReviewItem = typeof collectStatementCredits.$inferSelect;
+
+/** Credits waiting for an operator, oldest first, after the credit id `after`. */
+export async function reviewItems(
+  db: Database,
+  options: { after?: number; limit: number },
+): Promise<ReviewItem[]> {
+  return db
+    .select()
+    .from(collectStatementCredits)
+    .where(
+      and(
+        eq(collectStatementCredits.state, 'review'),
+        options.after !== undefined ? sql`${collectStatementCredits.id} > ${options.after}` : undefined,
+      ),
+    )
+    .orderBy(asc(collectStatementCredits.id))
+    .limit(options.limit);
+}
+
+/** An operator's resolution of a review item was refused: `code` is the API's error code. */
+export class ReviewResolutionRefused extends Error {
+  constructor(
+    readonly code: 'review_item_not_found' | 'not_in_review' | 'obligation_not_found' | ReviewReason,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ReviewResolutionRefused';
+  }
+}
+
+export type ReviewResolution =
+  | { action: 'settle'; idn: string; note?: string | undefined }
+  | { action: 'dismiss'; note: string };
+
+/**
+ * Resolves a credit in review: `settle` pays the obligation `idn` with it (the operator read who paid
+ * what; the same rules as matching: open, bank-payable kind, exact amount and currency), `dismiss`
+ * closes it with a note (refunded to the payer, booked elsewhere). Repeating a settle is safe.
+ */
+export async function resolveReviewItem(
+  deps: Pick<StatementDeps, 'db' | 'temporal'>,
+  creditId: number,
+  resolution: ReviewResolution,
+): Promise<ReviewItem> {
+  const { db } = deps;
+  const [credit] = await db
+    .select()
+    .from(collectStatementCredits)
+    .where(eq(collectStatementCredits.id, creditId));
+  if (!credit) throw new ReviewResolutionRefused('review_item_not_found', `No review item ${creditId}`);
+  if (credit.state !== 'review') {
+    throw new ReviewResolutionRefused(
+      'not_in_review',
+      `Credit ${creditId} is ${credit.state}, not in review`,
+    );
+  }
+  if (resolution.action === 'settle') {
+    const [obligation] = await db
+      .select()
+      .from(collectObligations)
+      .where(eq(collectObligations.idn, resolution.idn));
+    if (!obligation)
+      throw new ReviewResolutionRefused('obligation_not_found', `No obligation ${resolution.idn}`);
+    const refusal: ReviewReason | undefined = !statementSettledKinds.includes(obligation.kind)
+      ? 'wrong_kind'
+      : obligation.currency !== credit.currency
+        ? 'currency_differs'
+        : obligation.amountMinor !== credit.amountMinor
+          ? 'amount_differs'
+          : undefined;
+    const outcome =
+      refusal ??
+      (await settleCredit(deps, {
+        id: credit.id,
+        statementId: credit.statementId,
+        entryRef: credit.entryRef,
+        obligationIdn: obligation.idn,
+        kind: obligation.kind,
+      }));
+    if (outcome !== 'settled')
+      throw new ReviewResolutionRefused(outcome, reviewReasonsText(outcome, resolution.idn));
+  }
+  const [resolved] = await db
+    .update(collectStatementCredits)
+    .set({
+      state: 'resolved',
+      resolution: resolution.action === 'settle' ? 'settled' : 'dismissed',
+      resolutionNote: resolution.note ?? null,
+      resolvedAt: new Date(),
+      ...(resolution.action === 'settle' ? { obligationIdn: resolution.idn, settledAt: new Date() } : {}),
+    })
+    .where(and(eq(collectStatementCredits.id, creditId), eq(collectStatementCredits.state, 'review')))
+    .returning();
+  if (!resolved)
+    throw new ReviewResolutionRefused('not_in_review', `Credit ${creditId} was resolved meanwhile`);
+  return resolved;
+}
+
+const reviewReasonsText = (reason: ReviewReason, idn: string) =>
+  `Obligation ${idn}: ${reviewReasons[reason]}`;

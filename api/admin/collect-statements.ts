@@ -1,0 +1,321 @@
+import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { eq } from 'drizzle-orm';
+import type { Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import {
+  importStatementDocument,
+  type ReviewItem,
+  ReviewResolutionRefused,
+  resolveReviewItem,
+  reviewItems,
+  StatementConflict,
+  statementSummary,
+} from '../../activities/collect/statements.ts';
+import { collectStatements } from '../../db/schema/collect-statements.ts';
+import { formatAmount } from '../../domain/collect/amount.ts';
+import { StatementDocumentError, type StatementProblemCode } from '../../domain/collect/statement.ts';
+import { reviewReasonCodes, reviewReasons } from '../../domain/collect/statement-matching.ts';
+import type { AppEnv } from '../shared/context.ts';
+import { ApiError, errorBodySchema, errorResponses } from '../shared/errors.ts';
+import { jsonBody } from '../shared/openapi.ts';
+
+/**
+ * Operator endpoints of bank statements (docs/collect.md "Bank statements", decision 0031): upload a
+ * camt.053/054 document, follow its import, work the review list. The HTTP twin of
+ * `npm run admin -- collect:statement <file>` and of the watched folder.
+ */
+
+const PROBLEM_STATUS: Record<StatementProblemCode, ContentfulStatusCode> = {
+  statement_malformed_xml: 400,
+  statement_dtd_refused: 400,
+  statement_unsupported_document: 422,
+  statement_invalid: 422,
+  statement_too_large: 413,
+};
+
+const errorContent = { 'application/json': { schema: errorBodySchema } };
+
+const receivedSchema = z
+  .object({
+    statementId: z.string().openapi({ example: 'st_5f0c1d2e3a4b5c6d7e8f9a0b' }),
+    kind: z.enum(['camt.053', 'camt.054']),
+    messageDefinition: z.string().openapi({ example: 'camt.053.001.08' }),
+    account: z.string().openapi({ example: 'BG80BNBG96611020345678' }),
+    documentId: z.string().openapi({ description: 'Stmt/Id or Ntfctn/Id', example: 'STMT-2027-07-15' }),
+    credits: z.number().int().openapi({ description: 'Booked credits in the document' }),
+    alreadyImported: z
+      .number()
+      .int()
+      .openapi({ description: 'Of those, credits an earlier statement or notification imported' }),
+    skipped: z.object({ debits: z.number().int(), notBooked: z.number().int() }),
+    duplicate: z.boolean().openapi({ description: 'The statement was imported before: nothing changed' }),
+    status: z.enum(['importing', 'imported']),
+  })
+  .openapi('ReceivedStatement');
+
+const uploadRoute = createRoute({
+  method: 'post',
+  path: '/collect/statements',
+  tags: ['Admin'],
+  summary: 'Import a bank statement (camt.053 or camt.054)',
+  description:
+    'The body is the XML document (`application/xml` or `text/xml`), or `multipart/form-data` with the ' +
+    'document in a `file` part. Booked credits are matched to open obligations by the 10-digit IDN in the ' +
+    'remittance information, amount and currency; matched ones are settled through their workflows, the ' +
+    'rest go to the review list. 202 while importing (GET the statement to follow it); 200 when every ' +
+    'statement in the document was imported before (nothing changes). 400 `statement_malformed_xml`, ' +
+    '`statement_dtd_refused` (any DTD or entity declaration); 413 `statement_too_large` ' +
+    '(COLLECT_STATEMENT_MAX_BYTES); 415 for another content type; 422 `statement_unsupported_document` ' +
+    '(not camt.053/054), `statement_invalid` (`fields` names the element); 409 `statement_conflict` when ' +
+    'the same statement (kind, account, Id) was imported with other content.',
+  request: {
+    body: {
+      required: true,
+      content: {
+        'application/xml': { schema: z.string().openapi({ description: 'The camt document' }) },
+      },
+    },
+  },
+  responses: {
+    200: {
+      description: 'Imported before; nothing changed',
+      content: { 'application/json': { schema: z.object({ statements: z.array(receivedSchema) }) } },
+    },
+    202: {
+      description: 'Importing',
+      content: { 'application/json': { schema: z.object({ statements: z.array(receivedSchema) }) } },
+    },
+    ...errorResponses,
+    409: { description: 'Same statement, other content', content: errorContent },
+    413: { description: 'Too large', content: errorContent },
+    415: { description: 'Not XML or multipart', content: errorContent },
+    422: { description: 'Not a camt.053/054 statement', content: errorContent },
+  },
+});
+
+const statementIdParam = z.object({
+  id: z
+    .string()
+    .regex(/^st_[0-9a-f]{24}$/, 'a statement id (st_ and 24 hex digits)')
+    .openapi({ example: 'st_5f0c1d2e3a4b5c6d7e8f9a0b' }),
+});
+
+const statementSchema = z
+  .object({
+    statementId: z.string(),
+    kind: z.string(),
+    messageDefinition: z.string(),
+    messageId: z.string(),
+    documentId: z.string(),
+    account: z.string(),
+    origin: z.string().openapi({ description: 'upload, folder or admin' }),
+    fileName: z.string().nullable(),
+    status: z.enum(['importing', 'imported']),
+    credits: z.number().int().openapi({ description: 'Credits this statement imported' }),
+    settled: z.number().int(),
+    review: z.number().int().openapi({ description: 'In review, or resolved by an operator' }),
+    alreadyImported: z.number().int(),
+    skipped: z.object({ debits: z.number().int(), notBooked: z.number().int() }),
+    receivedAt: z.string(),
+    importedAt: z.string().nullable(),
+  })
+  .openapi('Statement');
+
+const getRoute = createRoute({
+  method: 'get',
+  path: '/collect/statements/{id}',
+  tags: ['Admin'],
+  summary: 'A bank statement and how its import stands',
+  request: { params: statementIdParam },
+  responses: {
+    200: { description: 'The statement', content: { 'application/json': { schema: statementSchema } } },
+    ...errorResponses,
+  },
+});
+
+const reviewItemSchema = z
+  .object({
+    id: z.number().int().openapi({ description: 'The review item (credit) id' }),
+    statementId: z.string(),
+    account: z.string(),
+    entryRef: z.string().openapi({ description: "The bank's reference of the credit" }),
+    amount: z.string().openapi({ example: '22.80' }),
+    amountMinor: z.number().int(),
+    currency: z.string(),
+    bookingDate: z.string().nullable(),
+    remittance: z.string(),
+    idn: z.string().nullable().openapi({ description: 'The IDN read from the remittance information' }),
+    obligationIdn: z.string().nullable(),
+    debtorName: z.string().nullable(),
+    debtorAccount: z.string().nullable(),
+    state: z.string().openapi({ example: 'review' }),
+    reason: z.enum(reviewReasonCodes).nullable(),
+    reasonText: z.string().nullable(),
+    resolution: z.enum(['settled', 'dismissed']).nullable(),
+    resolutionNote: z.string().nullable(),
+  })
+  .openapi('StatementReviewItem');
+
+const itemOf = (row: ReviewItem) => ({
+  id: row.id,
+  statementId: row.statementId,
+  account: row.account,
+  entryRef: row.entryRef,
+  amount: formatAmount(row.amountMinor),
+  amountMinor: row.amountMinor,
+  currency: row.currency,
+  bookingDate: row.bookingDate,
+  remittance: row.remittance,
+  idn: row.idn,
+  obligationIdn: row.obligationIdn,
+  debtorName: row.debtorName,
+  debtorAccount: row.debtorAccount,
+  state: row.state,
+  reason: row.reason,
+  reasonText: row.reason ? reviewReasons[row.reason] : null,
+  resolution: row.resolution,
+  resolutionNote: row.resolutionNote,
+});
+
+const reviewRoute = createRoute({
+  method: 'get',
+  path: '/collect/statements/review',
+  tags: ['Admin'],
+  summary: 'Statement credits waiting for an operator',
+  description:
+    'Credits no obligation was settled with, oldest first, each with its reason: `no_idn`, ' +
+    '`ambiguous_idn`, `unknown_idn`, `wrong_kind`, `currency_differs`, `amount_differs` (partly ' +
+    'matched), `duplicate_credit`, `obligation_paid`, `obligation_expired`, `obligation_closed`. Page ' +
+    'with `after` (the last id seen).',
+  request: {
+    query: z.object({
+      after: z.coerce.number().int().min(0).optional().openapi({ description: 'Items after this id' }),
+      limit: z.coerce.number().int().min(1).max(500).default(100),
+    }),
+  },
+  responses: {
+    200: {
+      description: 'Review items',
+      content: { 'application/json': { schema: z.object({ items: z.array(reviewItemSchema) }) } },
+    },
+    ...errorResponses,
+  },
+});
+
+const resolveRoute = createRoute({
+  method: 'post',
+  path: '/collect/statements/review/{itemId}/resolve',
+  tags: ['Admin'],
+  summary: 'Resolve a statement credit in review',
+  description:
+    '`{"action":"settle","idn":"..."}` pays that obligation with the credit through its workflow (open, ' +
+    'paid by bank transfer, same amount and currency; otherwise 409 with the reason as code); ' +
+    '`{"action":"dismiss","note":"..."}` closes it (refunded to the payer, booked elsewhere). 409 ' +
+    '`not_in_review` when it is not in review.',
+  request: {
+    params: z.object({ itemId: z.coerce.number().int().min(1) }),
+    body: jsonBody(
+      z.discriminatedUnion('action', [
+        z.object({
+          action: z.literal('settle'),
+          idn: z.string().regex(/^\d{10}$/, 'a 10-digit IDN'),
+          note: z.string().max(2000).optional(),
+        }),
+        z.object({ action: z.literal('dismiss'), note: z.string().trim().min(1).max(2000) }),
+      ]),
+    ),
+  },
+  responses: {
+    200: { description: 'Resolved', content: { 'application/json': { schema: reviewItemSchema } } },
+    ...errorResponses,
+    409: { description: 'Not in review, or the obligation cannot take it', content: errorContent },
+  },
+});
+
+/** The uploaded document: the XML body, or the `file` part of a multipart form. */
+async function documentOf(c: Context<AppEnv>) {
+  const type = c.req.header('content-type') ?? '';
+  if (/^multipart\/form-data/i.test(type)) {
+    const file = (await c.req.parseBody()).file;
+    if (!(file instanceof File)) {
+      throw ApiError.field('file', 'the camt document is required as the `file` part');
+    }
+    return { xml: await file.text(), fileName: file.name || undefined };
+  }
+  if (/^(application|text)\/([a-z.+-]*\+)?xml\b/i.test(type)) return { xml: await c.req.text() };
+  throw new ApiError(
+    415,
+    'unsupported_media_type',
+    'Send the statement as application/xml (or text/xml), or as multipart/form-data with a `file` part',
+  );
+}
+
+export function registerStatementAdminRoutes(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(uploadRoute, async (c) => {
+    const deps = c.get('deps');
+    const document = await documentOf(c);
+    try {
+      const statements = await importStatementDocument(deps, { ...document, origin: 'upload' });
+      return c.json({ statements }, statements.every((s) => s.duplicate) ? 200 : 202);
+    } catch (error) {
+      if (error instanceof StatementDocumentError) {
+        throw new ApiError(PROBLEM_STATUS[error.code], error.code, error.message, [
+          { field: error.field, message: error.message },
+        ]);
+      }
+      if (error instanceof StatementConflict) throw ApiError.conflict('statement_conflict', error.message);
+      throw error;
+    }
+  });
+
+  // Before /{id}: `review` is no statement id.
+  app.openapi(reviewRoute, async (c) => {
+    const items = await reviewItems(c.get('deps').db, c.req.valid('query'));
+    return c.json({ items: items.map(itemOf) }, 200);
+  });
+
+  app.openapi(resolveRoute, async (c) => {
+    try {
+      const resolved = await resolveReviewItem(
+        c.get('deps'),
+        c.req.valid('param').itemId,
+        c.req.valid('json'),
+      );
+      return c.json(itemOf(resolved), 200);
+    } catch (error) {
+      if (!(error instanceof ReviewResolutionRefused)) throw error;
+      if (error.code === 'review_item_not_found') throw ApiError.notFound('Review item');
+      if (error.code === 'obligation_not_found') throw ApiError.field('idn', error.message, 404);
+      throw ApiError.conflict(error.code, error.message);
+    }
+  });
+
+  app.openapi(getRoute, async (c) => {
+    const { db } = c.get('deps');
+    const { id } = c.req.valid('param');
+    const [row] = await db.select().from(collectStatements).where(eq(collectStatements.id, id));
+    if (!row) throw ApiError.notFound('Statement');
+    const summary = await statementSummary(db, id);
+    return c.json(
+      {
+        statementId: row.id,
+        kind: row.kind,
+        messageDefinition: row.messageDefinition,
+        messageId: row.messageId,
+        documentId: row.documentId,
+        account: row.account,
+        origin: row.origin,
+        fileName: row.fileName,
+        status: row.status,
+        credits: summary.credits,
+        settled: summary.settled,
+        review: summary.review,
+        alreadyImported: row.alreadyImported,
+        skipped: { debits: row.debitsSkipped, notBooked: row.notBookedSkipped },
+        receivedAt: row.receivedAt.toISOString(),
+        importedAt: row.importedAt?.toISOString() ?? null,
+      },
+      200,
+    );
+  });
+}

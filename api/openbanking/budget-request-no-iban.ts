@@ -1,0 +1,49 @@
+import { createRoute } from '@hono/zod-openapi';
+import { errorResponses } from '../shared/errors.ts';
+import { jsonBody } from '../shared/openapi.ts';
+import { defineOperation } from '../shared/operation.ts';
+import { requireUser, USER_SECURITY } from './identity.ts';
+import {
+  budgetFields,
+  budgetOf,
+  createdSchema,
+  createPayment,
+  directFields,
+  draftDirect,
+  paymentOrderBody,
+  userAgentHeaders,
+} from './payment-records.ts';
+
+/**
+ * `POST /api/{7,8}/budget-request/no-iban`: a budget payment from an IBAN the user names at a bank,
+ * without adding the account first (no consent). The user authenticates the payment at the bank.
+ */
+const body = paymentOrderBody.extend({ ...directFields, ...budgetFields }).openapi('BudgetPaymentDirect');
+
+export const budgetRequestNoIbanOperation = defineOperation({
+  versions: [7, 8],
+  route: () =>
+    createRoute({
+      method: 'post',
+      path: '/budget-request/no-iban',
+      operationId: 'createBudgetPaymentDirect',
+      tags: ['Payment initiation'],
+      summary: 'Create a budget payment without an added account',
+      description:
+        'As POST budget-request, from `debtorIban` at `bankHash` instead of an added account. Answers the code; ' +
+        'confirm with POST/PUT payment.',
+      security: USER_SECURITY,
+      request: { headers: userAgentHeaders, body: jsonBody(body) },
+      responses: {
+        201: { description: 'Created', content: { 'application/json': { schema: createdSchema } } },
+        ...errorResponses,
+      },
+    }),
+  handler: () => async (c) => {
+    const user = await requireUser(c);
+    const request = c.req.valid('json');
+    const draft = await draftDirect(c, 'budget_no_iban', request, c.req.valid('header')['user-agent']);
+    const payment = await createPayment(c, user, { ...draft, budget: budgetOf(request) });
+    return c.json({ ...payment, authorized: null }, 201);
+  },
+});

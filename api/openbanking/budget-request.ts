@@ -1,0 +1,56 @@
+import { createRoute } from '@hono/zod-openapi';
+import { errorResponses } from '../shared/errors.ts';
+import { jsonBody } from '../shared/openapi.ts';
+import { defineOperation } from '../shared/operation.ts';
+import { requireUserAccount } from './account-records.ts';
+import { USER_SECURITY } from './identity.ts';
+import {
+  budgetFields,
+  budgetOf,
+  createdSchema,
+  createPayment,
+  draftFromAccount,
+  fromAccountFields,
+  paymentAuthorizationOf,
+  paymentOrderBody,
+  userAgentHeaders,
+} from './payment-records.ts';
+
+/**
+ * `POST /api/{6,7,8}/budget-request`: a budget payment from an added account: a payment carrying the
+ * budget details (`regulatoryReportType` one of 1,2,3,4,5,6,9; `paymentCategory` six digits). Answers a
+ * code; confirmed and authenticated like any other payment. How the details reach the bank:
+ * domain/openbanking/payments.ts `budgetRemittance` (docs/openbanking.md).
+ */
+const body = paymentOrderBody
+  .extend({ ...fromAccountFields, ...budgetFields })
+  .openapi('BudgetPaymentFromAccount');
+
+export const budgetRequestOperation = defineOperation({
+  versions: [6, 7, 8],
+  route: () =>
+    createRoute({
+      method: 'post',
+      path: '/budget-request',
+      operationId: 'createBudgetPayment',
+      tags: ['Payment initiation'],
+      summary: 'Create a budget payment from an added account',
+      description:
+        'As POST payment/iban, with the budget details: `regulatoryReportType` (1 declaration, 2 inspection act, ' +
+        '3 penalty decree, 4 advance payment, 5 batch property number, 6 enforced collection order, 9 others) and ' +
+        '`paymentCategory` (six digits). Each refused with a field error naming it. Answers the code.',
+      security: USER_SECURITY,
+      request: { headers: userAgentHeaders, body: jsonBody(body) },
+      responses: {
+        201: { description: 'Created', content: { 'application/json': { schema: createdSchema } } },
+        ...errorResponses,
+      },
+    }),
+  handler: () => async (c) => {
+    const request = c.req.valid('json');
+    const { user, draft } = await draftFromAccount(c, 'budget', request, c.req.valid('header')['user-agent']);
+    const payment = await createPayment(c, user, { ...draft, budget: budgetOf(request) });
+    const { account, consent } = await requireUserAccount(c, draft.ibanId);
+    return c.json({ ...payment, authorized: paymentAuthorizationOf(account, consent).authorized }, 201);
+  },
+});

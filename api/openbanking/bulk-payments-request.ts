@@ -1,0 +1,8 @@
+import { bulkOperation } from './bulk-payment-records.ts';
+
+/** `POST /api/8/bulk-payments/request`: a bulk from an account the user added (`ibanId`). */
+export const bulkPaymentsRequestOperation = bulkOperation(
+  'request',
+  'Bulk payment from an added account',
+  'Up to 10,000 transfers from an account the user added (`ibanId`, from GET ibans; another user’s is 404).',
+);

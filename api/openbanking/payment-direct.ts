@@ -1,0 +1,45 @@
+import { createRoute } from '@hono/zod-openapi';
+import { errorResponses } from '../shared/errors.ts';
+import { jsonBody } from '../shared/openapi.ts';
+import { defineOperation } from '../shared/operation.ts';
+import { requireUser, USER_SECURITY } from './identity.ts';
+import {
+  createdSchema,
+  createPayment,
+  directFields,
+  draftDirect,
+  paymentOrderBody,
+  userAgentHeaders,
+} from './payment-records.ts';
+
+/**
+ * `POST /api/{7,8}/payment/direct`: a payment transfer from an IBAN the user names at a bank, without a
+ * consent or an added account. Answers the code; nothing reaches the bank until it is confirmed.
+ */
+export const directBody = paymentOrderBody.extend(directFields).openapi('PaymentDirect');
+
+export const paymentDirectOperation = defineOperation({
+  versions: [7, 8],
+  route: () =>
+    createRoute({
+      method: 'post',
+      path: '/payment/direct',
+      operationId: 'createPaymentDirect',
+      tags: ['Payment initiation'],
+      summary: 'Create a payment without a consent',
+      description:
+        'Creates a payment from `debtorIban` at `bankHash` and answers its code; confirm it with POST/PUT payment (the ' +
+        'user authenticates at the bank). An optional `hookHash` is called back with `payment.finished`.',
+      security: USER_SECURITY,
+      request: { headers: userAgentHeaders, body: jsonBody(directBody) },
+      responses: {
+        201: { description: 'Created', content: { 'application/json': { schema: createdSchema } } },
+        ...errorResponses,
+      },
+    }),
+  handler: () => async (c) => {
+    const user = await requireUser(c);
+    const draft = await draftDirect(c, 'direct', c.req.valid('json'), c.req.valid('header')['user-agent']);
+    return c.json({ ...(await createPayment(c, user, draft)), authorized: null }, 201);
+  },
+});

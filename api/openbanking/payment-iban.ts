@@ -1,0 +1,56 @@
+import { createRoute } from '@hono/zod-openapi';
+import { errorResponses } from '../shared/errors.ts';
+import { jsonBody } from '../shared/openapi.ts';
+import { defineOperation } from '../shared/operation.ts';
+import { requireUserAccount } from './account-records.ts';
+import { USER_SECURITY } from './identity.ts';
+import {
+  createdSchema,
+  createPayment,
+  draftFromAccount,
+  fromAccountFields,
+  paymentAuthorizationOf,
+  paymentOrderBody,
+  userAgentHeaders,
+} from './payment-records.ts';
+
+/**
+ * `POST /api/{6,7,8}/payment/iban`: a payment transfer from an added account to an IBAN. Answers the
+ * payment's `code` (WAITING, state CREATED) and the account's authorization flag; nothing reaches the
+ * bank until the payment is confirmed with the code (POST/PUT payment). An optional `hookHash` is
+ * called back with `payment.finished` (else the user's signup webhookUrl).
+ */
+const body = paymentOrderBody.extend(fromAccountFields).openapi('PaymentFromAccount');
+
+export const paymentIbanOperation = defineOperation({
+  versions: [6, 7, 8],
+  route: () =>
+    createRoute({
+      method: 'post',
+      path: '/payment/iban',
+      operationId: 'createPaymentFromAccount',
+      tags: ['Payment initiation'],
+      summary: 'Create a payment from an added account',
+      description:
+        'Creates the payment and answers its `code`. Confirm it with POST/PUT payment (the user then authenticates at ' +
+        'the bank); read it with GET payment/status?code=. `authorized: false`: POST payment/sca/{ibanId} first. ' +
+        'Another user’s account is 404; an unknown hook 400.',
+      security: USER_SECURITY,
+      request: { headers: userAgentHeaders, body: jsonBody(body) },
+      responses: {
+        201: { description: 'Created', content: { 'application/json': { schema: createdSchema } } },
+        ...errorResponses,
+      },
+    }),
+  handler: () => async (c) => {
+    const { user, draft } = await draftFromAccount(
+      c,
+      'iban',
+      c.req.valid('json'),
+      c.req.valid('header')['user-agent'],
+    );
+    const payment = await createPayment(c, user, draft);
+    const { account, consent } = await requireUserAccount(c, draft.ibanId);
+    return c.json({ ...payment, authorized: paymentAuthorizationOf(account, consent).authorized }, 201);
+  },
+});

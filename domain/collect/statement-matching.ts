@@ -1,0 +1,85 @@
+import { type ObligationKind, ObligationRefusal, officePayableKinds } from './obligation.ts';
+
+/**
+ * How a bank statement's credits settle obligations (decision 0031). Pure (no I/O).
+ *
+ * A credit settles an obligation when its remittance information names the obligation's IDN, the
+ * obligation is open and of a kind a bank transfer pays, and amount and currency are exactly the
+ * obligation's. The first such credit (in statement order; across statements, the first to reach the
+ * obligation's workflow) settles it; every other credit goes to the review list with its reason.
+ * No Node built-ins here: the import workflow uses this module.
+ *
+ *   received → matched → settled            (the obligation's workflow took the payment)
+ *   received → review  → resolved           (an operator settled it by hand or dismissed it)
+ *   matched  → review                       (the workflow refused: paid meanwhile, expired, ...)
+ */
+
+export const statementCreditStates = ['received', 'matched', 'settled', 'review', 'resolved'] as const;
+export type StatementCreditState = (typeof statementCreditStates)[number];
+
+export const reviewReasonCodes = [
+  'no_idn',
+  'ambiguous_idn',
+  'unknown_idn',
+  'wrong_kind',
+  'currency_differs',
+  'amount_differs',
+  'duplicate_credit',
+  'obligation_paid',
+  'obligation_expired',
+  'obligation_closed',
+] as const;
+export type ReviewReason = (typeof reviewReasonCodes)[number];
+
+/** Why a credit is in the review list, as the operator reads it. */
+export const reviewReasons: Record<ReviewReason, string> = {
+  no_idn: 'the remittance information holds no 10-digit IDN',
+  ambiguous_idn: 'the remittance information holds several different 10-digit numbers',
+  unknown_idn: 'no obligation has this IDN',
+  wrong_kind: 'the obligation is not paid by bank transfer (only bank_transfer, deposit_slip, office_bill)',
+  currency_differs: 'the currency differs from the obligation’s',
+  amount_differs: 'partly matched: the IDN is known but the amount differs from the obligation’s',
+  duplicate_credit: 'another credit already settled (or is settling) this obligation',
+  obligation_paid: 'the obligation was paid already, by another channel',
+  obligation_expired: 'the obligation has expired',
+  obligation_closed: 'the obligation is closed (reversed or denied)',
+};
+
+/** Kinds a credit on the gateway's account settles. */
+export const statementSettledKinds: readonly ObligationKind[] = officePayableKinds;
+
+/** The review reason of a refusal by the obligation workflow's payObligation validator. */
+export function reviewReasonOfRefusal(type: string | undefined): ReviewReason {
+  switch (type) {
+    case ObligationRefusal.alreadyPaid:
+      return 'obligation_paid';
+    case ObligationRefusal.expired:
+      return 'obligation_expired';
+    case ObligationRefusal.wrongKind:
+      return 'wrong_kind';
+    default:
+      return 'obligation_closed';
+  }
+}
+
+/** The Update id of a credit's payObligation: Temporal answers a repeated one with the first outcome. */
+export const statementPaymentUpdateId = (creditId: number) => `statement-credit-${creditId}`;
+
+// --- the import process: statement-import-<statementId> -------------------------------------------
+
+// Its workflow id is statementImportWorkflowId in domain/collect/processes.ts.
+
+export interface StatementImportInput {
+  statementId: string;
+}
+
+/** What a statement import ends with (also GET /admin/collect/statements/{id}). */
+export interface StatementImportSummary {
+  statementId: string;
+  credits: number;
+  settled: number;
+  review: number;
+}
+
+/** Credits settled by one activity (a batch): small enough to retry, large enough to keep history short. */
+export const STATEMENT_SETTLE_BATCH = 250;

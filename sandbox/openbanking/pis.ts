@@ -1,0 +1,617 @@
+import { createHash, randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
+import type { Context, Hono } from 'hono';
+import { isValidIBAN } from 'ibantools';
+import { z } from 'zod';
+import { html, htmlPage } from '../../api/shared/html.ts';
+import { verifyTppSignature } from '../../credentials/openbanking/tpp-signing.ts';
+import { minorOf } from '../../domain/openbanking/payments.ts';
+import {
+  PAYMENT_PRODUCTS,
+  type PaymentInitiationRequest,
+  type PaymentProduct,
+  type ScaApproach,
+} from '../../domain/openbanking/xs2a.ts';
+import type { SandboxBank } from './bank.ts';
+import { bookedTransaction } from './catalogue.ts';
+import type { SandboxAuthorisation, SandboxPayment } from './pis-records.ts';
+import type { SmsSender } from './sms-sender.ts';
+import { tppError } from './xs2a-routes.ts';
+
+/**
+ * Payment initiation at a sandbox bank (Berlin Group NextGenPSD2 1.3, single payments), under `/{code}/v1`:
+ *
+ *   POST /payments/{product}                                   initiate (RCVD); SCA approach by TPP-Redirect-Preferred
+ *                                                              / TPP-Decoupled-Preferred (default: the bank's flow type)
+ *   GET  /payments/{product}/{paymentId}[/status]              the payment / its transactionStatus
+ *   POST /payments/{product}/{paymentId}/authorisations        start the SCA (embedded: the code goes by SMS)
+ *   GET  /payments/{product}/{paymentId}/authorisations/{id}   scaStatus (the TPP polls it for decoupled SCA)
+ *   PUT  /payments/{product}/{paymentId}/authorisations/{id}   { scaAuthenticationData }: the one-time code
+ *
+ * and the hosted SCA page of a payment at `/{code}/sca/payments/{paymentId}` (redirect approach). Once the
+ * SCA is finalised the bank executes the payment against its ledger (payment-ledger.ts): ACSC, or RJCT
+ * when the funds are missing. Test controls (no counterpart at a real bank):
+ *
+ *   POST /{code}/sandbox/payments/{paymentId}/decoupled/{approve|deny}   the PSU answers in the bank's app
+ *   POST /{code}/sandbox/payments/{paymentId}/expire-code                the sent one-time code expires now
+ *   GET  /{code}/sandbox/ledger/{iban}                                   balance and debits of an account
+ *   PUT  /{code}/sandbox/ledger/{iban}/behaviour                         { kind: normal|reject|timeout|slow|insufficient, delayMs }
+ *   PUT  /{code}/sandbox/ledger/{iban}/balance                           { balanceMinor }
+ */
+
+export const OTP_MAX_ATTEMPTS = 3;
+
+export interface PisOptions {
+  /** Base of the SCA page links. */
+  publicUrl: () => string;
+  /** How one-time codes reach the PSU's phone; without it embedded SCA is refused. */
+  sendSms?: SmsSender;
+  /** How long a one-time code is valid (default 5 minutes). */
+  otpTtlMs?: number;
+  /** Ended when the server stops (ends the waits of `timeout` behaviours). */
+  stopped: AbortSignal;
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest();
+const sameDigest = (digest: Buffer | undefined, text: string) =>
+  digest !== undefined && timingSafeEqual(digest, sha256(text));
+
+const ibanRef = z.object({
+  iban: z.string().refine((iban) => isValidIBAN(iban), 'not a valid IBAN'),
+  currency: z
+    .string()
+    .regex(/^[A-Z]{3}$/)
+    .optional(),
+});
+const paymentSchema = z.object({
+  endToEndIdentification: z.string().max(35).optional(),
+  debtorAccount: ibanRef,
+  instructedAmount: z.object({
+    currency: z.string().regex(/^[A-Z]{3}$/),
+    amount: z.string().regex(/^\d{1,12}(\.\d{1,2})?$/, 'must be a positive decimal'),
+  }),
+  creditorAccount: ibanRef,
+  creditorName: z.string().min(1).max(70),
+  remittanceInformationUnstructured: z.string().max(140).optional(),
+  remittanceInformationStructured: z
+    .object({
+      reference: z.string().min(1).max(35),
+      referenceType: z.string().max(35).optional(),
+      referenceIssuer: z.string().max(35).optional(),
+    })
+    .optional(),
+});
+
+const behaviourSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('normal') }),
+  z.object({ kind: z.literal('reject') }),
+  z.object({ kind: z.literal('timeout') }),
+  z.object({ kind: z.literal('insufficient') }),
+  z.object({ kind: z.literal('slow'), delayMs: z.number().int().min(1).max(600_000) }),
+]);
+
+const isUrl = (value: string | undefined) => {
+  try {
+    return value !== undefined && /^https?:$/.test(new URL(value).protocol);
+  } catch {
+    return false;
+  }
+};
+
+/** The approach the TPP asked for; the bank's own flow type when it did not say. */
+function approachOf(c: Context, bank: SandboxBank): ScaApproach {
+  const redirect = c.req.header('tpp-redirect-preferred');
+  const decoupled = c.req.header('tpp-decoupled-preferred');
+  if (redirect === 'true') return 'REDIRECT';
+  if (decoupled === 'true') return 'DECOUPLED';
+  if (redirect === 'false') return 'EMBEDDED';
+  return bank.definition.bankFlowType.toUpperCase() as ScaApproach;
+}
+
+/** Executes an authorised payment against the ledger: ACSC, or RJCT when it cannot be booked. */
+export function executePayment(bank: SandboxBank, payment: SandboxPayment): void {
+  if (payment.transactionStatus !== 'RCVD' && payment.transactionStatus !== 'ACTC') return;
+  const outcome = bank.ledger.debit({
+    iban: payment.debtor.iban,
+    amountMinor: payment.amountMinor,
+    currency: payment.request.instructedAmount.currency,
+    paymentId: payment.paymentId,
+  });
+  if (!outcome.booked) {
+    payment.transactionStatus = 'RJCT';
+    payment.statusReason = outcome.reason === 'insufficient_funds' ? 'AM04' : 'AC01';
+    return;
+  }
+  payment.transactionStatus = 'ACSC';
+  // The debit shows in the account's transactions too (AIS reads see the payment).
+  if (!outcome.repeated)
+    payment.debtor.added.unshift(
+      bookedTransaction(payment.debtor, {
+        amount: `-${payment.request.instructedAmount.amount}`,
+        counterpartyName: payment.request.creditorName,
+        remittanceInformation:
+          payment.request.remittanceInformationUnstructured ?? `Payment ${payment.paymentId}`,
+      }),
+    );
+}
+
+function decide(bank: SandboxBank, payment: SandboxPayment, auth: SandboxAuthorisation, approved: boolean) {
+  auth.scaStatus = approved ? 'finalised' : 'failed';
+  auth.sessionDigest = undefined;
+  if (approved) executePayment(bank, payment);
+  else if (payment.transactionStatus === 'RCVD') {
+    payment.transactionStatus = 'RJCT';
+    payment.statusReason = 'the PSU did not authorise the payment';
+  }
+}
+
+const openAuthorisation = (payment: SandboxPayment) =>
+  [...payment.authorisations.values()].find(
+    (auth) => auth.scaStatus !== 'finalised' && auth.scaStatus !== 'failed',
+  );
+
+export function registerPisRoutes(app: Hono, bank: SandboxBank, options: PisOptions): void {
+  const base = `/${bank.definition.code}`;
+  const v1 = `${base}/v1`;
+  const otpTtlMs = options.otpTtlMs ?? 300_000;
+  const paymentsPath = (product: string) => `${v1}/payments/${product}`;
+  const authPath = (payment: SandboxPayment, auth: SandboxAuthorisation) =>
+    `${paymentsPath(payment.product)}/${payment.paymentId}/authorisations/${auth.authorisationId}`;
+  const scaPage = (payment: SandboxPayment) =>
+    `${options.publicUrl()}${base}/sca/payments/${payment.paymentId}`;
+
+  const productOf = (c: Context): PaymentProduct | Response => {
+    const product = c.req.param('product') ?? '';
+    return (PAYMENT_PRODUCTS as readonly string[]).includes(product)
+      ? (product as PaymentProduct)
+      : tppError(c, 'PRODUCT_UNKNOWN', `The payment product ${product} is not offered`);
+  };
+  const paymentOf = (c: Context): SandboxPayment | Response => {
+    const product = productOf(c);
+    if (product instanceof Response) return product;
+    const payment = bank.payments.get(c.req.param('paymentId') ?? '');
+    if (!payment || payment.product !== product)
+      return tppError(c, 'RESOURCE_UNKNOWN', 'The payment is not known to the bank');
+    return payment;
+  };
+
+  function newAuthorisation(payment: SandboxPayment): SandboxAuthorisation {
+    const auth: SandboxAuthorisation = {
+      authorisationId: randomUUID(),
+      approach: payment.approach,
+      scaStatus: 'received',
+      otpAttempts: 0,
+    };
+    payment.authorisations.set(auth.authorisationId, auth);
+    return auth;
+  }
+
+  app.post(`${v1}/payments/:product`, async (c) => {
+    const product = productOf(c);
+    if (product instanceof Response) return product;
+    const parsed = paymentSchema.safeParse(await c.req.json().catch(() => undefined));
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      const path = issue.path.join('.');
+      return tppError(c, 'FORMAT_ERROR', `${path || 'body'}: ${issue.message}`, path);
+    }
+    const request = parsed.data as PaymentInitiationRequest;
+    const debtor = bank.accountByIban(request.debtorAccount.iban);
+    if (!debtor)
+      return tppError(c, 'FORMAT_ERROR', 'debtorAccount: not an account of this bank', 'debtorAccount');
+    if (debtor.definition.currency !== request.instructedAmount.currency)
+      return tppError(
+        c,
+        'FORMAT_ERROR',
+        `instructedAmount.currency: the account holds ${debtor.definition.currency}`,
+        'instructedAmount.currency',
+      );
+    const amountMinor = minorOf(request.instructedAmount.amount);
+    if (amountMinor <= 0)
+      return tppError(
+        c,
+        'FORMAT_ERROR',
+        'instructedAmount.amount: must be positive',
+        'instructedAmount.amount',
+      );
+    if ((await bank.ledger.apply(debtor.iban, options.stopped)) === 'reject')
+      return tppError(c, 'PAYMENT_FAILED', 'The bank refuses payments from this account');
+
+    const approach = approachOf(c, bank);
+    const redirectUri = c.req.header('tpp-redirect-uri') ?? null;
+    if (approach === 'REDIRECT' && !isUrl(redirectUri ?? undefined))
+      return tppError(
+        c,
+        'FORMAT_ERROR',
+        'TPP-Redirect-URI: required, an http(s) URL (redirect approach)',
+        'TPP-Redirect-URI',
+      );
+    if (approach === 'EMBEDDED' && !options.sendSms)
+      return tppError(
+        c,
+        'FORMAT_ERROR',
+        'The bank offers no embedded SCA (no SMS carrier)',
+        'TPP-Redirect-Preferred',
+      );
+    const nokRedirectUri = c.req.header('tpp-nok-redirect-uri') ?? redirectUri;
+    const payment: SandboxPayment = {
+      paymentId: randomUUID(),
+      product,
+      request,
+      debtor,
+      amountMinor,
+      transactionStatus: 'RCVD',
+      approach,
+      redirectUri,
+      nokRedirectUri,
+      authorisations: new Map(),
+      createdAt: new Date(),
+      ...(c.req.header('psu-ip-address') ? { psuIpAddress: c.req.header('psu-ip-address') } : {}),
+      ...(c.req.header('psu-user-agent') ? { psuUserAgent: c.req.header('psu-user-agent') } : {}),
+    };
+    bank.payments.set(payment.paymentId, payment);
+    const self = `${paymentsPath(product)}/${payment.paymentId}`;
+    // Redirect: the authorisation starts implicitly; embedded and decoupled: the TPP starts it.
+    const links: Record<string, { href: string }> = {
+      self: { href: self },
+      status: { href: `${self}/status` },
+    };
+    if (approach === 'REDIRECT') {
+      const auth = newAuthorisation(payment);
+      links.scaRedirect = { href: scaPage(payment) };
+      links.scaStatus = { href: authPath(payment, auth) };
+    } else {
+      links.startAuthorisation = { href: `${self}/authorisations` };
+    }
+    c.header('Location', new URL(self, c.req.url).toString());
+    c.header('ASPSP-SCA-Approach', approach);
+    return c.json({ transactionStatus: 'RCVD', paymentId: payment.paymentId, _links: links }, 201);
+  });
+
+  app.get(`${v1}/payments/:product/:paymentId`, (c) => {
+    const payment = paymentOf(c);
+    if (payment instanceof Response) return payment;
+    return c.json({ ...payment.request, transactionStatus: payment.transactionStatus }, 200);
+  });
+
+  app.get(`${v1}/payments/:product/:paymentId/status`, (c) => {
+    const payment = paymentOf(c);
+    if (payment instanceof Response) return payment;
+    return c.json({ transactionStatus: payment.transactionStatus }, 200);
+  });
+
+  app.post(`${v1}/payments/:product/:paymentId/authorisations`, async (c) => {
+    const payment = paymentOf(c);
+    if (payment instanceof Response) return payment;
+    if (payment.transactionStatus !== 'RCVD')
+      return tppError(
+        c,
+        'STATUS_INVALID',
+        `The payment is ${payment.transactionStatus}; it needs no authorisation`,
+      );
+    // A new start replaces an open authorisation (a code sent earlier stops working).
+    for (const open of payment.authorisations.values())
+      if (open.scaStatus !== 'finalised' && open.scaStatus !== 'failed') open.scaStatus = 'failed';
+    const auth = newAuthorisation(payment);
+    const links = { scaStatus: { href: authPath(payment, auth) } };
+    if (payment.approach === 'REDIRECT')
+      return c.json(
+        {
+          scaStatus: auth.scaStatus,
+          authorisationId: auth.authorisationId,
+          _links: { ...links, scaRedirect: { href: scaPage(payment) } },
+        },
+        201,
+      );
+    const psu = bank.psus.get(payment.debtor.psuId)!;
+    if (payment.approach === 'DECOUPLED') {
+      auth.scaStatus = 'started';
+      return c.json(
+        {
+          scaStatus: auth.scaStatus,
+          authorisationId: auth.authorisationId,
+          psuMessage: `Please confirm the payment in the ${bank.definition.name} app.`,
+          _links: links,
+        },
+        201,
+      );
+    }
+    const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
+    auth.otpDigest = sha256(code);
+    auth.otpExpiresAt = Date.now() + otpTtlMs;
+    auth.scaStatus = 'scaMethodSelected';
+    try {
+      await options.sendSms!({
+        to: psu.phone,
+        from: bank.definition.bankCode,
+        text: `${bank.definition.name}: your code for the payment of ${payment.request.instructedAmount.amount} ${payment.request.instructedAmount.currency} to ${payment.request.creditorName} is ${code}`,
+      });
+    } catch (error) {
+      auth.scaStatus = 'failed';
+      return tppError(c, 'SERVICE_UNAVAILABLE', `The code could not be sent: ${(error as Error).message}`);
+    }
+    return c.json(
+      {
+        scaStatus: auth.scaStatus,
+        authorisationId: auth.authorisationId,
+        chosenScaMethod: {
+          authenticationType: 'SMS_OTP',
+          authenticationMethodId: 'sms-otp',
+          name: `SMS to ${psu.phone.slice(0, 4)}…${psu.phone.slice(-3)}`,
+        },
+        challengeData: {
+          otpMaxLength: 6,
+          otpFormat: 'integer',
+          additionalInformation: `A code was sent to ${psu.phone.slice(0, 4)}…${psu.phone.slice(-3)}`,
+        },
+        _links: { ...links, authoriseTransaction: { href: authPath(payment, auth) } },
+      },
+      201,
+    );
+  });
+
+  const authorisationOf = (
+    c: Context,
+  ): { payment: SandboxPayment; auth: SandboxAuthorisation } | Response => {
+    const payment = paymentOf(c);
+    if (payment instanceof Response) return payment;
+    const auth = payment.authorisations.get(c.req.param('authorisationId') ?? '');
+    return auth ? { payment, auth } : tppError(c, 'RESOURCE_UNKNOWN', 'The authorisation is not known');
+  };
+
+  app.get(`${v1}/payments/:product/:paymentId/authorisations/:authorisationId`, (c) => {
+    const found = authorisationOf(c);
+    if (found instanceof Response) return found;
+    return c.json({ scaStatus: found.auth.scaStatus }, 200);
+  });
+
+  app.put(`${v1}/payments/:product/:paymentId/authorisations/:authorisationId`, async (c) => {
+    const found = authorisationOf(c);
+    if (found instanceof Response) return found;
+    const { payment, auth } = found;
+    const body = (await c.req.json().catch(() => undefined)) as
+      | { scaAuthenticationData?: unknown }
+      | undefined;
+    const code = body?.scaAuthenticationData;
+    if (typeof code !== 'string' || code.length === 0 || code.length > 16)
+      return tppError(c, 'FORMAT_ERROR', 'scaAuthenticationData: required', 'scaAuthenticationData');
+    if (auth.approach !== 'EMBEDDED' || !auth.otpDigest)
+      return tppError(c, 'STATUS_INVALID', 'This authorisation takes no one-time code');
+    if (auth.scaStatus === 'finalised') return tppError(c, 'STATUS_INVALID', 'The code was already used');
+    if (auth.scaStatus === 'failed') return tppError(c, 'STATUS_INVALID', 'The authorisation has failed');
+    if (Date.now() > (auth.otpExpiresAt ?? 0)) return tppError(c, 'RESOURCE_EXPIRED', 'The code has expired');
+    if (!sameDigest(auth.otpDigest, code)) {
+      auth.otpAttempts += 1;
+      if (auth.otpAttempts >= OTP_MAX_ATTEMPTS) decide(bank, payment, auth, false);
+      return tppError(
+        c,
+        'PSU_CREDENTIALS_INVALID',
+        `The code is wrong; ${Math.max(0, OTP_MAX_ATTEMPTS - auth.otpAttempts)} attempts left`,
+      );
+    }
+    decide(bank, payment, auth, true);
+    return c.json(
+      { scaStatus: auth.scaStatus, _links: { scaStatus: { href: authPath(payment, auth) } } },
+      200,
+    );
+  });
+
+  // ─── Test controls ───
+  const admin = `${base}/sandbox`;
+  app.post(`${admin}/payments/:paymentId/decoupled/:decision{approve|deny}`, (c) => {
+    const payment = bank.payments.get(c.req.param('paymentId'));
+    if (!payment) return tppError(c, 'RESOURCE_UNKNOWN', 'The payment is not known to the bank');
+    const auth = openAuthorisation(payment);
+    if (auth?.approach !== 'DECOUPLED' || auth.scaStatus !== 'started')
+      return tppError(c, 'STATUS_INVALID', 'No decoupled authorisation of this payment is waiting');
+    decide(bank, payment, auth, c.req.param('decision') === 'approve');
+    return c.body(null, 204);
+  });
+
+  app.post(`${admin}/payments/:paymentId/expire-code`, (c) => {
+    const payment = bank.payments.get(c.req.param('paymentId'));
+    const auth = payment && openAuthorisation(payment);
+    if (!auth?.otpExpiresAt) return tppError(c, 'RESOURCE_UNKNOWN', 'No code of this payment is open');
+    auth.otpExpiresAt = Date.now() - 1;
+    return c.body(null, 204);
+  });
+
+  app.get(`${admin}/ledger/:iban`, (c) => {
+    const account = bank.ledger.account(c.req.param('iban'));
+    if (!account) return tppError(c, 'RESOURCE_UNKNOWN', 'No such account at this bank');
+    return c.json(
+      {
+        ...account,
+        debits: bank.ledger.debits(account.iban),
+        behaviour: bank.ledger.behaviourOf(account.iban),
+      },
+      200,
+    );
+  });
+
+  app.put(`${admin}/ledger/:iban/behaviour`, async (c) => {
+    if (!bank.ledger.account(c.req.param('iban')))
+      return tppError(c, 'RESOURCE_UNKNOWN', 'No such account at this bank');
+    const parsed = behaviourSchema.safeParse(await c.req.json().catch(() => undefined));
+    if (!parsed.success) return c.json({ error: parsed.error.issues[0]?.message }, 400);
+    bank.ledger.setBehaviour(c.req.param('iban'), parsed.data);
+    return c.json({ behaviour: bank.ledger.behaviourOf(c.req.param('iban')) }, 200);
+  });
+
+  app.put(`${admin}/ledger/:iban/balance`, async (c) => {
+    if (!bank.ledger.account(c.req.param('iban')))
+      return tppError(c, 'RESOURCE_UNKNOWN', 'No such account at this bank');
+    const parsed = z
+      .object({ balanceMinor: z.number().int().min(0) })
+      .safeParse(await c.req.json().catch(() => undefined));
+    if (!parsed.success) return c.json({ error: parsed.error.issues[0]?.message }, 400);
+    bank.ledger.setBalance(c.req.param('iban'), parsed.data.balanceMinor);
+    return c.json(bank.ledger.account(c.req.param('iban')), 200);
+  });
+
+  registerPaymentScaPage(app, bank);
+}
+
+// ─── The hosted SCA page of a payment (redirect approach) ───────────────────────────────────────
+
+function registerPaymentScaPage(app: Hono, bank: SandboxBank): void {
+  const { code, name } = bank.definition;
+  const base = `/${code}/sca/payments`;
+  const page = (
+    title: string,
+    body: ReturnType<typeof html>,
+    status: 200 | 401 | 403 | 404 | 409,
+    c: Context,
+    after?: ReturnType<typeof html>,
+  ) => c.html(htmlPage({ title: `${name}: ${title}`, body, ...(after ? { after } : {}) }), status);
+
+  const describe = (payment: SandboxPayment) =>
+    `${payment.request.instructedAmount.amount} ${payment.request.instructedAmount.currency} to ${payment.request.creditorName} (${payment.request.creditorAccount.iban})`;
+
+  const loginForm = (c: Context, payment: SandboxPayment, status: 200 | 401 | 403, alert?: string) =>
+    page(
+      'authorise a payment',
+      html`<h1>${name}</h1>
+<p>A provider asks you to authorise a payment of ${describe(payment)} from ${payment.debtor.iban}. Log in to review it.</p>
+${alert ? html`<p class="alert" role="alert">${alert}</p>` : ''}
+<form method="post" action="${base}/${payment.paymentId}/login">
+<label for="psuId">User ID</label>
+<input id="psuId" name="psuId" autocomplete="username" required>
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required>
+<button type="submit">Log in</button>
+</form>
+<form method="post" action="${base}/${payment.paymentId}/decision">
+<input type="hidden" name="decision" value="deny">
+<button type="submit">Cancel</button>
+</form>`,
+      status,
+      c,
+    );
+
+  /** The payment whose SCA is open, or the page saying why there is none. */
+  const open = (
+    c: Context,
+  ): { closed: Response | Promise<Response> } | { payment: SandboxPayment; auth: SandboxAuthorisation } => {
+    const payment = bank.payments.get(c.req.param('paymentId') ?? '');
+    if (payment?.approach !== 'REDIRECT')
+      return {
+        closed: page('unknown request', html`<h1>Unknown request</h1><p>This link is not valid.</p>`, 404, c),
+      };
+    const auth = openAuthorisation(payment);
+    if (!auth || payment.transactionStatus !== 'RCVD')
+      return {
+        closed: page(
+          'request closed',
+          html`<h1>Request closed</h1><p>This payment is no longer waiting for you (${payment.transactionStatus}).</p>`,
+          409,
+          c,
+        ),
+      };
+    return { payment, auth };
+  };
+
+  const returnToProvider = (c: Context, payment: SandboxPayment) => {
+    const approved = payment.transactionStatus !== 'RJCT';
+    const target = (approved ? payment.redirectUri : payment.nokRedirectUri) ?? payment.redirectUri ?? '';
+    return page(
+      'returning to the provider',
+      html`<h1>${approved ? 'Payment authorised' : 'Payment not authorised'}</h1>
+<p>Returning you to the provider…</p>
+<form id="return" method="post" action="${target}">
+<input type="hidden" name="paymentId" value="${payment.paymentId}">
+<input type="hidden" name="transactionStatus" value="${payment.transactionStatus}">
+<button type="submit">Continue</button>
+</form>`,
+      200,
+      c,
+      html`<script>document.getElementById("return").submit();</script>`,
+    );
+  };
+
+  app.get(`${base}/:paymentId`, (c) => {
+    const found = open(c);
+    if ('closed' in found) return found.closed;
+    return loginForm(c, found.payment, 200);
+  });
+
+  app.post(`${base}/:paymentId/login`, async (c) => {
+    const found = open(c);
+    if ('closed' in found) return found.closed;
+    const { payment, auth } = found;
+    const form = await c.req.parseBody();
+    const psu = bank.psus.get(String(form.psuId ?? ''));
+    if (!psu || !sameDigest(sha256(psu.password), String(form.password ?? '')))
+      return loginForm(c, payment, 401, 'The user ID or password is wrong.');
+    if (psu.psuId !== payment.debtor.psuId)
+      return loginForm(c, payment, 403, 'The account to pay from is not yours.');
+    const session = randomUUID();
+    auth.sessionDigest = sha256(session);
+    auth.scaStatus = 'psuAuthenticated';
+    return page(
+      'authorise the payment',
+      html`<h1>Authorise the payment?</h1>
+<p>${describe(payment)}, from ${payment.debtor.definition.name} (${payment.debtor.iban}).</p>
+<form method="post" action="${base}/${payment.paymentId}/decision">
+<input type="hidden" name="session" value="${session}">
+<button type="submit" name="decision" value="approve">Approve</button>
+<button type="submit" name="decision" value="deny">Deny</button>
+</form>`,
+      200,
+      c,
+    );
+  });
+
+  app.post(`${base}/:paymentId/decision`, async (c) => {
+    const found = open(c);
+    if ('closed' in found) return found.closed;
+    const { payment, auth } = found;
+    const form = await c.req.parseBody();
+    const decision = String(form.decision ?? '');
+    if (decision === 'deny') {
+      decide(bank, payment, auth, false);
+      return returnToProvider(c, payment);
+    }
+    if (decision !== 'approve' || !sameDigest(auth.sessionDigest, String(form.session ?? '')))
+      return loginForm(c, payment, 401, 'Please log in to approve the payment.');
+    decide(bank, payment, auth, true);
+    return returnToProvider(c, payment);
+  });
+}
+
+// ─── TPP identity: the bank checks the request signature ────────────────────────────────────────
+
+/**
+ * Verifies the signature of every XS2A request that carries one (and requires one when the bank's
+ * policy says so): a wrong key, a body changed after signing or another certificate is 401
+ * SIGNATURE_INVALID / CERTIFICATE_INVALID. Register before the XS2A routes.
+ *
+ *   PUT /{code}/sandbox/tpp-signing   { required, trusted? }   the bank's signing policy
+ */
+export function registerTppSignatureCheck(app: Hono, bank: SandboxBank): void {
+  const v1 = `/${bank.definition.code}/v1`;
+  app.use(`${v1}/*`, async (c, next) => {
+    const policy = bank.tppSigning;
+    const signed =
+      c.req.header('signature') !== undefined || c.req.header('tpp-signature-certificate') !== undefined;
+    if (!signed && !policy.required) return next();
+    const body = ['GET', 'HEAD', 'DELETE'].includes(c.req.method) ? '' : await c.req.text();
+    const check = verifyTppSignature({
+      header: (name) => c.req.header(name),
+      body,
+      ...(policy.trusted ? { trusted: policy.trusted } : {}),
+    });
+    if (!check.ok) return tppError(c, check.code, check.text);
+    return next();
+  });
+  app.put(`/${bank.definition.code}/sandbox/tpp-signing`, async (c) => {
+    const parsed = z
+      .object({ required: z.boolean(), trusted: z.array(z.string().min(1)).max(20).optional() })
+      .safeParse(await c.req.json().catch(() => undefined));
+    if (!parsed.success) return c.json({ error: parsed.error.issues[0]?.message }, 400);
+    bank.tppSigning = {
+      required: parsed.data.required,
+      ...(parsed.data.trusted ? { trusted: parsed.data.trusted } : {}),
+    };
+    return c.json(bank.tppSigning, 200);
+  });
+}

@@ -1,0 +1,114 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import type { WorkflowHandle } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startReceiver } from '../../sandbox/webhook-receiver.ts';
+import { messagingClient } from '../support/messaging-client.ts';
+import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { workerProcesses } from '../support/worker-process.ts';
+
+/**
+ * The crash window of decision 0035: the message's final status is written by a local activity, which
+ * the workflow records only when the workflow task running it completes. A worker SIGKILLed after the
+ * write and before that (test/messaging/crash-window-worker.ts stops there) leaves the status written
+ * and nothing recorded; the next worker runs the local activity again. The customer still gets one
+ * delivery report, the carrier the message once, and the history one record of the outcome.
+ */
+
+let platform: TestPlatform;
+const workers = workerProcesses(() => platform.env);
+let crashWorker: ChildProcess | undefined;
+
+beforeAll(async () => {
+  platform = await startTestPlatform({ worker: 'none', receiptDelayMs: 100 });
+});
+afterAll(async () => {
+  crashWorker?.kill('SIGKILL');
+  await workers.killAll();
+  await platform?.stop();
+});
+
+const api = messagingClient(() => platform);
+
+type HistoryEvent = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>[number];
+const history = async (workflowId: string): Promise<HistoryEvent[]> =>
+  (await platform.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+const localActivityMarkers = (events: HistoryEvent[]) =>
+  events.filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity');
+
+/** Starts the crash-window worker; resolves with a wait for its `OUTCOME WRITTEN <id>` line. */
+async function startCrashWorker() {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/messaging/crash-window-worker.ts'], {
+    env: { ...process.env, ...platform.env, LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  crashWorker = child;
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  await eventually(
+    async () => {
+      if (child.exitCode !== null) throw new Error(`crash-window worker exited:\n${output}`);
+      return output.includes('"worker running"') ? true : undefined;
+    },
+    30_000,
+    'the crash-window worker to run',
+  );
+  return {
+    child,
+    written: (id: string) =>
+      eventually(
+        async () => (output.includes(`OUTCOME WRITTEN ${id}`) ? true : undefined),
+        30_000,
+        'the final status to be written',
+      ),
+  };
+}
+
+describe('a worker killed between the local write of the final status and its record', () => {
+  it('writes the status again on the next worker: one report, one submission, one recorded outcome', async () => {
+    const receiver = await startReceiver();
+    try {
+      const crashing = await startCrashWorker();
+      const { status, json } = await api('POST', '/sms', {
+        body: { to: '+359888125001', from: '+359888000111', message: 'crash window', dlrUrl: receiver.url },
+      });
+      expect(status).toBe(202);
+      const id = json.id as string;
+
+      await crashing.written(id);
+      // Inside the window: the read model has the outcome, the workflow has not recorded it.
+      expect((await api('GET', `/sms/${id}`)).json.status).toBe('delivered');
+      expect(localActivityMarkers(await history(`sms-${id}`))).toHaveLength(0);
+      crashing.child.kill('SIGKILL');
+      await new Promise((resolve) => crashing.child.once('exit', resolve));
+      expect(receiver.requests).toHaveLength(0);
+
+      await workers.start();
+      await eventually(async () => (receiver.requests.length >= 1 ? true : undefined), 60_000, 'the report');
+      await new Promise((resolve) => setTimeout(resolve, 1500)); // a duplicate report would follow within this
+      expect(receiver.requests).toHaveLength(1);
+      expect(JSON.parse(receiver.requests[0]!.body)).toMatchObject({
+        type: 'message.status',
+        data: { id, status: 'delivered' },
+      });
+      expect(
+        platform.sandbox.smpp.submitted.filter((sms) => sms.destination === '359888125001'),
+      ).toHaveLength(1);
+      expect((await api('GET', `/sms/${id}`)).json.status).toBe('delivered');
+      const events = await history(`sms-${id}`);
+      expect(localActivityMarkers(events)).toHaveLength(1);
+      // The shorter path: `sending` is marked by the carrier hand-over, not by an activity of its own.
+      const activityTypes = events
+        .map((event) => event.activityTaskScheduledEventAttributes?.activityType?.name)
+        .filter(Boolean);
+      expect(activityTypes).not.toContain('markMessageStatus');
+      expect(activityTypes).not.toContain('recordMessageOutcome');
+    } finally {
+      await receiver.stop();
+    }
+  });
+});

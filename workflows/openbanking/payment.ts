@@ -1,0 +1,197 @@
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  allHandlersFinished,
+  condition,
+  proxyActivities,
+  setHandler,
+  sleep,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
+import type { OpenBankingActivities } from '../../activities/openbanking/index.ts';
+import {
+  FINAL_PAYMENT_STATES,
+  type PaymentState,
+  stateOfTransaction,
+  statusOfTransaction,
+} from '../../domain/openbanking/payments.ts';
+import {
+  type PaymentConfirmRequest,
+  type PaymentFlowInput,
+  PaymentRefusal,
+  paymentCallbackSignal,
+  paymentConfirmUpdate,
+  paymentVerifySmsUpdate,
+} from '../../domain/openbanking/processes.ts';
+import { type PsuPresence, type ScaApproach, Xs2aErrorType } from '../../domain/openbanking/xs2a.ts';
+import { BusinessStatus } from '../../domain/search-attributes.ts';
+import { sendWebhook } from '../webhooks/send.ts';
+
+const {
+  recordPaymentState,
+  recordPaymentConfirmation,
+  preparePaymentWebhook,
+  readBankPaymentStatus,
+  readBankAuthorisation,
+} = proxyActivities<OpenBankingActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+
+/**
+ * One single payment (`ob-payment-<code>`), from its creation to its end:
+ * created → confirmed with its code (POST/PUT payment; later confirmations wait for the same outcome)
+ * → initiated at the bank → the user's SCA (redirect: the bank sends the browser back; embedded: the
+ * bank's one-time code relayed by PUT payment/verify-sms; decoupled: the bank's authorisation read until
+ * it ends) → the bank's transaction status (ACSC: EXECUTED; RJCT: REJECTED) → the hook is called.
+ * States: domain/openbanking/payments.ts; decision 0033.
+ */
+export async function paymentExecution(input: PaymentFlowInput): Promise<PaymentState> {
+  const { code } = input;
+  let state: PaymentState = 'CREATED';
+  /** The state the read model holds (an update answers once its outcome is readable there). */
+  let recorded: PaymentState = 'CREATED';
+  let confirmRequest: PaymentConfirmRequest | undefined;
+  /** The first confirmation has its answer in the read model (waiting for SCA, or ended). */
+  let confirmationAnswered = false;
+  let approach: ScaApproach | undefined;
+  let callback: { nok: boolean } | undefined;
+  let scaEnded: 'finalised' | 'failed' | undefined;
+
+  // Bank calls the API waits for: few, short attempts.
+  const waitedFor = proxyActivities<OpenBankingActivities>({
+    startToCloseTimeout: input.bankRequestTimeoutMs + 5_000,
+    scheduleToCloseTimeout: 2 * input.bankRequestTimeoutMs + 15_000,
+    retry: { initialInterval: '1 second', maximumAttempts: 3 },
+  });
+
+  setHandler(paymentConfirmUpdate, async (request) => {
+    confirmRequest ??= request;
+    await condition(() => confirmationAnswered);
+  });
+
+  setHandler(
+    paymentVerifySmsUpdate,
+    async (request: { smsCode: string; psu?: PsuPresence }) => {
+      try {
+        const scaStatus = await waitedFor.authoriseBankPayment({ code, ...request });
+        if (scaStatus === 'finalised' || scaStatus === 'failed') scaEnded ??= scaStatus;
+      } catch (error) {
+        const type =
+          error instanceof ActivityFailure && error.cause instanceof ApplicationFailure
+            ? error.cause.type
+            : undefined;
+        if (type === Xs2aErrorType.ScaCredentialsInvalid) {
+          // Too many wrong codes fail the authorisation at the bank: the payment then ends REJECTED.
+          if ((await readBankAuthorisation({ code })) === 'failed') scaEnded ??= 'failed';
+          throw ApplicationFailure.nonRetryable('The SMS code is wrong', PaymentRefusal.smsCodeInvalid);
+        }
+        if (type === Xs2aErrorType.ScaExpired)
+          throw ApplicationFailure.nonRetryable('The SMS code has expired', PaymentRefusal.smsCodeExpired);
+        if (type === Xs2aErrorType.StatusInvalid)
+          throw ApplicationFailure.nonRetryable('The SMS code was already used', PaymentRefusal.smsCodeUsed);
+        throw error;
+      }
+      // Answered once the outcome is in the read model, so the caller reads what happened.
+      await condition(() => FINAL_PAYMENT_STATES.includes(recorded));
+    },
+    {
+      validator: (_request: { smsCode: string; psu?: PsuPresence }) => {
+        if (state !== 'AWAITING_SCA' || approach !== 'EMBEDDED')
+          throw ApplicationFailure.nonRetryable(
+            'The payment is not waiting for an SMS code',
+            PaymentRefusal.notAwaitingCode,
+          );
+      },
+    },
+  );
+
+  // Only the first callback counts; a repeated or late one is harmless.
+  setHandler(paymentCallbackSignal, (received) => {
+    callback ??= received;
+  });
+
+  const move = async (next: PaymentState, reason?: string | null) => {
+    state = next;
+    upsertSearchAttributes([{ key: BusinessStatus, value: next }]);
+    await recordPaymentState({ code, state: next, ...(reason !== undefined ? { reason } : {}) });
+    recorded = next;
+  };
+
+  const finish = async (outcome: PaymentState, reason: string | null) => {
+    await move(outcome, reason);
+    confirmationAnswered = true;
+    const webhook = await preparePaymentWebhook({ code, state: input.state });
+    if (webhook) await sendWebhook(webhook);
+    await condition(allHandlersFinished);
+    return outcome;
+  };
+
+  // 1. The user confirms the payment with its code.
+  if (!(await condition(() => confirmRequest !== undefined, input.confirmationTimeoutMs)))
+    return finish('EXPIRED', 'the payment was not confirmed in time');
+  const confirm = confirmRequest!;
+  await recordPaymentConfirmation({ code, ...(confirm.psu ? { psu: confirm.psu } : {}) });
+
+  // 2. The bank gets the payment and says how the user authenticates.
+  try {
+    const started = await waitedFor.initiateBankPayment({
+      code,
+      confirm,
+      redirectUri: input.redirectUri,
+      nokRedirectUri: input.nokRedirectUri,
+    });
+    approach = started.approach;
+    if (approach !== 'REDIRECT') await waitedFor.startBankAuthorisation({ code });
+  } catch (error) {
+    return finish('FAILED', bankFailureReason(error));
+  }
+  await move('AWAITING_SCA');
+  confirmationAnswered = true;
+
+  // 3. The user's SCA at the bank.
+  const deadline = Date.now() + input.scaTimeoutMs;
+  let scaInTime: boolean;
+  if (approach === 'DECOUPLED') {
+    scaInTime = false;
+    while (Date.now() < deadline) {
+      await sleep(Math.min(input.decoupledPollMs, Math.max(1, deadline - Date.now())));
+      const scaStatus = await readBankAuthorisation({ code });
+      if (scaStatus === 'finalised' || scaStatus === 'failed') {
+        scaEnded = scaStatus;
+        scaInTime = true;
+        break;
+      }
+    }
+  } else {
+    scaInTime = await condition(
+      () => (approach === 'REDIRECT' ? callback !== undefined : scaEnded !== undefined),
+      input.scaTimeoutMs,
+    );
+  }
+  if (!scaInTime)
+    return finish('EXPIRED', 'the user did not complete the authentication at the bank in time');
+  if (scaEnded === 'failed') return finish('REJECTED', 'the authentication at the bank failed');
+
+  // 4. The bank, not the browser, says how the payment stands; it may take a moment to settle.
+  for (;;) {
+    const transactionStatus = await readBankPaymentStatus({ code });
+    if (transactionStatus === 'RCVD')
+      return finish('REJECTED', 'the user did not authorise the payment at the bank');
+    if (statusOfTransaction(transactionStatus) !== 'WAITING')
+      return finish(
+        stateOfTransaction(transactionStatus),
+        transactionStatus === 'RJCT' || transactionStatus === 'CANC'
+          ? `the bank reports the payment as ${transactionStatus}`
+          : null,
+      );
+    if ((state as PaymentState) !== 'EXECUTING') await move('EXECUTING');
+    // A bank slow to settle is asked less often once the SCA deadline has passed.
+    await sleep(Date.now() > deadline ? input.scaTimeoutMs : input.decoupledPollMs);
+  }
+}
+
+function bankFailureReason(error: unknown): string {
+  const cause = error instanceof ActivityFailure ? error.cause : error;
+  return cause instanceof Error ? cause.message : 'the bank could not be reached';
+}
