@@ -3,14 +3,18 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { listBalances } from '../activities/collect/ledger.ts';
 import { importStatementDocument } from '../activities/collect/statements.ts';
+import { listCreditProducts, saveCreditProduct } from '../api/lending/credit-product-records.ts';
 import { createDeskOperator } from '../credentials/collect/desk-operators.ts';
 import { createMerchant } from '../credentials/collect/merchants.ts';
+import { issueApiKey, LENDING_PERMISSIONS, revokeApiKey } from '../credentials/lending/api-keys.ts';
+import { createLendingTenant } from '../credentials/lending/tenants.ts';
 import { issueAccessToken, revokeAccessToken } from '../credentials/messaging/access-tokens.ts';
 import { decideSenderId, senderIdsAwaitingApproval } from '../credentials/messaging/senders.ts';
 import { enrolAgent, issueAdminHash } from '../credentials/openbanking/identity.ts';
 import { rotateSigningKey } from '../credentials/openbanking/jws.ts';
 import { openDatabase } from '../db/client.ts';
 import { ledgerAccountKinds } from '../domain/collect/ledger.ts';
+import { creditProductSchema } from '../domain/lending/credit-products.ts';
 import { loadConfigOrExit } from './config.ts';
 import { createLogger } from './logger.ts';
 import { connectTemporal } from './runtime.ts';
@@ -33,6 +37,14 @@ import { connectTemporal } from './runtime.ts';
  *   npm run admin -- openbanking:agent --name "Acme Ltd" [--email a@b.c]   agent hash + public hash
  *   npm run admin -- openbanking:admin-hash [--label "back office"]        x-admin-hash
  *   npm run admin -- openbanking:rotate-keys                              new signing key (JWKS)
+ *   npm run admin -- lending:tenant --name "Acme Loans" [--domain loans.acme.example] [--staging-domain ...]
+ *                    [--state-management] [--multiple-offers] [--states CA,NY]   tenant + its staging tenant
+ *   npm run admin -- lending:api-key --tenant ten_... --level front_office[,management,payment_options]
+ *                    [--label "front site"] [--expires 2027-12-31]   a lender_ApiKey (shown once)
+ *   npm run admin -- lending:revoke-key --key-id key_...
+ *   npm run admin -- lending:credit-product --tenant ten_... <product.json>   create or replace a credit
+ *                    product (its Name inside the file; decision 0038)
+ *   npm run admin -- lending:credit-products --tenant ten_...             a tenant's credit products
  */
 const USAGE = `usage:
   npm run admin -- messaging:token --name "<account name>"
@@ -47,7 +59,12 @@ const USAGE = `usage:
   npm run admin -- collect:statement <camt.053 or camt.054 file>
   npm run admin -- openbanking:agent --name "<agent name>" [--email <e-mail>]
   npm run admin -- openbanking:admin-hash [--label <label>]
-  npm run admin -- openbanking:rotate-keys`;
+  npm run admin -- openbanking:rotate-keys
+  npm run admin -- lending:tenant --name "<tenant name>" [--domain <site domain>]... [--staging-domain <domain>]... [--state-management] [--multiple-offers] [--states CA,NY]
+  npm run admin -- lending:api-key --tenant <tenantId> --level front_office|management|payment_options[,...] [--label <label>] [--expires <ISO date>]
+  npm run admin -- lending:revoke-key --key-id <keyId>
+  npm run admin -- lending:credit-product --tenant <tenantId> <product JSON file>
+  npm run admin -- lending:credit-products --tenant <tenantId>`;
 
 const config = loadConfigOrExit();
 const { positionals, values } = parseArgs({
@@ -71,6 +88,15 @@ const { positionals, values } = parseArgs({
     password: { type: 'string' },
     kind: { type: 'string' },
     currency: { type: 'string' },
+    domain: { type: 'string', multiple: true },
+    'staging-domain': { type: 'string', multiple: true },
+    'state-management': { type: 'boolean' },
+    'multiple-offers': { type: 'boolean' },
+    states: { type: 'string' },
+    tenant: { type: 'string' },
+    level: { type: 'string' },
+    expires: { type: 'string' },
+    'key-id': { type: 'string' },
   },
 });
 
@@ -188,6 +214,65 @@ try {
     }
     case 'openbanking:rotate-keys': {
       console.log(JSON.stringify(await rotateSigningKey(database.db, config), null, 2));
+      break;
+    }
+    case 'lending:tenant': {
+      if (!values.name) throw new Error(`--name is required\n${USAGE}`);
+      const tenant = await createLendingTenant(database.db, {
+        name: values.name,
+        siteDomains: values.domain,
+        stagingSiteDomains: values['staging-domain'],
+        features: { stateManagement: values['state-management'], multipleOffers: values['multiple-offers'] },
+        states: values.states?.split(',').map((state) => state.trim()),
+      });
+      console.log(JSON.stringify(tenant, null, 2));
+      console.log(
+        'Issue its keys: npm run admin -- lending:api-key --tenant <tenantId or stagingTenantId> --level ...',
+      );
+      break;
+    }
+    case 'lending:api-key': {
+      const levels = (values.level ?? '').split(',').map((level) => level.trim());
+      const permissions = LENDING_PERMISSIONS.filter((level) => levels.includes(level));
+      if (!values.tenant || permissions.length !== levels.length) {
+        throw new Error(`--tenant and --level (${LENDING_PERMISSIONS.join(', ')}) are required\n${USAGE}`);
+      }
+      const expiresAt = values.expires ? new Date(values.expires) : undefined;
+      if (expiresAt && Number.isNaN(expiresAt.getTime())) throw new Error(`--expires: an ISO date\n${USAGE}`);
+      const issued = await issueApiKey(database.db, {
+        tenantId: values.tenant,
+        permissions,
+        label: values.label,
+        ...(expiresAt ? { expiresAt } : {}),
+      });
+      console.log(JSON.stringify(issued, null, 2));
+      console.log('Keep the key now: only its digest is stored.');
+      break;
+    }
+    case 'lending:revoke-key': {
+      if (!values['key-id']) throw new Error(`--key-id is required\n${USAGE}`);
+      console.log((await revokeApiKey(database.db, values['key-id'])) ? 'revoked' : 'no such active key');
+      break;
+    }
+    case 'lending:credit-product': {
+      const file = positionals[1];
+      if (!values.tenant || !file) throw new Error(`--tenant and the product file are required\n${USAGE}`);
+      const parsed = creditProductSchema.safeParse(JSON.parse(await readFile(file, 'utf8')));
+      if (!parsed.success) {
+        const problems = parsed.error.issues.map(
+          (issue) => `  ${issue.path.join('.') || '(product)'}: ${issue.message}`,
+        );
+        throw new Error(`the product is not valid:\n${problems.join('\n')}`);
+      }
+      const saved = await saveCreditProduct(database.db, values.tenant, parsed.data);
+      if (!saved) throw new Error(`no lending tenant ${values.tenant}`);
+      console.log(JSON.stringify(saved.product, null, 2));
+      console.log(saved.created ? 'Created.' : 'Replaced.');
+      break;
+    }
+    case 'lending:credit-products': {
+      if (!values.tenant) throw new Error(`--tenant is required\n${USAGE}`);
+      console.log(JSON.stringify(await listCreditProducts(database.db, values.tenant), null, 2));
       break;
     }
     default:

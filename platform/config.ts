@@ -5,6 +5,8 @@ import { parseOutboundAllowList } from '../domain/outbound-url.ts';
 import { parseRateLimit } from '../domain/rate-limit.ts';
 import { collectConfig, collectProductionKeys } from './collect/config.ts';
 import { optionalUrl, parsedText, port } from './config-fields.ts';
+import { lendingBureauConfig, lendingBureauProductionKeys } from './lending/bureau-config.ts';
+import { lendingConfig, lendingProductionKeys } from './lending/config.ts';
 import { messagingConfig, messagingProductionVariables, sandboxProviderUrls } from './messaging/config.ts';
 import { openBankingConfig, openBankingProductionKeys } from './openbanking/config.ts';
 import { webhookConfig, webhookProductionKeys } from './webhooks/config.ts';
@@ -88,6 +90,8 @@ export const configSchema = z.object({
   ...collectConfig.shape,
   ...openBankingConfig.shape,
   ...webhookConfig.shape,
+  ...lendingConfig.shape,
+  ...lendingBureauConfig.shape,
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -111,6 +115,8 @@ const PRODUCTION_KEYS = [
   ...openBankingProductionKeys,
   ...messagingProductionVariables,
   ...webhookProductionKeys,
+  ...lendingBureauProductionKeys,
+  ...lendingProductionKeys,
 ] as const;
 
 /** Problems of a production process: what it is not given explicitly (an empty value counts as unset). */

@@ -1,4 +1,5 @@
 import { collectService } from './collect/index.ts';
+import { lendingService } from './lending/index.ts';
 import { messagingService } from './messaging/index.ts';
 import { openBankingService } from './openbanking/index.ts';
 import type { PlatformServiceModule } from './service.ts';
@@ -14,5 +15,6 @@ export const platformServices: readonly PlatformServiceModule[] = [
   messagingService,
   collectService,
   openBankingService,
+  lendingService,
   webhookEngine,
 ];

@@ -67,6 +67,8 @@ async function main() {
         acquirerPort: config.SANDBOX_ACQUIRER_PORT,
         acquirerApiKey: config.COLLECT_ACQUIRER_API_KEY,
         acquirerPublicUrl: config.SANDBOX_ACQUIRER_PUBLIC_URL,
+        bureauPort: config.SANDBOX_BUREAU_PORT,
+        bureauApiKey: config.LENDING_BUREAU_API_KEY,
         smppSystemId: config.SMPP_SYSTEM_ID,
         smppPassword: config.SMPP_PASSWORD,
       })

@@ -1,5 +1,6 @@
 import { startSandboxAcquirer } from './collect/acquirer.ts';
 import { startSandboxMerchant } from './collect/merchant.ts';
+import { startSandboxBureau } from './lending/bureau.ts';
 import { startHttpParties } from './messaging/http-parties.ts';
 import { startSmppCarrier } from './messaging/smpp-carrier.ts';
 import { startSandboxBanks } from './openbanking/index.ts';
@@ -29,6 +30,12 @@ export interface SandboxOptions {
   acquirerApiKey: string;
   /** Where browsers reach the acquirer's 3-D Secure page; default its listening URL. */
   acquirerPublicUrl?: string | undefined;
+  /** The sandbox credit bureau of the lending platform; 0 or undefined picks a free port. */
+  bureauPort?: number;
+  /** The API key the sandbox bureau requires (LENDING_BUREAU_API_KEY). */
+  bureauApiKey?: string;
+  /** How long the bureau's `Slow` test customer takes to answer. */
+  bureauSlowMs?: number;
 }
 
 export type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
@@ -70,14 +77,28 @@ export async function startSandbox(options: SandboxOptions) {
     apiKey: options.acquirerApiKey,
     publicUrl: options.acquirerPublicUrl,
   });
+  const bureau = await startSandboxBureau({
+    host: options.host ?? '127.0.0.1',
+    port: options.bureauPort ?? 0,
+    apiKey: options.bureauApiKey ?? 'sandbox-bureau-key-0000',
+    ...(options.bureauSlowMs !== undefined ? { slowMs: options.bureauSlowMs } : {}),
+  });
   return {
     smpp,
     http,
     banks,
     merchant,
     acquirer,
+    bureau,
     async stop() {
-      await Promise.allSettled([smpp.stop(), http.stop(), banks.stop(), merchant.stop(), acquirer.stop()]);
+      await Promise.allSettled([
+        smpp.stop(),
+        http.stop(),
+        banks.stop(),
+        merchant.stop(),
+        acquirer.stop(),
+        bureau.stop(),
+      ]);
     },
   };
 }

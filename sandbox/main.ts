@@ -13,6 +13,8 @@ const sandbox = await startSandbox({
   acquirerPort: config.SANDBOX_ACQUIRER_PORT,
   acquirerApiKey: config.COLLECT_ACQUIRER_API_KEY,
   acquirerPublicUrl: config.SANDBOX_ACQUIRER_PUBLIC_URL,
+  bureauPort: config.SANDBOX_BUREAU_PORT,
+  bureauApiKey: config.LENDING_BUREAU_API_KEY,
   smppSystemId: config.SMPP_SYSTEM_ID,
   smppPassword: config.SMPP_PASSWORD,
 });
@@ -25,7 +27,7 @@ if (gatewayUrl) {
   console.warn('SANDBOX_GATEWAY_URL unset: the sandbox merchant cannot check notification SIGNATUREs');
 }
 console.log(
-  `Sandbox SMSC ${sandbox.smpp.url}; providers ${sandbox.http.url}; banks ${sandbox.banks.url} (browsers: ${sandbox.banks.publicUrl}); merchant ${sandbox.merchant.url}; acquirer ${sandbox.acquirer.url}`,
+  `Sandbox SMSC ${sandbox.smpp.url}; providers ${sandbox.http.url}; banks ${sandbox.banks.url} (browsers: ${sandbox.banks.publicUrl}); merchant ${sandbox.merchant.url}; acquirer ${sandbox.acquirer.url}; bureau ${sandbox.bureau.url}`,
 );
 const stop = async () => {
   await sandbox.stop();

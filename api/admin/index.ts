@@ -17,6 +17,8 @@ import { registerDeskOperatorAdminRoutes } from './collect-desk-operators.ts';
 import { registerLedgerAdminRoutes } from './collect-ledger.ts';
 import { registerOneTouchAdminRoutes } from './collect-one-touch.ts';
 import { registerStatementAdminRoutes } from './collect-statements.ts';
+import { registerLendingCreditProductAdminRoutes } from './lending-credit-products.ts';
+import { registerLendingTenantAdminRoutes } from './lending-tenants.ts';
 import { registerMessagingSenderIdAdminRoutes } from './messaging-sender-ids.ts';
 import { registerOpenBankingAdminRoutes } from './openbanking.ts';
 
@@ -165,5 +167,7 @@ export function createAdminApi(): OpenAPIHono<AppEnv> {
   registerLedgerAdminRoutes(app);
   registerStatementAdminRoutes(app);
   registerOpenBankingAdminRoutes(app);
+  registerLendingTenantAdminRoutes(app);
+  registerLendingCreditProductAdminRoutes(app);
   return app;
 }

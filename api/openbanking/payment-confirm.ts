@@ -1,7 +1,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
-import { defineOperation } from '../shared/operation.ts';
+import { defineOperation, type OperationHandler } from '../shared/operation.ts';
 import { requireUser, USER_SECURITY } from './identity.ts';
 import {
   accountAuthorization,
@@ -40,34 +40,27 @@ const route = (method: 'post' | 'put') =>
     },
   });
 
+/** The one handler of both methods. */
+const confirm: OperationHandler<ReturnType<typeof route>> = async (c) => {
+  const user = await requireUser(c);
+  const body = c.req.valid('json');
+  const answer = await confirmPayment(
+    c,
+    user,
+    { ...body, userAgent: c.req.valid('header')['user-agent'] },
+    accountAuthorization(c),
+  );
+  return c.json(answer, 200);
+};
+
 export const paymentConfirmOperation = defineOperation({
   versions: [6, 7, 8],
   route: () => route('post'),
-  handler: () => async (c) => {
-    const user = await requireUser(c);
-    const body = c.req.valid('json');
-    const answer = await confirmPayment(
-      c,
-      user,
-      { ...body, userAgent: c.req.valid('header')['user-agent'] },
-      accountAuthorization(c),
-    );
-    return c.json(answer, 200);
-  },
+  handler: () => confirm,
 });
 
 export const paymentConfirmPutOperation = defineOperation({
   versions: [6, 7, 8],
   route: () => route('put'),
-  handler: () => async (c) => {
-    const user = await requireUser(c);
-    const body = c.req.valid('json');
-    const answer = await confirmPayment(
-      c,
-      user,
-      { ...body, userAgent: c.req.valid('header')['user-agent'] },
-      accountAuthorization(c),
-    );
-    return c.json(answer, 200);
-  },
+  handler: () => confirm,
 });

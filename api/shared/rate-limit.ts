@@ -17,7 +17,15 @@ export interface RateLimits {
   perAddress: RateLimit | undefined;
 }
 
-const CREDENTIAL_HEADERS = ['authorization', 'x-admin-hash', 'x-agent-hash', 'x-user-hash', 'x-public-hash'];
+const CREDENTIAL_HEADERS = [
+  'authorization',
+  'x-admin-hash',
+  'x-agent-hash',
+  'x-user-hash',
+  'x-public-hash',
+  'lender_userauthtoken',
+  'lender_apikey',
+];
 
 /** The MIN of an ePay packet in the query (the merchant is the credential of the ENCODED endpoints). */
 function merchantOf(encoded: string | undefined): string | undefined {

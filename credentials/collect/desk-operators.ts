@@ -1,8 +1,9 @@
-import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, gt, isNull } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { collectDeskOperators, collectDeskSessions } from '../../db/schema/collect-desk.ts';
 import { DESK_LOGIN_PATTERN, type DeskOfficeKind, OFFICE_ID_PATTERN } from '../../domain/collect/desk.ts';
+import { decoyPasswordHash, hashPassword, verifyPassword } from '../shared/passwords.ts';
 
 /**
  * Cash-desk operators (decision 0030): created by the platform operator with a login and a password
@@ -27,45 +28,7 @@ export interface NewDeskOperator {
   password?: string | undefined;
 }
 
-/** scrypt cost: N=2^15, r=8, p=1 (about 32 MiB and tens of milliseconds per check). */
-const SCRYPT = { N: 32_768, r: 8, p: 1, keyLength: 32, maxmem: 64 * 1024 * 1024 };
 export const MIN_PASSWORD_LENGTH = 12;
-
-function scryptHash(password: string, salt: Buffer, params: { N: number; r: number; p: number }) {
-  return new Promise<Buffer>((resolve, reject) =>
-    scrypt(
-      password.normalize('NFKC'),
-      salt,
-      SCRYPT.keyLength,
-      { ...params, maxmem: SCRYPT.maxmem },
-      (error, key) => (error ? reject(error) : resolve(key)),
-    ),
-  );
-}
-
-export async function hashPassword(password: string): Promise<string> {
-  const salt = randomBytes(16);
-  const key = await scryptHash(password, salt, SCRYPT);
-  return ['scrypt', SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString('base64url'), key.toString('base64url')].join(
-    '$',
-  );
-}
-
-/** Constant-time check of a password against its stored hash (any malformed hash: false). */
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
-  const [scheme, n, r, p, salt, hash] = stored.split('$');
-  if (scheme !== 'scrypt' || !salt || !hash) return false;
-  const expected = Buffer.from(hash, 'base64url');
-  const key = await scryptHash(password, Buffer.from(salt, 'base64url'), {
-    N: Number(n),
-    r: Number(r),
-    p: Number(p),
-  });
-  return key.length === expected.length && timingSafeEqual(key, expected);
-}
-
-/** A hash that no password matches, checked when the login is unknown so both take the same time. */
-let decoyHash: Promise<string> | undefined;
 
 export class DeskOperatorExists extends Error {
   constructor(login: string) {
@@ -140,8 +103,8 @@ export async function logInDeskOperator(
     .select()
     .from(collectDeskOperators)
     .where(eq(collectDeskOperators.login, credentials.login));
-  decoyHash ??= hashPassword(randomBytes(16).toString('hex'));
-  const stored = row?.passwordHash ?? (await decoyHash);
+  // An unknown login is checked against a hash no password matches, so both take the same time.
+  const stored = row?.passwordHash ?? (await decoyPasswordHash());
   const valid = await verifyPassword(credentials.password, stored);
   if (!row?.passwordHash || row.disabledAt || !valid) return undefined;
   const token = `dsk_${randomBytes(32).toString('base64url')}`;

@@ -279,6 +279,175 @@ CREATE TABLE "collect_statements" (
 	"imported_at" timestamp with time zone
 );
 --> statement-breakpoint
+CREATE TABLE "lending_api_keys" (
+	"id" text PRIMARY KEY NOT NULL,
+	"tenant_id" text NOT NULL,
+	"digest" text NOT NULL,
+	"permissions" jsonb NOT NULL,
+	"label" text NOT NULL,
+	"expires_at" timestamp with time zone NOT NULL,
+	"revoked_at" timestamp with time zone,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "lending_bank_accounts" (
+	"id" text PRIMARY KEY NOT NULL,
+	"tenant_id" text NOT NULL,
+	"customer_id" text NOT NULL,
+	"iban" text NOT NULL,
+	"bic" text,
+	"holder_name" text,
+	"is_default" boolean DEFAULT false NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"deleted_at" timestamp with time zone
+);
+--> statement-breakpoint
+CREATE TABLE "lending_branch_offices" (
+	"id" text PRIMARY KEY NOT NULL,
+	"tenant_id" text NOT NULL,
+	"name" text NOT NULL,
+	"address" text,
+	"phone" text,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "lending_cancellation_reasons" (
+	"id" text PRIMARY KEY NOT NULL,
+	"tenant_id" text NOT NULL,
+	"name" text NOT NULL,
+	"front_office" boolean NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "lending_customers" (
+	"id" text PRIMARY KEY NOT NULL,
+	"tenant_id" text NOT NULL,
+	"origin" text NOT NULL,
+	"details" jsonb NOT NULL,
+	"ssn_sealed" text,
+	"ssn_digest" text,
+	"driver_license_sealed" text,
+	"driver_license_digest" text,
+	"disclaimer_confirmed_at" timestamp with time zone,
+	"disclaimer_version" text,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "lending_email_outbox" (
+	"id" text PRIMARY KEY NOT NULL,
+	"tenant_id" text NOT NULL,
+	"user_id" text,
+	"kind" text NOT NULL,
+	"recipient" text NOT NULL,
+	"subject" text NOT NULL,
+	"body" text NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"sent_at" timestamp with time zone,
+	"error" text
+);
+--> statement-breakpoint
+CREATE TABLE "lending_password_resets" (
+	"digest" text PRIMARY KEY NOT NULL,
+	"tenant_id" text NOT NULL,
+	"user_id" text NOT NULL,
+	"expires_at" timestamp with time zone NOT NULL,
+	"used_at" timestamp with time zone,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "lending_site_domains" (
+	"domain" text PRIMARY KEY NOT NULL,
+	"tenant_id" text NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "lending_tenants" (
+	"id" text PRIMARY KEY NOT NULL,
+	"name" text NOT NULL,
+	"environment" text NOT NULL,
+	"production_tenant_id" text,
+	"features" jsonb NOT NULL,
+	"disclaimer" jsonb NOT NULL,
+	"states" jsonb DEFAULT '[]'::jsonb NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "lending_user_tokens" (
+	"digest" text PRIMARY KEY NOT NULL,
+	"tenant_id" text NOT NULL,
+	"user_id" text NOT NULL,
+	"expires_at" timestamp with time zone NOT NULL,
+	"revoked_at" timestamp with time zone,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "lending_users" (
+	"id" text PRIMARY KEY NOT NULL,
+	"tenant_id" text NOT NULL,
+	"login" text NOT NULL,
+	"password_hash" text,
+	"role" text NOT NULL,
+	"customer_id" text,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"password_changed_at" timestamp with time zone
+);
+--> statement-breakpoint
+CREATE TABLE "lending_loan_status_history" (
+	"id" bigserial PRIMARY KEY NOT NULL,
+	"tenant_id" text NOT NULL,
+	"loan_id" text NOT NULL,
+	"version" integer NOT NULL,
+	"status" text NOT NULL,
+	"at" timestamp with time zone NOT NULL,
+	"actor_role" text NOT NULL,
+	"actor_id" text,
+	"comments" text,
+	"reason_id" text
+);
+--> statement-breakpoint
+CREATE TABLE "lending_loans" (
+	"tenant_id" text NOT NULL,
+	"loan_id" text NOT NULL,
+	"customer_id" text NOT NULL,
+	"product_name" text NOT NULL,
+	"promo_code" text,
+	"currency" text NOT NULL,
+	"amount" numeric NOT NULL,
+	"term" integer NOT NULL,
+	"secured" boolean NOT NULL,
+	"status" text NOT NULL,
+	"offers" jsonb DEFAULT '[]'::jsonb NOT NULL,
+	"accepted_offer_id" text,
+	"multiple_offers" boolean DEFAULT false NOT NULL,
+	"collaterals" jsonb DEFAULT '[]'::jsonb NOT NULL,
+	"co_applicant" jsonb,
+	"rollover_requested" boolean DEFAULT false NOT NULL,
+	"autocharge" boolean DEFAULT false NOT NULL,
+	"autocharge_comment" text,
+	"decision" jsonb,
+	"disbursement" jsonb,
+	"version" integer NOT NULL,
+	"created_at" timestamp with time zone NOT NULL,
+	"updated_at" timestamp with time zone NOT NULL,
+	CONSTRAINT "lending_loans_tenant_id_loan_id_pk" PRIMARY KEY("tenant_id","loan_id")
+);
+--> statement-breakpoint
+CREATE TABLE "lending_credit_products" (
+	"id" text PRIMARY KEY NOT NULL,
+	"tenant_id" text NOT NULL,
+	"name" text NOT NULL,
+	"definition" jsonb NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "lending_promo_codes" (
+	"tenant_id" text NOT NULL,
+	"code" text NOT NULL,
+	"product_id" text NOT NULL,
+	CONSTRAINT "lending_promo_codes_tenant_id_code_pk" PRIMARY KEY("tenant_id","code")
+);
+--> statement-breakpoint
 CREATE TABLE "messaging_access_tokens" (
 	"id" text PRIMARY KEY NOT NULL,
 	"account_id" text NOT NULL,
@@ -691,6 +860,26 @@ ALTER TABLE "collect_billing_attempts" ADD CONSTRAINT "collect_billing_attempts_
 ALTER TABLE "collect_notification_attempts" ADD CONSTRAINT "collect_notification_attempts_notification_id_collect_notifications_id_fk" FOREIGN KEY ("notification_id") REFERENCES "public"."collect_notifications"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "collect_one_touch_devices" ADD CONSTRAINT "collect_one_touch_devices_app_id_collect_one_touch_apps_id_fk" FOREIGN KEY ("app_id") REFERENCES "public"."collect_one_touch_apps"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "collect_statement_credits" ADD CONSTRAINT "collect_statement_credits_statement_id_collect_statements_id_fk" FOREIGN KEY ("statement_id") REFERENCES "public"."collect_statements"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "lending_api_keys" ADD CONSTRAINT "lending_api_keys_tenant_id_lending_tenants_id_fk" FOREIGN KEY ("tenant_id") REFERENCES "public"."lending_tenants"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "lending_bank_accounts" ADD CONSTRAINT "lending_bank_accounts_tenant_id_lending_tenants_id_fk" FOREIGN KEY ("tenant_id") REFERENCES "public"."lending_tenants"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "lending_bank_accounts" ADD CONSTRAINT "lending_bank_accounts_customer_id_lending_customers_id_fk" FOREIGN KEY ("customer_id") REFERENCES "public"."lending_customers"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "lending_branch_offices" ADD CONSTRAINT "lending_branch_offices_tenant_id_lending_tenants_id_fk" FOREIGN KEY ("tenant_id") REFERENCES "public"."lending_tenants"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "lending_cancellation_reasons" ADD CONSTRAINT "lending_cancellation_reasons_tenant_id_lending_tenants_id_fk" FOREIGN KEY ("tenant_id") REFERENCES "public"."lending_tenants"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "lending_customers" ADD CONSTRAINT "lending_customers_tenant_id_lending_tenants_id_fk" FOREIGN KEY ("tenant_id") REFERENCES "public"."lending_tenants"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "lending_email_outbox" ADD CONSTRAINT "lending_email_outbox_tenant_id_lending_tenants_id_fk" FOREIGN KEY ("tenant_id") REFERENCES "public"."lending_tenants"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "lending_email_outbox" ADD CONSTRAINT "lending_email_outbox_user_id_lending_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."lending_users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "lending_password_resets" ADD CONSTRAINT "lending_password_resets_tenant_id_lending_tenants_id_fk" FOREIGN KEY ("tenant_id") REFERENCES "public"."lending_tenants"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "lending_password_resets" ADD CONSTRAINT "lending_password_resets_user_id_lending_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."lending_users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "lending_site_domains" ADD CONSTRAINT "lending_site_domains_tenant_id_lending_tenants_id_fk" FOREIGN KEY ("tenant_id") REFERENCES "public"."lending_tenants"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "lending_user_tokens" ADD CONSTRAINT "lending_user_tokens_tenant_id_lending_tenants_id_fk" FOREIGN KEY ("tenant_id") REFERENCES "public"."lending_tenants"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "lending_user_tokens" ADD CONSTRAINT "lending_user_tokens_user_id_lending_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."lending_users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "lending_users" ADD CONSTRAINT "lending_users_tenant_id_lending_tenants_id_fk" FOREIGN KEY ("tenant_id") REFERENCES "public"."lending_tenants"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "lending_users" ADD CONSTRAINT "lending_users_customer_id_lending_customers_id_fk" FOREIGN KEY ("customer_id") REFERENCES "public"."lending_customers"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "lending_loans" ADD CONSTRAINT "lending_loans_tenant_id_lending_tenants_id_fk" FOREIGN KEY ("tenant_id") REFERENCES "public"."lending_tenants"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "lending_loans" ADD CONSTRAINT "lending_loans_customer_id_lending_customers_id_fk" FOREIGN KEY ("customer_id") REFERENCES "public"."lending_customers"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "lending_credit_products" ADD CONSTRAINT "lending_credit_products_tenant_id_lending_tenants_id_fk" FOREIGN KEY ("tenant_id") REFERENCES "public"."lending_tenants"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "lending_promo_codes" ADD CONSTRAINT "lending_promo_codes_tenant_id_lending_tenants_id_fk" FOREIGN KEY ("tenant_id") REFERENCES "public"."lending_tenants"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "lending_promo_codes" ADD CONSTRAINT "lending_promo_codes_product_id_lending_credit_products_id_fk" FOREIGN KEY ("product_id") REFERENCES "public"."lending_credit_products"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "messaging_access_tokens" ADD CONSTRAINT "messaging_access_tokens_account_id_messaging_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."messaging_accounts"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "messaging_hlr_lookups" ADD CONSTRAINT "messaging_hlr_lookups_account_id_messaging_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."messaging_accounts"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "messaging_messages" ADD CONSTRAINT "messaging_messages_account_id_messaging_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."messaging_accounts"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
@@ -764,6 +953,25 @@ CREATE INDEX "collect_statement_credits_state_idx" ON "collect_statement_credits
 CREATE INDEX "collect_statement_credits_idn_idx" ON "collect_statement_credits" USING btree ("idn");--> statement-breakpoint
 CREATE INDEX "collect_statement_credits_obligation_idx" ON "collect_statement_credits" USING btree ("obligation_idn");--> statement-breakpoint
 CREATE UNIQUE INDEX "collect_statements_identity_idx" ON "collect_statements" USING btree ("kind","account","document_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "lending_api_keys_digest_idx" ON "lending_api_keys" USING btree ("digest");--> statement-breakpoint
+CREATE INDEX "lending_api_keys_tenant_idx" ON "lending_api_keys" USING btree ("tenant_id");--> statement-breakpoint
+CREATE INDEX "lending_bank_accounts_customer_idx" ON "lending_bank_accounts" USING btree ("tenant_id","customer_id");--> statement-breakpoint
+CREATE INDEX "lending_branch_offices_tenant_idx" ON "lending_branch_offices" USING btree ("tenant_id");--> statement-breakpoint
+CREATE INDEX "lending_cancellation_reasons_tenant_idx" ON "lending_cancellation_reasons" USING btree ("tenant_id");--> statement-breakpoint
+CREATE INDEX "lending_customers_tenant_idx" ON "lending_customers" USING btree ("tenant_id","created_at");--> statement-breakpoint
+CREATE INDEX "lending_customers_ssn_idx" ON "lending_customers" USING btree ("tenant_id","ssn_digest");--> statement-breakpoint
+CREATE INDEX "lending_customers_driver_license_idx" ON "lending_customers" USING btree ("tenant_id","driver_license_digest");--> statement-breakpoint
+CREATE INDEX "lending_customers_last_name_idx" ON "lending_customers" USING btree ("tenant_id",lower("details"->>'lastName'));--> statement-breakpoint
+CREATE INDEX "lending_customers_email_idx" ON "lending_customers" USING btree ("tenant_id",lower("details"->>'email'));--> statement-breakpoint
+CREATE INDEX "lending_email_outbox_recipient_idx" ON "lending_email_outbox" USING btree ("tenant_id","recipient");--> statement-breakpoint
+CREATE INDEX "lending_password_resets_user_idx" ON "lending_password_resets" USING btree ("user_id");--> statement-breakpoint
+CREATE INDEX "lending_user_tokens_user_idx" ON "lending_user_tokens" USING btree ("user_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "lending_users_login_idx" ON "lending_users" USING btree ("tenant_id","login");--> statement-breakpoint
+CREATE UNIQUE INDEX "lending_users_customer_idx" ON "lending_users" USING btree ("customer_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "lending_loan_status_history_version_idx" ON "lending_loan_status_history" USING btree ("tenant_id","loan_id","version");--> statement-breakpoint
+CREATE INDEX "lending_loans_customer_idx" ON "lending_loans" USING btree ("tenant_id","customer_id","status");--> statement-breakpoint
+CREATE UNIQUE INDEX "lending_credit_products_name_idx" ON "lending_credit_products" USING btree ("tenant_id","name");--> statement-breakpoint
+CREATE INDEX "lending_promo_codes_product_idx" ON "lending_promo_codes" USING btree ("product_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "messaging_access_tokens_hash_idx" ON "messaging_access_tokens" USING btree ("token_hash");--> statement-breakpoint
 CREATE UNIQUE INDEX "messaging_messages_idempotency_idx" ON "messaging_messages" USING btree ("account_id","idempotency_key");--> statement-breakpoint
 CREATE INDEX "messaging_messages_carrier_idx" ON "messaging_messages" USING btree ("carrier_message_id","carrier");--> statement-breakpoint

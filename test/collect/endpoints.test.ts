@@ -541,6 +541,7 @@ describe('production mode', () => {
         COLLECT_SECRET_KEY: 'ab'.repeat(32),
         OPENBANKING_KEY_ENCRYPTION_KEY: 'cd'.repeat(32),
         WEBHOOK_SECRET_KEY: 'ef'.repeat(32),
+        LENDING_DATA_KEY: '01'.repeat(32),
       },
     });
   });

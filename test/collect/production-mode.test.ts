@@ -21,6 +21,7 @@ const PRODUCTION_KEYS = {
   COLLECT_SECRET_KEY: 'ab'.repeat(32),
   OPENBANKING_KEY_ENCRYPTION_KEY: 'cd'.repeat(32),
   WEBHOOK_SECRET_KEY: 'ef'.repeat(32),
+  LENDING_DATA_KEY: '01'.repeat(32),
 };
 
 let production: TestPlatform;
@@ -66,6 +67,8 @@ describe('production start-up', () => {
       'CHATAPP_API_KEY',
       'HLR_URL',
       'HLR_API_KEY',
+      'LENDING_BUREAU_URL',
+      'LENDING_BUREAU_API_KEY',
     ];
     expect(named.sort()).toEqual([...parties].sort());
     for (const variable of parties) {

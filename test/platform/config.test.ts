@@ -13,12 +13,15 @@ const PRODUCTION_CARRIERS = {
   CHATAPP_API_KEY: 'chat-key',
   HLR_URL: 'https://hlr.example/api',
   HLR_API_KEY: 'hlr-key',
+  LENDING_BUREAU_URL: 'https://bureau.example/api',
+  LENDING_BUREAU_API_KEY: 'bureau-key-0123456789',
 };
 const PRODUCTION_KEYS = {
   COLLECT_SECRET_KEY: 'ab'.repeat(32),
   COLLECT_SIGNING_KEY: '-----BEGIN PRIVATE KEY-----\nMII...\n-----END PRIVATE KEY-----',
   OPENBANKING_KEY_ENCRYPTION_KEY: 'cd'.repeat(32),
   WEBHOOK_SECRET_KEY: 'ef'.repeat(32),
+  LENDING_DATA_KEY: '01'.repeat(32),
 };
 
 const problemsOf = (env: Record<string, string>) => {
@@ -97,6 +100,7 @@ describe('configuration', () => {
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).problems.map((problem) => problem.variable).sort()).toEqual([
       'COLLECT_SIGNING_KEY',
+      'LENDING_DATA_KEY',
       'OPENBANKING_KEY_ENCRYPTION_KEY',
       'WEBHOOK_SECRET_KEY',
     ]);

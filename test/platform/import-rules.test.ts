@@ -41,6 +41,7 @@ const PURE_PACKAGES = [
   '@temporalio/workflow',
   '@temporalio/common',
   'zod',
+  'decimal.js',
   'ibantools',
   'ipaddr.js',
   'libphonenumber-js',

@@ -49,6 +49,9 @@ export const TEST_SENDER_NUMBERS = ['+359888000111', '+359888000000'] as const;
 /** The key the tests' sandbox acquirer requires (COLLECT_ACQUIRER_API_KEY). */
 export const TEST_ACQUIRER_API_KEY = 'test-acquirer-key-0123456789';
 
+/** The key the tests' sandbox credit bureau requires (LENDING_BUREAU_API_KEY). */
+export const TEST_BUREAU_API_KEY = 'test-bureau-key-0123456789';
+
 export async function startIsolatedPlatform(options: IsolatedPlatformOptions) {
   const database = await createTestDatabase();
   const sandbox = await startSandbox({
@@ -61,6 +64,9 @@ export async function startIsolatedPlatform(options: IsolatedPlatformOptions) {
     // Outcomes must not depend on the day: Bank C's Sunday window is opened by the tests that want it.
     banksWeeklyMaintenance: false,
     acquirerApiKey: TEST_ACQUIRER_API_KEY,
+    bureauApiKey: TEST_BUREAU_API_KEY,
+    // The bureau's `Slow` test customer answers after the tests' bureau timeout (LENDING_BUREAU_REQUEST_TIMEOUT).
+    bureauSlowMs: 5_000,
   });
   const env: Record<string, string> = {
     NODE_ENV: 'test',
@@ -95,6 +101,11 @@ export async function startIsolatedPlatform(options: IsolatedPlatformOptions) {
     COLLECT_ACQUIRER_URL: sandbox.acquirer.url,
     COLLECT_ACQUIRER_API_KEY: TEST_ACQUIRER_API_KEY,
     COLLECT_ACQUIRER_REQUEST_TIMEOUT: '5s',
+    // The sandbox credit bureau named explicitly, as PLATFORM_MODE=production requires.
+    LENDING_BUREAU_URL: sandbox.bureau.url,
+    LENDING_BUREAU_API_KEY: TEST_BUREAU_API_KEY,
+    LENDING_BUREAU_REQUEST_TIMEOUT: '1s',
+    LENDING_BUREAU_ATTEMPTS: '2',
     // The sandbox parties and the tests' webhook receivers listen on loopback: allowed explicitly (the
     // sandbox-mode default) so that a platform started with PLATFORM_MODE=production reaches them too.
     OUTBOUND_URL_ALLOWLIST: '127.0.0.0/8,::1/128',

@@ -1,0 +1,13 @@
+import type { ActivityDeps } from '../shared/deps.ts';
+import { createDecisionActivities, type DecisionActivityDeps } from './decision.ts';
+import { createLoanRecordActivities } from './loan.ts';
+
+/** Every activity of the lending platform; its workflows proxy `LendingActivities`. */
+export function createLendingActivities(deps: ActivityDeps & Pick<DecisionActivityDeps, 'bureau'>) {
+  return {
+    ...createLoanRecordActivities(deps),
+    ...createDecisionActivities(deps),
+  };
+}
+
+export type LendingActivities = ReturnType<typeof createLendingActivities>;

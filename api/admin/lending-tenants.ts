@@ -1,0 +1,216 @@
+import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import {
+  issueApiKey,
+  LENDING_PERMISSIONS,
+  revokeApiKey,
+  UnknownTenant,
+} from '../../credentials/lending/api-keys.ts';
+import {
+  addBranchOffice,
+  addCancellationReason,
+  createLendingTenant,
+  findLendingTenant,
+  InvalidTenantInput,
+  SiteDomainTaken,
+} from '../../credentials/lending/tenants.ts';
+import type { AppEnv } from '../shared/context.ts';
+import { ApiError, errorResponses } from '../shared/errors.ts';
+import { jsonBody } from '../shared/openapi.ts';
+
+/**
+ * Operator endpoints of the lending platform (decision 0037): tenants (each with its staging twin),
+ * their API keys, branch offices and cancellation reasons. The twin of `npm run admin -- lending:*`.
+ */
+const json = <T extends z.ZodType>(schema: T) => ({ 'application/json': { schema } });
+const tenantParams = z.object({ tenantId: z.string().min(1).max(100) });
+
+const createTenantRoute = createRoute({
+  method: 'post',
+  path: '/lending/tenants',
+  tags: ['Admin'],
+  summary: 'Create a lending tenant and its staging tenant',
+  description: '409 `site_domain_taken` when a site domain belongs to another tenant.',
+  request: {
+    body: jsonBody(
+      z.object({
+        name: z.string().trim().min(1).max(200).openapi({ example: 'Acme Loans' }),
+        siteDomains: z
+          .array(z.string().max(253))
+          .max(20)
+          .optional()
+          .openapi({ example: ['loans.acme.example'] }),
+        stagingSiteDomains: z.array(z.string().max(253)).max(20).optional(),
+        features: z
+          .object({ stateManagement: z.boolean().optional(), multipleOffers: z.boolean().optional() })
+          .optional(),
+        disclaimer: z
+          .object({
+            required: z.boolean().optional(),
+            version: z.string().min(1).max(50).optional(),
+            text: z.string().min(1).max(20_000).optional(),
+          })
+          .optional(),
+        states: z
+          .array(z.string().regex(/^[A-Z]{2}$/))
+          .max(100)
+          .optional()
+          .openapi({ example: ['CA', 'NY'] }),
+      }),
+    ),
+  },
+  responses: {
+    201: {
+      description: 'Created',
+      content: json(
+        z
+          .object({
+            tenantId: z.string(),
+            stagingTenantId: z.string(),
+            name: z.string(),
+            siteDomains: z.array(z.string()),
+            stagingSiteDomains: z.array(z.string()),
+          })
+          .passthrough(),
+      ),
+    },
+    ...errorResponses,
+    409: { description: 'Site domain taken', content: errorResponses[400].content },
+  },
+});
+
+const getTenantRoute = createRoute({
+  method: 'get',
+  path: '/lending/tenants/{tenantId}',
+  tags: ['Admin'],
+  summary: 'Read a lending tenant',
+  request: { params: tenantParams },
+  responses: {
+    200: { description: 'The tenant', content: json(z.object({}).passthrough()) },
+    ...errorResponses,
+  },
+});
+
+const issuedKeySchema = z
+  .object({
+    keyId: z.string(),
+    tenantId: z.string(),
+    permissions: z.array(z.enum(LENDING_PERMISSIONS)),
+    label: z.string(),
+    expiresAt: z.string(),
+    apiKey: z.string().openapi({ description: 'The `lender_ApiKey`; shown once, only its digest is kept' }),
+  })
+  .openapi('IssuedLendingApiKey');
+
+const issueKeyRoute = createRoute({
+  method: 'post',
+  path: '/lending/tenants/{tenantId}/api-keys',
+  tags: ['Admin'],
+  summary: 'Issue a lender_ApiKey',
+  request: {
+    params: tenantParams,
+    body: jsonBody(
+      z.object({
+        permissions: z
+          .array(z.enum(LENDING_PERMISSIONS))
+          .min(1)
+          .openapi({ example: ['front_office'] }),
+        label: z.string().trim().min(1).max(200).optional().openapi({ example: 'front site' }),
+        expiresAt: z.iso
+          .datetime({ offset: true })
+          .optional()
+          .openapi({ description: 'Default: a year from now', example: '2027-11-24T00:00:00Z' }),
+      }),
+    ),
+  },
+  responses: { 201: { description: 'Issued', content: json(issuedKeySchema) }, ...errorResponses },
+});
+
+const revokeKeyRoute = createRoute({
+  method: 'delete',
+  path: '/lending/api-keys/{keyId}',
+  tags: ['Admin'],
+  summary: 'Revoke a lender_ApiKey',
+  request: { params: z.object({ keyId: z.string().min(1).max(100) }) },
+  responses: { 204: { description: 'Revoked' }, ...errorResponses },
+});
+
+const addBranchOfficeRoute = createRoute({
+  method: 'post',
+  path: '/lending/tenants/{tenantId}/branch-offices',
+  tags: ['Admin'],
+  summary: 'Add a branch office',
+  request: {
+    params: tenantParams,
+    body: jsonBody(
+      z.object({
+        name: z.string().trim().min(1).max(200),
+        address: z.string().trim().max(500).optional(),
+        phone: z.string().trim().max(50).optional(),
+      }),
+    ),
+  },
+  responses: { 201: { description: 'Added', content: json(z.object({}).passthrough()) }, ...errorResponses },
+});
+
+const addReasonRoute = createRoute({
+  method: 'post',
+  path: '/lending/tenants/{tenantId}/cancellation-reasons',
+  tags: ['Admin'],
+  summary: 'Add a cancellation reason',
+  request: {
+    params: tenantParams,
+    body: jsonBody(z.object({ name: z.string().trim().min(1).max(200), frontOffice: z.boolean() })),
+  },
+  responses: { 201: { description: 'Added', content: json(z.object({}).passthrough()) }, ...errorResponses },
+});
+
+export function registerLendingTenantAdminRoutes(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(createTenantRoute, async (c) => {
+    try {
+      return c.json(await createLendingTenant(c.get('deps').db, c.req.valid('json')), 201);
+    } catch (error) {
+      if (error instanceof SiteDomainTaken) throw ApiError.conflict('site_domain_taken', error.message);
+      if (error instanceof InvalidTenantInput) throw ApiError.field(error.field, error.message);
+      throw error;
+    }
+  });
+  app.openapi(getTenantRoute, async (c) => {
+    const tenant = await findLendingTenant(c.get('deps').db, c.req.valid('param').tenantId);
+    if (!tenant) throw ApiError.notFound('Tenant');
+    return c.json({ ...tenant, createdAt: tenant.createdAt.toISOString() }, 200);
+  });
+  app.openapi(issueKeyRoute, async (c) => {
+    const body = c.req.valid('json');
+    try {
+      const issued = await issueApiKey(c.get('deps').db, {
+        tenantId: c.req.valid('param').tenantId,
+        permissions: body.permissions,
+        label: body.label,
+        ...(body.expiresAt ? { expiresAt: new Date(body.expiresAt) } : {}),
+      });
+      return c.json(issued, 201);
+    } catch (error) {
+      if (error instanceof UnknownTenant) throw ApiError.notFound('Tenant');
+      throw error;
+    }
+  });
+  app.openapi(revokeKeyRoute, async (c) => {
+    if (!(await revokeApiKey(c.get('deps').db, c.req.valid('param').keyId)))
+      throw ApiError.notFound('Active key');
+    return c.body(null, 204);
+  });
+  app.openapi(addBranchOfficeRoute, async (c) => {
+    const { db } = c.get('deps');
+    const { tenantId } = c.req.valid('param');
+    if (!(await findLendingTenant(db, tenantId))) throw ApiError.notFound('Tenant');
+    const office = await addBranchOffice(db, tenantId, c.req.valid('json'));
+    return c.json({ ...office, createdAt: office.createdAt.toISOString() }, 201);
+  });
+  app.openapi(addReasonRoute, async (c) => {
+    const { db } = c.get('deps');
+    const { tenantId } = c.req.valid('param');
+    if (!(await findLendingTenant(db, tenantId))) throw ApiError.notFound('Tenant');
+    const reason = await addCancellationReason(db, tenantId, c.req.valid('json'));
+    return c.json({ ...reason, createdAt: reason.createdAt.toISOString() }, 201);
+  });
+}

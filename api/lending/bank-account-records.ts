@@ -1,0 +1,150 @@
+import { z } from '@hono/zod-openapi';
+import { and, asc, eq, isNull } from 'drizzle-orm';
+import { newRecordId } from '../../credentials/lending/tenants.ts';
+import type { Database } from '../../db/client.ts';
+import { lendingBankAccounts, lendingCustomers } from '../../db/schema/lending.ts';
+import { bankAccountBicSchema, bankAccountIbanSchema } from '../../domain/lending/customers.ts';
+import { ApiError } from '../shared/errors.ts';
+
+/**
+ * A customer's bank accounts (profiles): IBANs checked by ibantools, one default account per customer
+ * (the first one added, or the one asked for; when the default is deleted the oldest remaining one
+ * takes its place). Deleting keeps the row (`deleted_at`) for the loans that paid to it.
+ */
+
+export const newBankAccountSchema = z
+  .object({
+    // A domain schema (built before zod is extended for OpenAPI): described with meta, not openapi.
+    iban: bankAccountIbanSchema.meta({
+      example: 'DE89370400440532013000',
+      description: 'Spaces allowed; checked',
+    }),
+    bic: bankAccountBicSchema.optional().meta({ example: 'COBADEFFXXX' }),
+    holderName: z.string().trim().min(1).max(140).optional().openapi({ example: 'Jane Doe' }),
+    isDefault: z.boolean().optional().openapi({ description: 'Make it the default account' }),
+  })
+  .openapi('NewBankAccount');
+
+export const bankAccountSchema = z
+  .object({
+    profileId: z.string().openapi({ example: 'bac_9d2c4f1e0a7b4c6d8e3f2a10' }),
+    iban: z.string(),
+    bic: z.string().nullable(),
+    holderName: z.string().nullable(),
+    isDefault: z.boolean(),
+    createdAt: z.string(),
+  })
+  .openapi('BankAccount');
+
+type Row = typeof lendingBankAccounts.$inferSelect;
+const accountOf = (row: Row): z.infer<typeof bankAccountSchema> => ({
+  profileId: row.id,
+  iban: row.iban,
+  bic: row.bic,
+  holderName: row.holderName,
+  isDefault: row.isDefault,
+  createdAt: row.createdAt.toISOString(),
+});
+
+/** 404 unless the customer is the tenant's. */
+async function requireOwnCustomer(db: Pick<Database, 'select'>, tenantId: string, customerId: string) {
+  const [row] = await db
+    .select({ id: lendingCustomers.id })
+    .from(lendingCustomers)
+    .where(and(eq(lendingCustomers.id, customerId), eq(lendingCustomers.tenantId, tenantId)))
+    .limit(1);
+  if (!row) throw ApiError.notFound('Customer');
+}
+
+const liveAccounts = (tenantId: string, customerId: string) =>
+  and(
+    eq(lendingBankAccounts.tenantId, tenantId),
+    eq(lendingBankAccounts.customerId, customerId),
+    isNull(lendingBankAccounts.deletedAt),
+  );
+
+export async function listBankAccounts(db: Database, tenantId: string, customerId: string) {
+  await requireOwnCustomer(db, tenantId, customerId);
+  const rows = await db
+    .select()
+    .from(lendingBankAccounts)
+    .where(liveAccounts(tenantId, customerId))
+    .orderBy(asc(lendingBankAccounts.createdAt), asc(lendingBankAccounts.id));
+  return rows.map(accountOf);
+}
+
+export async function addBankAccount(
+  db: Database,
+  tenantId: string,
+  customerId: string,
+  input: z.infer<typeof newBankAccountSchema>,
+) {
+  return db.transaction(async (tx) => {
+    await requireOwnCustomer(tx, tenantId, customerId);
+    // One writer per customer at a time, so "the first account is the default" holds under races.
+    await tx
+      .select({ id: lendingCustomers.id })
+      .from(lendingCustomers)
+      .where(eq(lendingCustomers.id, customerId))
+      .for('update');
+    const existing = await tx.select().from(lendingBankAccounts).where(liveAccounts(tenantId, customerId));
+    if (existing.some((account) => account.iban === input.iban)) {
+      throw ApiError.conflict('bank_account_exists', 'The customer already has this IBAN');
+    }
+    const isDefault = existing.length === 0 || input.isDefault === true;
+    if (isDefault && existing.length > 0) {
+      await tx
+        .update(lendingBankAccounts)
+        .set({ isDefault: false })
+        .where(liveAccounts(tenantId, customerId));
+    }
+    const [row] = await tx
+      .insert(lendingBankAccounts)
+      .values({
+        id: newRecordId('bac'),
+        tenantId,
+        customerId,
+        iban: input.iban,
+        bic: input.bic ?? null,
+        holderName: input.holderName ?? null,
+        isDefault,
+      })
+      .returning();
+    return accountOf(row!);
+  });
+}
+
+/** Deletes an account of the customer (404 when it is not theirs or already deleted). */
+export async function deleteBankAccount(
+  db: Database,
+  tenantId: string,
+  customerId: string,
+  profileId: string,
+) {
+  await db.transaction(async (tx) => {
+    await requireOwnCustomer(tx, tenantId, customerId);
+    const [deleted] = await tx
+      .update(lendingBankAccounts)
+      .set({ deletedAt: new Date(), isDefault: false })
+      .where(and(eq(lendingBankAccounts.id, profileId), liveAccounts(tenantId, customerId)))
+      .returning({ wasDefault: lendingBankAccounts.isDefault });
+    if (!deleted) throw ApiError.notFound('Bank account');
+    const [oldest] = await tx
+      .select({ id: lendingBankAccounts.id, isDefault: lendingBankAccounts.isDefault })
+      .from(lendingBankAccounts)
+      .where(liveAccounts(tenantId, customerId))
+      .orderBy(asc(lendingBankAccounts.createdAt), asc(lendingBankAccounts.id))
+      .limit(1);
+    const anyDefault = await tx
+      .select({ id: lendingBankAccounts.id })
+      .from(lendingBankAccounts)
+      .where(and(liveAccounts(tenantId, customerId), eq(lendingBankAccounts.isDefault, true)))
+      .limit(1);
+    if (oldest && anyDefault.length === 0) {
+      await tx
+        .update(lendingBankAccounts)
+        .set({ isDefault: true })
+        .where(eq(lendingBankAccounts.id, oldest.id));
+    }
+  });
+}

@@ -1,0 +1,36 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from './auth.ts';
+import { bankAccountSchema, listBankAccounts } from './bank-account-records.ts';
+import { customerIdParams } from './management-customers-get.ts';
+import { lendingPath } from './paths.ts';
+
+/** `GET .../BankAccounts`: the customer's live accounts, oldest first. */
+export const managementBankAccountsListOperation = defineLendingOperation({
+  route: () =>
+    createRoute({
+      method: 'get',
+      path: lendingPath('/Management/Customers/{customerId}/BankAccounts'),
+      tags: ['Management'],
+      summary: 'List a customer’s bank accounts',
+      security: lendingSecurity.apiKey,
+      request: { params: customerIdParams },
+      responses: {
+        200: {
+          description: 'The accounts',
+          content: { 'application/json': { schema: z.object({ items: z.array(bankAccountSchema) }) } },
+        },
+        ...lendingErrorResponses,
+      },
+    }),
+  handler: () => async (c) =>
+    c.json(
+      {
+        items: await listBankAccounts(
+          c.get('deps').db,
+          c.get('lendingTenant').id,
+          c.req.valid('param').customerId,
+        ),
+      },
+      200,
+    ),
+});

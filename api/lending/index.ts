@@ -1,0 +1,45 @@
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { referencePage } from '../shared/docs.ts';
+import { validationHook } from '../shared/errors.ts';
+import { mountOperations, type Operation } from '../shared/operation.ts';
+import { lendingCredentialGate, registerLendingSecuritySchemes } from './auth.ts';
+import type { LendingEnv } from './context.ts';
+import { creditProductOperations } from './credit-product-operations.ts';
+import { customerOperations, userOperations } from './customer-operations.ts';
+import { loanOperations } from './loan-operations.ts';
+
+/** Every operation of the lending platform (api/shared/operation.ts). */
+export const lendingOperations: readonly Operation<LendingEnv>[] = [
+  ...userOperations,
+  ...customerOperations,
+  ...creditProductOperations,
+  ...loanOperations,
+];
+
+/**
+ * The lending platform, mounted under /lending: every tenant's interface at `/PublicApi/v7-12/...`
+ * (the tenant is the `lender_ApiKey`'s; api/lending/auth.ts), the reference at /lending/docs and the
+ * OpenAPI document at /lending/openapi.json.
+ */
+export function createLendingApi(): OpenAPIHono<LendingEnv> {
+  const app = new OpenAPIHono<LendingEnv>({ defaultHook: validationHook });
+  registerLendingSecuritySchemes(app);
+  app.doc31('/openapi.json', {
+    openapi: '3.1.0',
+    info: {
+      title: 'Lending platform',
+      version: 'v7-12',
+      description:
+        'Customers, users, credit products and loans of every tenant, at `/lending/PublicApi/v7-12/...`. Every call ' +
+        'carries a `lender_ApiKey` (the tenant is the key’s; its permission levels open the modules: Front-office → ' +
+        'Customer, User, Dictionary; Management → Management; Payment options → PaymentOptions); operations that act ' +
+        'for a person also carry a `lender_UserAuthToken` from Customer/Register or User/Login. Errors: ' +
+        '`{ "error": { "code", "message", "fields"? } }`.',
+    },
+    servers: [{ url: '/lending' }],
+    security: [{ lenderApiKey: [] }],
+  });
+  app.get('/docs', (c) => c.html(referencePage('Lending platform API', '/lending/openapi.json')));
+  mountOperations(app, lendingOperations, { credentialGate: lendingCredentialGate });
+  return app;
+}

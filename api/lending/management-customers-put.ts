@@ -1,0 +1,43 @@
+import { createRoute } from '@hono/zod-openapi';
+import { jsonBody } from '../shared/openapi.ts';
+import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from './auth.ts';
+import { afterDetailsUpdate } from './customer-details-update.ts';
+import { customerDetailsBody, customerRecordSchema, replaceCustomerDetails } from './customer-records.ts';
+import { customerIdParams } from './management-customers-get.ts';
+import { LENDING_API_PREFIX, lendingPath } from './paths.ts';
+
+/**
+ * `PUT /Management/Customers/{customerId}` (also at the old `/Migration/Customers/{customerId}`):
+ * replaces a customer's details, as Customer/Details PUT does for the customer.
+ */
+export const managementCustomerPutOperation = defineLendingOperation({
+  aliases: [`${LENDING_API_PREFIX}/Migration/Customers/{customerId}`],
+  route: () =>
+    createRoute({
+      method: 'put',
+      path: lendingPath('/Management/Customers/{customerId}'),
+      tags: ['Management'],
+      summary: 'Update a customer',
+      description:
+        'Replaces the customer’s personal details (a field left out is cleared); complete details move the ' +
+        'customer’s loan applications out of Pre-Origination. Also served at `/Migration/Customers/{customerId}`.',
+      security: lendingSecurity.apiKey,
+      request: { params: customerIdParams, body: jsonBody(customerDetailsBody) },
+      responses: {
+        200: { description: 'Updated', content: { 'application/json': { schema: customerRecordSchema } } },
+        ...lendingErrorResponses,
+      },
+    }),
+  handler: () => async (c) => {
+    const { db, config } = c.get('deps');
+    const record = await replaceCustomerDetails(
+      db,
+      config,
+      c.get('lendingTenant').id,
+      c.req.valid('param').customerId,
+      c.req.valid('json'),
+    );
+    await afterDetailsUpdate(c, record);
+    return c.json(record, 200);
+  },
+});

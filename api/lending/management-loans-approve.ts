@@ -1,0 +1,34 @@
+import { createRoute } from '@hono/zod-openapi';
+import { approveUpdate } from '../../domain/lending/loan-process.ts';
+import { defineLendingOperation, lendingSecurity } from './auth.ts';
+import { commentsQuery } from './customer-loans-process.ts';
+import { actorOf, loanAnswer, loanIdParams, loanView, moveLoan, tenantLoan } from './loan-records.ts';
+import { lendingPath } from './paths.ts';
+
+/**
+ * `POST /Management/Loans/{loanId}/Approve?comments=`: only in Waiting for approval. An accepted offer →
+ * Approved; a loan referred by the bureau (no offer yet) → Offer confirmation with its offer (design).
+ */
+export const managementLoansApproveOperation = defineLendingOperation({
+  route: () =>
+    createRoute({
+      method: 'post',
+      path: lendingPath('/Management/Loans/{loanId}/Approve'),
+      tags: ['Management loans'],
+      summary: 'Approve the loan',
+      description:
+        'Only in Waiting for approval (else 409 `invalid_loan_status`). After an accepted offer the loan is ' +
+        'Approved (ready for its disbursement); a loan referred by the credit bureau gets its offer (Offer confirmation).',
+      security: lendingSecurity.apiKey,
+      request: { params: loanIdParams, query: commentsQuery },
+      responses: loanAnswer('The approved loan'),
+    }),
+  handler: () => async (c) => {
+    const row = await tenantLoan(c, c.req.valid('param').loanId);
+    const { comments } = c.req.valid('query');
+    const moved = await moveLoan(c.get('deps'), row, 'approve', (loan) =>
+      loan.executeUpdate(approveUpdate, { args: [{ by: actorOf(c), comments }] }),
+    );
+    return c.json(await loanView(c.get('deps').db, moved, 'management'), 200);
+  },
+});

@@ -1,0 +1,54 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { registerDisbursementUpdate } from '../../domain/lending/loan-process.ts';
+import { jsonBody } from '../shared/openapi.ts';
+import { defineLendingOperation, lendingSecurity } from './auth.ts';
+import { todayUtc } from './credit-product-records.ts';
+import { actorOf, loanAnswer, loanView, moveLoan, tenantLoan } from './loan-records.ts';
+import { lendingPath } from './paths.ts';
+
+/**
+ * `POST /Management/Loans/Disbursements`: registers the disbursement of an Approved loan (paid out
+ * outside the platform); its amount must equal the loan amount. The loan becomes Active (design).
+ */
+export const managementLoansDisbursementsOperation = defineLendingOperation({
+  route: () =>
+    createRoute({
+      method: 'post',
+      path: lendingPath('/Management/Loans/Disbursements'),
+      tags: ['Management loans'],
+      summary: 'Register a disbursement',
+      description:
+        'Only for an Approved loan (else 409 `invalid_loan_status`) and with the amount equal to the loan amount ' +
+        '(else 400 `disbursement_amount_mismatch` naming `amount`). The loan becomes Active.',
+      security: lendingSecurity.apiKey,
+      request: {
+        body: jsonBody(
+          z
+            .object({
+              loanId: z.string().min(1).max(40).openapi({ example: '482913675' }),
+              amount: z
+                .string()
+                .trim()
+                .regex(/^\d{1,15}(\.\d+)?$/, 'must be a decimal amount like 1500.00')
+                .openapi({ example: '5000.00' }),
+              date: z.iso
+                .date()
+                .optional()
+                .openapi({ description: 'Paid out on (default today, UTC)', example: '2026-03-10' }),
+            })
+            .openapi('DisbursementRegistration'),
+        ),
+      },
+      responses: loanAnswer('The loan, Active'),
+    }),
+  handler: () => async (c) => {
+    const { loanId, amount, date } = c.req.valid('json');
+    const row = await tenantLoan(c, loanId);
+    const moved = await moveLoan(c.get('deps'), row, 'registerDisbursement', (loan) =>
+      loan.executeUpdate(registerDisbursementUpdate, {
+        args: [{ by: actorOf(c), disbursement: { amount, date: date ?? todayUtc() } }],
+      }),
+    );
+    return c.json(await loanView(c.get('deps').db, moved, 'management'), 200);
+  },
+});

@@ -1,0 +1,27 @@
+import { createRoute } from '@hono/zod-openapi';
+import { defineLendingOperation, lendingSecurity } from './auth.ts';
+import { commentsQuery, sendForProcessing } from './customer-loans-process.ts';
+import { loanAnswer, loanIdParams, loanView, tenantLoan } from './loan-records.ts';
+import { lendingPath } from './paths.ts';
+
+/** `POST /Management/Loans/{loanId}/Process?comments=`: sends a loan of the tenant for processing. */
+export const managementLoansProcessOperation = defineLendingOperation({
+  route: () =>
+    createRoute({
+      method: 'post',
+      path: lendingPath('/Management/Loans/{loanId}/Process'),
+      tags: ['Management loans'],
+      summary: 'Send the loan for processing',
+      description:
+        'As the customer’s Process: only in Origination or Reprocessing (or Collateral once a collateral is ' +
+        'registered); else 409 `invalid_loan_status` naming the current status.',
+      security: lendingSecurity.apiKey,
+      request: { params: loanIdParams, query: commentsQuery },
+      responses: loanAnswer('The loan after processing'),
+    }),
+  handler: () => async (c) => {
+    const row = await tenantLoan(c, c.req.valid('param').loanId);
+    const moved = await sendForProcessing(c, row, c.req.valid('query').comments);
+    return c.json(await loanView(c.get('deps').db, moved, 'management'), 200);
+  },
+});

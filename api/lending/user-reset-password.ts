@@ -1,0 +1,47 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { resetPassword } from '../../credentials/lending/users.ts';
+import { ApiError } from '../shared/errors.ts';
+import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from './auth.ts';
+import { lendingPath } from './paths.ts';
+import { newPasswordParameter } from './user-records.ts';
+
+/**
+ * `POST /User/ResetPassword?newPassword=&code=`: sets the password with the code of a reset link. The
+ * code works once and within its lifetime; the user's tokens are revoked.
+ */
+export const userResetPasswordOperation = defineLendingOperation({
+  route: () =>
+    createRoute({
+      method: 'post',
+      path: lendingPath('/User/ResetPassword'),
+      tags: ['User'],
+      summary: 'Set a new password with a reset code',
+      description:
+        'Sets `newPassword` (10-128 characters) for the user the `code` was e-mailed to, and revokes their ' +
+        'tokens. 400 `invalid_reset_code` (field code) for an unknown, used or expired code.',
+      security: lendingSecurity.apiKey,
+      request: {
+        query: z.object({
+          newPassword: newPasswordParameter,
+          code: z.string().min(1).max(200).openapi({ description: 'The code of the reset link' }),
+        }),
+      },
+      responses: {
+        200: {
+          description: 'Password set',
+          content: { 'application/json': { schema: z.object({ passwordChanged: z.literal(true) }) } },
+        },
+        ...lendingErrorResponses,
+      },
+    }),
+  handler: () => async (c) => {
+    const { db } = c.get('deps');
+    const { newPassword, code } = c.req.valid('query');
+    if (!(await resetPassword(db, c.get('lendingTenant').id, { code, newPassword }))) {
+      throw new ApiError(400, 'invalid_reset_code', 'The reset code is not valid, was used or has expired', [
+        { field: 'code', message: 'not valid, used or expired' },
+      ]);
+    }
+    return c.json({ passwordChanged: true as const }, 200);
+  },
+});

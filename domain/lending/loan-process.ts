@@ -1,0 +1,240 @@
+import { defineUpdate } from '@temporalio/workflow';
+import { Decimal } from 'decimal.js';
+import type { LoanStatus } from './loan-lifecycle.ts';
+
+/**
+ * The loan process as its callers (API, tests) see it: the workflow id, what crosses the boundary, and
+ * the Updates (each validated by the workflow against domain/lending/loan-lifecycle.ts). The workflow is
+ * workflows/lending/loan.ts; its read model db/schema/lending-loans.ts.
+ */
+
+/** Business id as workflow id: one workflow per loan of a tenant. */
+export const loanWorkflowId = (tenantId: string, loanId: string) => `lending-loan-${tenantId}-${loanId}`;
+
+/** Who moved a loan (recorded in its status history). */
+export interface LoanActor {
+  role: 'customer' | 'management' | 'system';
+  /** The customer's user id; none for management keys and the system. */
+  id?: string | undefined;
+}
+
+/** What the customer applied for (domain/lending/credit-products.ts LoanTerms adds the start date). */
+export interface AppliedTerms {
+  /** The credit product's Name (a promo code is resolved to its product by the API). */
+  productName: string;
+  /** The promo code the customer named instead of the Name, if any (its discount applies). */
+  promoCode?: string | undefined;
+  /** Decimal string in the product's currency, its minor-unit digits, e.g. `1500.00`. */
+  amount: string;
+  /** Number of monthly instalments. */
+  term: number;
+}
+
+export interface LoanOffer {
+  offerId: string;
+  amount: string;
+  term: number;
+  productName: string;
+}
+
+export interface LoanCollateral {
+  collateralId: string;
+  /** E.g. vehicle, real estate, deposit. */
+  kind: string;
+  description: string;
+  /** Estimated value, decimal string. */
+  value: string;
+}
+
+export interface LoanCoApplicant {
+  firstName: string;
+  lastName: string;
+  birthDate?: string | undefined;
+  ssn?: string | undefined;
+  email?: string | undefined;
+  phone?: string | undefined;
+  relationship?: string | undefined;
+}
+
+/** What the credit bureau is asked about (read from the customer's details by the API at Process). */
+export interface BureauApplicant {
+  firstName: string;
+  lastName: string;
+  ssn?: string | undefined;
+  birthDate?: string | undefined;
+}
+
+/** The bureau's answer as the loan keeps it. */
+export interface LoanDecision {
+  outcome: 'approve' | 'decline' | 'refer' | 'unavailable';
+  /** The bureau's reference of the check; none when it did not answer. */
+  reference?: string | undefined;
+  score?: number | undefined;
+  reasons: string[];
+  at: string;
+}
+
+export interface LoanDisbursement {
+  amount: string;
+  /** ISO date (YYYY-MM-DD) the money was paid out. */
+  date: string;
+}
+
+/** The loan as the workflow holds it and its activities record it (the read model's row). */
+export interface LoanSnapshot {
+  tenantId: string;
+  loanId: string;
+  customerId: string;
+  productName: string;
+  promoCode: string | null;
+  currency: string;
+  amount: string;
+  term: number;
+  secured: boolean;
+  status: LoanStatus;
+  offers: LoanOffer[];
+  acceptedOfferId: string | null;
+  /** The tenant's multiple-offers feature was on when the loan was decided. */
+  multipleOffers: boolean;
+  collaterals: LoanCollateral[];
+  coApplicant: LoanCoApplicant | null;
+  rolloverRequested: boolean;
+  autocharge: boolean;
+  autochargeComment: string | null;
+  decision: LoanDecision | null;
+  disbursement: LoanDisbursement | null;
+  /** Grows with every recorded change: the read model keeps the highest. */
+  version: number;
+}
+
+/** One entry of a loan's status history. */
+export interface LoanStatusChange {
+  status: LoanStatus;
+  at: string;
+  by: LoanActor;
+  comments?: string | undefined;
+  reasonId?: string | undefined;
+}
+
+export interface LoanInput {
+  tenantId: string;
+  loanId: string;
+  customerId: string;
+  terms: AppliedTerms;
+  currency: string;
+  secured: boolean;
+  /** The first status (loan-lifecycle.ts initialStatusOf), decided by the API from the customer and the disbursement. */
+  status: LoanStatus;
+  createdBy: LoanActor;
+  comments?: string | undefined;
+  /** The tenant's multiple-offers feature at creation. */
+  multipleOffers: boolean;
+  /** Management create with one disbursement. */
+  disbursement?: LoanDisbursement | undefined;
+  /** The credit bureau: each attempt's time limit and how many attempts before the loan is referred. */
+  bureau: { requestTimeoutMs: number; attempts: number };
+}
+
+// --- Updates (each answers the loan as recorded) ---------------------------------------------------
+
+/** The first Update of a loan (Update-with-Start): answers once the application is on record. */
+export const loanCreatedUpdate = defineUpdate<LoanSnapshot>('loanCreated');
+/** The customer's details became complete: Pre-Origination → Origination. */
+export const detailsCompletedUpdate = defineUpdate<LoanSnapshot>('detailsCompleted');
+/** Process: answers once the loan is in Collateral or the bureau's decision is recorded. */
+export const processUpdate = defineUpdate<
+  LoanSnapshot,
+  [{ by: LoanActor; comments?: string | undefined; applicant: BureauApplicant }]
+>('process');
+export const acceptOfferUpdate = defineUpdate<
+  LoanSnapshot,
+  [{ by: LoanActor; offerId?: string | undefined }]
+>('acceptOffer');
+export const declineOfferUpdate = defineUpdate<LoanSnapshot, [{ by: LoanActor }]>('declineOffer');
+export const approveUpdate = defineUpdate<LoanSnapshot, [{ by: LoanActor; comments?: string | undefined }]>(
+  'approve',
+);
+export const registerDisbursementUpdate = defineUpdate<
+  LoanSnapshot,
+  [{ by: LoanActor; disbursement: LoanDisbursement }]
+>('registerDisbursement');
+export const cancelUpdate = defineUpdate<
+  LoanSnapshot,
+  [{ by: LoanActor; reasonId: string; comments?: string | undefined }]
+>('cancel');
+/** New terms (the API has resolved the product: its Name and whether it is secured). */
+export const updateLoanDetailsUpdate = defineUpdate<
+  LoanSnapshot,
+  [{ by: LoanActor; terms: AppliedTerms; secured: boolean; currency: string }]
+>('updateLoanDetails');
+export const addCollateralUpdate = defineUpdate<
+  LoanSnapshot,
+  [{ by: LoanActor; collateral: Omit<LoanCollateral, 'collateralId'> }]
+>('addCollateral');
+export const updateCollateralUpdate = defineUpdate<
+  LoanSnapshot,
+  [{ by: LoanActor; collateral: LoanCollateral }]
+>('updateCollateral');
+export const deleteCollateralUpdate = defineUpdate<LoanSnapshot, [{ by: LoanActor; collateralId: string }]>(
+  'deleteCollateral',
+);
+export const updateCoApplicantUpdate = defineUpdate<
+  LoanSnapshot,
+  [{ by: LoanActor; coApplicant: LoanCoApplicant }]
+>('updateCoApplicant');
+export const requestRolloverUpdate = defineUpdate<LoanSnapshot, [{ by: LoanActor }]>('requestRollover');
+export const cancelRolloverUpdate = defineUpdate<LoanSnapshot, [{ by: LoanActor }]>('cancelRollover');
+export const setAutochargeUpdate = defineUpdate<
+  LoanSnapshot,
+  [{ by: LoanActor; enabled: boolean; comment?: string | undefined }]
+>('setAutocharge');
+
+// --- amounts ----------------------------------------------------------------------------------------
+
+/** Equal amounts, whatever their notation (`1500` and `1500.00`); false when either is not an amount. */
+export function sameAmount(a: string, b: string): boolean {
+  try {
+    return new Decimal(a).eq(b);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The offers of an approved loan: the terms applied for; with the tenant's multiple-offers feature, also
+ * 80% of the amount (whole units) at the same term, a smaller commitment the customer may prefer.
+ */
+export function offersOf(loanId: string, terms: AppliedTerms, multipleOffers: boolean): LoanOffer[] {
+  const first: LoanOffer = {
+    offerId: `${loanId}-1`,
+    productName: terms.productName,
+    amount: terms.amount,
+    term: terms.term,
+  };
+  if (!multipleOffers) return [first];
+  const smaller = new Decimal(terms.amount).mul(0.8).floor();
+  if (smaller.lte(0)) return [first];
+  // In the notation of the amount applied for (its currency's minor-unit digits).
+  const digits = terms.amount.split('.')[1]?.length ?? 0;
+  return [first, { ...first, offerId: `${loanId}-2`, amount: smaller.toFixed(digits) }];
+}
+
+/**
+ * Where a loan created with one disbursement stands (the `createWithDisbursement` rows): repaid when the
+ * amount repaid covers the whole schedule; overdue when it does not cover what fell due before `today`.
+ */
+export function schedulePosition(
+  instalments: readonly { dueDate: string; total: string }[],
+  repaid: string,
+  today: string,
+): 'current' | 'overdue' | 'repaid' {
+  const paid = new Decimal(repaid);
+  let due = new Decimal(0);
+  let total = new Decimal(0);
+  for (const instalment of instalments) {
+    total = total.plus(instalment.total);
+    if (instalment.dueDate < today) due = due.plus(instalment.total);
+  }
+  if (paid.gte(total)) return 'repaid';
+  return paid.lt(due) ? 'overdue' : 'current';
+}

@@ -1,0 +1,301 @@
+import { Decimal } from 'decimal.js';
+import {
+  type AmortisationMethod,
+  annualRateFor,
+  type CreditProduct,
+  type FirstDueDateRule,
+  isCalendarDate,
+  type LoanTerms,
+  minorUnit,
+  minorUnitDigits,
+  normalisePromoCode,
+  type TermsProblem,
+  termsProblems,
+} from './credit-products.ts';
+
+/**
+ * The repayment schedule of a loan (decision 0038). Pure and deterministic (no I/O, no clock), so the
+ * API (Customer/Loans/Calculate) and the loan workflow compute the very same schedule.
+ *
+ * Arithmetic: decimal.js at 40 significant digits; amounts are rounded to the currency's minor unit
+ * only where the rules below say so, and every other figure is a sum or difference of rounded ones:
+ *  - the monthly rate is the nominal annual rate / 12 (each instalment is one regular month of
+ *    interest, whatever the length of the first period; no odd-days interest);
+ *  - interest of an instalment = remaining balance × monthly rate, rounded half-up to the minor unit;
+ *  - equal_instalments: the regular instalment (principal + interest) is the annuity
+ *    A·r / (1 − (1 + r)^−n), rounded half-up; its principal part is the instalment less its interest;
+ *  - equal_principal: the regular principal part is A / n rounded down;
+ *  - the last instalment repays the whole remaining balance, so the principal parts sum to the amount
+ *    exactly and the balance ends at zero; it absorbs the rounding residue: for equal_principal it is
+ *    at least the regular part and less than n minor units above it; for equal_instalments its
+ *    principal + interest differs from the regular instalment by at most (n + 1) minor units × (1 + r)^n
+ *    (each earlier rounding moves the balance by at most one minor unit, compounded to the end);
+ *  - terms for which rounding would leave an instalment before the last repaying no principal, or the
+ *    whole balance, are refused (`amount`): such a loan cannot be split into n instalments of the kind;
+ *  - fees: the origination fee (percent of the amount rounded half-up, plus the fixed part) is due with
+ *    the first instalment, the monthly fee with every instalment; fees are never financed (no interest).
+ *
+ * This is the rounding of the HP 12C financial calculator (its AMORT rounds each period's interest to the
+ * display's decimals): test/lending/schedule.test.ts reproduces the published examples of its manual.
+ */
+
+/** 40 significant digits: the annuity factor is exact far beyond a half-minor-unit tie. */
+const Exact = Decimal.clone({ precision: 40, rounding: Decimal.ROUND_HALF_UP });
+type Amount = InstanceType<typeof Exact>;
+
+export interface Instalment {
+  number: number;
+  /** YYYY-MM-DD. */
+  dueDate: string;
+  principal: string;
+  interest: string;
+  fee: string;
+  /** principal + interest + fee: what is due on `dueDate`. */
+  total: string;
+  /** Principal still owed after this instalment is paid. */
+  remainingBalance: string;
+}
+
+export interface Schedule {
+  productName: string;
+  currency: string;
+  amortisation: AmortisationMethod;
+  amount: string;
+  term: number;
+  startDate: string;
+  /** The promo code the schedule was calculated under, if any (its discount is in the rate). */
+  promoCode?: string;
+  /** Nominal annual rate in percent applied (the product's, less a promo discount). */
+  annualInterestRate: string;
+  instalments: Instalment[];
+  totals: { principal: string; interest: string; fees: string; payable: string };
+  /**
+   * Annual percentage rate in percent, 2 decimals: 12 × the monthly rate at which the instalments'
+   * present value equals the amount (regular monthly periods). Equals the interest rate without fees.
+   */
+  apr: string;
+}
+
+/** Terms a schedule cannot be calculated for; `problems` name the offending fields. */
+export class LoanTermsRefused extends Error {
+  constructor(readonly problems: TermsProblem[]) {
+    super(problems.map((problem) => `${problem.field} ${problem.message}`).join('; '));
+    this.name = 'LoanTermsRefused';
+  }
+}
+
+/** The schedule of a loan under `product` and `terms`; throws LoanTermsRefused for terms it refuses. */
+export function calculateSchedule(product: CreditProduct, terms: LoanTerms): Schedule {
+  const problems = termsProblems(product, terms);
+  if (problems.length > 0) throw new LoanTermsRefused(problems);
+  const digits = minorUnitDigits(product.currency);
+  const round = (value: Amount) => value.toDecimalPlaces(digits, Decimal.ROUND_HALF_UP);
+  const text = (value: Amount) => value.toFixed(digits);
+  const amount = new Exact(terms.amount);
+  const n = terms.term;
+  const promoCode = terms.promoCode === undefined ? undefined : normalisePromoCode(terms.promoCode);
+  const annualRate = annualRateFor(product, { promoCode });
+  const parts = repaymentParts(product.amortisation, amount, n, new Exact(annualRate), digits);
+  if ('refused' in parts) {
+    throw new LoanTermsRefused([
+      {
+        field: 'amount',
+        message:
+          `cannot be repaid in ${n} monthly instalments at ${annualRate.toString()} %: after rounding to ` +
+          `${minorUnit(product.currency).toFixed(digits)} ${product.currency} an instalment before the ` +
+          `last would repay ${parts.refused}`,
+      },
+    ]);
+  }
+
+  const monthlyFee = new Exact(product.fees.monthly);
+  const originationFee = round(amount.times(product.fees.originationPercent).div(100)).plus(
+    product.fees.originationFixed,
+  );
+  const dates = dueDates(product.firstDueDate, terms.startDate, n);
+  let balance = amount;
+  const instalments = parts.map(({ principal, interest }, index) => {
+    balance = balance.minus(principal);
+    const fee = index === 0 ? originationFee.plus(monthlyFee) : monthlyFee;
+    return {
+      number: index + 1,
+      dueDate: dates[index]!,
+      principal,
+      interest,
+      fee,
+      total: principal.plus(interest).plus(fee),
+      remainingBalance: balance,
+    };
+  });
+  const sum = (pick: (instalment: (typeof instalments)[number]) => Amount) =>
+    instalments.reduce((total, instalment) => total.plus(pick(instalment)), new Exact(0));
+
+  return {
+    productName: product.name,
+    currency: product.currency,
+    amortisation: product.amortisation,
+    amount: text(amount),
+    term: n,
+    startDate: terms.startDate,
+    ...(promoCode === undefined ? {} : { promoCode }),
+    annualInterestRate: annualRate.toString(),
+    instalments: instalments.map((instalment) => ({
+      number: instalment.number,
+      dueDate: instalment.dueDate,
+      principal: text(instalment.principal),
+      interest: text(instalment.interest),
+      fee: text(instalment.fee),
+      total: text(instalment.total),
+      remainingBalance: text(instalment.remainingBalance),
+    })),
+    totals: {
+      principal: text(sum((instalment) => instalment.principal)),
+      interest: text(sum((instalment) => instalment.interest)),
+      fees: text(sum((instalment) => instalment.fee)),
+      payable: text(sum((instalment) => instalment.total)),
+    },
+    apr: aprOf(
+      amount,
+      instalments.map((instalment) => instalment.total),
+      new Exact(annualRate),
+    ),
+  };
+}
+
+/**
+ * Principal and interest of each instalment, or why the amount cannot be split so (an instalment
+ * before the last would repay nothing, or everything, once rounded).
+ */
+function repaymentParts(
+  method: AmortisationMethod,
+  amount: Amount,
+  n: number,
+  annualRate: Amount,
+  digits: number,
+): { principal: Amount; interest: Amount }[] | { refused: string } {
+  const round = (value: Amount) => value.toDecimalPlaces(digits, Decimal.ROUND_HALF_UP);
+  const rate = annualRate.div(1200);
+  const regularInstalment = rate.isZero()
+    ? round(amount.div(n))
+    : round(amount.times(rate).div(new Exact(1).minus(rate.plus(1).pow(-n))));
+  // Rounded down, so the last part (the residue) is never smaller than the regular one.
+  const regularPrincipal = amount.div(n).toDecimalPlaces(digits, Decimal.ROUND_DOWN);
+  const parts: { principal: Amount; interest: Amount }[] = [];
+  let balance = amount;
+  for (let number = 1; number <= n; number++) {
+    // Multiplied before dividing: a tie (…5 exactly) stays exact and is rounded up, as it must be.
+    const interest = round(balance.times(annualRate).div(1200));
+    if (number === n) {
+      parts.push({ principal: balance, interest });
+      break;
+    }
+    const principal = method === 'equal_instalments' ? regularInstalment.minus(interest) : regularPrincipal;
+    if (principal.lte(0)) return { refused: 'no principal' };
+    if (principal.gte(balance)) return { refused: 'the whole balance' };
+    parts.push({ principal, interest });
+    balance = balance.minus(principal);
+  }
+  return parts;
+}
+
+/** 20 digits are plenty for an APR shown with 2 decimals, and keep the search fast. */
+const Approximate = Decimal.clone({ precision: 20, rounding: Decimal.ROUND_HALF_UP });
+
+/**
+ * APR (see Schedule.apr): 12 × the monthly internal rate of return. Newton's method from the interest
+ * rate, kept inside a bracket that always holds the root (a step leaving it bisects instead), so it
+ * converges in a few steps and never diverges.
+ */
+function aprOf(amount: Amount, totals: readonly Amount[], annualRate: Amount): string {
+  /** Present value of the instalments less the amount, and its derivative, at a monthly rate. */
+  const excess = (monthlyRate: Decimal) => {
+    const discount = new Approximate(1).div(monthlyRate.plus(1));
+    let factor = new Approximate(1);
+    let value = new Approximate(0);
+    let slope = new Approximate(0);
+    totals.forEach((total, index) => {
+      factor = factor.times(discount);
+      value = value.plus(factor.times(total));
+      slope = slope.minus(
+        factor
+          .times(discount)
+          .times(total)
+          .times(index + 1),
+      );
+    });
+    return { value: value.minus(amount), slope };
+  };
+  // The excess falls as the rate grows; at rate 0 it is instalments − amount (never negative).
+  let low = new Approximate(0);
+  let high = new Approximate(1);
+  while (excess(high).value.gt(0) && high.lt(1e6)) high = high.times(2);
+  let rate = Decimal.min(Decimal.max(new Approximate(annualRate).div(1200), low), high);
+  for (let step = 0; step < 200 && high.minus(low).gt('1e-11'); step++) {
+    const { value, slope } = excess(rate);
+    if (value.isZero()) break;
+    if (value.gt(0)) low = rate;
+    else high = rate;
+    // A flat slope (no instalments left to discount) cannot happen with a positive amount; bisect then.
+    const next = slope.isZero() ? low.plus(high).div(2) : rate.minus(value.div(slope));
+    const converged = next.minus(rate).abs().lt('1e-13');
+    rate = next.gt(low) && next.lt(high) ? next : low.plus(high).div(2);
+    if (converged) break;
+  }
+  return new Approximate(rate).times(1200).toDecimalPlaces(2, Decimal.ROUND_HALF_UP).toFixed(2);
+}
+
+// --- Due dates -------------------------------------------------------------------------------------
+
+interface CalendarDate {
+  year: number;
+  /** 1 to 12. */
+  month: number;
+  day: number;
+}
+
+const parseDate = (text: string): CalendarDate => {
+  const [year, month, day] = text.split('-').map(Number) as [number, number, number];
+  return { year, month, day };
+};
+
+const formatDate = ({ year, month, day }: CalendarDate) =>
+  `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
+
+const daysInMonth = (year: number, month: number) => new Date(Date.UTC(year, month, 0)).getUTCDate();
+
+/**
+ * The date `months` calendar months after (year, month), on `day` or, when that month is shorter, on
+ * its last day. Always counted from the same anchor, so 31 January gives 28/29 February, 31 March,
+ * 30 April... (a short month never shifts the later due dates).
+ */
+function monthsAfter(anchor: CalendarDate, months: number, day: number): CalendarDate {
+  const index = anchor.year * 12 + (anchor.month - 1) + months;
+  const year = Math.floor(index / 12);
+  const month = (index % 12) + 1;
+  return { year, month, day: Math.min(day, daysInMonth(year, month)) };
+}
+
+const addDays = (date: CalendarDate, days: number): CalendarDate => {
+  const moved = new Date(Date.UTC(date.year, date.month - 1, date.day + days));
+  return { year: moved.getUTCFullYear(), month: moved.getUTCMonth() + 1, day: moved.getUTCDate() };
+};
+
+const compareDates = (a: CalendarDate, b: CalendarDate) =>
+  a.year - b.year || a.month - b.month || a.day - b.day;
+
+/** The `count` monthly due dates (YYYY-MM-DD) of a loan starting on `startDate` under `rule`. */
+export function dueDates(rule: FirstDueDateRule, startDate: string, count: number): string[] {
+  if (!isCalendarDate(startDate)) throw new RangeError(`not a calendar date: ${startDate}`);
+  const start = parseDate(startDate);
+  const dates: string[] = [];
+  if (rule.rule === 'one_month_after_start') {
+    for (let k = 1; k <= count; k++) dates.push(formatDate(monthsAfter(start, k, start.day)));
+    return dates;
+  }
+  // Never on the start day itself: a first instalment charges a month of interest.
+  const earliest = addDays(start, Math.max(1, rule.minimumDays));
+  let first = monthsAfter(earliest, 0, rule.day);
+  if (compareDates(first, earliest) < 0) first = monthsAfter(earliest, 1, rule.day);
+  for (let k = 0; k < count; k++) dates.push(formatDate(monthsAfter(first, k, rule.day)));
+  return dates;
+}

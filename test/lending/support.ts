@@ -1,0 +1,140 @@
+import { randomBytes } from 'node:crypto';
+import { and, desc, eq } from 'drizzle-orm';
+import { issueApiKey } from '../../credentials/lending/api-keys.ts';
+import {
+  createLendingTenant as createTenant,
+  type NewLendingTenant,
+} from '../../credentials/lending/tenants.ts';
+import { lendingEmailOutbox } from '../../db/schema/lending.ts';
+import type { CustomerDetails } from '../../domain/lending/customers.ts';
+import type { TestPlatform } from '../support/platform.ts';
+
+/**
+ * Test support of the lending platform (the contract in the helpers' notes): tenants with one key per
+ * permission level, customers registered through the public API, and a small HTTP client.
+ */
+
+export interface LendingTestTenant {
+  tenantId: string;
+  stagingTenantId: string;
+  keys: { frontOffice: string; management: string; paymentOptions: string; all: string };
+  /** The tenant's (only) site domain. */
+  domain: string;
+}
+
+/** The full URL of a spec path, e.g. `lendingUrl(platform, '/Customer/Details')`. */
+export const lendingUrl = (platform: Pick<TestPlatform, 'apiUrl'>, specPath: string) =>
+  `${platform.apiUrl}/lending/PublicApi/v7-12${specPath}`;
+
+/** A tenant (and its staging twin) created as the operator would, with a key of each level and one with all. */
+export async function createLendingTenant(
+  platform: Pick<TestPlatform, 'db'>,
+  options: Partial<NewLendingTenant> = {},
+): Promise<LendingTestTenant> {
+  const domain = `t-${randomBytes(4).toString('hex')}.lending.test`;
+  const tenant = await createTenant(platform.db, {
+    name: `Tenant ${domain}`,
+    siteDomains: [domain],
+    ...options,
+  });
+  const key = async (permissions: ('front_office' | 'management' | 'payment_options')[]) =>
+    (await issueApiKey(platform.db, { tenantId: tenant.tenantId, permissions, label: 'test' })).apiKey;
+  return {
+    tenantId: tenant.tenantId,
+    stagingTenantId: tenant.stagingTenantId,
+    keys: {
+      frontOffice: await key(['front_office']),
+      management: await key(['management']),
+      paymentOptions: await key(['payment_options']),
+      all: await key(['front_office', 'management', 'payment_options']),
+    },
+    domain: tenant.siteDomains[0] ?? domain,
+  };
+}
+
+export interface LendingRequest {
+  /** `lender_ApiKey`; null sends none. */
+  key?: string | null;
+  /** `lender_UserAuthToken`. */
+  token?: string;
+  query?: Record<string, string | number | undefined>;
+  /** An object is sent as JSON; a string as it is. */
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface LendingAnswer<T = Record<string, unknown>> {
+  status: number;
+  body: T & { error?: { code: string; message: string; fields?: { field: string; message: string }[] } };
+}
+
+/** Calls a spec path of the lending platform over HTTP, as an integrator would. */
+export async function lendingCall<T = Record<string, unknown>>(
+  platform: Pick<TestPlatform, 'apiUrl'>,
+  method: string,
+  specPath: string,
+  request: LendingRequest = {},
+): Promise<LendingAnswer<T>> {
+  const url = new URL(lendingUrl(platform, specPath));
+  for (const [name, value] of Object.entries(request.query ?? {})) {
+    if (value !== undefined) url.searchParams.set(name, String(value));
+  }
+  const headers: Record<string, string> = { ...request.headers };
+  if (request.key) headers.lender_ApiKey = request.key;
+  if (request.token) headers.lender_UserAuthToken = request.token;
+  if (request.body !== undefined) headers['content-type'] = 'application/json';
+  const response = await fetch(url, {
+    method,
+    headers,
+    ...(request.body !== undefined
+      ? { body: typeof request.body === 'string' ? request.body : JSON.stringify(request.body) }
+      : {}),
+  });
+  const text = await response.text();
+  const body = (
+    response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : {}
+  ) as LendingAnswer<T>['body'];
+  return { status: response.status, body };
+}
+
+/** Registers a customer through Customer/Register; resolves with the token and the credentials. */
+export async function registerCustomer(
+  platform: Pick<TestPlatform, 'apiUrl'>,
+  tenant: LendingTestTenant,
+  details?: CustomerDetails,
+): Promise<{ token: string; customerId: string; login: string; password: string }> {
+  const login = `user-${randomBytes(5).toString('hex')}@example.com`;
+  const password = `pw-${randomBytes(9).toString('base64url')}`;
+  const answer = await lendingCall<{ userAuthToken: string; customerId: string }>(
+    platform,
+    'POST',
+    '/Customer/Register',
+    { key: tenant.keys.frontOffice, query: { login, password }, ...(details ? { body: details } : {}) },
+  );
+  if (answer.status !== 201)
+    throw new Error(`Customer/Register: ${answer.status} ${JSON.stringify(answer.body)}`);
+  return { token: answer.body.userAuthToken, customerId: answer.body.customerId, login, password };
+}
+
+/** Details that make a customer complete (decision 0037), with overrides. */
+export const completeDetails = (overrides: Partial<CustomerDetails> = {}): CustomerDetails => ({
+  firstName: 'Jane',
+  lastName: 'Doe',
+  birthDate: '1990-04-01',
+  email: `jane-${randomBytes(4).toString('hex')}@example.com`,
+  phone: '+15551234567',
+  ssn: '123-45-6789',
+  address: { line1: '12 Main Street', city: 'Springfield', state: 'CA', postalCode: '90210', country: 'US' },
+  ...overrides,
+});
+
+/** The newest e-mail of a tenant to a recipient, from the outbox. */
+export async function lastEmailTo(platform: Pick<TestPlatform, 'db'>, tenantId: string, recipient: string) {
+  const [row] = await platform.db
+    .select()
+    .from(lendingEmailOutbox)
+    .where(and(eq(lendingEmailOutbox.tenantId, tenantId), eq(lendingEmailOutbox.recipient, recipient)))
+    .orderBy(desc(lendingEmailOutbox.createdAt))
+    .limit(1);
+  return row;
+}

@@ -1,0 +1,441 @@
+import {
+  ApplicationFailure,
+  allHandlersFinished,
+  condition,
+  isCancellation,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
+import type { LendingActivities } from '../../activities/lending/index.ts';
+import {
+  isClosed,
+  type LoanFacts,
+  type LoanOperation,
+  LoanRefusal,
+  type LoanStatus,
+  type LoanStep,
+  statusAfter,
+  stepOf,
+} from '../../domain/lending/loan-lifecycle.ts';
+import {
+  acceptOfferUpdate,
+  addCollateralUpdate,
+  approveUpdate,
+  type BureauApplicant,
+  cancelRolloverUpdate,
+  cancelUpdate,
+  declineOfferUpdate,
+  deleteCollateralUpdate,
+  detailsCompletedUpdate,
+  type LoanActor,
+  type LoanDecision,
+  type LoanInput,
+  type LoanSnapshot,
+  type LoanStatusChange,
+  loanCreatedUpdate,
+  offersOf,
+  processUpdate,
+  registerDisbursementUpdate,
+  requestRolloverUpdate,
+  sameAmount,
+  setAutochargeUpdate,
+  updateCoApplicantUpdate,
+  updateCollateralUpdate,
+  updateLoanDetailsUpdate,
+} from '../../domain/lending/loan-process.ts';
+import { BusinessStatus } from '../../domain/search-attributes.ts';
+
+const { recordLoan } = proxyActivities<LendingActivities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+});
+
+const refuse = (type: string, message: string): never => {
+  throw ApplicationFailure.nonRetryable(message, type);
+};
+
+/**
+ * One loan (`lending-loan-<tenantId>-<loanId>`), from its application to its end, moved only by the
+ * transition table (domain/lending/loan-lifecycle.ts; decision 0039):
+ * created (Pre-Origination until the customer's details are complete, then Origination) → Process:
+ * a secured loan gathers its collateral first → the credit bureau decides: an offer to confirm, a
+ * rejection, or a referral to a person (also when the bureau does not answer) → the customer accepts
+ * the offer → management approves → the disbursement is registered → Active. Every Update answers once
+ * its change is in the read model. Servicing (due dates, Past Due, repayments) comes with the next slice;
+ * so does continue-as-new, which a loan living for years of due dates will need (its history grows
+ * only with operations until then).
+ */
+export async function lendingLoan(input: LoanInput): Promise<LoanStatus> {
+  const loan: LoanSnapshot = {
+    tenantId: input.tenantId,
+    loanId: input.loanId,
+    customerId: input.customerId,
+    productName: input.terms.productName,
+    promoCode: input.terms.promoCode ?? null,
+    currency: input.currency,
+    amount: input.terms.amount,
+    term: input.terms.term,
+    secured: input.secured,
+    status: input.status,
+    offers: [],
+    acceptedOfferId: null,
+    multipleOffers: input.multipleOffers,
+    collaterals: [],
+    coApplicant: null,
+    rolloverRequested: false,
+    autocharge: false,
+    autochargeComment: null,
+    decision: null,
+    disbursement: input.disbursement ?? null,
+    version: 0,
+  };
+  let collateralsAdded = 0;
+  /** Process asked for the bureau's decision; the main flow asks it. */
+  let submitted: { applicant: BureauApplicant; by: LoanActor; comments?: string | undefined } | undefined;
+  let deciding = false;
+  let decisions = 0;
+
+  const facts = (extra: LoanFacts = {}): LoanFacts => ({
+    secured: loan.secured,
+    collateralCount: loan.collaterals.length,
+    offerAccepted: loan.acceptedOfferId !== null,
+    multipleOffers: loan.multipleOffers,
+    rolloverRequested: loan.rolloverRequested,
+    ...extra,
+  });
+  const allowed = (operation: LoanOperation, extra?: LoanFacts): Extract<LoanStep, { allowed: true }> => {
+    const step = stepOf(operation, loan.status, facts(extra));
+    if (!step.allowed) return refuse(step.type, step.message);
+    return step;
+  };
+  const appliedTerms = () => ({ productName: loan.productName, amount: loan.amount, term: loan.term });
+  const refuseWhileDeciding = () => {
+    if (deciding) refuse(LoanRefusal.decisionInProgress, 'the credit bureau is deciding this loan');
+  };
+
+  /** Records the loan as it now is (and its status change, if any); answers what was recorded. */
+  async function record(change?: Omit<LoanStatusChange, 'at' | 'status'>): Promise<LoanSnapshot> {
+    loan.version += 1;
+    const snapshot = copyOf(loan);
+    const at = new Date().toISOString();
+    await recordLoan({
+      snapshot,
+      at,
+      ...(change ? { change: { ...change, status: snapshot.status, at } } : {}),
+    });
+    return snapshot;
+  }
+  /** Moves the loan by a step of the table (before the first await: a second Update sees the new status). */
+  function move(step: LoanStep & { allowed: true }): boolean {
+    const next = statusAfter(loan.status, step.next);
+    if (next === loan.status) return false;
+    loan.status = next;
+    upsertSearchAttributes([{ key: BusinessStatus, value: next }]);
+    return true;
+  }
+  /** Applies a change of the application: in a decided status the loan goes back to Reprocessing. */
+  async function changeApplication(
+    operation: LoanOperation,
+    by: LoanActor,
+    change: () => void,
+  ): Promise<LoanSnapshot> {
+    const step = allowed(operation);
+    change();
+    if (move(step)) {
+      loan.offers = [];
+      loan.acceptedOfferId = null;
+      return record({ by, comments: `${operation}: to be decided again` });
+    }
+    return record();
+  }
+  /** The validator of a change of the application: its status, and no decision under way. */
+  const validate = (operation: LoanOperation) => {
+    allowed(operation);
+    refuseWhileDeciding();
+  };
+
+  // --- the application ---------------------------------------------------------------------------
+
+  let created: Promise<LoanSnapshot> | undefined;
+  // Update-with-Start delivers it as the workflow starts: it answers once the first record is written.
+  setHandler(loanCreatedUpdate, async () => {
+    await condition(() => created !== undefined);
+    return created as Promise<LoanSnapshot>;
+  });
+
+  setHandler(
+    detailsCompletedUpdate,
+    () => {
+      const moved = move(allowed('detailsCompleted'));
+      return moved
+        ? record({ by: { role: 'system' }, comments: "the customer's details are complete" })
+        : record();
+    },
+    { validator: () => void allowed('detailsCompleted') },
+  );
+
+  setHandler(
+    processUpdate,
+    async ({ by, comments, applicant }) => {
+      const step = allowed('process');
+      if (step.next !== 'automatic decision') {
+        move(step);
+        return record({ by, comments });
+      }
+      // Refuses a second Process from here on; the request is in the history, then the bureau is asked.
+      deciding = true;
+      await record({ by, comments: comments ?? 'sent for processing' });
+      const before = decisions;
+      submitted = { applicant, by, comments };
+      await condition(() => decisions > before);
+      return copyOf(loan);
+    },
+    {
+      validator: (_request) => {
+        allowed('process');
+        refuseWhileDeciding();
+      },
+    },
+  );
+
+  setHandler(
+    updateLoanDetailsUpdate,
+    ({ by, terms, secured, currency }) =>
+      changeApplication('updateLoanDetails', by, () => {
+        Object.assign(loan, {
+          productName: terms.productName,
+          promoCode: terms.promoCode ?? null,
+          amount: terms.amount,
+          term: terms.term,
+          secured,
+          currency,
+        });
+      }),
+    { validator: (_request) => validate('updateLoanDetails') },
+  );
+
+  setHandler(
+    addCollateralUpdate,
+    ({ by, collateral }) =>
+      changeApplication('changeCollaterals', by, () => {
+        collateralsAdded += 1;
+        loan.collaterals.push({ collateralId: String(collateralsAdded), ...collateral });
+      }),
+    { validator: (_request) => validate('changeCollaterals') },
+  );
+  const refuseUnknownCollateral = (collateralId: string) => {
+    if (!loan.collaterals.some((collateral) => collateral.collateralId === collateralId))
+      refuse(LoanRefusal.collateralNotFound, `the loan has no collateral ${collateralId}`);
+  };
+  setHandler(
+    updateCollateralUpdate,
+    ({ by, collateral }) =>
+      changeApplication('changeCollaterals', by, () => {
+        loan.collaterals = loan.collaterals.map((held) =>
+          held.collateralId === collateral.collateralId ? collateral : held,
+        );
+      }),
+    {
+      validator: ({ collateral }) => {
+        validate('changeCollaterals');
+        refuseUnknownCollateral(collateral.collateralId);
+      },
+    },
+  );
+  setHandler(
+    deleteCollateralUpdate,
+    ({ by, collateralId }) =>
+      changeApplication('changeCollaterals', by, () => {
+        loan.collaterals = loan.collaterals.filter((held) => held.collateralId !== collateralId);
+      }),
+    {
+      validator: ({ collateralId }) => {
+        validate('changeCollaterals');
+        refuseUnknownCollateral(collateralId);
+      },
+    },
+  );
+
+  setHandler(
+    updateCoApplicantUpdate,
+    ({ by, coApplicant }) =>
+      changeApplication('updateCoApplicant', by, () => {
+        loan.coApplicant = coApplicant;
+      }),
+    { validator: (_request) => validate('updateCoApplicant') },
+  );
+
+  setHandler(
+    cancelUpdate,
+    ({ by, reasonId, comments }) => {
+      move(allowed('cancel'));
+      return record({ by, reasonId, comments });
+    },
+    { validator: (_request) => void allowed('cancel') },
+  );
+
+  // --- the offer, the approval and the disbursement ---------------------------------------------------
+
+  const offerOf = (offerId: string | undefined) =>
+    offerId === undefined ? loan.offers[0] : loan.offers.find((offer) => offer.offerId === offerId);
+  setHandler(
+    acceptOfferUpdate,
+    ({ by, offerId }) => {
+      const offer = offerOf(offerId)!;
+      move(allowed('acceptOffer'));
+      Object.assign(loan, { acceptedOfferId: offer.offerId, amount: offer.amount, term: offer.term });
+      return record({ by, comments: `offer ${offer.offerId} accepted` });
+    },
+    {
+      validator: ({ offerId }) => {
+        allowed('acceptOffer');
+        if (!offerOf(offerId)) refuse(LoanRefusal.offerNotFound, `the loan has no offer ${offerId}`);
+      },
+    },
+  );
+
+  setHandler(
+    declineOfferUpdate,
+    ({ by }) => {
+      move(allowed('declineOffer'));
+      return record({ by });
+    },
+    { validator: (_request) => void allowed('declineOffer') },
+  );
+
+  setHandler(
+    approveUpdate,
+    ({ by, comments }) => {
+      const step = allowed('approve');
+      // A referred loan approved by a person gets the offer the bureau would have made.
+      if (step.next === 'Offer confirmation')
+        loan.offers = offersOf(input.loanId, appliedTerms(), loan.multipleOffers);
+      move(step);
+      return record({ by, comments });
+    },
+    { validator: (_request) => void allowed('approve') },
+  );
+
+  setHandler(
+    registerDisbursementUpdate,
+    ({ by, disbursement }) => {
+      move(allowed('registerDisbursement', { amountMatches: true }));
+      // The validator checked it is the loan amount: recorded in the loan's notation.
+      loan.disbursement = { amount: loan.amount, date: disbursement.date };
+      return record({ by, comments: `disbursement of ${loan.amount} on ${disbursement.date}` });
+    },
+    {
+      validator: ({ disbursement }) =>
+        void allowed('registerDisbursement', { amountMatches: sameAmount(disbursement.amount, loan.amount) }),
+    },
+  );
+
+  // --- servicing options ------------------------------------------------------------------------------
+
+  setHandler(
+    requestRolloverUpdate,
+    ({ by }) => {
+      allowed('requestRollover');
+      loan.rolloverRequested = true;
+      return record({ by, comments: 'rollover requested' });
+    },
+    { validator: (_request) => void allowed('requestRollover') },
+  );
+  setHandler(
+    cancelRolloverUpdate,
+    ({ by }) => {
+      allowed('cancelRollover');
+      loan.rolloverRequested = false;
+      return record({ by, comments: 'rollover request cancelled' });
+    },
+    { validator: (_request) => void allowed('cancelRollover') },
+  );
+  setHandler(
+    setAutochargeUpdate,
+    ({ by, enabled, comment }) => {
+      Object.assign(loan, { autocharge: enabled, autochargeComment: comment ?? null });
+      return record({
+        by,
+        comments: `auto-charge ${enabled ? 'enabled' : 'disabled'}${comment ? `: ${comment}` : ''}`,
+      });
+    },
+    { validator: ({ enabled }) => void allowed(enabled ? 'enableAutocharge' : 'disableAutocharge') },
+  );
+
+  // --- the process ----------------------------------------------------------------------------------
+
+  /** The credit bureau's answer moves the loan by the `decision` rows; an unanswered check refers it. */
+  async function decide(request: NonNullable<typeof submitted>): Promise<void> {
+    const decision = await askBureau(input, loan, request.applicant);
+    const step = stepOf('decision', loan.status, facts({ bureau: decision.outcome }));
+    // Cancelled while the bureau was asked: the answer changes nothing.
+    if (step.allowed) {
+      loan.decision = decision;
+      if (decision.outcome === 'approve')
+        loan.offers = offersOf(input.loanId, appliedTerms(), loan.multipleOffers);
+      move(step);
+      await record({ by: { role: 'system' }, comments: decisionComment(decision) });
+    }
+    deciding = false;
+    decisions += 1;
+  }
+
+  // The application (or a loan registered with its disbursement) is on record.
+  created = record({ by: input.createdBy, comments: input.comments });
+  upsertSearchAttributes([{ key: BusinessStatus, value: loan.status }]);
+  await created;
+
+  while (!isClosed(loan.status)) {
+    // Waits for Process (or the end); every other operation is an Update handled above.
+    await condition(() => submitted !== undefined || isClosed(loan.status));
+    const request = submitted;
+    submitted = undefined;
+    if (request) await decide(request);
+  }
+  await condition(allHandlersFinished);
+  return loan.status;
+}
+
+/** The decision activity with its retry policy; after the last attempt the loan is referred. */
+async function askBureau(
+  input: LoanInput,
+  loan: LoanSnapshot,
+  applicant: BureauApplicant,
+): Promise<LoanDecision> {
+  const { decideLoan } = proxyActivities<LendingActivities>({
+    startToCloseTimeout: input.bureau.requestTimeoutMs + 5_000,
+    retry: {
+      initialInterval: '1 second',
+      maximumInterval: '30 seconds',
+      maximumAttempts: input.bureau.attempts,
+      nonRetryableErrorTypes: ['BureauRefusal'],
+    },
+  });
+  try {
+    return await decideLoan({
+      tenantId: input.tenantId,
+      loanId: input.loanId,
+      applicant,
+      terms: {
+        productName: loan.productName,
+        ...(loan.promoCode ? { promoCode: loan.promoCode } : {}),
+        amount: loan.amount,
+        term: loan.term,
+      },
+    });
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    return {
+      outcome: 'unavailable',
+      reasons: [`the credit bureau did not decide: ${(error as Error).message}`],
+      at: new Date().toISOString(),
+    };
+  }
+}
+
+const decisionComment = (decision: LoanDecision) =>
+  `credit bureau: ${decision.outcome}${decision.reasons.length > 0 ? ` (${decision.reasons.join('; ')})` : ''}`;
+
+/** A copy of the loan as it is now (what an Update answers and an activity records). */
+const copyOf = (loan: LoanSnapshot): LoanSnapshot => JSON.parse(JSON.stringify(loan)) as LoanSnapshot;
