@@ -7,6 +7,7 @@ import { listCreditProducts, saveCreditProduct } from '../api/lending/credit-pro
 import { createDeskOperator } from '../credentials/collect/desk-operators.ts';
 import { createMerchant } from '../credentials/collect/merchants.ts';
 import { issueApiKey, LENDING_PERMISSIONS, revokeApiKey } from '../credentials/lending/api-keys.ts';
+import { COLLECT_MIN_PATTERN, saveCollectMerchant } from '../credentials/lending/collect-merchants.ts';
 import { createLendingTenant } from '../credentials/lending/tenants.ts';
 import { issueAccessToken, revokeAccessToken } from '../credentials/messaging/access-tokens.ts';
 import { decideSenderId, senderIdsAwaitingApproval } from '../credentials/messaging/senders.ts';
@@ -45,6 +46,8 @@ import { connectTemporal } from './runtime.ts';
  *   npm run admin -- lending:credit-product --tenant ten_... <product.json>   create or replace a credit
  *                    product (its Name inside the file; decision 0038)
  *   npm run admin -- lending:credit-products --tenant ten_...             a tenant's credit products
+ *   npm run admin -- lending:collect-merchant --tenant ten_... --min D123456789 --secret ...   the tenant's
+ *                    merchant at the collection gateway (secret stored encrypted; decision 0041)
  */
 const USAGE = `usage:
   npm run admin -- messaging:token --name "<account name>"
@@ -64,7 +67,8 @@ const USAGE = `usage:
   npm run admin -- lending:api-key --tenant <tenantId> --level front_office|management|payment_options[,...] [--label <label>] [--expires <ISO date>]
   npm run admin -- lending:revoke-key --key-id <keyId>
   npm run admin -- lending:credit-product --tenant <tenantId> <product JSON file>
-  npm run admin -- lending:credit-products --tenant <tenantId>`;
+  npm run admin -- lending:credit-products --tenant <tenantId>
+  npm run admin -- lending:collect-merchant --tenant <tenantId> --min <D + 9 digits> --secret <merchant secret>`;
 
 const config = loadConfigOrExit();
 const { positionals, values } = parseArgs({
@@ -97,6 +101,7 @@ const { positionals, values } = parseArgs({
     level: { type: 'string' },
     expires: { type: 'string' },
     'key-id': { type: 'string' },
+    secret: { type: 'string' },
   },
 });
 
@@ -273,6 +278,22 @@ try {
     case 'lending:credit-products': {
       if (!values.tenant) throw new Error(`--tenant is required\n${USAGE}`);
       console.log(JSON.stringify(await listCreditProducts(database.db, values.tenant), null, 2));
+      break;
+    }
+    case 'lending:collect-merchant': {
+      if (!values.tenant || !values.min || !values.secret)
+        throw new Error(`--tenant, --min and --secret are required\n${USAGE}`);
+      if (!COLLECT_MIN_PATTERN.test(values.min)) throw new Error(`--min: D followed by 9 digits\n${USAGE}`);
+      const saved = await saveCollectMerchant(database.db, config, values.tenant, {
+        min: values.min,
+        secret: values.secret,
+      });
+      if (!saved) throw new Error(`no lending tenant ${values.tenant}`);
+      const base = (config.PUBLIC_BASE_URL ?? `http://127.0.0.1:${config.PORT}`).replace(/\/+$/, '');
+      console.log(JSON.stringify(saved, null, 2));
+      console.log(
+        `The merchant's notify URL at the gateway: ${base}/lending/collect/notifications/${values.tenant}`,
+      );
       break;
     }
     default:

@@ -6,7 +6,10 @@ import { parseRateLimit } from '../domain/rate-limit.ts';
 import { collectConfig, collectProductionKeys } from './collect/config.ts';
 import { optionalUrl, parsedText, port } from './config-fields.ts';
 import { lendingBureauConfig, lendingBureauProductionKeys } from './lending/bureau-config.ts';
+import { lendingCollectConfig, lendingCollectProductionKeys } from './lending/collect-config.ts';
 import { lendingConfig, lendingProductionKeys } from './lending/config.ts';
+import { lendingMessagingConfig, lendingMessagingProductionKeys } from './lending/messaging-config.ts';
+import { lendingOpenBankingConfig, lendingOpenBankingProductionKeys } from './lending/openbanking-config.ts';
 import { messagingConfig, messagingProductionVariables, sandboxProviderUrls } from './messaging/config.ts';
 import { openBankingConfig, openBankingProductionKeys } from './openbanking/config.ts';
 import { webhookConfig, webhookProductionKeys } from './webhooks/config.ts';
@@ -92,6 +95,9 @@ export const configSchema = z.object({
   ...webhookConfig.shape,
   ...lendingConfig.shape,
   ...lendingBureauConfig.shape,
+  ...lendingCollectConfig.shape,
+  ...lendingMessagingConfig.shape,
+  ...lendingOpenBankingConfig.shape,
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -116,6 +122,9 @@ const PRODUCTION_KEYS = [
   ...messagingProductionVariables,
   ...webhookProductionKeys,
   ...lendingBureauProductionKeys,
+  ...lendingCollectProductionKeys,
+  ...lendingMessagingProductionKeys,
+  ...lendingOpenBankingProductionKeys,
   ...lendingProductionKeys,
 ] as const;
 

@@ -5,6 +5,7 @@ import { startSandbox } from '../sandbox/index.ts';
 import { loadConfigOrExit } from './config.ts';
 import { prepareDataDir, writePrivateFile } from './data-dir.ts';
 import { type DevServer, startDevServer } from './dev-server.ts';
+import { provisionSandboxLendingMessaging } from './lending-messaging-account.ts';
 import { createLogger } from './logger.ts';
 import { connectTemporal, runWorker, serveApi } from './runtime.ts';
 import { resolveTemporalCli } from './temporal-cli.ts';
@@ -85,6 +86,8 @@ async function main() {
     workflowBundlePath: await bundle,
   });
   stops.unshift(() => worker.stop());
+  // Sandbox: lending's own account at the messaging gateway (decision 0040), before the API serves.
+  await provisionSandboxLendingMessaging(database.db, config);
   const api = await serveApi({ config, db: database.db, client: temporal.client, logger });
   // The sandbox merchant verifies notification SIGNATUREs with the key this API publishes.
   sandbox?.merchant.trustGateway(`${api.url}/collect/.well-known/notification-key.pem`);

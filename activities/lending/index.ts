@@ -1,5 +1,6 @@
 import type { ActivityDeps } from '../shared/deps.ts';
 import { createDecisionActivities, type DecisionActivityDeps } from './decision.ts';
+import { createDisbursementActivities } from './disbursement.ts';
 import { createLoanRecordActivities } from './loan.ts';
 
 /** Every activity of the lending platform; its workflows proxy `LendingActivities`. */
@@ -7,6 +8,7 @@ export function createLendingActivities(deps: ActivityDeps & Pick<DecisionActivi
   return {
     ...createLoanRecordActivities(deps),
     ...createDecisionActivities(deps),
+    ...createDisbursementActivities(deps),
   };
 }
 

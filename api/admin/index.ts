@@ -17,6 +17,7 @@ import { registerDeskOperatorAdminRoutes } from './collect-desk-operators.ts';
 import { registerLedgerAdminRoutes } from './collect-ledger.ts';
 import { registerOneTouchAdminRoutes } from './collect-one-touch.ts';
 import { registerStatementAdminRoutes } from './collect-statements.ts';
+import { registerLendingCollectMerchantAdminRoutes } from './lending-collect-merchants.ts';
 import { registerLendingCreditProductAdminRoutes } from './lending-credit-products.ts';
 import { registerLendingTenantAdminRoutes } from './lending-tenants.ts';
 import { registerMessagingSenderIdAdminRoutes } from './messaging-sender-ids.ts';
@@ -169,5 +170,6 @@ export function createAdminApi(): OpenAPIHono<AppEnv> {
   registerOpenBankingAdminRoutes(app);
   registerLendingTenantAdminRoutes(app);
   registerLendingCreditProductAdminRoutes(app);
+  registerLendingCollectMerchantAdminRoutes(app);
   return app;
 }

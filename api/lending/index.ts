@@ -3,10 +3,14 @@ import { referencePage } from '../shared/docs.ts';
 import { validationHook } from '../shared/errors.ts';
 import { mountOperations, type Operation } from '../shared/operation.ts';
 import { lendingCredentialGate, registerLendingSecuritySchemes } from './auth.ts';
+import { registerCollectNotificationRoute } from './collect-notifications.ts';
 import type { LendingEnv } from './context.ts';
 import { creditProductOperations } from './credit-product-operations.ts';
 import { customerOperations, userOperations } from './customer-operations.ts';
+import { disbursementOperations } from './disbursement-operations.ts';
+import { documentOperations } from './document-operations.ts';
 import { loanOperations } from './loan-operations.ts';
+import { paymentOptionsOperations } from './payment-options-operations.ts';
 
 /** Every operation of the lending platform (api/shared/operation.ts). */
 export const lendingOperations: readonly Operation<LendingEnv>[] = [
@@ -14,6 +18,9 @@ export const lendingOperations: readonly Operation<LendingEnv>[] = [
   ...customerOperations,
   ...creditProductOperations,
   ...loanOperations,
+  ...disbursementOperations,
+  ...documentOperations,
+  ...paymentOptionsOperations,
 ];
 
 /**
@@ -41,5 +48,7 @@ export function createLendingApi(): OpenAPIHono<LendingEnv> {
   });
   app.get('/docs', (c) => c.html(referencePage('Lending platform API', '/lending/openapi.json')));
   mountOperations(app, lendingOperations, { credentialGate: lendingCredentialGate });
+  // Called by the collection gateway, not a tenant's key: outside the PublicApi tree and its gate.
+  registerCollectNotificationRoute(app);
   return app;
 }

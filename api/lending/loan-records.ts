@@ -293,6 +293,9 @@ const REFUSALS: Record<string, (message: string) => ApiError> = {
   [LoanRefusal.multipleOffersDisabled]: (message) =>
     ApiError.conflict(LoanRefusal.multipleOffersDisabled, message),
   [LoanRefusal.decisionInProgress]: (message) => ApiError.conflict(LoanRefusal.decisionInProgress, message),
+  [LoanRefusal.documentsNotSigned]: (message) => ApiError.conflict(LoanRefusal.documentsNotSigned, message),
+  [LoanRefusal.disbursementInProgress]: (message) =>
+    ApiError.conflict(LoanRefusal.disbursementInProgress, message),
   [LoanRefusal.disbursementAmountMismatch]: (message) =>
     new ApiError(400, LoanRefusal.disbursementAmountMismatch, message, [{ field: 'amount', message }]),
   [LoanRefusal.offerNotFound]: (message) =>

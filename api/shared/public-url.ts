@@ -10,7 +10,7 @@ import type { AppEnv } from './context.ts';
  * the local address the connection arrived at) and the socket's port. Never the request's Host header
  * or URL, which whoever calls the API chooses.
  */
-export function publicBaseUrl(c: Context<AppEnv>): string {
+export function publicBaseUrl<E extends AppEnv>(c: Context<E>): string {
   const { config } = c.get('deps');
   if (config.PUBLIC_BASE_URL) return config.PUBLIC_BASE_URL.replace(/\/+$/, '');
   const socket = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket;

@@ -392,6 +392,40 @@ CREATE TABLE "lending_users" (
 	"password_changed_at" timestamp with time zone
 );
 --> statement-breakpoint
+CREATE TABLE "lending_collect_merchants" (
+	"tenant_id" text PRIMARY KEY NOT NULL,
+	"min" text NOT NULL,
+	"secret_sealed" text NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "lending_loan_document_decisions" (
+	"tenant_id" text NOT NULL,
+	"loan_id" text NOT NULL,
+	"doc_type_id" text NOT NULL,
+	"content_hash" text NOT NULL,
+	"decision" text NOT NULL,
+	"signing_code_id" bigint,
+	"user_id" text NOT NULL,
+	"at" timestamp with time zone NOT NULL,
+	CONSTRAINT "lending_loan_document_decisions_tenant_id_loan_id_doc_type_id_content_hash_pk" PRIMARY KEY("tenant_id","loan_id","doc_type_id","content_hash")
+);
+--> statement-breakpoint
+CREATE TABLE "lending_signing_codes" (
+	"id" bigserial PRIMARY KEY NOT NULL,
+	"tenant_id" text NOT NULL,
+	"loan_id" text NOT NULL,
+	"doc_type_id" text NOT NULL,
+	"content_hash" text NOT NULL,
+	"code_digest" text NOT NULL,
+	"message_id" text,
+	"attempts" integer DEFAULT 0 NOT NULL,
+	"created_at" timestamp with time zone NOT NULL,
+	"expires_at" timestamp with time zone NOT NULL,
+	"used_at" timestamp with time zone
+);
+--> statement-breakpoint
 CREATE TABLE "lending_loan_status_history" (
 	"id" bigserial PRIMARY KEY NOT NULL,
 	"tenant_id" text NOT NULL,
@@ -430,6 +464,43 @@ CREATE TABLE "lending_loans" (
 	"created_at" timestamp with time zone NOT NULL,
 	"updated_at" timestamp with time zone NOT NULL,
 	CONSTRAINT "lending_loans_tenant_id_loan_id_pk" PRIMARY KEY("tenant_id","loan_id")
+);
+--> statement-breakpoint
+CREATE TABLE "lending_bank_verifications" (
+	"id" text PRIMARY KEY NOT NULL,
+	"tenant_id" text NOT NULL,
+	"customer_id" text NOT NULL,
+	"loan_id" text NOT NULL,
+	"status" text NOT NULL,
+	"bank_hash" text,
+	"consent_id" text,
+	"state_digest" text,
+	"frame_url" text,
+	"sca_deadline" timestamp with time zone,
+	"consent_status" text,
+	"matched_iban" text,
+	"reason" text,
+	"frame_data_saved_at" timestamp with time zone,
+	"decided_at" timestamp with time zone,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "lending_openbanking_agents" (
+	"gateway_url" text PRIMARY KEY NOT NULL,
+	"agent_id" text NOT NULL,
+	"agent_hash_sealed" text NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "lending_openbanking_users" (
+	"customer_id" text NOT NULL,
+	"agent_key" text NOT NULL,
+	"tenant_id" text NOT NULL,
+	"user_id" text NOT NULL,
+	"user_hash_sealed" text NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "lending_openbanking_users_customer_id_agent_key_pk" PRIMARY KEY("customer_id","agent_key")
 );
 --> statement-breakpoint
 CREATE TABLE "lending_credit_products" (
@@ -875,8 +946,15 @@ ALTER TABLE "lending_user_tokens" ADD CONSTRAINT "lending_user_tokens_tenant_id_
 ALTER TABLE "lending_user_tokens" ADD CONSTRAINT "lending_user_tokens_user_id_lending_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."lending_users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "lending_users" ADD CONSTRAINT "lending_users_tenant_id_lending_tenants_id_fk" FOREIGN KEY ("tenant_id") REFERENCES "public"."lending_tenants"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "lending_users" ADD CONSTRAINT "lending_users_customer_id_lending_customers_id_fk" FOREIGN KEY ("customer_id") REFERENCES "public"."lending_customers"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "lending_collect_merchants" ADD CONSTRAINT "lending_collect_merchants_tenant_id_lending_tenants_id_fk" FOREIGN KEY ("tenant_id") REFERENCES "public"."lending_tenants"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "lending_loan_document_decisions" ADD CONSTRAINT "lending_loan_document_decisions_tenant_id_lending_tenants_id_fk" FOREIGN KEY ("tenant_id") REFERENCES "public"."lending_tenants"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "lending_signing_codes" ADD CONSTRAINT "lending_signing_codes_tenant_id_lending_tenants_id_fk" FOREIGN KEY ("tenant_id") REFERENCES "public"."lending_tenants"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "lending_loans" ADD CONSTRAINT "lending_loans_tenant_id_lending_tenants_id_fk" FOREIGN KEY ("tenant_id") REFERENCES "public"."lending_tenants"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "lending_loans" ADD CONSTRAINT "lending_loans_customer_id_lending_customers_id_fk" FOREIGN KEY ("customer_id") REFERENCES "public"."lending_customers"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "lending_bank_verifications" ADD CONSTRAINT "lending_bank_verifications_tenant_id_lending_tenants_id_fk" FOREIGN KEY ("tenant_id") REFERENCES "public"."lending_tenants"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "lending_bank_verifications" ADD CONSTRAINT "lending_bank_verifications_customer_id_lending_customers_id_fk" FOREIGN KEY ("customer_id") REFERENCES "public"."lending_customers"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "lending_openbanking_users" ADD CONSTRAINT "lending_openbanking_users_customer_id_lending_customers_id_fk" FOREIGN KEY ("customer_id") REFERENCES "public"."lending_customers"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "lending_openbanking_users" ADD CONSTRAINT "lending_openbanking_users_tenant_id_lending_tenants_id_fk" FOREIGN KEY ("tenant_id") REFERENCES "public"."lending_tenants"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "lending_credit_products" ADD CONSTRAINT "lending_credit_products_tenant_id_lending_tenants_id_fk" FOREIGN KEY ("tenant_id") REFERENCES "public"."lending_tenants"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "lending_promo_codes" ADD CONSTRAINT "lending_promo_codes_tenant_id_lending_tenants_id_fk" FOREIGN KEY ("tenant_id") REFERENCES "public"."lending_tenants"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "lending_promo_codes" ADD CONSTRAINT "lending_promo_codes_product_id_lending_credit_products_id_fk" FOREIGN KEY ("product_id") REFERENCES "public"."lending_credit_products"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
@@ -968,8 +1046,11 @@ CREATE INDEX "lending_password_resets_user_idx" ON "lending_password_resets" USI
 CREATE INDEX "lending_user_tokens_user_idx" ON "lending_user_tokens" USING btree ("user_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "lending_users_login_idx" ON "lending_users" USING btree ("tenant_id","login");--> statement-breakpoint
 CREATE UNIQUE INDEX "lending_users_customer_idx" ON "lending_users" USING btree ("customer_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "lending_collect_merchants_min_idx" ON "lending_collect_merchants" USING btree ("min");--> statement-breakpoint
+CREATE INDEX "lending_signing_codes_document_idx" ON "lending_signing_codes" USING btree ("tenant_id","loan_id","doc_type_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "lending_loan_status_history_version_idx" ON "lending_loan_status_history" USING btree ("tenant_id","loan_id","version");--> statement-breakpoint
 CREATE INDEX "lending_loans_customer_idx" ON "lending_loans" USING btree ("tenant_id","customer_id","status");--> statement-breakpoint
+CREATE INDEX "lending_bank_verifications_loan_idx" ON "lending_bank_verifications" USING btree ("tenant_id","loan_id","created_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "lending_credit_products_name_idx" ON "lending_credit_products" USING btree ("tenant_id","name");--> statement-breakpoint
 CREATE INDEX "lending_promo_codes_product_idx" ON "lending_promo_codes" USING btree ("product_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "messaging_access_tokens_hash_idx" ON "messaging_access_tokens" USING btree ("token_hash");--> statement-breakpoint

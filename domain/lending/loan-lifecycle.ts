@@ -55,7 +55,14 @@ export const loanOperations = [
   'acceptOffer',
   'declineOffer',
   'approve',
+  'signDocument',
+  'resendSmsCode',
+  'declineDocument',
   'registerDisbursement',
+  'issueDisbursement',
+  'payoutCollected',
+  'payoutExpired',
+  'payoutFailed',
   'cancel',
   'updateLoanDetails',
   'changeCollaterals',
@@ -84,6 +91,8 @@ export interface LoanFacts {
   offerAccepted?: boolean;
   /** The tenant's multiple-offers feature was on when the loan was decided. */
   multipleOffers?: boolean;
+  /** Every system document of the accepted offer is signed (the API counts them: decision 0040). */
+  documentsSigned?: boolean;
   /** A disbursement amount equal to the loan amount. */
   amountMatches?: boolean;
   rolloverRequested?: boolean;
@@ -104,6 +113,8 @@ export const loanConditions = {
   bureauUnavailable: (facts: LoanFacts) => facts.bureau === 'unavailable',
   multipleOffers: (facts: LoanFacts) => facts.multipleOffers === true,
   offerAccepted: (facts: LoanFacts) => facts.offerAccepted === true,
+  offerAcceptedDocumentsSigned: (facts: LoanFacts) =>
+    facts.offerAccepted === true && facts.documentsSigned === true,
   referred: (facts: LoanFacts) => facts.offerAccepted !== true,
   amountEqualsLoanAmount: (facts: LoanFacts) => facts.amountMatches === true,
   noRolloverRequested: (facts: LoanFacts) => facts.rolloverRequested !== true,
@@ -156,9 +167,18 @@ export const loanTransitions: readonly LoanTransition[] = [
   { operation: 'acceptOffer', from: ['Offer confirmation'], next: 'Waiting for approval', basis: 'spec, next designed', by: 'customer' },
   { operation: 'declineOffer', from: ['Offer confirmation'], next: 'Offer declined', basis: 'spec, next designed', by: 'customer' },
   // Approval and disbursement
-  { operation: 'approve', from: ['Waiting for approval'], condition: 'offerAccepted', next: 'Approved', basis: 'spec, next designed', by: 'management' },
+  { operation: 'approve', from: ['Waiting for approval'], condition: 'offerAcceptedDocumentsSigned', next: 'Approved', basis: 'spec, next designed', by: 'management', note: 'every system document signed (else 409 documents_not_signed naming them; decision 0040)' },
   { operation: 'approve', from: ['Waiting for approval'], condition: 'referred', next: 'Offer confirmation', basis: 'spec, next designed', by: 'management', note: 'a referred loan approved by a person gets its offer' },
+  // System documents signed by SMS (decision 0040): they come with the accepted offer.
+  { operation: 'signDocument', from: ['Waiting for approval'], condition: 'offerAccepted', next: 'unchanged', basis: 'design', by: 'customer', note: 'with the code sent by SMS' },
+  { operation: 'resendSmsCode', from: ['Waiting for approval'], condition: 'offerAccepted', next: 'unchanged', basis: 'design', by: 'customer', note: 'a new code; the previous one is dead' },
+  { operation: 'declineDocument', from: ['Waiting for approval'], condition: 'offerAccepted', next: 'Cancelled', basis: 'design', by: 'customer', note: 'through cancel, with the system reason document_declined' },
   { operation: 'registerDisbursement', from: ['Approved'], condition: 'amountEqualsLoanAmount', next: 'Active', basis: 'spec, next designed', by: 'management' },
+  // Disbursement through the collection gateway (decision 0041): the loan waits in Approved while its cash payout is open
+  { operation: 'issueDisbursement', from: ['Approved'], condition: 'amountEqualsLoanAmount', next: 'unchanged', basis: 'design', by: 'management', note: 'as Loans/Disbursements (Approved, the loan amount); a cash payout is registered at the collection gateway; the loan stays Approved until it is collected or expires (one open payout at a time: 409 disbursement_in_progress)' },
+  { operation: 'payoutCollected', from: ['Approved'], next: 'Active', basis: 'design', by: 'workflow', note: 'the PAID notification of the payout: the disbursement is registered, as by Loans/Disbursements' },
+  { operation: 'payoutExpired', from: ['Approved'], next: 'Approved', basis: 'design', by: 'workflow', note: 'the EXPIRED notification: recorded with its reason; IssueDisbursement may be asked again' },
+  { operation: 'payoutFailed', from: ['Approved'], next: 'Approved', basis: 'design', by: 'workflow', note: 'the gateway refused the payout (or the tenant is no merchant there): recorded with the reason' },
   // Changes to the application
   { operation: 'cancel', from: [...APPLICATION, ...DECIDED, 'Approved'], next: 'Cancelled', basis: 'design', by: 'customer', note: 'a reason is required (spec); not once paid out' },
   { operation: 'updateLoanDetails', from: APPLICATION, next: 'unchanged', basis: 'design', by: 'customer' },
@@ -198,10 +218,18 @@ export const LoanRefusal = {
   rolloverNotRequested: 'rollover_not_requested',
   multipleOffersDisabled: 'multiple_offers_disabled',
   disbursementAmountMismatch: 'disbursement_amount_mismatch',
+  /** A cash payout of the loan is open at the collection gateway (IssueDisbursement, Cancel, Disbursements). */
+  disbursementInProgress: 'disbursement_in_progress',
+  /** The collection gateway refused the payout of IssueDisbursement (the loan stays Approved). */
+  payoutRefused: 'payout_refused',
   /** A decision is being made for this loan (Process while the bureau is asked). */
   decisionInProgress: 'decision_in_progress',
   offerNotFound: 'offer_not_found',
   collateralNotFound: 'collateral_not_found',
+  /** Approve of an accepted offer before every system document is signed (decision 0040). */
+  documentsNotSigned: 'documents_not_signed',
+  /** A document operation on a loan without an accepted offer (referred, waiting for a person). */
+  documentsNotAvailable: 'documents_not_available',
 } as const;
 export type LoanRefusalType = (typeof LoanRefusal)[keyof typeof LoanRefusal];
 
@@ -219,6 +247,14 @@ const conditionRefusals: Partial<Record<LoanCondition, { type: LoanRefusalType; 
   multipleOffers: {
     type: LoanRefusal.multipleOffersDisabled,
     message: 'the loan was not decided with the multiple-offers feature on',
+  },
+  offerAcceptedDocumentsSigned: {
+    type: LoanRefusal.documentsNotSigned,
+    message: 'every system document of the loan must be signed before it is approved',
+  },
+  offerAccepted: {
+    type: LoanRefusal.documentsNotAvailable,
+    message: 'the loan has no accepted offer: its documents come with the accepted offer',
   },
   amountEqualsLoanAmount: {
     type: LoanRefusal.disbursementAmountMismatch,

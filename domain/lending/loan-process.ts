@@ -1,5 +1,6 @@
-import { defineUpdate } from '@temporalio/workflow';
+import { defineSignal, defineUpdate } from '@temporalio/workflow';
 import { Decimal } from 'decimal.js';
+import type { LoanPayout, PayoutRecipient } from './disbursement.ts';
 import type { LoanStatus } from './loan-lifecycle.ts';
 
 /**
@@ -103,6 +104,8 @@ export interface LoanSnapshot {
   autochargeComment: string | null;
   decision: LoanDecision | null;
   disbursement: LoanDisbursement | null;
+  /** The cash payout of the latest IssueDisbursement (decision 0041); none before the first. */
+  payout?: LoanPayout | null | undefined;
   /** Grows with every recorded change: the read model keeps the highest. */
   version: number;
 }
@@ -151,13 +154,30 @@ export const acceptOfferUpdate = defineUpdate<
   [{ by: LoanActor; offerId?: string | undefined }]
 >('acceptOffer');
 export const declineOfferUpdate = defineUpdate<LoanSnapshot, [{ by: LoanActor }]>('declineOffer');
-export const approveUpdate = defineUpdate<LoanSnapshot, [{ by: LoanActor; comments?: string | undefined }]>(
-  'approve',
-);
+/**
+ * Approve; `documentsSigned`: the API found every system document of the accepted offer signed (the
+ * signatures are the API's records, decision 0040), without which an accepted offer is not approved.
+ */
+export const approveUpdate = defineUpdate<
+  LoanSnapshot,
+  [{ by: LoanActor; comments?: string | undefined; documentsSigned?: boolean | undefined }]
+>('approve');
 export const registerDisbursementUpdate = defineUpdate<
   LoanSnapshot,
   [{ by: LoanActor; disbursement: LoanDisbursement }]
 >('registerDisbursement');
+/** IssueDisbursement: answers once the cash payout is registered at the collection gateway (decision 0041). */
+export const issueDisbursementUpdate = defineUpdate<
+  LoanSnapshot,
+  [{ by: LoanActor; amount: string; recipient: PayoutRecipient }]
+>('issueDisbursement');
+/**
+ * A notification line of the collection gateway about the loan's payout, verified by the receiver
+ * (api/lending/collect-notifications.ts). A Signal: Temporal keeps it while no worker runs, and the
+ * workflow ignores a repeated one and one about another attempt's INVOICE.
+ */
+export const payoutNotificationSignal =
+  defineSignal<[{ invoice: string; status: string; payTime?: string | undefined }]>('payoutNotification');
 export const cancelUpdate = defineUpdate<
   LoanSnapshot,
   [{ by: LoanActor; reasonId: string; comments?: string | undefined }]

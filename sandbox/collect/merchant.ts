@@ -1,7 +1,13 @@
-import { createHmac, createVerify, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
+import {
+  checksumMatches,
+  type NotificationLine,
+  parseNotification,
+  signatureMatches,
+} from '../../domain/epay-merchant.ts';
 
 /**
  * A simulated merchant of the payment-collection gateway, speaking the real protocols over HTTP, for
@@ -25,13 +31,7 @@ import { Hono } from 'hono';
 export type NotificationAnswer = 'OK' | 'ERR' | 'NO' | 'OMIT';
 export type BillingAnswer = '00' | '13' | '14' | '62' | '80' | '93' | '94' | '96';
 
-export interface ReceivedNotificationLine {
-  invoice: string;
-  status: string;
-  payTime?: string | undefined;
-  stan?: string | undefined;
-  bcode?: string | undefined;
-}
+export type ReceivedNotificationLine = NotificationLine;
 
 export interface ReceivedNotification {
   min: string;
@@ -87,24 +87,6 @@ function sameHex(expected: Buffer, presented: string): boolean {
   return timingSafeEqual(expected, Buffer.from(presented, 'hex'));
 }
 
-function parseNotificationLine(line: string): ReceivedNotificationLine | undefined {
-  const fields = new Map<string, string>();
-  for (const part of line.split(':')) {
-    const eq = part.indexOf('=');
-    if (eq > 0) fields.set(part.slice(0, eq), part.slice(eq + 1));
-  }
-  const invoice = fields.get('INVOICE');
-  const status = fields.get('STATUS');
-  if (!invoice || !status) return undefined;
-  return {
-    invoice,
-    status,
-    payTime: fields.get('PAY_TIME'),
-    stan: fields.get('STAN'),
-    bcode: fields.get('BCODE'),
-  };
-}
-
 /** The billing CHECKSUM as the merchant computes it: sorted `NAMEVALUE\n` lines, HMAC-SHA1 hex. */
 function billingChecksumInput(params: Record<string, string>): string {
   return Object.keys(params)
@@ -140,14 +122,7 @@ export async function startSandboxMerchant(options: SandboxMerchantOptions = {})
   }
 
   async function signatureValid(encoded: string, signature: string): Promise<boolean> {
-    const check = (pem: string | undefined) => {
-      if (!pem || !signature) return false;
-      try {
-        return createVerify('RSA-SHA256').update(encoded, 'utf8').verify(pem, signature, 'base64');
-      } catch {
-        return false;
-      }
-    };
+    const check = (pem: string | undefined) => pem !== undefined && signatureMatches(pem, encoded, signature);
     // A failure with a cached key is checked once more with a fresh one (the key may have rotated).
     return check(await publicKey(false)) || check(await publicKey(true));
   }
@@ -205,13 +180,8 @@ export async function startSandboxMerchant(options: SandboxMerchantOptions = {})
     const encoded = text('ENCODED');
     const checksum = text('CHECKSUM');
     const signature = text('SIGNATURE');
-    const lines = Buffer.from(encoded, 'base64')
-      .toString('utf8')
-      .split('\n')
-      .filter((line) => line.trim() !== '')
-      .map(parseNotificationLine)
-      .filter((line): line is ReceivedNotificationLine => line !== undefined);
-    const checksumValid = account ? sameHex(hmacSha1(account.secret, encoded), checksum) : false;
+    const lines: ReceivedNotificationLine[] = parseNotification(encoded);
+    const checksumValid = account ? checksumMatches(account.secret, encoded, checksum) : false;
     const received: ReceivedNotification = {
       min,
       at: Date.now(),

@@ -22,6 +22,9 @@ const PRODUCTION_KEYS = {
   OPENBANKING_KEY_ENCRYPTION_KEY: 'cd'.repeat(32),
   WEBHOOK_SECRET_KEY: 'ef'.repeat(32),
   LENDING_DATA_KEY: '01'.repeat(32),
+  // Lending's open-banking agent (decision 0042): production names the gateway and the agent hash.
+  LENDING_OPENBANKING_URL: 'https://gateway.example.test/openbanking',
+  LENDING_OPENBANKING_AGENT_HASH: `agent_${'A'.repeat(43)}`,
 };
 
 let production: TestPlatform;
@@ -69,6 +72,9 @@ describe('production start-up', () => {
       'HLR_API_KEY',
       'LENDING_BUREAU_URL',
       'LENDING_BUREAU_API_KEY',
+      'LENDING_COLLECT_URL',
+      'LENDING_MESSAGING_URL',
+      'LENDING_MESSAGING_TOKEN',
     ];
     expect(named.sort()).toEqual([...parties].sort());
     for (const variable of parties) {

@@ -32,6 +32,7 @@ const factsFor: Record<LoanCondition, LoanFacts> = {
   bureauUnavailable: { bureau: 'unavailable' },
   multipleOffers: { multipleOffers: true },
   offerAccepted: { offerAccepted: true },
+  offerAcceptedDocumentsSigned: { offerAccepted: true, documentsSigned: true },
   referred: { offerAccepted: false },
   amountEqualsLoanAmount: { amountMatches: true },
   noRolloverRequested: { rolloverRequested: false },

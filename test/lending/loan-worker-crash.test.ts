@@ -6,6 +6,7 @@ import { loanWorkflowId } from '../../domain/lending/loan-process.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { workerProcesses } from '../support/worker-process.ts';
 import { historyOf } from '../support/workflow-history.ts';
+import { signLoanDocuments } from './documents-support.ts';
 import { createCreditProduct } from './products-support.ts';
 import {
   completeDetails,
@@ -62,6 +63,8 @@ async function loanWaitingForApproval(): Promise<string> {
   expect(processed.body.status).toBe('Offer confirmation');
   const accepted = await call('POST', `/Customer/Loans/${created.body.loanId}/AcceptLoanOffer`);
   expect(accepted.body.status).toBe('Waiting for approval');
+  // Management approves once the documents are signed (decision 0040).
+  await signLoanDocuments(platform, tenant, customer.token, created.body.loanId);
   return created.body.loanId;
 }
 

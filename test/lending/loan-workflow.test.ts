@@ -73,6 +73,10 @@ const activities: LendingActivities = {
       at: new Date().toISOString(),
     };
   },
+  // The gateway's answer to a cash payout (decision 0041; end to end in test/lending/disbursement.test.ts).
+  async registerLoanPayout() {
+    return { idn: '4000000001', expTime: null, replayed: false };
+  },
 };
 
 beforeAll(async () => {
@@ -186,7 +190,10 @@ async function loanIn(state: Reachable, multipleOffers = false): Promise<Loan> {
   }
   await loan.executeUpdate(acceptOfferUpdate, { args: [{ by: customer }] });
   if (state === 'Waiting for approval (offer accepted)') return loan;
-  await loan.executeUpdate(approveUpdate, { args: [{ by: management, comments: 'ok' }] });
+  // The API approves an accepted offer once its documents are signed (decision 0040).
+  await loan.executeUpdate(approveUpdate, {
+    args: [{ by: management, comments: 'ok', documentsSigned: true }],
+  });
   if (state === 'Approved') return loan;
   await loan.executeUpdate(registerDisbursementUpdate, {
     args: [{ by: management, disbursement: { amount: '1500', date: '2026-03-01' } }],
@@ -207,7 +214,7 @@ const operations: Partial<Record<LoanOperation, (loan: Loan) => Promise<LoanSnap
   process: (loan) => loan.executeUpdate(processUpdate, { args: [{ by: customer, applicant: applicant() }] }),
   acceptOffer: (loan) => loan.executeUpdate(acceptOfferUpdate, { args: [{ by: customer }] }),
   declineOffer: (loan) => loan.executeUpdate(declineOfferUpdate, { args: [{ by: customer }] }),
-  approve: (loan) => loan.executeUpdate(approveUpdate, { args: [{ by: management }] }),
+  approve: (loan) => loan.executeUpdate(approveUpdate, { args: [{ by: management, documentsSigned: true }] }),
   registerDisbursement: (loan) =>
     loan.executeUpdate(registerDisbursementUpdate, {
       args: [{ by: management, disbursement: { amount: '1500.00', date: '2026-03-01' } }],
@@ -248,6 +255,7 @@ const factsOf = (state: Reachable) => ({
   rolloverRequested: state === 'Active with a rollover requested',
   multipleOffers: false,
   amountMatches: true,
+  documentsSigned: true,
   bureau: 'approve' as const,
 });
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LoanView } from '../../api/lending/loan-records.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { signLoanDocuments } from './documents-support.ts';
 import { createCreditProduct } from './products-support.ts';
 import {
   completeDetails,
@@ -124,6 +125,8 @@ describe('a loan from application to Active', () => {
       acceptedOfferId: `${loan.loanId}-1`,
     });
 
+    // Approved once the customer signed the system documents with the SMS codes (decision 0040).
+    await signLoanDocuments(platform, tenant, customer.token, loan.loanId);
     const approved = await asManagement('POST', `/Management/Loans/${loan.loanId}/Approve`, {
       query: { comments: 'looks good' },
     });

@@ -122,7 +122,8 @@ export const completeDetails = (overrides: Partial<CustomerDetails> = {}): Custo
   lastName: 'Doe',
   birthDate: '1990-04-01',
   email: `jane-${randomBytes(4).toString('hex')}@example.com`,
-  phone: '+15551234567',
+  // A number the messaging gateway accepts (valid by libphonenumber): signing codes go to it (decision 0040).
+  phone: '+12025550143',
   ssn: '123-45-6789',
   address: { line1: '12 Main Street', city: 'Springfield', state: 'CA', postalCode: '90210', country: 'US' },
   ...overrides,

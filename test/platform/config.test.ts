@@ -15,6 +15,11 @@ const PRODUCTION_CARRIERS = {
   HLR_API_KEY: 'hlr-key',
   LENDING_BUREAU_URL: 'https://bureau.example/api',
   LENDING_BUREAU_API_KEY: 'bureau-key-0123456789',
+  LENDING_COLLECT_URL: 'https://gateway.example/collect',
+  LENDING_MESSAGING_URL: 'https://gateway.example/messaging',
+  LENDING_MESSAGING_TOKEN: 'at_lending-token-0123456789',
+  LENDING_OPENBANKING_URL: 'https://gateway.example/openbanking',
+  LENDING_OPENBANKING_AGENT_HASH: `agent_${'A'.repeat(43)}`,
 };
 const PRODUCTION_KEYS = {
   COLLECT_SECRET_KEY: 'ab'.repeat(32),

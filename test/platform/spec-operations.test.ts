@@ -192,19 +192,16 @@ const services: {
     // Issue 11 builds the first 71 in slices; the investors, files and the rest follow in the next issue.
     pending: [
       'Investor',
-      'Payment options',
+      `${LENDING_API_PREFIX}/PaymentOptions/Cards`,
+      `${LENDING_API_PREFIX}/PaymentOptions/Cards/{cardId}`,
+      `${LENDING_API_PREFIX}/PaymentOptions/RepaymentAmounts/{loanId}`,
+      `${LENDING_API_PREFIX}/PaymentOptions/SubmitRepayment`,
       'Files, dictionaries, settings, vendors, users',
       `${LENDING_API_PREFIX}/Management/Files/Download`,
       `${LENDING_API_PREFIX}/Management/Files/GetInfo/{documentId}`,
       `${LENDING_API_PREFIX}/Management/Files/Upload`,
       `${LENDING_API_PREFIX}/Management/Loans/Repayments`,
       `${LENDING_API_PREFIX}/Management/Loans/Repayments/{id}`,
-      `${LENDING_API_PREFIX}/Management/Loans/{loanId}/IssueDisbursement`,
-      `${LENDING_API_PREFIX}/Customer/Loans/{loanId}/DeclineDocument`,
-      `${LENDING_API_PREFIX}/Customer/Loans/{loanId}/Documents`,
-      `${LENDING_API_PREFIX}/Customer/Loans/{loanId}/Documents/{docTypeId}`,
-      `${LENDING_API_PREFIX}/Customer/Loans/{loanId}/ResendSmsCode`,
-      `${LENDING_API_PREFIX}/Customer/Loans/{loanId}/SignDocument`,
     ],
   },
 ];

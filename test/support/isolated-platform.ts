@@ -7,6 +7,7 @@ import { enrolAgent, issueAdminHash } from '../../credentials/openbanking/identi
 import { rotateSigningKey } from '../../credentials/openbanking/jws.ts';
 import { openDatabase } from '../../db/client.ts';
 import { loadConfig } from '../../platform/config.ts';
+import { provisionSandboxLendingMessaging } from '../../platform/lending-messaging-account.ts';
 import { createLogger } from '../../platform/logger.ts';
 import { deleteBankDirectorySchedule } from '../../platform/openbanking/bank-directory.ts';
 import { connectTemporal, type RunningWorker, runWorker, serveApi } from '../../platform/runtime.ts';
@@ -106,6 +107,13 @@ export async function startIsolatedPlatform(options: IsolatedPlatformOptions) {
     LENDING_BUREAU_API_KEY: TEST_BUREAU_API_KEY,
     LENDING_BUREAU_REQUEST_TIMEOUT: '1s',
     LENDING_BUREAU_ATTEMPTS: '2',
+    // Lending pays out through this platform's own collection gateway (LENDING_COLLECT_URL), whose address
+    // is known once the API listens (set below); named now, as PLATFORM_MODE=production requires.
+    LENDING_COLLECT_URL: 'http://127.0.0.1:9/collect',
+    // Lending sends its signing codes through this platform's messaging gateway (decision 0040) with a
+    // token of its own (registered below in sandbox mode); the URL is set once the API listens.
+    LENDING_MESSAGING_URL: 'http://127.0.0.1:9/messaging',
+    LENDING_MESSAGING_TOKEN: `at_${randomBytes(32).toString('base64url')}`,
     // The sandbox parties and the tests' webhook receivers listen on loopback: allowed explicitly (the
     // sandbox-mode default) so that a platform started with PLATFORM_MODE=production reaches them too.
     OUTBOUND_URL_ALLOWLIST: '127.0.0.0/8,::1/128',
@@ -122,6 +130,16 @@ export async function startIsolatedPlatform(options: IsolatedPlatformOptions) {
   const startWorker = () => runWorker({ config, db, client: temporal.client, logger, workflowBundlePath });
   let worker: RunningWorker | undefined = options.worker === 'none' ? undefined : await startWorker();
   const api = await serveApi({ config, db, client: temporal.client, logger });
+  if (!options.env?.LENDING_COLLECT_URL) {
+    // The in-process worker reads it from `config` when it calls; worker processes get it from `env`.
+    env.LENDING_COLLECT_URL = `${api.url}/collect`;
+    config.LENDING_COLLECT_URL = env.LENDING_COLLECT_URL;
+  }
+  if (!options.env?.LENDING_MESSAGING_URL) {
+    env.LENDING_MESSAGING_URL = `${api.url}/messaging`;
+    config.LENDING_MESSAGING_URL = env.LENDING_MESSAGING_URL;
+  }
+  await provisionSandboxLendingMessaging(db, config);
   sandbox.merchant.trustGateway(`${api.url}/collect/.well-known/notification-key.pem`);
   const account = await issueAccessToken(db, { accountName: 'Test account', label: 'test' });
   await grantSenders(db, account.accountId, { numbers: TEST_SENDER_NUMBERS, reason: 'test account' });

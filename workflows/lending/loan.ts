@@ -9,6 +9,14 @@ import {
 } from '@temporalio/workflow';
 import type { LendingActivities } from '../../activities/lending/index.ts';
 import {
+  type LoanPayout,
+  PAYOUT_CURRENCIES,
+  type PayoutRecipient,
+  payDateOf,
+  payoutAmount,
+  payoutInvoice,
+} from '../../domain/lending/disbursement.ts';
+import {
   isClosed,
   type LoanFacts,
   type LoanOperation,
@@ -28,6 +36,7 @@ import {
   declineOfferUpdate,
   deleteCollateralUpdate,
   detailsCompletedUpdate,
+  issueDisbursementUpdate,
   type LoanActor,
   type LoanDecision,
   type LoanInput,
@@ -35,6 +44,7 @@ import {
   type LoanStatusChange,
   loanCreatedUpdate,
   offersOf,
+  payoutNotificationSignal,
   processUpdate,
   registerDisbursementUpdate,
   requestRolloverUpdate,
@@ -49,6 +59,16 @@ import { BusinessStatus } from '../../domain/search-attributes.ts';
 const { recordLoan } = proxyActivities<LendingActivities>({
   startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+});
+
+/** The payout's registration: retried until the gateway answers (the INVOICE makes a retry a replay). */
+const { registerLoanPayout } = proxyActivities<LendingActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: {
+    initialInterval: '1 second',
+    maximumInterval: '1 minute',
+    nonRetryableErrorTypes: ['PayoutRefused'],
+  },
 });
 
 const refuse = (type: string, message: string): never => {
@@ -88,6 +108,7 @@ export async function lendingLoan(input: LoanInput): Promise<LoanStatus> {
     autochargeComment: null,
     decision: null,
     disbursement: input.disbursement ?? null,
+    payout: null,
     version: 0,
   };
   let collateralsAdded = 0;
@@ -272,7 +293,12 @@ export async function lendingLoan(input: LoanInput): Promise<LoanStatus> {
       move(allowed('cancel'));
       return record({ by, reasonId, comments });
     },
-    { validator: (_request) => void allowed('cancel') },
+    {
+      validator: (_request) => {
+        allowed('cancel');
+        refuseWhilePayoutOpen('cancel');
+      },
+    },
   );
 
   // --- the offer, the approval and the disbursement ---------------------------------------------------
@@ -306,30 +332,150 @@ export async function lendingLoan(input: LoanInput): Promise<LoanStatus> {
 
   setHandler(
     approveUpdate,
-    ({ by, comments }) => {
-      const step = allowed('approve');
+    ({ by, comments, documentsSigned }) => {
+      const step = allowed('approve', { documentsSigned });
       // A referred loan approved by a person gets the offer the bureau would have made.
       if (step.next === 'Offer confirmation')
         loan.offers = offersOf(input.loanId, appliedTerms(), loan.multipleOffers);
       move(step);
       return record({ by, comments });
     },
-    { validator: (_request) => void allowed('approve') },
+    { validator: ({ documentsSigned }) => void allowed('approve', { documentsSigned }) },
   );
+
+  /** The loan is paid out (Loans/Disbursements, or its cash payout collected): Active with its disbursement. */
+  function disburse(step: LoanStep & { allowed: true }, date: string): void {
+    move(step);
+    // The amount was checked to be the loan amount: recorded in the loan's notation.
+    loan.disbursement = { amount: loan.amount, date };
+  }
 
   setHandler(
     registerDisbursementUpdate,
     ({ by, disbursement }) => {
-      move(allowed('registerDisbursement', { amountMatches: true }));
-      // The validator checked it is the loan amount: recorded in the loan's notation.
-      loan.disbursement = { amount: loan.amount, date: disbursement.date };
+      disburse(allowed('registerDisbursement', { amountMatches: true }), disbursement.date);
       return record({ by, comments: `disbursement of ${loan.amount} on ${disbursement.date}` });
     },
     {
-      validator: ({ disbursement }) =>
-        void allowed('registerDisbursement', { amountMatches: sameAmount(disbursement.amount, loan.amount) }),
+      validator: ({ disbursement }) => {
+        allowed('registerDisbursement', { amountMatches: sameAmount(disbursement.amount, loan.amount) });
+        refuseWhilePayoutOpen('registerDisbursement');
+      },
     },
   );
+
+  // --- disbursement through the collection gateway (decision 0041) ----------------------------------
+
+  /** An IssueDisbursement whose payout is not yet collected, expired or refused. */
+  const payoutOpen = () => loan.payout?.state === 'registering' || loan.payout?.state === 'pending';
+  function refuseWhilePayoutOpen(operation: LoanOperation): void {
+    if (!payoutOpen()) return;
+    const message = `${operation} is not allowed: a cash payout of this loan is open at the collection gateway (invoice ${loan.payout?.invoice}) until it is collected or expires`;
+    refuse(LoanRefusal.disbursementInProgress, message);
+  }
+  /** Updates the open payout of `invoice`; false when the payout is another attempt's or no longer open. */
+  function settlePayout(invoice: string, change: Partial<LoanPayout>): boolean {
+    if (!payoutOpen() || loan.payout?.invoice !== invoice) return false;
+    loan.payout = { ...(loan.payout as LoanPayout), ...change };
+    return true;
+  }
+
+  /** Registers the payout at the gateway (retried until it answers); a refusal leaves the loan Approved. */
+  async function registerPayout(payout: LoanPayout, recipient: PayoutRecipient): Promise<void> {
+    try {
+      const registered = await registerLoanPayout({
+        tenantId: input.tenantId,
+        loanId: input.loanId,
+        invoice: payout.invoice,
+        amount: payout.amount,
+        currency: payout.currency,
+        recipient,
+      });
+      // A notification may have settled it while the answer was retried: then it stays settled.
+      if (
+        settlePayout(payout.invoice, { state: 'pending', idn: registered.idn, expTime: registered.expTime })
+      )
+        await record({
+          by: { role: 'system' },
+          comments: `cash payout registered at the collection gateway: invoice ${payout.invoice}${registered.idn ? `, IDN ${registered.idn}` : ''}${registered.expTime ? `, collectable until ${registered.expTime} (Europe/Sofia)` : ''}`,
+        });
+    } catch (error) {
+      if (isCancellation(error)) throw error;
+      // An ActivityFailure wraps the refusal: its cause says what the gateway answered.
+      const refusal = (error as { cause?: Error }).cause ?? (error as Error);
+      const reason = refusal.message;
+      const step = stepOf('payoutFailed', loan.status, facts());
+      if (!settlePayout(payout.invoice, { state: 'failed', reason })) return;
+      if (step.allowed) move(step);
+      await record({ by: { role: 'system' }, comments: `${reason} (invoice ${payout.invoice})` });
+    }
+  }
+
+  setHandler(
+    issueDisbursementUpdate,
+    async ({ by, recipient }) => {
+      allowed('issueDisbursement', { amountMatches: true });
+      const attempt = (loan.payout?.attempt ?? 0) + 1;
+      const payout: LoanPayout = {
+        attempt,
+        invoice: payoutInvoice(input.tenantId, input.loanId, attempt),
+        amount: payoutAmount(loan.amount) as string,
+        currency: loan.currency,
+        state: 'registering',
+        idn: null,
+        expTime: null,
+      };
+      loan.payout = payout;
+      await record({
+        by,
+        comments: `disbursement issued: a cash payout of ${loan.amount} ${loan.currency} through the collection gateway (invoice ${payout.invoice})`,
+      });
+      // Runs on after this Update answers if the gateway is slow: the loan stays open meanwhile.
+      void registerPayout(payout, recipient);
+      await condition(
+        () => loan.payout?.invoice !== payout.invoice || loan.payout.state !== 'registering',
+        '20 seconds',
+      );
+      if (loan.payout?.invoice === payout.invoice && loan.payout.state === 'failed')
+        refuse(LoanRefusal.payoutRefused, loan.payout.reason ?? 'the collection gateway refused the payout');
+      return copyOf(loan);
+    },
+    {
+      validator: ({ amount }) => {
+        allowed('issueDisbursement', { amountMatches: sameAmount(amount, loan.amount) });
+        refuseWhilePayoutOpen('issueDisbursement');
+        if (!PAYOUT_CURRENCIES.includes(loan.currency) || !payoutAmount(loan.amount))
+          refuse(
+            LoanRefusal.payoutRefused,
+            `the collection gateway pays out ${PAYOUT_CURRENCIES.join(', ')} amounts of at most 9 digits and 2 decimals, not ${loan.amount} ${loan.currency}`,
+          );
+      },
+    },
+  );
+
+  // The gateway's notification of the payout (verified by the receiver). A repeated one, or one of an
+  // earlier attempt's INVOICE, finds no open payout of its INVOICE and changes nothing.
+  setHandler(payoutNotificationSignal, async ({ invoice, status, payTime }) => {
+    if (status === 'PAID') {
+      const step = stepOf('payoutCollected', loan.status, facts());
+      const date = payDateOf(payTime) ?? new Date().toISOString().slice(0, 10);
+      if (!step.allowed || !settlePayout(invoice, { state: 'paid' })) return;
+      disburse(step, date);
+      await record({
+        by: { role: 'system' },
+        comments: `disbursement of ${loan.amount} ${loan.currency} collected at a cash desk on ${date} (invoice ${invoice})`,
+      });
+    } else if (status === 'EXPIRED') {
+      const step = stepOf('payoutExpired', loan.status, facts());
+      const reason = 'the cash payout expired uncollected';
+      if (!step.allowed || !settlePayout(invoice, { state: 'expired', reason })) return;
+      move(step);
+      await record({
+        by: { role: 'system' },
+        comments: `${reason} (invoice ${invoice}): the disbursement may be issued again`,
+      });
+    }
+  });
 
   // --- servicing options ------------------------------------------------------------------------------
 

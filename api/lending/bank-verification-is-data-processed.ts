@@ -1,0 +1,34 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { defineLendingOperation, lendingErrorResponses, lendingSecurity, requireCustomer } from './auth.ts';
+import { bankVerificationSchema, processVerification } from './bank-verification-records.ts';
+import { lendingPath } from './paths.ts';
+import { bankVerificationErrors } from './payment-method-records.ts';
+
+/** `GET /PaymentOptions/BankVerification/IsDataProcessed?loanId=`: whether the verification passed. */
+export const bankVerificationIsDataProcessedOperation = defineLendingOperation({
+  route: () =>
+    createRoute({
+      method: 'get',
+      path: lendingPath('/PaymentOptions/BankVerification/IsDataProcessed'),
+      tags: ['Payment options'],
+      summary: 'Whether the bank verification passed',
+      description:
+        '`processed` once decided, `verified` when the consent is ACTIVE and the bank listed one of the customer’s ' +
+        'bank accounts (PaymentOptions/BankAccounts) held in the customer’s name or the account’s holder name ' +
+        '(decision 0042). A pending verification is looked up at the open-banking gateway on each call.',
+      security: lendingSecurity.user,
+      request: { query: z.object({ loanId: z.string().min(1).max(40).openapi({ example: '482913675' }) }) },
+      responses: {
+        200: {
+          description: 'The verification',
+          content: { 'application/json': { schema: bankVerificationSchema } },
+        },
+        ...lendingErrorResponses,
+        ...bankVerificationErrors,
+      },
+    }),
+  handler: () => async (c) => {
+    const { customerId } = requireCustomer(c);
+    return c.json(await processVerification(c, customerId, c.req.valid('query').loanId), 200);
+  },
+});

@@ -1,0 +1,152 @@
+import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { collectGatewayUrl, fetchNotificationKey } from '../../connectors/lending/collect-gateway.ts';
+import { loadCollectMerchant } from '../../credentials/lending/collect-merchants.ts';
+import {
+  checksumMatches,
+  type NotificationLine,
+  type NotificationReply,
+  notificationReplyBody,
+  parseNotification,
+  signatureMatches,
+} from '../../domain/epay-merchant.ts';
+import { parsePayoutInvoice } from '../../domain/lending/disbursement.ts';
+import { loanWorkflowId, payoutNotificationSignal } from '../../domain/lending/loan-process.ts';
+import type { Config } from '../../platform/config.ts';
+import type { ApiDeps } from '../shared/context.ts';
+import type { LendingEnv } from './context.ts';
+import { findLoan } from './loan-records.ts';
+
+/**
+ * The lending tenant's merchant notification receiver (decision 0041): the collection gateway POSTs
+ * the status of the tenant's cash payouts to `/lending/collect/notifications/{tenantId}` (the notify
+ * URL of the tenant's merchant), exactly as to any merchant (docs/collect.md, "Merchant
+ * notifications"). Outside the spec's PublicApi tree: the caller is the gateway, not a tenant's key.
+ *
+ * 1. CHECKSUM is the HMAC-SHA1 of ENCODED with the tenant's merchant secret (constant time), and
+ *    SIGNATURE verifies with the gateway's published key (fetched again once when it does not: a
+ *    rotated key); else the whole packet is answered `ERR=...` and nothing changes.
+ * 2. One reply line per invoice: `OK` when the payout's loan has the status (a Signal to its workflow,
+ *    which ignores a repeated one), `NO` for an INVOICE that is not a payout of this tenant's loans,
+ *    `ERR` when Temporal cannot take it now (the gateway retries).
+ */
+
+/** The gateway's notification key, kept between POSTs (fetched again when a signature fails). */
+let notificationKey: { url: string; pem: string; fetchedAt: number } | undefined;
+/** A key fetched this recently is not fetched again for a failing signature. */
+const KEY_REFRESH_MS = 5_000;
+
+async function signatureValid(config: Config, encoded: string, signature: string): Promise<boolean> {
+  const gateway = collectGatewayUrl(config);
+  const keyOf = async (refresh: boolean) => {
+    const stale = !notificationKey || notificationKey.url !== gateway;
+    const recent = notificationKey && Date.now() - notificationKey.fetchedAt < KEY_REFRESH_MS;
+    if (stale || (refresh && !recent)) {
+      const pem = await fetchNotificationKey(gateway, config.LENDING_COLLECT_REQUEST_TIMEOUT);
+      notificationKey = { url: gateway, pem, fetchedAt: Date.now() };
+      return pem;
+    }
+    return refresh ? undefined : notificationKey?.pem;
+  };
+  const first = await keyOf(false);
+  if (first && signatureMatches(first, encoded, signature)) return true;
+  const fresh = await keyOf(true);
+  return fresh !== undefined && signatureMatches(fresh, encoded, signature);
+}
+
+/** What one line does to the loan: the Signal to its workflow, or the reason it is not ours. */
+async function receiveLine(
+  deps: ApiDeps,
+  tenantId: string,
+  line: NotificationLine,
+): Promise<NotificationReply> {
+  const payout = parsePayoutInvoice(line.invoice);
+  if (!payout || payout.tenantId !== tenantId) return 'NO';
+  const loan = await findLoan(deps.db, tenantId, payout.loanId);
+  if (!loan) return 'NO';
+  // A payout is only ever PAID or EXPIRED; any other status has nothing to move.
+  if (line.status !== 'PAID' && line.status !== 'EXPIRED') return 'OK';
+  try {
+    await deps.temporal.workflow
+      .getHandle(loanWorkflowId(tenantId, payout.loanId))
+      .signal(payoutNotificationSignal, {
+        invoice: line.invoice,
+        status: line.status,
+        ...(line.payTime ? { payTime: line.payTime } : {}),
+      });
+    return 'OK';
+  } catch (error) {
+    // The loan's workflow has ended (a closed loan): nothing left to change.
+    if (error instanceof WorkflowNotFoundError) return 'OK';
+    deps.logger.warn(
+      { err: error, tenantId, invoice: line.invoice },
+      'payout notification not delivered to the loan',
+    );
+    return 'ERR';
+  }
+}
+
+const route = createRoute({
+  method: 'post',
+  path: '/collect/notifications/{tenantId}',
+  tags: ['Collection gateway notifications'],
+  summary: 'Merchant notifications of the tenant’s cash payouts (called by the collection gateway)',
+  description:
+    'The notify URL of the tenant’s merchant at the collection gateway (decision 0041). Form fields `ENCODED`, ' +
+    '`CHECKSUM` (HMAC-SHA1 with the merchant secret) and `SIGNATURE` (RSA-SHA256 by the gateway’s published key); ' +
+    'answers one `INVOICE=<n>:STATUS=OK|NO|ERR` line per invoice, or `ERR=...` for a packet that fails its checks.',
+  security: [],
+  request: {
+    params: z.object({
+      tenantId: z
+        .string()
+        .min(1)
+        .max(100)
+        .openapi({ param: { name: 'tenantId', in: 'path' } }),
+    }),
+    // The form (ENCODED, CHECKSUM, SIGNATURE) is read by the handler: its refusals are the protocol's text.
+  },
+  responses: {
+    200: {
+      description: 'One reply line per invoice (or `ERR=Not valid CHECKSUM` / `ERR=Not valid SIGNATURE`)',
+      content: {
+        'text/plain': {
+          schema: z.string().openapi({ example: 'INVOICE=ten_1f2e3d4c5b6a7988-482913675-1:STATUS=OK\n' }),
+        },
+      },
+    },
+    // Text answers (ePay's lines), written by the handler.
+    400: { description: '`ERR=MISSING_FIELD` and `FIELD=<name>` (text/plain)' },
+    404: { description: '`ERR=unknown merchant` (text/plain): no merchant is configured for the tenant' },
+  },
+});
+
+/** Mounts the receiver on the lending app (beside the PublicApi operations, without their key gate). */
+export function registerCollectNotificationRoute(app: OpenAPIHono<LendingEnv>): void {
+  app.openapi(route, async (c) => {
+    const deps = c.get('deps');
+    const { tenantId } = c.req.param();
+    const text = (body: string, status: 200 | 400 | 404) =>
+      c.body(body, status, { 'content-type': 'text/plain; charset=utf-8' });
+    const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
+    const field = (name: string) => (typeof form[name] === 'string' ? (form[name] as string) : '');
+    const [encoded, checksum, signature] = [field('ENCODED'), field('CHECKSUM'), field('SIGNATURE')];
+    const missing = [
+      ['ENCODED', encoded],
+      ['CHECKSUM', checksum],
+      ['SIGNATURE', signature],
+    ].find(([, value]) => !value)?.[0];
+    if (missing) return text(`ERR=MISSING_FIELD\nFIELD=${missing}\n`, 400);
+    const merchant = await loadCollectMerchant(deps.db, deps.config, tenantId);
+    if (!merchant) return text('ERR=unknown merchant\n', 404);
+    // As ePay's own receiver: a packet that fails its checks is refused as a whole (the gateway retries).
+    if (!checksumMatches(merchant.secret, encoded, checksum)) return text('ERR=Not valid CHECKSUM\n', 200);
+    if (!(await signatureValid(deps.config, encoded, signature).catch(() => false)))
+      return text('ERR=Not valid SIGNATURE\n', 200);
+    const replies: { invoice: string; reply: NotificationReply }[] = [];
+    for (const line of parseNotification(encoded)) {
+      replies.push({ invoice: line.invoice, reply: await receiveLine(deps, tenantId, line) });
+    }
+    return text(notificationReplyBody(replies), 200);
+  });
+}

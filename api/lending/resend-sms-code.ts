@@ -1,0 +1,50 @@
+import { createRoute } from '@hono/zod-openapi';
+import { defineLendingOperation, lendingSecurity, requireCustomer } from './auth.ts';
+import {
+  docTypeQuery,
+  documentErrorResponses,
+  documentToDecide,
+  sendSigningCode,
+  signingCodeSentSchema,
+} from './loan-document-records.ts';
+import { customerLoan, loanIdParams } from './loan-records.ts';
+import { lendingPath } from './paths.ts';
+
+/**
+ * `POST /Customer/Loans/{loanId}/ResendSmsCode?docTypeId=`: sends a code (the first, or a new one) by SMS
+ * to the customer's phone through the messaging gateway; the previous code of the document is dead.
+ */
+export const resendSmsCodeOperation = defineLendingOperation({
+  route: () =>
+    createRoute({
+      method: 'post',
+      path: lendingPath('/Customer/Loans/{loanId}/ResendSmsCode'),
+      tags: ['Customer loan documents'],
+      summary: 'Send a new signing code by SMS',
+      description:
+        'A new six-digit code for the document goes to the customer’s phone (Customer/Details) by SMS; any code ' +
+        'sent before for it no longer works. The code is valid LENDING_SIGNING_CODE_TTL (10 minutes) for ' +
+        'LENDING_SIGNING_CODE_ATTEMPTS (5) tries. The answer never carries the code. Only in Waiting for approval ' +
+        'with an accepted offer, for a document neither signed nor declined.',
+      security: lendingSecurity.user,
+      request: { params: loanIdParams, query: docTypeQuery },
+      responses: {
+        202: {
+          description: 'The SMS is accepted by the messaging gateway',
+          content: { 'application/json': { schema: signingCodeSentSchema } },
+        },
+        ...documentErrorResponses,
+      },
+    }),
+  handler: () => async (c) => {
+    const { customerId } = requireCustomer(c);
+    const row = await customerLoan(c, customerId, c.req.valid('param').loanId);
+    const { document } = await documentToDecide(
+      c.get('deps').db,
+      row,
+      'resendSmsCode',
+      c.req.valid('query').docTypeId,
+    );
+    return c.json(await sendSigningCode(c, row, document), 202);
+  },
+});

@@ -1,0 +1,149 @@
+import { createHmac } from 'node:crypto';
+import { and, asc, eq } from 'drizzle-orm';
+import { expect } from 'vitest';
+import type { LoanView } from '../../api/lending/loan-records.ts';
+import { saveCollectMerchant } from '../../credentials/lending/collect-merchants.ts';
+import { lendingLoanStatusHistory } from '../../db/schema/lending-loans.ts';
+import type { TestPlatform } from '../support/platform.ts';
+import { signLoanDocuments } from './documents-support.ts';
+import { completeDetails, type LendingTestTenant, lendingCall, registerCustomer } from './support.ts';
+
+/**
+ * Disbursement through the collection gateway (decision 0041), for its tests: the tenant made a merchant
+ * of the gateway as the platform operator would, loans brought to Approved over the public API, and
+ * what the gateway and the loan record.
+ */
+
+export type CollectMerchant = { min: string; secret: string };
+
+/** The notify URL of a tenant's merchant: lending's receiver on this platform. */
+export const notifyUrlOf = (platform: TestPlatform, tenantId: string) =>
+  `${platform.apiUrl}/lending/collect/notifications/${tenantId}`;
+
+/**
+ * The tenant as a merchant of the gateway: created at the gateway with lending's receiver as its notify
+ * URL, then its MIN and secret given to lending (through the admin API when a token is given).
+ */
+export async function makeMerchant(
+  platform: TestPlatform,
+  tenant: LendingTestTenant,
+  adminToken?: string,
+): Promise<CollectMerchant> {
+  const merchant = await platform.createMerchant({
+    name: `Lender ${tenant.tenantId}`,
+    notifyUrl: notifyUrlOf(platform, tenant.tenantId),
+  });
+  if (adminToken) {
+    const response = await fetch(
+      `${platform.apiUrl}/admin/lending/tenants/${tenant.tenantId}/collect-merchant`,
+      {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ min: merchant.min, secret: merchant.secret }),
+      },
+    );
+    const body = (await response.json()) as Record<string, unknown>;
+    expect(response.status, JSON.stringify(body)).toBe(200);
+    expect(body).toMatchObject({ min: merchant.min, notifyUrl: notifyUrlOf(platform, tenant.tenantId) });
+    expect(JSON.stringify(body)).not.toContain(merchant.secret);
+  } else {
+    await saveCollectMerchant(platform.db, platform.config, tenant.tenantId, merchant);
+  }
+  return { min: merchant.min, secret: merchant.secret };
+}
+
+/** The recipient identity of `completeDetails()` as a cash desk checks it. */
+export const RECIPIENT = { recipientName: 'Jane Doe', recipientId: '123456789' };
+
+/** A loan of 3000 EUR applied for, decided, accepted, its documents signed, approved over the public API: Approved. */
+export async function approvedLoan(platform: TestPlatform, tenant: LendingTestTenant): Promise<string> {
+  const customer = await registerCustomer(platform, tenant, completeDetails());
+  const call = (method: string, path: string) =>
+    lendingCall<LoanView>(platform, method, path, { key: tenant.keys.frontOffice, token: customer.token });
+  const created = await lendingCall<LoanView>(platform, 'POST', '/Customer/Loans/Create', {
+    key: tenant.keys.frontOffice,
+    token: customer.token,
+    body: { productName: 'Personal 12', amount: '3000.00', term: 12 },
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const { loanId } = created.body;
+  expect((await call('POST', `/Customer/Loans/${loanId}/Process`)).body.status).toBe('Offer confirmation');
+  expect((await call('POST', `/Customer/Loans/${loanId}/AcceptLoanOffer`)).body.status).toBe(
+    'Waiting for approval',
+  );
+  // Approve waits for the loan's documents signed with the SMS code (decision 0040).
+  await signLoanDocuments(platform, tenant, customer.token, loanId);
+  const approved = await lendingCall<LoanView>(platform, 'POST', `/Management/Loans/${loanId}/Approve`, {
+    key: tenant.keys.management,
+  });
+  expect(approved.body.status).toBe('Approved');
+  return loanId;
+}
+
+export interface IssuedDisbursement extends LoanView {
+  payout: {
+    invoice: string;
+    idn: string | null;
+    status: string;
+    amount: string;
+    currency: string;
+    expTime: string | null;
+  };
+}
+
+export const issueDisbursement = (
+  platform: TestPlatform,
+  tenant: LendingTestTenant,
+  loanId: string,
+  /** null: no amount at all. */
+  amount: string | null = '3000.00',
+  key = tenant.keys.management,
+) =>
+  lendingCall<IssuedDisbursement>(platform, 'POST', `/Management/Loans/${loanId}/IssueDisbursement`, {
+    key,
+    query: { amount: amount ?? undefined },
+  });
+
+export const loanOf = async (platform: TestPlatform, tenant: LendingTestTenant, loanId: string) =>
+  (
+    await lendingCall<LoanView>(platform, 'GET', `/Management/Loans/${loanId}`, {
+      key: tenant.keys.management,
+    })
+  ).body;
+
+/** The loan's status history as recorded (oldest first). */
+export const historyOf = (platform: TestPlatform, tenant: LendingTestTenant, loanId: string) =>
+  platform.db
+    .select()
+    .from(lendingLoanStatusHistory)
+    .where(
+      and(
+        eq(lendingLoanStatusHistory.tenantId, tenant.tenantId),
+        eq(lendingLoanStatusHistory.loanId, loanId),
+      ),
+    )
+    .orderBy(asc(lendingLoanStatusHistory.version));
+
+export interface GatewayNotification {
+  status: string;
+  delivery: string;
+  attemptCount: number;
+  attempts: { attempt: number; httpStatus: number | null; reply: string | null }[];
+}
+
+/** GET /collect/notifications as the merchant: the gateway's record of an invoice's notifications. */
+export async function gatewayNotifications(
+  platform: TestPlatform,
+  merchant: CollectMerchant,
+  invoice: string,
+): Promise<GatewayNotification[]> {
+  const encoded = Buffer.from(`MIN=${merchant.min}\nINVOICE=${invoice}`).toString('base64');
+  const checksum = createHmac('sha1', merchant.secret).update(encoded).digest('hex');
+  const response = await fetch(
+    `${platform.collectUrl}/notifications?${new URLSearchParams({ ENCODED: encoded, CHECKSUM: checksum })}`,
+  );
+  expect(response.status).toBe(200);
+  return ((await response.json()) as { notifications: GatewayNotification[] }).notifications;
+}
+
+export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

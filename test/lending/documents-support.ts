@@ -1,0 +1,64 @@
+import { expect } from 'vitest';
+import { docTypeIds, systemDocumentTypes } from '../../domain/lending/loan-documents.ts';
+import { eventually, type TestPlatform } from '../support/platform.ts';
+import { type LendingTestTenant, lendingCall } from './support.ts';
+
+/**
+ * Signing a loan's system documents as a customer does (decision 0040): ask for a code, read it where
+ * the customer would, at the phone, here the sandbox SMS carrier, and sign with it.
+ */
+
+/** The signing codes sent for one document of a loan, read at the sandbox SMSC (oldest first). */
+export const signingCodesSent = (
+  platform: Pick<TestPlatform, 'sandbox'>,
+  loanId: string,
+  documentName: string,
+) =>
+  platform.sandbox.smpp.submitted
+    .filter((sms) => sms.text.includes(`the ${documentName} of loan ${loanId}`))
+    .map((sms) => /^(\d{6}) is your code/.exec(sms.text)?.[1] ?? '');
+
+/** Asks for a code for the document and resolves with it once the carrier has it. */
+export async function requestSigningCode(
+  platform: Pick<TestPlatform, 'apiUrl' | 'sandbox'>,
+  tenant: LendingTestTenant,
+  token: string,
+  loanId: string,
+  docTypeId: string,
+): Promise<string> {
+  const name = documentNames[docTypeId] ?? docTypeId;
+  const before = signingCodesSent(platform, loanId, name).length;
+  const sent = await lendingCall(platform, 'POST', `/Customer/Loans/${loanId}/ResendSmsCode`, {
+    key: tenant.keys.frontOffice,
+    token,
+    query: { docTypeId },
+  });
+  expect(sent.status, JSON.stringify(sent.body)).toBe(202);
+  return eventually(
+    async () => signingCodesSent(platform, loanId, name)[before],
+    15_000,
+    `the code SMS for the ${name} of loan ${loanId}`,
+  );
+}
+
+const documentNames: Record<string, string> = Object.fromEntries(
+  systemDocumentTypes.map((type) => [type.docTypeId, type.name]),
+);
+
+/** Signs every system document of a loan waiting for approval (before management approves it). */
+export async function signLoanDocuments(
+  platform: Pick<TestPlatform, 'apiUrl' | 'sandbox'>,
+  tenant: LendingTestTenant,
+  token: string,
+  loanId: string,
+): Promise<void> {
+  for (const docTypeId of docTypeIds) {
+    const code = await requestSigningCode(platform, tenant, token, loanId, docTypeId);
+    const signed = await lendingCall(platform, 'POST', `/Customer/Loans/${loanId}/SignDocument`, {
+      key: tenant.keys.frontOffice,
+      token,
+      query: { docTypeId, code },
+    });
+    expect(signed.status, JSON.stringify(signed.body)).toBe(200);
+  }
+}
