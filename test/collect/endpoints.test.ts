@@ -542,6 +542,8 @@ describe('production mode', () => {
         OPENBANKING_KEY_ENCRYPTION_KEY: 'cd'.repeat(32),
         WEBHOOK_SECRET_KEY: 'ef'.repeat(32),
         LENDING_DATA_KEY: '01'.repeat(32),
+        LENDING_OPENBANKING_URL: 'https://gateway.example.test/openbanking',
+        LENDING_OPENBANKING_AGENT_HASH: `agent_${'A'.repeat(43)}`,
       },
     });
   });
