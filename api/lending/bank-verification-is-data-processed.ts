@@ -1,8 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { defineLendingOperation, lendingErrorResponses, lendingSecurity, requireCustomer } from './auth.ts';
-import { bankVerificationSchema, processVerification } from './bank-verification-records.ts';
+import { defineLendingOperation, lendingSecurity, requireCustomer } from './auth.ts';
+import { bankVerificationResponses, processVerification } from './bank-verification-records.ts';
 import { lendingPath } from './paths.ts';
-import { bankVerificationErrors } from './payment-method-records.ts';
 
 /** `GET /PaymentOptions/BankVerification/IsDataProcessed?loanId=`: whether the verification passed. */
 export const bankVerificationIsDataProcessedOperation = defineLendingOperation({
@@ -18,14 +17,7 @@ export const bankVerificationIsDataProcessedOperation = defineLendingOperation({
         '(decision 0042). A pending verification is looked up at the open-banking gateway on each call.',
       security: lendingSecurity.user,
       request: { query: z.object({ loanId: z.string().min(1).max(40).openapi({ example: '482913675' }) }) },
-      responses: {
-        200: {
-          description: 'The verification',
-          content: { 'application/json': { schema: bankVerificationSchema } },
-        },
-        ...lendingErrorResponses,
-        ...bankVerificationErrors,
-      },
+      responses: bankVerificationResponses,
     }),
   handler: () => async (c) => {
     const { customerId } = requireCustomer(c);

@@ -23,9 +23,11 @@ import { verifyBankAccount } from '../../domain/lending/bank-verification.ts';
 import { openLoanStatuses } from '../../domain/lending/loan-lifecycle.ts';
 import { ApiError } from '../shared/errors.ts';
 import { publicBaseUrl } from '../shared/public-url.ts';
+import { lendingErrorResponses } from './auth.ts';
 import { listBankAccounts } from './bank-account-records.ts';
 import type { LendingEnv } from './context.ts';
 import { customerLoan } from './loan-records.ts';
+import { bankVerificationErrors } from './payment-method-records.ts';
 
 /**
  * Bank verification of a loan (decision 0042): a one-shot `account-list` consent through the
@@ -64,6 +66,16 @@ export const bankVerificationSchema = z
   .openapi('BankVerification');
 
 export type BankVerificationView = z.infer<typeof bankVerificationSchema>;
+
+/** The answers of the operations that answer with the verification itself (IsDataProcessed, SaveData). */
+export const bankVerificationResponses = {
+  200: {
+    description: 'The verification',
+    content: { 'application/json': { schema: bankVerificationSchema } },
+  },
+  ...lendingErrorResponses,
+  ...bankVerificationErrors,
+};
 
 export function verificationView(loanId: string, row: Row | undefined): BankVerificationView {
   const status = row?.status ?? 'not_started';

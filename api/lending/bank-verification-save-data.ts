@@ -1,9 +1,8 @@
 import { createRoute } from '@hono/zod-openapi';
 import { jsonBody } from '../shared/openapi.ts';
-import { defineLendingOperation, lendingErrorResponses, lendingSecurity, requireCustomer } from './auth.ts';
-import { bankVerificationSchema, saveDataSchema, saveFrameData } from './bank-verification-records.ts';
+import { defineLendingOperation, lendingSecurity, requireCustomer } from './auth.ts';
+import { bankVerificationResponses, saveDataSchema, saveFrameData } from './bank-verification-records.ts';
 import { lendingPath } from './paths.ts';
-import { bankVerificationErrors } from './payment-method-records.ts';
 
 /** `POST /PaymentOptions/BankVerification/SaveData`: what the frame returned (decision 0042). */
 export const bankVerificationSaveDataOperation = defineLendingOperation({
@@ -20,14 +19,7 @@ export const bankVerificationSaveDataOperation = defineLendingOperation({
         'outcome comes from the gateway. No pending verification: 409 `no_pending_bank_verification`.',
       security: lendingSecurity.user,
       request: { body: jsonBody(saveDataSchema) },
-      responses: {
-        200: {
-          description: 'The verification',
-          content: { 'application/json': { schema: bankVerificationSchema } },
-        },
-        ...lendingErrorResponses,
-        ...bankVerificationErrors,
-      },
+      responses: bankVerificationResponses,
     }),
   handler: () => async (c) => {
     const { customerId } = requireCustomer(c);

@@ -92,6 +92,22 @@ const processed = (customer: Customer, loanId: string) =>
     'the bank verification to be processed',
   );
 
+/** Alice's SCA at Sandbox Bank A in the frame, approved or denied, and the bank's page submitted. */
+const scaAsAlice = (frame: Settings, decision: 'approve' | 'deny') =>
+  driveSca(frame.frameUrl!, { psuId: 'alice', password: 'sandbox-alice', decision, submit: true });
+
+/** A borrower's verification through Alice's SCA at Sandbox Bank A, once processed. */
+async function verifiedThroughAlice(
+  name: { firstName: string; lastName: string },
+  iban: string,
+  decision: 'approve' | 'deny',
+) {
+  const { customer, loanId } = await borrower(name, iban);
+  const frame = await openFrame(customer, loanId);
+  await scaAsAlice(frame, decision);
+  return { customer, loanId, frame, result: await processed(customer, loanId) };
+}
+
 describe('bank verification', () => {
   it('verifies the customer’s account through an account-information consent, SCA at the bank over HTTP', async () => {
     const { customer, loanId } = await borrower({ firstName: 'Alice', lastName: 'Ivanova' }, ALICE_IBAN);
@@ -114,12 +130,7 @@ describe('bank verification', () => {
     });
     expect(pending.body).toMatchObject({ status: 'pending', processed: false, verified: false });
 
-    const { returnForm, submitted } = await driveSca(frame.frameUrl!, {
-      psuId: 'alice',
-      password: 'sandbox-alice',
-      decision: 'approve',
-      submit: true,
-    });
+    const { returnForm, submitted } = await scaAsAlice(frame, 'approve');
     expect(submitted?.status).toBeLessThan(400);
     // The frame ends at the gateway's callback, whose path carries the consent's state.
     const state = /\/state\/([^/?]+)/.exec(returnForm.action)?.[1];
@@ -166,18 +177,11 @@ describe('bank verification', () => {
   });
 
   it('does not verify when none of the accounts the bank lists is the customer’s', async () => {
-    const { customer, loanId } = await borrower(
+    const { result } = await verifiedThroughAlice(
       { firstName: 'Alice', lastName: 'Ivanova' },
       'DE89370400440532013000',
+      'approve',
     );
-    const frame = await openFrame(customer, loanId);
-    await driveSca(frame.frameUrl!, {
-      psuId: 'alice',
-      password: 'sandbox-alice',
-      decision: 'approve',
-      submit: true,
-    });
-    const result = await processed(customer, loanId);
     expect(result).toMatchObject({
       status: 'not_verified',
       verified: false,
@@ -188,29 +192,21 @@ describe('bank verification', () => {
   });
 
   it('does not verify an account of the customer’s that the bank says another person holds', async () => {
-    const { customer, loanId } = await borrower({ firstName: 'Jane', lastName: 'Doe' }, ALICE_IBAN);
-    const frame = await openFrame(customer, loanId);
-    await driveSca(frame.frameUrl!, {
-      psuId: 'alice',
-      password: 'sandbox-alice',
-      decision: 'approve',
-      submit: true,
-    });
-    const result = await processed(customer, loanId);
+    const { result } = await verifiedThroughAlice(
+      { firstName: 'Jane', lastName: 'Doe' },
+      ALICE_IBAN,
+      'approve',
+    );
     expect(result).toMatchObject({ status: 'not_verified', matchedIban: ALICE_IBAN });
     expect(result.reason).toContain('name');
   });
 
   it('does not verify when the customer denies at the bank', async () => {
-    const { customer, loanId } = await borrower({ firstName: 'Alice', lastName: 'Ivanova' }, ALICE_IBAN);
-    const frame = await openFrame(customer, loanId);
-    await driveSca(frame.frameUrl!, {
-      psuId: 'alice',
-      password: 'sandbox-alice',
-      decision: 'deny',
-      submit: true,
-    });
-    const result = await processed(customer, loanId);
+    const { customer, loanId, frame, result } = await verifiedThroughAlice(
+      { firstName: 'Alice', lastName: 'Ivanova' },
+      ALICE_IBAN,
+      'deny',
+    );
     expect(result).toMatchObject({ status: 'not_verified', consentStatus: 'REJECTED' });
     // A verification that did not pass may be started again.
     const retry = await openFrame(customer, loanId);

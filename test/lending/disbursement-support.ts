@@ -1,12 +1,10 @@
 import { createHmac } from 'node:crypto';
-import { and, asc, eq } from 'drizzle-orm';
 import { expect } from 'vitest';
 import type { LoanView } from '../../api/lending/loan-records.ts';
 import { saveCollectMerchant } from '../../credentials/lending/collect-merchants.ts';
-import { lendingLoanStatusHistory } from '../../db/schema/lending-loans.ts';
-import type { TestPlatform } from '../support/platform.ts';
-import { signLoanDocuments } from './documents-support.ts';
-import { completeDetails, type LendingTestTenant, lendingCall, registerCustomer } from './support.ts';
+import { eventually, type TestPlatform } from '../support/platform.ts';
+import { loanWaitingForApproval } from './documents-support.ts';
+import { type LendingTestTenant, lendingCall, pause } from './support.ts';
 
 /**
  * Disbursement through the collection gateway (decision 0041), for its tests: the tenant made a merchant
@@ -57,22 +55,7 @@ export const RECIPIENT = { recipientName: 'Jane Doe', recipientId: '123456789' }
 
 /** A loan of 3000 EUR applied for, decided, accepted, its documents signed, approved over the public API: Approved. */
 export async function approvedLoan(platform: TestPlatform, tenant: LendingTestTenant): Promise<string> {
-  const customer = await registerCustomer(platform, tenant, completeDetails());
-  const call = (method: string, path: string) =>
-    lendingCall<LoanView>(platform, method, path, { key: tenant.keys.frontOffice, token: customer.token });
-  const created = await lendingCall<LoanView>(platform, 'POST', '/Customer/Loans/Create', {
-    key: tenant.keys.frontOffice,
-    token: customer.token,
-    body: { productName: 'Personal 12', amount: '3000.00', term: 12 },
-  });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  const { loanId } = created.body;
-  expect((await call('POST', `/Customer/Loans/${loanId}/Process`)).body.status).toBe('Offer confirmation');
-  expect((await call('POST', `/Customer/Loans/${loanId}/AcceptLoanOffer`)).body.status).toBe(
-    'Waiting for approval',
-  );
-  // Approve waits for the loan's documents signed with the SMS code (decision 0040).
-  await signLoanDocuments(platform, tenant, customer.token, loanId);
+  const loanId = await loanWaitingForApproval(platform, tenant);
   const approved = await lendingCall<LoanView>(platform, 'POST', `/Management/Loans/${loanId}/Approve`, {
     key: tenant.keys.management,
   });
@@ -111,18 +94,36 @@ export const loanOf = async (platform: TestPlatform, tenant: LendingTestTenant, 
     })
   ).body;
 
-/** The loan's status history as recorded (oldest first). */
-export const historyOf = (platform: TestPlatform, tenant: LendingTestTenant, loanId: string) =>
-  platform.db
-    .select()
-    .from(lendingLoanStatusHistory)
-    .where(
-      and(
-        eq(lendingLoanStatusHistory.tenantId, tenant.tenantId),
-        eq(lendingLoanStatusHistory.loanId, loanId),
-      ),
-    )
-    .orderBy(asc(lendingLoanStatusHistory.version));
+/** A payout issued for an Approved loan: 202, still Approved, collectable at a desk. */
+export async function issued(platform: TestPlatform, tenant: LendingTestTenant, loanId: string, attempt = 1) {
+  const answer = await issueDisbursement(platform, tenant, loanId);
+  expect(answer.status, JSON.stringify(answer.body)).toBe(202);
+  expect(answer.body.status).toBe('Approved');
+  expect(answer.body.payout).toMatchObject({
+    invoice: `${tenant.tenantId}-${loanId}-${attempt}`,
+    status: 'pending',
+    amount: '3000.00',
+    currency: 'EUR',
+  });
+  expect(answer.body.payout.idn).toMatch(/^\d{10}$/);
+  return { idn: answer.body.payout.idn as string, invoice: answer.body.payout.invoice };
+}
+
+/** Waits until the loan is Active (its payout collected and notified); resolves with it. */
+export const activeLoan = (
+  platform: TestPlatform,
+  tenant: LendingTestTenant,
+  loanId: string,
+  timeoutMs = 30_000,
+) =>
+  eventually(
+    async () => {
+      const loan = await loanOf(platform, tenant, loanId);
+      return loan.status === 'Active' ? loan : undefined;
+    },
+    timeoutMs,
+    'the loan to be Active',
+  );
 
 export interface GatewayNotification {
   status: string;
@@ -146,4 +147,26 @@ export async function gatewayNotifications(
   return ((await response.json()) as { notifications: GatewayNotification[] }).notifications;
 }
 
-export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** A duplicate notification would arrive within this (batch window 100 ms, retries 200 ms). */
+export const QUIET_MS = 1_500;
+
+/** Waits until the gateway has delivered its notification of the invoice, then a moment for duplicates. */
+export async function notified(
+  platform: TestPlatform,
+  merchant: CollectMerchant,
+  invoice: string,
+  status: 'PAID' | 'EXPIRED',
+) {
+  const [notification] = await eventually(
+    async () => {
+      const found = await gatewayNotifications(platform, merchant, invoice);
+      return found.some((candidate) => candidate.status === status && candidate.delivery !== 'pending')
+        ? found
+        : undefined;
+    },
+    30_000,
+    `the ${status} notification of ${invoice}`,
+  );
+  await pause(QUIET_MS);
+  return notification!;
+}

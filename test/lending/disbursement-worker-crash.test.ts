@@ -1,23 +1,28 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { loanWorkflowId } from '../../domain/lending/loan-process.ts';
 import { newOperator, openDesk } from '../collect/desk-client.ts';
 import { expectLedgerBalanced } from '../support/ledger.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { workerProcesses } from '../support/worker-process.ts';
 import { idleOnTimer, historyOf as workflowHistoryOf } from '../support/workflow-history.ts';
 import {
+  activeLoan,
   approvedLoan,
   type CollectMerchant,
-  gatewayNotifications,
-  historyOf,
-  issueDisbursement,
+  issued,
   loanOf,
   makeMerchant,
-  pause,
+  notified,
   RECIPIENT,
 } from './disbursement-support.ts';
 import { createCreditProduct } from './products-support.ts';
-import { createLendingTenant, type LendingTestTenant } from './support.ts';
+import {
+  answeredWithin,
+  createLendingTenant,
+  historyOf,
+  type LendingTestTenant,
+  loanAtRest,
+  updatesIn,
+} from './support.ts';
 
 /**
  * Durability of a loan waiting for its cash payout against a real crash (decision 0041): the worker runs
@@ -49,47 +54,13 @@ afterAll(async () => {
   await platform?.stop();
 });
 
-/** The loan's workflow is at rest: no activity or workflow task in flight, every Update answered. */
-const loanAtRest = (loanId: string) =>
-  eventually(
-    async () => {
-      const events = await workflowHistoryOf(platform.client, loanWorkflowId(tenant.tenantId, loanId));
-      const scheduled = events.filter((event) => event.activityTaskScheduledEventAttributes).length;
-      const closed = events.filter(
-        (event) =>
-          event.activityTaskCompletedEventAttributes ||
-          event.activityTaskFailedEventAttributes ||
-          event.activityTaskTimedOutEventAttributes,
-      ).length;
-      const last = events.at(-1);
-      const quiet = Boolean(
-        last?.workflowTaskCompletedEventAttributes ||
-          last?.workflowExecutionUpdateCompletedEventAttributes ||
-          last?.timerCanceledEventAttributes,
-      );
-      return scheduled === closed && quiet ? true : undefined;
-    },
-    15_000,
-    `loan ${loanId} at rest`,
-  );
-
-const issueUpdatesIn = async (loanId: string) =>
-  (await workflowHistoryOf(platform.client, loanWorkflowId(tenant.tenantId, loanId))).filter(
-    (event) =>
-      event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name ===
-      'issueDisbursement',
-  ).length;
-
 describe('a worker process killed with SIGKILL while a loan waits for its payout', () => {
   it('the payout collected while the worker is down: after the restart the loan is Active once', async () => {
     const first = await workers.start();
     const desk = await openDesk(platform, await newOperator(platform));
     const loanId = await approvedLoan(platform, tenant);
-    const issued = await issueDisbursement(platform, tenant, loanId);
-    expect(issued.status, JSON.stringify(issued.body)).toBe(202);
-    const { idn, invoice } = issued.body.payout;
-    expect(idn).toMatch(/^\d{10}$/);
-    await loanAtRest(loanId);
+    const { idn, invoice } = await issued(platform, tenant, loanId);
+    await loanAtRest(platform, tenant, loanId);
     await eventually(
       async () => (idleOnTimer(await workflowHistoryOf(platform.client, `payout-${idn}`)) ? true : undefined),
       15_000,
@@ -100,42 +71,22 @@ describe('a worker process killed with SIGKILL while a loan waits for its payout
     expect(first.child.signalCode).toBe('SIGKILL');
 
     // The customer comes to the desk while no worker runs: the payout waits for one, the loan is unchanged.
-    const payingOut = desk.payOut(idn as string, RECIPIENT);
-    let answered = false;
-    void payingOut.then(() => {
-      answered = true;
-    });
-    await pause(1_000);
-    expect(answered).toBe(false);
+    const payingOut = desk.payOut(idn, RECIPIENT);
+    expect(await answeredWithin(payingOut, 1_000)).toBe(false);
     expect((await loanOf(platform, tenant, loanId)).status).toBe('Approved');
 
     await workers.start();
     const paid = await payingOut;
     expect(paid.status, JSON.stringify(paid.body)).toBe(201);
-    const active = await eventually(
-      async () => {
-        const loan = await loanOf(platform, tenant, loanId);
-        return loan.status === 'Active' ? loan : undefined;
-      },
-      60_000,
-      'the loan to be Active',
-    );
+    const active = await activeLoan(platform, tenant, loanId, 60_000);
     expect(active.disbursement).toMatchObject({ amount: '3000.00' });
 
-    const [notification] = await eventually(
-      async () => {
-        const found = await gatewayNotifications(platform, merchant, invoice);
-        return found[0]?.delivery === 'delivered' ? found : undefined;
-      },
-      30_000,
-      'the PAID notification to be delivered',
-    );
-    expect(notification).toMatchObject({ status: 'PAID', attemptCount: 1 });
-    await pause(1_500);
+    const notification = await notified(platform, merchant, invoice, 'PAID');
+    expect(notification).toMatchObject({ status: 'PAID', delivery: 'delivered', attemptCount: 1 });
     const history = await historyOf(platform, tenant, loanId);
     expect(history.filter((entry) => entry.status === 'Active')).toHaveLength(1);
     expect(history.at(-1)?.status).toBe('Active');
-    expect(await issueUpdatesIn(loanId)).toBe(1);
-    expect((await desk.payOut(idn as string, RECIPIENT)).body.error?.code).toBe('already_paid');
+    expect(await updatesIn(platform, tenant, loanId, 'issueDisbursement')).toBe(1);
+    expect((await desk.payOut(idn, RECIPIENT)).body.error?.code).toBe('already_paid');
   }, 120_000);
 });

@@ -1,29 +1,17 @@
-import { randomBytes } from 'node:crypto';
-import {
-  Client,
-  Connection,
-  WithStartWorkflowOperation,
-  type WorkflowHandle,
-  WorkflowUpdateFailedError,
-} from '@temporalio/client';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { NativeConnection, Worker } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PayoutRegistration } from '../../activities/lending/disbursement.ts';
-import type { LendingActivities } from '../../activities/lending/index.ts';
-import type { LoanRecord } from '../../activities/lending/loan.ts';
 import { LoanRefusal } from '../../domain/lending/loan-lifecycle.ts';
 import {
   cancelUpdate,
   issueDisbursementUpdate,
-  type LoanInput,
   type LoanSnapshot,
-  loanCreatedUpdate,
   payoutNotificationSignal,
   registerDisbursementUpdate,
 } from '../../domain/lending/loan-process.ts';
-import type { lendingLoan } from '../../workflows/lending/loan.ts';
 import { eventually } from '../support/platform.ts';
+import { type Loan, type LoanWorkflowHarness, startLoanWorkflowHarness } from './loan-workflow-harness.ts';
 
 /**
  * The payout part of the loan workflow (decision 0041) with MOCKED activities on the run's real Temporal
@@ -33,15 +21,9 @@ import { eventually } from '../support/platform.ts';
  * open payout refuses a second payout, Cancel and a registered disbursement.
  */
 
-const taskQueue = `disbursement-workflow-${randomBytes(4).toString('hex')}`;
-const tenantId = `ten_${randomBytes(6).toString('hex')}`;
-let client: Client;
-let worker: Worker;
-let running: Promise<void>;
-let connection: Connection;
+let harness: LoanWorkflowHarness;
+let tenantId: string;
 
-/** Every record of each loan, in order (the mocked read model). */
-const records = new Map<string, LoanRecord[]>();
 /** Every registration asked of the gateway, by loan (retries included). */
 const registrations = new Map<string, PayoutRegistration[]>();
 /** Loans whose first registration attempt fails as a network error would. */
@@ -49,72 +31,32 @@ const flaky = new Set<string>();
 /** Loans whose payout the gateway refuses. */
 const refused = new Set<string>();
 
-const activities: LendingActivities = {
-  async recordLoan(record) {
-    records.set(record.snapshot.loanId, [...(records.get(record.snapshot.loanId) ?? []), record]);
-  },
-  async decideLoan() {
-    throw new Error('not asked in these tests');
-  },
-  async registerLoanPayout(request) {
-    const asked = [...(registrations.get(request.loanId) ?? []), request];
-    registrations.set(request.loanId, asked);
-    if (refused.has(request.loanId))
-      throw ApplicationFailure.nonRetryable('BAD_FIELD (RCPT_ID)', 'PayoutRefused');
-    if (flaky.has(request.loanId) && asked.length === 1) throw new Error('collection gateway unreachable');
-    return { idn: `40000${request.loanId.slice(0, 5)}`, expTime: '01.08.2027 23:59:59', replayed: false };
-  },
-};
-
 beforeAll(async () => {
-  const address = inject('temporalAddress');
-  connection = await Connection.connect({ address });
-  client = new Client({ connection });
-  worker = await Worker.create({
-    connection: await NativeConnection.connect({ address }),
-    taskQueue,
-    workflowBundle: { codePath: inject('workflowBundlePath') },
-    activities,
+  harness = await startLoanWorkflowHarness('disbursement-workflow', {
+    async decideLoan() {
+      throw new Error('not asked in these tests');
+    },
+    async registerLoanPayout(request) {
+      const asked = [...(registrations.get(request.loanId) ?? []), request];
+      registrations.set(request.loanId, asked);
+      if (refused.has(request.loanId))
+        throw ApplicationFailure.nonRetryable('BAD_FIELD (RCPT_ID)', 'PayoutRefused');
+      if (flaky.has(request.loanId) && asked.length === 1) throw new Error('collection gateway unreachable');
+      return { idn: `40000${request.loanId.slice(0, 5)}`, expTime: '01.08.2027 23:59:59', replayed: false };
+    },
   });
-  running = worker.run();
+  tenantId = harness.tenantId;
 });
 
 afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await connection?.close();
+  await harness?.stop();
 });
 
 const management = { role: 'management' as const };
 const recipient = { name: 'Jane Doe', id: '123456789' };
-type Loan = WorkflowHandle<typeof lendingLoan>;
 
 /** An Approved loan (started in Approved, as a loan approved with its offer accepted). */
-async function approvedLoan(): Promise<{ loan: Loan; loanId: string }> {
-  const loanId = String(100_000_000 + Math.floor(Math.random() * 899_999_999));
-  const input: LoanInput = {
-    tenantId,
-    loanId,
-    customerId: 'cus_1',
-    terms: { productName: 'Personal 12', amount: '1500.00', term: 12 },
-    currency: 'EUR',
-    secured: false,
-    status: 'Approved',
-    createdBy: management,
-    multipleOffers: false,
-    bureau: { requestTimeoutMs: 1_000, attempts: 1 },
-  };
-  const workflowId = `lending-loan-${tenantId}-${loanId}`;
-  await client.workflow.executeUpdateWithStart(loanCreatedUpdate, {
-    startWorkflowOperation: new WithStartWorkflowOperation<typeof lendingLoan>('lendingLoan', {
-      workflowId,
-      taskQueue,
-      workflowIdConflictPolicy: 'FAIL',
-      args: [input],
-    }),
-  });
-  return { loan: client.workflow.getHandle<typeof lendingLoan>(workflowId), loanId };
-}
+const approvedLoan = () => harness.startLoan({ status: 'Approved', createdBy: management });
 
 const issue = (loan: Loan, amount = '1500') =>
   loan.executeUpdate(issueDisbursementUpdate, { args: [{ by: management, amount, recipient }] });
@@ -129,7 +71,7 @@ async function refusalOf(update: Promise<unknown>): Promise<string | undefined> 
   return ((error as WorkflowUpdateFailedError).cause as ApplicationFailure).type ?? undefined;
 }
 
-const lastRecord = (loanId: string) => records.get(loanId)?.at(-1);
+const lastRecord = (loanId: string) => harness.records.get(loanId)?.at(-1);
 /** Waits until the read model has a snapshot matching `check`. */
 const recorded = (loanId: string, check: (snapshot: LoanSnapshot) => boolean) =>
   eventually(
@@ -171,11 +113,11 @@ describe('IssueDisbursement in the loan workflow', () => {
     expect(active.change).toMatchObject({ status: 'Active', by: { role: 'system' } });
 
     // Repeated (delivered at least once), and a late EXPIRED of the same INVOICE: nothing changes.
-    const count = records.get(loanId)?.length;
+    const count = harness.records.get(loanId)?.length;
     await loan.signal(payoutNotificationSignal, paid);
     await loan.signal(payoutNotificationSignal, { invoice: paid.invoice, status: 'EXPIRED' });
     await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(records.get(loanId)?.length).toBe(count);
+    expect(harness.records.get(loanId)?.length).toBe(count);
     expect(await refusalOf(issue(loan))).toBe(LoanRefusal.invalidStatus);
   });
 

@@ -3,21 +3,22 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { checksumOf } from '../../domain/epay-merchant.ts';
 import { type Desk, newOperator, openDesk } from '../collect/desk-client.ts';
 import { expectLedgerBalanced } from '../support/ledger.ts';
-import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import {
+  activeLoan,
   approvedLoan,
   type CollectMerchant,
-  gatewayNotifications,
-  historyOf,
   issueDisbursement,
+  issued,
   loanOf,
   makeMerchant,
+  notified,
   notifyUrlOf,
-  pause,
+  QUIET_MS,
   RECIPIENT,
 } from './disbursement-support.ts';
 import { createCreditProduct } from './products-support.ts';
-import { createLendingTenant, type LendingTestTenant, lendingCall } from './support.ts';
+import { createLendingTenant, historyOf, type LendingTestTenant, lendingCall, pause } from './support.ts';
 
 /**
  * IssueDisbursement through the collection gateway (decision 0041), end to end over HTTP: the loan is
@@ -30,8 +31,6 @@ import { createLendingTenant, type LendingTestTenant, lendingCall } from './supp
 const ADMIN_TOKEN = 'admin-token-for-the-disbursement-tests-0123456789';
 /** Payouts expire this long after registration (COLLECT_PAYOUT_EXPIRY): time enough to collect the others. */
 const PAYOUT_EXPIRY_MS = 8_000;
-/** A duplicate notification would arrive within this (batch window 100 ms, retries 200 ms). */
-const QUIET_MS = 1_500;
 
 let platform: TestPlatform;
 let tenant: LendingTestTenant;
@@ -56,41 +55,10 @@ afterAll(async () => {
 
 const statusOf = async (loanId: string) => (await loanOf(platform, tenant, loanId)).status;
 
-/** A payout issued for an Approved loan: 202, still Approved, collectable at a desk. */
-async function issued(loanId: string, attempt = 1) {
-  const answer = await issueDisbursement(platform, tenant, loanId);
-  expect(answer.status, JSON.stringify(answer.body)).toBe(202);
-  expect(answer.body.status).toBe('Approved');
-  expect(answer.body.payout).toMatchObject({
-    invoice: `${tenant.tenantId}-${loanId}-${attempt}`,
-    status: 'pending',
-    amount: '3000.00',
-    currency: 'EUR',
-  });
-  expect(answer.body.payout.idn).toMatch(/^\d{10}$/);
-  return { idn: answer.body.payout.idn as string, invoice: answer.body.payout.invoice };
-}
-
-/** Waits until the gateway has delivered its notification of the invoice, then a moment for duplicates. */
-async function notified(invoice: string, status: 'PAID' | 'EXPIRED') {
-  const [notification] = await eventually(
-    async () => {
-      const found = await gatewayNotifications(platform, merchant, invoice);
-      return found.some((candidate) => candidate.status === status && candidate.delivery !== 'pending')
-        ? found
-        : undefined;
-    },
-    30_000,
-    `the ${status} notification of ${invoice}`,
-  );
-  await pause(QUIET_MS);
-  return notification!;
-}
-
 describe('a loan paid out at a cash desk', () => {
   it('IssueDisbursement registers a cash payout; collected with the right identity, the loan is Active once', async () => {
     const loanId = await approvedLoan(platform, tenant);
-    const { idn, invoice } = await issued(loanId);
+    const { idn, invoice } = await issued(platform, tenant, loanId);
 
     // The desk sees a payout of the loan amount (never its registered recipient).
     const lookedUp = await desk.lookUp(idn);
@@ -107,19 +75,12 @@ describe('a loan paid out at a cash desk', () => {
     const paid = await desk.payOut(idn, RECIPIENT);
     expect(paid.status, JSON.stringify(paid.body)).toBe(201);
 
-    const active = await eventually(
-      async () => {
-        const loan = await loanOf(platform, tenant, loanId);
-        return loan.status === 'Active' ? loan : undefined;
-      },
-      30_000,
-      'the loan to be Active',
-    );
+    const active = await activeLoan(platform, tenant, loanId);
     expect(active.disbursement).toMatchObject({ amount: '3000.00' });
     expect(active.disbursement?.date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
 
     // The gateway notified lending once, and lending answered OK.
-    const notification = await notified(invoice, 'PAID');
+    const notification = await notified(platform, merchant, invoice, 'PAID');
     expect(notification).toMatchObject({ status: 'PAID', delivery: 'delivered', attemptCount: 1 });
     expect(notification.attempts[0]?.reply).toBe('OK');
 
@@ -138,8 +99,8 @@ describe('a loan paid out at a cash desk', () => {
 
   it('a payout not collected expires: the loan is back in Approved with the reason, and is issued again', async () => {
     const loanId = await approvedLoan(platform, tenant);
-    const first = await issued(loanId);
-    const expired = await notified(first.invoice, 'EXPIRED');
+    const first = await issued(platform, tenant, loanId);
+    const expired = await notified(platform, merchant, first.invoice, 'EXPIRED');
     expect(expired).toMatchObject({ delivery: 'delivered', attemptCount: 1 });
     expect(expired.attempts[0]?.reply).toBe('OK');
 
@@ -154,15 +115,11 @@ describe('a loan paid out at a cash desk', () => {
     expect((await desk.payOut(first.idn, RECIPIENT)).body.error?.code).toBe('expired');
 
     // Issued again: a new payout (a new INVOICE and IDN), collected → Active.
-    const second = await issued(loanId, 2);
+    const second = await issued(platform, tenant, loanId, 2);
     expect(second.idn).not.toBe(first.idn);
     expect((await desk.payOut(second.idn, RECIPIENT)).status).toBe(201);
-    await eventually(
-      async () => ((await statusOf(loanId)) === 'Active' ? true : undefined),
-      30_000,
-      'the loan to be Active',
-    );
-    await notified(second.invoice, 'PAID');
+    await activeLoan(platform, tenant, loanId);
+    await notified(platform, merchant, second.invoice, 'PAID');
     const history = await historyOf(platform, tenant, loanId);
     expect(history.filter((entry) => entry.status === 'Active')).toHaveLength(1);
     expect(history.filter((entry) => entry.comments?.includes('expired uncollected'))).toHaveLength(1);
@@ -191,7 +148,7 @@ describe('refusals', () => {
     expect(await statusOf(loanId)).toBe('Approved');
 
     // One payout at a time; while it is open the loan is neither cancelled nor registered as paid out.
-    const { idn } = await issued(loanId);
+    const { idn } = await issued(platform, tenant, loanId);
     const twice = await issueDisbursement(platform, tenant, loanId);
     expect(twice.status).toBe(409);
     expect(twice.body.error?.code).toBe('disbursement_in_progress');
@@ -202,7 +159,7 @@ describe('refusals', () => {
     expect(registered.status).toBe(409);
     expect(registered.body.error?.code).toBe('disbursement_in_progress');
     expect((await desk.payOut(idn, RECIPIENT)).status).toBe(201);
-    await eventually(async () => ((await statusOf(loanId)) === 'Active' ? true : undefined), 30_000);
+    await activeLoan(platform, tenant, loanId);
   }, 90_000);
 
   it('a loan not yet Approved, and a tenant that is no merchant of the gateway', async () => {
@@ -270,7 +227,7 @@ describe('the notification receiver', () => {
 
   it('a forged notification (bad CHECKSUM or SIGNATURE) is refused and changes nothing', async () => {
     const loanId = await approvedLoan(platform, tenant);
-    const { idn, invoice } = await issued(loanId);
+    const { idn, invoice } = await issued(platform, tenant, loanId);
     const paidLine = `INVOICE=${invoice}:STATUS=PAID:PAY_TIME=20270101120000:STAN=000000:BCODE=000000`;
     const forger = generateKeyPairSync('rsa', { modulusLength: 2048 })
       .privateKey.export({ type: 'pkcs8', format: 'pem' })
@@ -300,15 +257,15 @@ describe('the notification receiver', () => {
 
     // The real collection still goes through.
     expect((await desk.payOut(idn, RECIPIENT)).status).toBe(201);
-    await eventually(async () => ((await statusOf(loanId)) === 'Active' ? true : undefined), 30_000);
-    await notified(invoice, 'PAID');
+    await activeLoan(platform, tenant, loanId);
+    await notified(platform, merchant, invoice, 'PAID');
   }, 60_000);
 
   it('a repeated notification changes nothing; an invoice that is not the tenant’s is answered NO', async () => {
     const loanId = await approvedLoan(platform, tenant);
-    const { idn, invoice } = await issued(loanId);
+    const { idn, invoice } = await issued(platform, tenant, loanId);
     expect((await desk.payOut(idn, RECIPIENT)).status).toBe(201);
-    await notified(invoice, 'PAID');
+    await notified(platform, merchant, invoice, 'PAID');
     const before = await historyOf(platform, tenant, loanId);
     expect(before.at(-1)?.status).toBe('Active');
 

@@ -1,7 +1,8 @@
 import { expect } from 'vitest';
+import type { LoanView } from '../../api/lending/loan-records.ts';
 import { docTypeIds, systemDocumentTypes } from '../../domain/lending/loan-documents.ts';
 import { eventually, type TestPlatform } from '../support/platform.ts';
-import { type LendingTestTenant, lendingCall } from './support.ts';
+import { completeDetails, type LendingTestTenant, lendingCall, registerCustomer } from './support.ts';
 
 /**
  * Signing a loan's system documents as a customer does (decision 0040): ask for a code, read it where
@@ -61,4 +62,33 @@ export async function signLoanDocuments(
     });
     expect(signed.status, JSON.stringify(signed.body)).toBe(200);
   }
+}
+
+/**
+ * A loan of 3000 EUR applied for by a new complete customer, decided, its offer accepted and its documents
+ * signed over the public API: Waiting for approval, ready for management's approval.
+ */
+export async function loanWaitingForApproval(
+  platform: Pick<TestPlatform, 'apiUrl' | 'sandbox'>,
+  tenant: LendingTestTenant,
+): Promise<string> {
+  const customer = await registerCustomer(platform, tenant, completeDetails());
+  const call = (method: string, path: string, request = {}) =>
+    lendingCall<LoanView>(platform, method, path, {
+      key: tenant.keys.frontOffice,
+      token: customer.token,
+      ...request,
+    });
+  const created = await call('POST', '/Customer/Loans/Create', {
+    body: { productName: 'Personal 12', amount: '3000.00', term: 12 },
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const { loanId } = created.body;
+  expect((await call('POST', `/Customer/Loans/${loanId}/Process`)).body.status).toBe('Offer confirmation');
+  expect((await call('POST', `/Customer/Loans/${loanId}/AcceptLoanOffer`)).body.status).toBe(
+    'Waiting for approval',
+  );
+  // Management approves once the documents are signed (decision 0040).
+  await signLoanDocuments(platform, tenant, customer.token, loanId);
+  return loanId;
 }

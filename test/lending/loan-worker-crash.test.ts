@@ -1,19 +1,17 @@
-import { and, eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { LoanView } from '../../api/lending/loan-records.ts';
-import { lendingLoanStatusHistory } from '../../db/schema/lending-loans.ts';
-import { loanWorkflowId } from '../../domain/lending/loan-process.ts';
-import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { workerProcesses } from '../support/worker-process.ts';
-import { historyOf } from '../support/workflow-history.ts';
-import { signLoanDocuments } from './documents-support.ts';
+import { loanWaitingForApproval } from './documents-support.ts';
 import { createCreditProduct } from './products-support.ts';
 import {
-  completeDetails,
+  answeredWithin,
   createLendingTenant,
+  historyOf,
   type LendingTestTenant,
   lendingCall,
-  registerCustomer,
+  loanAtRest,
+  updatesIn,
 } from './support.ts';
 
 /**
@@ -46,78 +44,16 @@ afterAll(async () => {
 const asManagement = (method: string, path: string, request = {}) =>
   lendingCall<LoanView>(platform, method, path, { key: tenant.keys.management, ...request });
 
-/** A loan whose offer the customer accepted: Waiting for approval. */
-async function loanWaitingForApproval(): Promise<string> {
-  const customer = await registerCustomer(platform, tenant, completeDetails());
-  const call = (method: string, path: string, request = {}) =>
-    lendingCall<LoanView>(platform, method, path, {
-      key: tenant.keys.frontOffice,
-      token: customer.token,
-      ...request,
-    });
-  const created = await call('POST', '/Customer/Loans/Create', {
-    body: { productName: 'Personal 12', amount: '3000', term: 12 },
-  });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  const processed = await call('POST', `/Customer/Loans/${created.body.loanId}/Process`);
-  expect(processed.body.status).toBe('Offer confirmation');
-  const accepted = await call('POST', `/Customer/Loans/${created.body.loanId}/AcceptLoanOffer`);
-  expect(accepted.body.status).toBe('Waiting for approval');
-  // Management approves once the documents are signed (decision 0040).
-  await signLoanDocuments(platform, tenant, customer.token, created.body.loanId);
-  return created.body.loanId;
-}
-
-/** The loan's workflow is at rest: no activity or workflow task in flight, every Update answered. */
-const atRest = (loanId: string) =>
-  eventually(
-    async () => {
-      const events = await historyOf(platform.client, loanWorkflowId(tenant.tenantId, loanId));
-      const scheduled = events.filter((event) => event.activityTaskScheduledEventAttributes).length;
-      const closed = events.filter(
-        (event) =>
-          event.activityTaskCompletedEventAttributes ||
-          event.activityTaskFailedEventAttributes ||
-          event.activityTaskTimedOutEventAttributes,
-      ).length;
-      const last = events.at(-1);
-      const quiet = Boolean(
-        last?.workflowTaskCompletedEventAttributes || last?.workflowExecutionUpdateCompletedEventAttributes,
-      );
-      return scheduled === closed && quiet ? true : undefined;
-    },
-    15_000,
-    `loan ${loanId} at rest`,
-  );
-
 const approvedEntries = async (loanId: string) =>
-  (
-    await platform.db
-      .select()
-      .from(lendingLoanStatusHistory)
-      .where(
-        and(
-          eq(lendingLoanStatusHistory.tenantId, tenant.tenantId),
-          eq(lendingLoanStatusHistory.loanId, loanId),
-        ),
-      )
-  ).filter((entry) => entry.status === 'Approved');
-
-const approveUpdatesIn = async (loanId: string) =>
-  (await historyOf(platform.client, loanWorkflowId(tenant.tenantId, loanId))).filter(
-    (event) =>
-      event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name === 'approve',
-  ).length;
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  (await historyOf(platform, tenant, loanId)).filter((entry) => entry.status === 'Approved');
 
 describe('a worker process killed with SIGKILL while a loan waits for approval', () => {
   it('approved while the worker is down, or right after the restart: approved once each', async () => {
     const first = await workers.start();
-    const down = await loanWaitingForApproval();
-    const after = await loanWaitingForApproval();
-    await atRest(down);
-    await atRest(after);
+    const down = await loanWaitingForApproval(platform, tenant);
+    const after = await loanWaitingForApproval(platform, tenant);
+    await loanAtRest(platform, tenant, down);
+    await loanAtRest(platform, tenant, after);
 
     await first.kill();
     expect(first.child.signalCode).toBe('SIGKILL');
@@ -126,12 +62,7 @@ describe('a worker process killed with SIGKILL while a loan waits for approval',
     const approvedWhileDown = asManagement('POST', `/Management/Loans/${down}/Approve`, {
       query: { comments: 'while down' },
     });
-    let answered = false;
-    void approvedWhileDown.then(() => {
-      answered = true;
-    });
-    await pause(1_000);
-    expect(answered).toBe(false);
+    expect(await answeredWithin(approvedWhileDown, 1_000)).toBe(false);
     expect((await asManagement('GET', `/Management/Loans/${down}`)).body.status).toBe('Waiting for approval');
 
     await workers.start();
@@ -145,7 +76,7 @@ describe('a worker process killed with SIGKILL while a loan waits for approval',
       expect(answer.status, JSON.stringify(answer.body)).toBe(200);
       expect(answer.body.status).toBe('Approved');
       expect(await approvedEntries(loanId)).toHaveLength(1);
-      expect(await approveUpdatesIn(loanId)).toBe(1);
+      expect(await updatesIn(platform, tenant, loanId, 'approve')).toBe(1);
       // Once approved, approving again is refused by the status.
       const again = await asManagement('POST', `/Management/Loans/${loanId}/Approve`);
       expect(again.status).toBe(409);

@@ -1,16 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import {
-  Client,
-  Connection,
-  WithStartWorkflowOperation,
-  type WorkflowHandle,
-  WorkflowUpdateFailedError,
-} from '@temporalio/client';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { NativeConnection, Worker } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { LendingActivities } from '../../activities/lending/index.ts';
-import type { LoanRecord } from '../../activities/lending/loan.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type LoanOperation,
   LoanRefusal,
@@ -28,7 +18,6 @@ import {
   detailsCompletedUpdate,
   type LoanInput,
   type LoanSnapshot,
-  loanCreatedUpdate,
   processUpdate,
   registerDisbursementUpdate,
   requestRolloverUpdate,
@@ -36,7 +25,7 @@ import {
   updateCoApplicantUpdate,
   updateLoanDetailsUpdate,
 } from '../../domain/lending/loan-process.ts';
-import type { lendingLoan } from '../../workflows/lending/loan.ts';
+import { type Loan, type LoanWorkflowHarness, startLoanWorkflowHarness } from './loan-workflow-harness.ts';
 
 /**
  * The loan workflow with MOCKED activities (the read model kept in memory, the bureau answering by the
@@ -46,91 +35,41 @@ import type { lendingLoan } from '../../workflows/lending/loan.ts';
  * lifecycle; test/lending/loans.test.ts drives the same over HTTP.
  */
 
-const taskQueue = `loan-workflow-${randomBytes(4).toString('hex')}`;
-const tenantId = `ten_${randomBytes(6).toString('hex')}`;
-let client: Client;
-let worker: Worker;
-let running: Promise<void>;
-let connection: Connection;
+let harness: LoanWorkflowHarness;
 
-/** The mocked read model: every record of each loan, in order. */
-const records = new Map<string, LoanRecord[]>();
 /** Credit checks asked, by loan. */
 const checks = new Map<string, number>();
 
-const activities: LendingActivities = {
-  async recordLoan(record) {
-    records.set(record.snapshot.loanId, [...(records.get(record.snapshot.loanId) ?? []), record]);
-  },
-  async decideLoan(request) {
-    checks.set(request.loanId, (checks.get(request.loanId) ?? 0) + 1);
-    const outcome = { Decline: 'decline', Refer: 'refer' }[request.applicant.lastName] ?? 'approve';
-    if (request.applicant.lastName === 'Slow') throw new Error('credit bureau unreachable: timeout');
-    return {
-      outcome: outcome as 'approve' | 'decline' | 'refer',
-      score: 700,
-      reasons: [],
-      at: new Date().toISOString(),
-    };
-  },
-  // The gateway's answer to a cash payout (decision 0041; end to end in test/lending/disbursement.test.ts).
-  async registerLoanPayout() {
-    return { idn: '4000000001', expTime: null, replayed: false };
-  },
-};
-
 beforeAll(async () => {
-  const address = inject('temporalAddress');
-  connection = await Connection.connect({ address });
-  client = new Client({ connection });
-  worker = await Worker.create({
-    connection: await NativeConnection.connect({ address }),
-    taskQueue,
-    workflowBundle: { codePath: inject('workflowBundlePath') },
-    activities,
+  harness = await startLoanWorkflowHarness('loan-workflow', {
+    async decideLoan(request) {
+      checks.set(request.loanId, (checks.get(request.loanId) ?? 0) + 1);
+      const outcome = { Decline: 'decline', Refer: 'refer' }[request.applicant.lastName] ?? 'approve';
+      if (request.applicant.lastName === 'Slow') throw new Error('credit bureau unreachable: timeout');
+      return {
+        outcome: outcome as 'approve' | 'decline' | 'refer',
+        score: 700,
+        reasons: [],
+        at: new Date().toISOString(),
+      };
+    },
+    // The gateway's answer to a cash payout (decision 0041; end to end in test/lending/disbursement.test.ts).
+    async registerLoanPayout() {
+      return { idn: '4000000001', expTime: null, replayed: false };
+    },
   });
-  running = worker.run();
 });
 
 afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await connection?.close();
+  await harness?.stop();
 });
 
 const customer = { role: 'customer' as const, id: 'usr_1' };
 const management = { role: 'management' as const };
 const applicant = (lastName = 'Doe') => ({ firstName: 'Jane', lastName, ssn: '123-45-6789' });
 
-type Loan = WorkflowHandle<typeof lendingLoan>;
-
 /** Starts a loan as the API does (Update-with-Start); resolves with its handle and first snapshot. */
-async function startLoan(overrides: Partial<LoanInput> = {}): Promise<{ loan: Loan; first: LoanSnapshot }> {
-  const loanId = String(100_000_000 + Math.floor(Math.random() * 899_999_999));
-  const input: LoanInput = {
-    tenantId,
-    loanId,
-    customerId: 'cus_1',
-    terms: { productName: 'Personal 12', amount: '1500.00', term: 12 },
-    currency: 'EUR',
-    secured: false,
-    status: 'Origination',
-    createdBy: customer,
-    multipleOffers: false,
-    bureau: { requestTimeoutMs: 1_000, attempts: 1 },
-    ...overrides,
-  };
-  const workflowId = `lending-loan-${tenantId}-${loanId}`;
-  const first = await client.workflow.executeUpdateWithStart(loanCreatedUpdate, {
-    startWorkflowOperation: new WithStartWorkflowOperation<typeof lendingLoan>('lendingLoan', {
-      workflowId,
-      taskQueue,
-      workflowIdConflictPolicy: 'FAIL',
-      args: [input],
-    }),
-  });
-  return { loan: client.workflow.getHandle<typeof lendingLoan>(workflowId), first };
-}
+const startLoan = (overrides: Partial<LoanInput> = {}) => harness.startLoan(overrides);
 
 /** Every state the tests bring a loan to, and how (through the workflow's own Updates). */
 const reachable = [
@@ -299,7 +238,7 @@ describe('each Update in each status the loan can be brought to', () => {
         const loan = await loanIn(state);
         const snapshot = await run(loan);
         expect(snapshot.status).toBe(next);
-        const last = records.get(snapshot.loanId)?.at(-1);
+        const last = harness.records.get(snapshot.loanId)?.at(-1);
         expect(last?.snapshot).toEqual(snapshot);
       });
     }
@@ -315,7 +254,7 @@ describe('the decision', () => {
     expect(decided.status).toBe('Rejected');
     expect(decided.decision?.outcome).toBe('decline');
     expect(await loan.result()).toBe('Rejected');
-    const history = (records.get(decided.loanId) ?? []).flatMap((record) =>
+    const history = (harness.records.get(decided.loanId) ?? []).flatMap((record) =>
       record.change ? [record.change] : [],
     );
     expect(history.map((change) => [change.status, change.by.role])).toEqual([
@@ -399,7 +338,7 @@ describe('the decision', () => {
 /** The loan as its activities last recorded it. */
 async function lastSnapshot(loan: Loan): Promise<LoanSnapshot> {
   const loanId = loan.workflowId.split('-').at(-1) ?? '';
-  const last = records.get(loanId)?.at(-1)?.snapshot;
+  const last = harness.records.get(loanId)?.at(-1)?.snapshot;
   if (!last) throw new Error(`no record of ${loan.workflowId}`);
   return last;
 }

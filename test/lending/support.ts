@@ -1,13 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { and, desc, eq } from 'drizzle-orm';
+import { and, asc, desc, eq } from 'drizzle-orm';
 import { issueApiKey } from '../../credentials/lending/api-keys.ts';
 import {
   createLendingTenant as createTenant,
   type NewLendingTenant,
 } from '../../credentials/lending/tenants.ts';
 import { lendingEmailOutbox } from '../../db/schema/lending.ts';
+import { lendingLoanStatusHistory } from '../../db/schema/lending-loans.ts';
 import type { CustomerDetails } from '../../domain/lending/customers.ts';
-import type { TestPlatform } from '../support/platform.ts';
+import { loanWorkflowId } from '../../domain/lending/loan-process.ts';
+import { eventually, type TestPlatform } from '../support/platform.ts';
+import { historyOf as workflowHistoryOf } from '../support/workflow-history.ts';
 
 /**
  * Test support of the lending platform (the contract in the helpers' notes): tenants with one key per
@@ -138,4 +141,71 @@ export async function lastEmailTo(platform: Pick<TestPlatform, 'db'>, tenantId: 
     .orderBy(desc(lendingEmailOutbox.createdAt))
     .limit(1);
   return row;
+}
+
+/** The loan's status history as recorded (oldest first). */
+export const historyOf = (platform: Pick<TestPlatform, 'db'>, tenant: LendingTestTenant, loanId: string) =>
+  platform.db
+    .select()
+    .from(lendingLoanStatusHistory)
+    .where(
+      and(
+        eq(lendingLoanStatusHistory.tenantId, tenant.tenantId),
+        eq(lendingLoanStatusHistory.loanId, loanId),
+      ),
+    )
+    .orderBy(asc(lendingLoanStatusHistory.version));
+
+/**
+ * The loan's workflow is at rest: no activity or workflow task in flight, every Update answered (the last
+ * event a completed workflow task, an answered Update, or a timer the last task cancelled).
+ */
+export const loanAtRest = (
+  platform: Pick<TestPlatform, 'client'>,
+  tenant: LendingTestTenant,
+  loanId: string,
+) =>
+  eventually(
+    async () => {
+      const events = await workflowHistoryOf(platform.client, loanWorkflowId(tenant.tenantId, loanId));
+      const scheduled = events.filter((event) => event.activityTaskScheduledEventAttributes).length;
+      const closed = events.filter(
+        (event) =>
+          event.activityTaskCompletedEventAttributes ||
+          event.activityTaskFailedEventAttributes ||
+          event.activityTaskTimedOutEventAttributes,
+      ).length;
+      const last = events.at(-1);
+      const quiet = Boolean(
+        last?.workflowTaskCompletedEventAttributes ||
+          last?.workflowExecutionUpdateCompletedEventAttributes ||
+          last?.timerCanceledEventAttributes,
+      );
+      return scheduled === closed && quiet ? true : undefined;
+    },
+    15_000,
+    `loan ${loanId} at rest`,
+  );
+
+/** How many Updates named `update` the loan's workflow accepted (a retried request must not add one). */
+export const updatesIn = async (
+  platform: Pick<TestPlatform, 'client'>,
+  tenant: LendingTestTenant,
+  loanId: string,
+  update: string,
+) =>
+  (await workflowHistoryOf(platform.client, loanWorkflowId(tenant.tenantId, loanId))).filter(
+    (event) => event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name === update,
+  ).length;
+
+export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Whether `pending` was answered within `ms` (a request sent while no worker runs waits for one). */
+export async function answeredWithin(pending: Promise<unknown>, ms: number): Promise<boolean> {
+  let answered = false;
+  void pending.then(() => {
+    answered = true;
+  });
+  await pause(ms);
+  return answered;
 }

@@ -1,0 +1,96 @@
+import { randomBytes } from 'node:crypto';
+import { Client, Connection, WithStartWorkflowOperation, type WorkflowHandle } from '@temporalio/client';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { inject } from 'vitest';
+import type { LendingActivities } from '../../activities/lending/index.ts';
+import type { LoanRecord } from '../../activities/lending/loan.ts';
+import { type LoanInput, type LoanSnapshot, loanCreatedUpdate } from '../../domain/lending/loan-process.ts';
+import type { lendingLoan } from '../../workflows/lending/loan.ts';
+
+/**
+ * The loan workflow with MOCKED activities on the run's real Temporal dev server, for the workflow tests
+ * (test/lending/loan-workflow.test.ts, test/lending/disbursement-workflow.test.ts): a Worker on a task
+ * queue of its own, the read model kept in memory by the mocked recordLoan, and loans started as the API
+ * starts them.
+ */
+
+export type Loan = WorkflowHandle<typeof lendingLoan>;
+
+export interface LoanWorkflowHarness {
+  /** The tenant every loan of the harness belongs to. */
+  tenantId: string;
+  /** The mocked read model: every record of each loan, in order. */
+  records: Map<string, LoanRecord[]>;
+  /** Starts a loan as the API does (Update-with-Start): an Origination loan of the customer unless overridden. */
+  startLoan(overrides?: Partial<LoanInput>): Promise<{ loan: Loan; loanId: string; first: LoanSnapshot }>;
+  stop(): Promise<void>;
+}
+
+/** Starts a Worker of the loan workflow with `activities` (recordLoan is the harness's own read model). */
+export async function startLoanWorkflowHarness(
+  name: string,
+  activities: Omit<LendingActivities, 'recordLoan'>,
+): Promise<LoanWorkflowHarness> {
+  const taskQueue = `${name}-${randomBytes(4).toString('hex')}`;
+  const tenantId = `ten_${randomBytes(6).toString('hex')}`;
+  const records = new Map<string, LoanRecord[]>();
+  const address = inject('temporalAddress');
+  const connection = await Connection.connect({ address });
+  const client = new Client({ connection });
+  let worker: Worker;
+  try {
+    worker = await Worker.create({
+      connection: await NativeConnection.connect({ address }),
+      taskQueue,
+      workflowBundle: { codePath: inject('workflowBundlePath') },
+      activities: {
+        ...activities,
+        async recordLoan(record) {
+          records.set(record.snapshot.loanId, [...(records.get(record.snapshot.loanId) ?? []), record]);
+        },
+      } satisfies LendingActivities,
+    });
+  } catch (error) {
+    await connection.close();
+    throw error;
+  }
+  const running = worker.run();
+
+  async function startLoan(overrides: Partial<LoanInput> = {}) {
+    const loanId = String(100_000_000 + Math.floor(Math.random() * 899_999_999));
+    const input: LoanInput = {
+      tenantId,
+      loanId,
+      customerId: 'cus_1',
+      terms: { productName: 'Personal 12', amount: '1500.00', term: 12 },
+      currency: 'EUR',
+      secured: false,
+      status: 'Origination',
+      createdBy: { role: 'customer', id: 'usr_1' },
+      multipleOffers: false,
+      bureau: { requestTimeoutMs: 1_000, attempts: 1 },
+      ...overrides,
+    };
+    const workflowId = `lending-loan-${tenantId}-${loanId}`;
+    const first = await client.workflow.executeUpdateWithStart(loanCreatedUpdate, {
+      startWorkflowOperation: new WithStartWorkflowOperation<typeof lendingLoan>('lendingLoan', {
+        workflowId,
+        taskQueue,
+        workflowIdConflictPolicy: 'FAIL',
+        args: [input],
+      }),
+    });
+    return { loan: client.workflow.getHandle<typeof lendingLoan>(workflowId), loanId, first };
+  }
+
+  return {
+    tenantId,
+    records,
+    startLoan,
+    async stop() {
+      worker.shutdown();
+      await running;
+      await connection.close();
+    },
+  };
+}
