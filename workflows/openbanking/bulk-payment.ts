@@ -1,6 +1,5 @@
 import {
-  ActivityFailure,
-  ApplicationFailure,
+  type ApplicationFailure,
   allHandlersFinished,
   condition,
   executeChild,
@@ -22,9 +21,9 @@ import {
   bulkCallbackSignal,
   bulkStartedUpdate,
 } from '../../domain/openbanking/processes.ts';
-import { Xs2aErrorType } from '../../domain/openbanking/xs2a.ts';
 import { BusinessStatus } from '../../domain/search-attributes.ts';
 import { sendWebhook } from '../webhooks/send.ts';
+import { bankStartRefusal } from './bank-refusal.ts';
 
 // Read-model steps; a step lost with its worker is tried again after its timeout, so it is short.
 const activities = proxyActivities<OpenBankingActivities>({
@@ -91,7 +90,10 @@ export async function bulkPayment(input: BulkPaymentInput): Promise<BulkState> {
       ...(input.psu ? { psu: input.psu } : {}),
     });
   } catch (error) {
-    startFailure = refusalOf(error);
+    startFailure = bankStartRefusal(error, 'the bank bulk', {
+      refused: BulkStartRefusal.bankRefused,
+      unavailable: BulkStartRefusal.bankUnavailable,
+    });
     await activities.failBulkEntries({ bulkId: input.bulkId, state: 'FAILED', reason: startFailure.message });
     return finish(() => {
       failureRecorded = true;
@@ -154,19 +156,4 @@ function bankStarter(input: BulkPaymentInput) {
     scheduleToCloseTimeout: 2 * input.bankRequestTimeoutMs + 30_000,
     retry: { initialInterval: '1 second', maximumAttempts: 3 },
   });
-}
-
-/** Why the bank bulk could not be created, as the refusal the API answers. */
-function refusalOf(error: unknown): ApplicationFailure {
-  const cause = error instanceof ActivityFailure ? error.cause : error;
-  const message = cause instanceof Error ? cause.message : 'the bank bulk could not be created';
-  const refused =
-    cause instanceof ApplicationFailure &&
-    cause.type !== Xs2aErrorType.BankUnavailable &&
-    cause.type !== Xs2aErrorType.ProtocolError &&
-    (Object.values(Xs2aErrorType) as (string | undefined)[]).includes(cause.type ?? undefined);
-  return ApplicationFailure.nonRetryable(
-    message,
-    refused ? BulkStartRefusal.bankRefused : BulkStartRefusal.bankUnavailable,
-  );
 }

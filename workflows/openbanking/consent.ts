@@ -1,5 +1,4 @@
 import {
-  ActivityFailure,
   ApplicationFailure,
   allHandlersFinished,
   condition,
@@ -27,9 +26,9 @@ import {
   type ScaStart,
   type StoredAccount,
 } from '../../domain/openbanking/processes.ts';
-import { Xs2aErrorType } from '../../domain/openbanking/xs2a.ts';
 import { BusinessStatus } from '../../domain/search-attributes.ts';
 import { sendWebhook } from '../webhooks/send.ts';
+import { bankStartRefusal } from './bank-refusal.ts';
 import { consentRefresh } from './consent-refresh.ts';
 
 const { readBankConsentStatus, terminateBankConsent, recordConsentOutcome, prepareConsentWebhook } =
@@ -125,7 +124,10 @@ export async function consentAuthorisation(input: ConsentFlowInput): Promise<Con
       scaDeadline: input.scaDeadline,
     };
   } catch (error) {
-    startFailure = refusalOf(error);
+    startFailure = bankStartRefusal(error, 'the bank consent', {
+      refused: ConsentStartRefusal.bankRefused,
+      unavailable: ConsentStartRefusal.bankUnavailable,
+    });
     return finish('FAILED', startFailure.message);
   }
 
@@ -191,20 +193,4 @@ function bankConsentStarter(input: ConsentFlowInput) {
     scheduleToCloseTimeout: 2 * input.bankRequestTimeoutMs + 15_000,
     retry: { initialInterval: '1 second', maximumAttempts: 3 },
   });
-}
-
-/** Why the bank consent could not be created, as the refusal the API answers. */
-function refusalOf(error: unknown): ApplicationFailure {
-  const cause = error instanceof ActivityFailure ? error.cause : error;
-  const message = cause instanceof Error ? cause.message : 'the bank consent could not be created';
-  // The bank answered and said no (format, unknown IBAN...): retrying the same request cannot help.
-  const refused =
-    cause instanceof ApplicationFailure &&
-    cause.type !== Xs2aErrorType.BankUnavailable &&
-    cause.type !== Xs2aErrorType.ProtocolError &&
-    (Object.values(Xs2aErrorType) as (string | undefined)[]).includes(cause.type ?? undefined);
-  return ApplicationFailure.nonRetryable(
-    message,
-    refused ? ConsentStartRefusal.bankRefused : ConsentStartRefusal.bankUnavailable,
-  );
 }
