@@ -2,7 +2,9 @@
 # (`npx tsx sandbox/main.ts`); see docker-compose.yml.
 FROM node:20-bookworm-slim
 WORKDIR /app
+# patches/: fixes applied to dependencies by `patch-package` after install (postinstall).
 COPY package.json package-lock.json .npmrc ./
+COPY patches ./patches
 RUN npm install --no-audit --no-fund
 # Everything but .dockerignore's node_modules, data, build, .git: sources, db/migrations (applied at
 # start), datasets/ (the messaging rate card), sandbox/.

@@ -10,6 +10,7 @@ import { lendingCollectConfig, lendingCollectProductionKeys } from './lending/co
 import { lendingConfig, lendingProductionKeys } from './lending/config.ts';
 import { lendingMessagingConfig, lendingMessagingProductionKeys } from './lending/messaging-config.ts';
 import { lendingOpenBankingConfig, lendingOpenBankingProductionKeys } from './lending/openbanking-config.ts';
+import { lendingServicingConfig } from './lending/servicing-config.ts';
 import { messagingConfig, messagingProductionVariables, sandboxProviderUrls } from './messaging/config.ts';
 import { openBankingConfig, openBankingProductionKeys } from './openbanking/config.ts';
 import { webhookConfig, webhookProductionKeys } from './webhooks/config.ts';
@@ -98,6 +99,7 @@ export const configSchema = z.object({
   ...lendingCollectConfig.shape,
   ...lendingMessagingConfig.shape,
   ...lendingOpenBankingConfig.shape,
+  ...lendingServicingConfig.shape,
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -2,6 +2,7 @@ import { lt, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { lendingLoanStatusHistory, lendingLoans } from '../../db/schema/lending-loans.ts';
 import type { LoanSnapshot, LoanStatusChange } from '../../domain/lending/loan-process.ts';
+import { recordServicing } from './servicing.ts';
 
 export interface LoanRecord {
   snapshot: LoanSnapshot;
@@ -53,6 +54,7 @@ export function createLoanRecordActivities({ db }: { db: Database }) {
             set: row,
             setWhere: lt(lendingLoans.version, sql`excluded.version`),
           });
+        await recordServicing(tx, snapshot, when);
         if (change) {
           await tx
             .insert(lendingLoanStatusHistory)

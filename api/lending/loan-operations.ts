@@ -18,11 +18,14 @@ import { loanDetailsPutOperation } from './loan-details-put.ts';
 import { loanOfferOperation } from './loan-offer.ts';
 import { loanOffersOperation } from './loan-offers.ts';
 import { loansCancelOperation } from './loans-cancel.ts';
+import { loansRepaymentsDeleteOperation } from './loans-repayments-delete.ts';
+import { loansRepaymentsPutOperation } from './loans-repayments-put.ts';
 import { managementLoansApproveOperation } from './management-loans-approve.ts';
 import { managementLoansCreateOperation } from './management-loans-create.ts';
 import { managementLoansDisbursementsOperation } from './management-loans-disbursements.ts';
 import { managementLoansGetOperation } from './management-loans-get.ts';
 import { managementLoansProcessOperation } from './management-loans-process.ts';
+import { managementLoansRepaymentsOperation } from './management-loans-repayments.ts';
 import { rolloverAllowedOperation } from './rollover-allowed.ts';
 import { rolloverCancelOperation } from './rollover-cancel.ts';
 import { rolloverRequestOperation } from './rollover-request.ts';
@@ -50,6 +53,9 @@ export const loanOperations: readonly Operation<LendingEnv>[] = [
   rolloverAllowedOperation,
   managementLoansCreateOperation,
   managementLoansDisbursementsOperation,
+  managementLoansRepaymentsOperation,
+  loansRepaymentsPutOperation,
+  loansRepaymentsDeleteOperation,
   managementLoansGetOperation,
   managementLoansProcessOperation,
   managementLoansApproveOperation,

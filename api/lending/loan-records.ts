@@ -43,6 +43,7 @@ import type { ApiDeps } from '../shared/context.ts';
 import { ApiError, errorBodySchema } from '../shared/errors.ts';
 import { lendingErrorResponses } from './auth.ts';
 import type { LendingEnv } from './context.ts';
+import { servicingSchema, servicingView } from './servicing-view.ts';
 
 /**
  * Loans for the API: the read model (lending_loans, written by the loan workflow's activities), the
@@ -135,6 +136,9 @@ export const loanSchema = z
       .nullable()
       .openapi({ description: 'The credit bureau’s decision (Management only; null for customers)' }),
     statusHistory: z.array(statusChangeSchema),
+    servicing: servicingSchema.nullable().openapi({
+      description: 'Schedule, repayments, balances and days past due once paid out (decision 0043)',
+    }),
     createdAt: z.string(),
     updatedAt: z.string(),
   })
@@ -183,6 +187,7 @@ export async function loanView(
             at: row.decision.at,
           }
         : null,
+    servicing: await servicingView(db, row.tenantId, row.loanId),
     statusHistory: history.map((entry) => ({
       status: entry.status,
       at: entry.at.toISOString(),
@@ -301,6 +306,9 @@ const REFUSALS: Record<string, (message: string) => ApiError> = {
   [LoanRefusal.offerNotFound]: (message) =>
     new ApiError(400, LoanRefusal.offerNotFound, message, [{ field: 'offerId', message }]),
   [LoanRefusal.collateralNotFound]: (message) => new ApiError(404, 'not_found', message),
+  [LoanRefusal.repaymentExceedsBalance]: (message) =>
+    new ApiError(400, LoanRefusal.repaymentExceedsBalance, message, [{ field: 'amount', message }]),
+  [LoanRefusal.repaymentNotFound]: (message) => new ApiError(404, 'not_found', message),
 };
 
 /**
@@ -313,8 +321,11 @@ export async function moveLoan(
   row: LoanRow,
   operation: LoanOperation,
   run: (loan: WorkflowHandle<typeof lendingLoan>) => Promise<LoanSnapshot>,
+  /** The operation's rows allow a closed status (a repayment correction of a Repaid loan, decision 0043). */
+  closedAllowed = false,
 ): Promise<LoanRow> {
-  if (isClosed(row.status)) throw invalidStatus(operation, row.status);
+  if (isClosed(row.status) && !(closedAllowed && statusesOf(operation).includes(row.status)))
+    throw invalidStatus(operation, row.status);
   try {
     await run(deps.temporal.workflow.getHandle<typeof lendingLoan>(loanWorkflowId(row.tenantId, row.loanId)));
   } catch (error) {
@@ -353,6 +364,10 @@ export async function startLoan(
       bureau: {
         requestTimeoutMs: config.LENDING_BUREAU_REQUEST_TIMEOUT,
         attempts: config.LENDING_BUREAU_ATTEMPTS,
+      },
+      servicing: {
+        graceMs: config.LENDING_GRACE_PERIOD,
+        reversalWindowMs: config.LENDING_REPAID_REVERSAL_WINDOW,
       },
     };
     try {

@@ -102,6 +102,8 @@ export const managementLoansCreateOperation = defineLendingOperation({
       comments: body.comments,
       multipleOffers: tenant.features.multipleOffers,
       ...(disbursement ? { disbursement: { amount: schedule.amount, date: disbursement.date } } : {}),
+      // The workflow books it as an opening repayment (decision 0043).
+      ...(disbursement && body.repaidAmount ? { repaidAmount: body.repaidAmount } : {}),
     });
     return c.json(await loanView(deps.db, row, 'management'), 201);
   },

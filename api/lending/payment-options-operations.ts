@@ -7,6 +7,7 @@ import type { LendingEnv } from './context.ts';
 import { paymentOptionsBankAccountsAddOperation } from './payment-options-bank-accounts-add.ts';
 import { paymentOptionsBankAccountsListOperation } from './payment-options-bank-accounts-list.ts';
 import { paymentOptionsDeleteMethodOperation } from './payment-options-delete-method.ts';
+import { paymentOptionsRepaymentAmountsOperation } from './payment-options-repayment-amounts.ts';
 import { paymentOptionsSetDefaultMethodOperation } from './payment-options-set-default-method.ts';
 
 /** PaymentOptions/*: the customer's payment methods and bank verification (decision 0042). */
@@ -15,6 +16,7 @@ export const paymentOptionsOperations: readonly Operation<LendingEnv>[] = [
   paymentOptionsBankAccountsAddOperation,
   paymentOptionsDeleteMethodOperation,
   paymentOptionsSetDefaultMethodOperation,
+  paymentOptionsRepaymentAmountsOperation,
   bankVerificationSettingsOperation,
   bankVerificationSaveDataOperation,
   bankVerificationIsDataProcessedOperation,

@@ -519,6 +519,29 @@ CREATE TABLE "lending_promo_codes" (
 	CONSTRAINT "lending_promo_codes_tenant_id_code_pk" PRIMARY KEY("tenant_id","code")
 );
 --> statement-breakpoint
+CREATE TABLE "lending_loan_repayments" (
+	"tenant_id" text NOT NULL,
+	"repayment_id" text NOT NULL,
+	"loan_id" text NOT NULL,
+	"amount" numeric NOT NULL,
+	"date" date NOT NULL,
+	"mode" text NOT NULL,
+	"reference" text,
+	"reversed" boolean DEFAULT false NOT NULL,
+	"version" integer NOT NULL,
+	"updated_at" timestamp with time zone NOT NULL,
+	CONSTRAINT "lending_loan_repayments_tenant_id_repayment_id_pk" PRIMARY KEY("tenant_id","repayment_id")
+);
+--> statement-breakpoint
+CREATE TABLE "lending_loan_servicing" (
+	"tenant_id" text NOT NULL,
+	"loan_id" text NOT NULL,
+	"version" integer NOT NULL,
+	"servicing" jsonb NOT NULL,
+	"updated_at" timestamp with time zone NOT NULL,
+	CONSTRAINT "lending_loan_servicing_tenant_id_loan_id_pk" PRIMARY KEY("tenant_id","loan_id")
+);
+--> statement-breakpoint
 CREATE TABLE "messaging_access_tokens" (
 	"id" text PRIMARY KEY NOT NULL,
 	"account_id" text NOT NULL,
@@ -1053,6 +1076,7 @@ CREATE INDEX "lending_loans_customer_idx" ON "lending_loans" USING btree ("tenan
 CREATE INDEX "lending_bank_verifications_loan_idx" ON "lending_bank_verifications" USING btree ("tenant_id","loan_id","created_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "lending_credit_products_name_idx" ON "lending_credit_products" USING btree ("tenant_id","name");--> statement-breakpoint
 CREATE INDEX "lending_promo_codes_product_idx" ON "lending_promo_codes" USING btree ("product_id");--> statement-breakpoint
+CREATE INDEX "lending_loan_repayments_loan_idx" ON "lending_loan_repayments" USING btree ("tenant_id","loan_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "messaging_access_tokens_hash_idx" ON "messaging_access_tokens" USING btree ("token_hash");--> statement-breakpoint
 CREATE UNIQUE INDEX "messaging_messages_idempotency_idx" ON "messaging_messages" USING btree ("account_id","idempotency_key");--> statement-breakpoint
 CREATE INDEX "messaging_messages_carrier_idx" ON "messaging_messages" USING btree ("carrier_message_id","carrier");--> statement-breakpoint

@@ -11,6 +11,7 @@ export * from './lending-documents.ts';
 export * from './lending-loans.ts';
 export * from './lending-payment-options.ts';
 export * from './lending-products.ts';
+export * from './lending-servicing.ts';
 export * from './messaging.ts';
 export * from './openbanking.ts';
 export * from './openbanking-bulk-payments.ts';

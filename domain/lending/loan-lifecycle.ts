@@ -75,6 +75,9 @@ export const loanOperations = [
   'overduePaid',
   'fullyRepaid',
   'writeOff',
+  'registerRepayment',
+  'correctRepayment',
+  'repaymentCorrected',
 ] as const;
 export type LoanOperation = (typeof loanOperations)[number];
 
@@ -192,10 +195,15 @@ export const loanTransitions: readonly LoanTransition[] = [
   { operation: 'cancelRollover', from: SERVICED, condition: 'rolloverRequested', next: 'unchanged', basis: 'design', by: 'customer' },
   { operation: 'enableAutocharge', from: ['Approved', ...SERVICED], next: 'unchanged', basis: 'design', by: 'management' },
   { operation: 'disableAutocharge', from: ['Approved', ...SERVICED], next: 'unchanged', basis: 'design', by: 'management' },
-  { operation: 'instalmentOverdue', from: ['Active'], next: 'Past Due', basis: 'design', by: 'workflow', note: 'an instalment unpaid at its due date (servicing: next slice)' },
-  { operation: 'overduePaid', from: ['Past Due'], next: 'Active', basis: 'design', by: 'workflow', note: 'every overdue instalment paid (servicing: next slice)' },
-  { operation: 'fullyRepaid', from: SERVICED, next: 'Repaid', basis: 'design', by: 'workflow', note: 'servicing: next slice' },
-  { operation: 'writeOff', from: ['Past Due'], next: 'Written off', basis: 'design', by: 'management', note: 'servicing: next slice' },
+  // Servicing (decision 0043): the workflow wakes on due dates and after every repayment, edit or reversal
+  { operation: 'instalmentOverdue', from: ['Active'], next: 'Past Due', basis: 'design', by: 'workflow', note: 'an instalment unpaid at its due date and the grace period (LENDING_GRACE_PERIOD_DAYS)' },
+  { operation: 'overduePaid', from: ['Past Due'], next: 'Active', basis: 'design', by: 'workflow', note: 'every overdue instalment paid' },
+  { operation: 'fullyRepaid', from: SERVICED, next: 'Repaid', basis: 'design', by: 'workflow', note: 'the whole schedule paid' },
+  { operation: 'registerRepayment', from: SERVICED, next: 'unchanged', basis: 'spec, next designed', by: 'management', note: 'Management/Loans/Repayments; the status then follows the servicing rows' },
+  { operation: 'correctRepayment', from: [...SERVICED, 'Repaid'], next: 'unchanged', basis: 'design', by: 'management', note: 'edit or reverse a repayment (also of a Repaid loan, within the reversal window); balances recomputed' },
+  { operation: 'repaymentCorrected', from: ['Repaid'], condition: 'instalmentOverdue', next: 'Past Due', basis: 'design', by: 'workflow', note: 'a corrected repayment leaves an overdue instalment unpaid' },
+  { operation: 'repaymentCorrected', from: ['Repaid'], condition: 'scheduleCurrent', next: 'Active', basis: 'design', by: 'workflow', note: 'a corrected repayment leaves the loan owing, nothing overdue' },
+  { operation: 'writeOff', from: ['Past Due'], next: 'Written off', basis: 'design', by: 'management', note: 'no endpoint yet (the spec has none)' },
 ];
 
 /** Statuses in which an operation is allowed at all (whatever its condition). */
@@ -230,6 +238,9 @@ export const LoanRefusal = {
   documentsNotSigned: 'documents_not_signed',
   /** A document operation on a loan without an accepted offer (referred, waiting for a person). */
   documentsNotAvailable: 'documents_not_available',
+  /** A repayment (or its edit) pays more than the loan owes (decision 0043). */
+  repaymentExceedsBalance: 'repayment_exceeds_balance',
+  repaymentNotFound: 'repayment_not_found',
 } as const;
 export type LoanRefusalType = (typeof LoanRefusal)[keyof typeof LoanRefusal];
 

@@ -2,6 +2,7 @@ import { defineSignal, defineUpdate } from '@temporalio/workflow';
 import { Decimal } from 'decimal.js';
 import type { LoanPayout, PayoutRecipient } from './disbursement.ts';
 import type { LoanStatus } from './loan-lifecycle.ts';
+import type { LoanServicing, RepaymentMode } from './servicing.ts';
 
 /**
  * The loan process as its callers (API, tests) see it: the workflow id, what crosses the boundary, and
@@ -106,6 +107,8 @@ export interface LoanSnapshot {
   disbursement: LoanDisbursement | null;
   /** The cash payout of the latest IssueDisbursement (decision 0041); none before the first. */
   payout?: LoanPayout | null | undefined;
+  /** Servicing from the disbursement on: schedule, repayments, position (decision 0043). */
+  servicing?: LoanServicing | null | undefined;
   /** Grows with every recorded change: the read model keeps the highest. */
   version: number;
 }
@@ -136,7 +139,26 @@ export interface LoanInput {
   disbursement?: LoanDisbursement | undefined;
   /** The credit bureau: each attempt's time limit and how many attempts before the loan is referred. */
   bureau: { requestTimeoutMs: number; attempts: number };
+  /** Management create with one disbursement: what the borrower repaid before (an opening repayment). */
+  repaidAmount?: string | undefined;
+  /** Servicing settings (decision 0043); defaults: no grace days, a 30-day reversal window. */
+  servicing?: LoanServicingSettings | undefined;
+  /** Continue-as-new: the loan as it was when its previous run handed over (nothing is recorded again). */
+  continued?: { loan: LoanSnapshot; collateralsAdded: number } | undefined;
 }
+
+export interface LoanServicingSettings {
+  /** LENDING_GRACE_PERIOD (ms): after the end of a due date, before an unpaid instalment makes the loan Past Due. */
+  graceMs: number;
+  /** LENDING_REPAID_REVERSAL_WINDOW: how long a Repaid loan's workflow still accepts repayment corrections. */
+  reversalWindowMs: number;
+  /** History events after which a serviced loan continues as new (also when Temporal suggests it). */
+  historyLimit?: number | undefined;
+}
+export const defaultServicingSettings: LoanServicingSettings = {
+  graceMs: 0,
+  reversalWindowMs: 30 * 86_400_000,
+};
 
 // --- Updates (each answers the loan as recorded) ---------------------------------------------------
 
@@ -208,6 +230,27 @@ export const setAutochargeUpdate = defineUpdate<
   LoanSnapshot,
   [{ by: LoanActor; enabled: boolean; comment?: string | undefined }]
 >('setAutocharge');
+
+/** A repayment as management registers or edits it (the id is the API's, unique per tenant). */
+export interface RepaymentRequest {
+  repaymentId: string;
+  amount: string;
+  date: string;
+  mode: RepaymentMode;
+  reference?: string | undefined;
+}
+/** Management/Loans/Repayments: answers the loan with the repayment applied (or the one of its reference). */
+export const registerRepaymentUpdate = defineUpdate<
+  LoanSnapshot,
+  [{ by: LoanActor; repayment: RepaymentRequest }]
+>('registerRepayment');
+export const editRepaymentUpdate = defineUpdate<
+  LoanSnapshot,
+  [{ by: LoanActor; repayment: Omit<RepaymentRequest, 'reference'> }]
+>('editRepayment');
+export const reverseRepaymentUpdate = defineUpdate<LoanSnapshot, [{ by: LoanActor; repaymentId: string }]>(
+  'reverseRepayment',
+);
 
 // --- amounts ----------------------------------------------------------------------------------------
 

@@ -143,10 +143,16 @@ describe('refusals by condition', () => {
     });
   });
 
-  it('no operation moves a closed loan, and every status has a way in', () => {
+  it('no operation moves a closed loan (but a repayment correction of a Repaid one), and every status has a way in', () => {
+    // Decision 0043: an edit or reversal of a Repaid loan's repayment may bring it back while its workflow runs.
+    const corrections = ['correctRepayment', 'repaymentCorrected'];
     for (const status of closedLoanStatuses) {
-      for (const operation of loanOperations)
-        expect(stepOf(operation, status, factsFor.offerAccepted).allowed).toBe(false);
+      for (const operation of loanOperations) {
+        const allowed = stepOf(operation, status, { ...factsFor.offerAccepted, schedule: 'current' }).allowed;
+        expect(allowed, `${operation} in ${status}`).toBe(
+          status === 'Repaid' && corrections.includes(operation),
+        );
+      }
     }
     const reachable = new Set(loanTransitions.map((row) => row.next));
     for (const status of loanStatuses) expect(reachable.has(status), status).toBe(true);

@@ -4,8 +4,11 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { inject } from 'vitest';
 import type { LendingActivities } from '../../activities/lending/index.ts';
 import type { LoanRecord } from '../../activities/lending/loan.ts';
+import { creditProductSchema } from '../../domain/lending/credit-products.ts';
 import { type LoanInput, type LoanSnapshot, loanCreatedUpdate } from '../../domain/lending/loan-process.ts';
+import { calculateSchedule } from '../../domain/lending/schedule.ts';
 import type { lendingLoan } from '../../workflows/lending/loan.ts';
+import { TEST_CREDIT_PRODUCT } from './products-support.ts';
 
 /**
  * The loan workflow with MOCKED activities on the run's real Temporal dev server, for the workflow tests
@@ -26,10 +29,22 @@ export interface LoanWorkflowHarness {
   stop(): Promise<void>;
 }
 
-/** Starts a Worker of the loan workflow with `activities` (recordLoan is the harness's own read model). */
+/** The schedule activity as the platform's, of TEST_CREDIT_PRODUCT (whatever the loan's product name). */
+const testLoanSchedule: LendingActivities['loanSchedule'] = async (request) =>
+  calculateSchedule(creditProductSchema.parse(TEST_CREDIT_PRODUCT), {
+    amount: request.amount,
+    term: request.term,
+    startDate: request.startDate,
+  }).instalments.map(({ remainingBalance: _, ...instalment }) => instalment);
+
+/**
+ * Starts a Worker of the loan workflow with `activities` (recordLoan is the harness's own read model;
+ * loanSchedule, unless given, the schedule of TEST_CREDIT_PRODUCT).
+ */
 export async function startLoanWorkflowHarness(
   name: string,
-  activities: Omit<LendingActivities, 'recordLoan'>,
+  activities: Omit<LendingActivities, 'recordLoan' | 'loanSchedule'> &
+    Partial<Pick<LendingActivities, 'loanSchedule'>>,
 ): Promise<LoanWorkflowHarness> {
   const taskQueue = `${name}-${randomBytes(4).toString('hex')}`;
   const tenantId = `ten_${randomBytes(6).toString('hex')}`;
@@ -44,6 +59,7 @@ export async function startLoanWorkflowHarness(
       taskQueue,
       workflowBundle: { codePath: inject('workflowBundlePath') },
       activities: {
+        loanSchedule: testLoanSchedule,
         ...activities,
         async recordLoan(record) {
           records.set(record.snapshot.loanId, [...(records.get(record.snapshot.loanId) ?? []), record]);

@@ -135,7 +135,7 @@ async function loanIn(state: Reachable, multipleOffers = false): Promise<Loan> {
   });
   if (state === 'Approved') return loan;
   await loan.executeUpdate(registerDisbursementUpdate, {
-    args: [{ by: management, disbursement: { amount: '1500', date: '2026-03-01' } }],
+    args: [{ by: management, disbursement: { amount: '1500', date: new Date().toISOString().slice(0, 10) } }],
   });
   if (state === 'Active with a rollover requested')
     await loan.executeUpdate(requestRolloverUpdate, { args: [{ by: customer }] });
@@ -156,7 +156,9 @@ const operations: Partial<Record<LoanOperation, (loan: Loan) => Promise<LoanSnap
   approve: (loan) => loan.executeUpdate(approveUpdate, { args: [{ by: management, documentsSigned: true }] }),
   registerDisbursement: (loan) =>
     loan.executeUpdate(registerDisbursementUpdate, {
-      args: [{ by: management, disbursement: { amount: '1500.00', date: '2026-03-01' } }],
+      args: [
+        { by: management, disbursement: { amount: '1500.00', date: new Date().toISOString().slice(0, 10) } },
+      ],
     }),
   cancel: (loan) =>
     loan.executeUpdate(cancelUpdate, { args: [{ by: customer, reasonId: 'crs_1', comments: 'no' }] }),
@@ -329,6 +331,8 @@ describe('the decision', () => {
     const { loan, first } = await startLoan({
       status: 'Repaid',
       disbursement: { amount: '1500.00', date: '2025-01-01' },
+      // As the API decides Repaid: the amount repaid covers the schedule (decision 0043).
+      repaidAmount: '2000.00',
     });
     expect(first.status).toBe('Repaid');
     expect(await loan.result()).toBe('Repaid');

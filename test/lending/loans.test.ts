@@ -140,13 +140,15 @@ describe('a loan from application to Active', () => {
     expect(wrongAmount.body.error?.code).toBe('disbursement_amount_mismatch');
     expect(wrongAmount.body.error?.fields?.[0]?.field).toBe('amount');
 
+    const today = new Date().toISOString().slice(0, 10);
     const disbursed = await asManagement('POST', '/Management/Loans/Disbursements', {
-      body: { loanId: loan.loanId, amount: '5000', date: '2026-03-01' },
+      // Today: a disbursement months ago would make the loan Past Due by now (decision 0043).
+      body: { loanId: loan.loanId, amount: '5000', date: today },
     });
     expect(disbursed.status, JSON.stringify(disbursed.body)).toBe(200);
     expect(disbursed.body).toMatchObject({
       status: 'Active',
-      disbursement: { amount: '5000.00', date: '2026-03-01' },
+      disbursement: { amount: '5000.00', date: today },
     });
     expect(disbursed.body.statusHistory.map((entry) => [entry.status, entry.by, entry.comments])).toEqual([
       ['Origination', 'customer', null],
@@ -154,7 +156,7 @@ describe('a loan from application to Active', () => {
       ['Offer confirmation', 'system', 'credit bureau: approve'],
       ['Waiting for approval', 'customer', `offer ${loan.loanId}-1 accepted`],
       ['Approved', 'management', 'looks good'],
-      ['Active', 'management', 'disbursement of 5000.00 on 2026-03-01'],
+      ['Active', 'management', `disbursement of 5000.00 on ${today}`],
     ]);
 
     // The customer sees it, without the bureau's decision.

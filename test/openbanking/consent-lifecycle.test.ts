@@ -128,13 +128,15 @@ describe('scheduled refreshes of an ACTIVE consent', () => {
     );
 
     // OPENBANKING_REFRESHES_PER_RUN=2: the history is cut into runs by continue-as-new.
+    // Visibility lists the runs with a lag: the continued run may show before its successor does.
     const runs = await eventually(
       async () => {
         const found = await runsOf(consentRefreshWorkflowId(started.consentId));
-        return found.some((run) => run.status.name === 'CONTINUED_AS_NEW') ? found : undefined;
+        const statuses = found.map((run) => run.status.name);
+        return statuses.includes('CONTINUED_AS_NEW') && statuses.includes('RUNNING') ? found : undefined;
       },
       20_000,
-      'a continued-as-new run',
+      'a continued-as-new run and the run it continued as',
     );
     expect(runs.some((run) => run.status.name === 'RUNNING')).toBe(true);
   });

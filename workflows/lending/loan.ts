@@ -2,10 +2,12 @@ import {
   ApplicationFailure,
   allHandlersFinished,
   condition,
+  continueAsNew,
   isCancellation,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { LendingActivities } from '../../activities/lending/index.ts';
 import {
@@ -34,8 +36,10 @@ import {
   cancelRolloverUpdate,
   cancelUpdate,
   declineOfferUpdate,
+  defaultServicingSettings,
   deleteCollateralUpdate,
   detailsCompletedUpdate,
+  editRepaymentUpdate,
   issueDisbursementUpdate,
   type LoanActor,
   type LoanDecision,
@@ -46,17 +50,28 @@ import {
   offersOf,
   payoutNotificationSignal,
   processUpdate,
+  type RepaymentRequest,
   registerDisbursementUpdate,
+  registerRepaymentUpdate,
   requestRolloverUpdate,
+  reverseRepaymentUpdate,
   sameAmount,
   setAutochargeUpdate,
   updateCoApplicantUpdate,
   updateCollateralUpdate,
   updateLoanDetailsUpdate,
 } from '../../domain/lending/loan-process.ts';
+import {
+  type LoanRepayment,
+  type LoanServicing,
+  nextServicingMoment,
+  openingRepayment,
+  RepaymentRefused,
+  servicingPosition,
+} from '../../domain/lending/servicing.ts';
 import { BusinessStatus } from '../../domain/search-attributes.ts';
 
-const { recordLoan } = proxyActivities<LendingActivities>({
+const { recordLoan, loanSchedule } = proxyActivities<LendingActivities>({
   startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
@@ -82,12 +97,13 @@ const refuse = (type: string, message: string): never => {
  * a secured loan gathers its collateral first → the credit bureau decides: an offer to confirm, a
  * rejection, or a referral to a person (also when the bureau does not answer) → the customer accepts
  * the offer → management approves → the disbursement is registered → Active. Every Update answers once
- * its change is in the read model. Servicing (due dates, Past Due, repayments) comes with the next slice;
- * so does continue-as-new, which a loan living for years of due dates will need (its history grows
- * only with operations until then).
+ * its change is in the read model. Paid out, the loan is serviced (decision 0043): it sleeps until its
+ * next due date (and grace), goes Past Due and back by its repayments (Updates), is Repaid when all is
+ * paid, and continues as new when its history grows.
  */
 export async function lendingLoan(input: LoanInput): Promise<LoanStatus> {
-  const loan: LoanSnapshot = {
+  const settings = input.servicing ?? defaultServicingSettings;
+  const loan: LoanSnapshot = input.continued?.loan ?? {
     tenantId: input.tenantId,
     loanId: input.loanId,
     customerId: input.customerId,
@@ -111,7 +127,7 @@ export async function lendingLoan(input: LoanInput): Promise<LoanStatus> {
     payout: null,
     version: 0,
   };
-  let collateralsAdded = 0;
+  let collateralsAdded = input.continued?.collateralsAdded ?? 0;
   /** Process asked for the bureau's decision; the main flow asks it. */
   let submitted: { applicant: BureauApplicant; by: LoanActor; comments?: string | undefined } | undefined;
   let deciding = false;
@@ -352,8 +368,9 @@ export async function lendingLoan(input: LoanInput): Promise<LoanStatus> {
 
   setHandler(
     registerDisbursementUpdate,
-    ({ by, disbursement }) => {
+    async ({ by, disbursement }) => {
       disburse(allowed('registerDisbursement', { amountMatches: true }), disbursement.date);
+      await startServicing();
       return record({ by, comments: `disbursement of ${loan.amount} on ${disbursement.date}` });
     },
     {
@@ -461,6 +478,7 @@ export async function lendingLoan(input: LoanInput): Promise<LoanStatus> {
       const date = payDateOf(payTime) ?? new Date().toISOString().slice(0, 10);
       if (!step.allowed || !settlePayout(invoice, { state: 'paid' })) return;
       disburse(step, date);
+      await startServicing();
       await record({
         by: { role: 'system' },
         comments: `disbursement of ${loan.amount} ${loan.currency} collected at a cash desk on ${date} (invoice ${invoice})`,
@@ -476,6 +494,167 @@ export async function lendingLoan(input: LoanInput): Promise<LoanStatus> {
       });
     }
   });
+
+  // --- servicing (decision 0043) ---------------------------------------------------------------------
+
+  const servicing = () => loan.servicing as LoanServicing;
+  const now = () => new Date().toISOString();
+
+  /** Fixes the schedule from the disbursement date (the activity reads the product) and the position. */
+  async function startServicing(): Promise<void> {
+    if (loan.servicing || !loan.disbursement) return;
+    const { date } = loan.disbursement;
+    const schedule = await loanSchedule({
+      tenantId: input.tenantId,
+      productName: loan.productName,
+      promoCode: loan.promoCode,
+      amount: loan.amount,
+      term: loan.term,
+      startDate: date,
+    });
+    // Management create with a disbursement: what was repaid before the loan came here.
+    const opening = input.disbursement
+      ? openingRepayment(schedule, input.loanId, input.repaidAmount, now().slice(0, 10))
+      : null;
+    loan.servicing = {
+      schedule,
+      repayments: opening ? [opening] : [],
+      graceMs: settings.graceMs,
+      position: servicingPosition(schedule, [], settings.graceMs, now()),
+    };
+    assess();
+  }
+
+  /** The position now and the status it asks for (the servicing rows); answers the move's comment. */
+  function assess(): string | undefined {
+    const held = servicing();
+    const position = servicingPosition(held.schedule, held.repayments, held.graceMs, now());
+    held.position = position;
+    const { state } = position;
+    let operation: LoanOperation | undefined;
+    if (loan.status === 'Repaid') operation = state === 'repaid' ? undefined : 'repaymentCorrected';
+    else if (state === 'repaid') operation = 'fullyRepaid';
+    else if (state === 'overdue' && loan.status === 'Active') operation = 'instalmentOverdue';
+    else if (state === 'current' && loan.status === 'Past Due') operation = 'overduePaid';
+    if (!operation) return undefined;
+    const step = stepOf(operation, loan.status, facts({ schedule: state }));
+    if (!step.allowed || !move(step)) return undefined;
+    if (operation === 'instalmentOverdue')
+      return `past due since ${position.pastDueSince}: ${position.overdueAmount} ${loan.currency} overdue`;
+    if (operation === 'overduePaid') return 'every overdue instalment is paid';
+    if (operation === 'fullyRepaid') return 'the whole schedule is repaid';
+    return `a corrected repayment leaves ${position.payoffAmount} ${loan.currency} owing`;
+  }
+
+  /** Refuses repayments of which one pays more than the loan owes (nothing changes then). */
+  function refuseExcess(repayments: LoanRepayment[]): void {
+    const held = loan.servicing;
+    if (!held) return;
+    try {
+      servicingPosition(held.schedule, repayments, held.graceMs, now());
+    } catch (error) {
+      if (error instanceof RepaymentRefused) refuse(LoanRefusal.repaymentExceedsBalance, error.message);
+      throw error;
+    }
+  }
+  /** Applies the repayments as they now are: balances and status recomputed, recorded with `comment`. */
+  function applyRepayments(repayments: LoanRepayment[], by: LoanActor, comment: string) {
+    servicing().repayments = repayments;
+    const moved = assess();
+    return record({ by, comments: moved ? `${comment}; ${moved}` : comment });
+  }
+  const repaymentOf = (repaymentId: string) =>
+    loan.servicing?.repayments.find((held) => held.repaymentId === repaymentId);
+  /** The repayment a repeated request (same reference, or same id) stands for. */
+  const replayOf = ({ repaymentId, reference }: RepaymentRequest) =>
+    loan.servicing?.repayments.find(
+      (held) => held.repaymentId === repaymentId || (reference !== undefined && held.reference === reference),
+    );
+  const newRepayment = (request: RepaymentRequest): LoanRepayment => ({
+    repaymentId: request.repaymentId,
+    amount: request.amount,
+    date: request.date,
+    mode: request.mode,
+    reference: request.reference ?? null,
+    reversed: false,
+  });
+  const describe = (repayment: Pick<LoanRepayment, 'repaymentId' | 'amount' | 'date' | 'mode'>) =>
+    `repayment ${repayment.repaymentId} of ${repayment.amount} ${loan.currency} on ${repayment.date} (${repayment.mode})`;
+
+  setHandler(
+    registerRepaymentUpdate,
+    async ({ by, repayment }) => {
+      // A loan paid out a moment ago may still be fetching its schedule.
+      await condition(() => loan.servicing != null);
+      if (replayOf(repayment)) return copyOf(loan);
+      allowed('registerRepayment');
+      return applyRepayments([...servicing().repayments, newRepayment(repayment)], by, describe(repayment));
+    },
+    {
+      validator: ({ repayment }) => {
+        if (replayOf(repayment)) return;
+        allowed('registerRepayment');
+        refuseExcess([...(loan.servicing?.repayments ?? []), newRepayment(repayment)]);
+      },
+    },
+  );
+  const refuseUnknownRepayment = (repaymentId: string) => {
+    const held = repaymentOf(repaymentId);
+    if (!held || held.reversed)
+      refuse(LoanRefusal.repaymentNotFound, `the loan has no repayment ${repaymentId} in force`);
+  };
+  const edited = ({ repaymentId, amount, date, mode }: Omit<RepaymentRequest, 'reference'>) =>
+    servicing().repayments.map((held) =>
+      held.repaymentId === repaymentId ? { ...held, amount, date, mode } : held,
+    );
+  setHandler(
+    editRepaymentUpdate,
+    ({ by, repayment }) => {
+      allowed('correctRepayment');
+      return applyRepayments(edited(repayment), by, `${describe(repayment)}: edited`);
+    },
+    {
+      validator: ({ repayment }) => {
+        allowed('correctRepayment');
+        refuseUnknownRepayment(repayment.repaymentId);
+        refuseExcess(edited(repayment));
+      },
+    },
+  );
+  setHandler(
+    reverseRepaymentUpdate,
+    ({ by, repaymentId }) => {
+      const held = repaymentOf(repaymentId);
+      // Reversed already: a repeated DELETE changes nothing.
+      if (!held || held.reversed) return copyOf(loan);
+      allowed('correctRepayment');
+      const repayments = servicing().repayments.map((candidate) =>
+        candidate.repaymentId === repaymentId ? { ...candidate, reversed: true } : candidate,
+      );
+      return applyRepayments(repayments, by, `${describe(held)}: reversed`);
+    },
+    {
+      validator: ({ repaymentId }) => {
+        allowed('correctRepayment');
+        if (!repaymentOf(repaymentId))
+          refuse(LoanRefusal.repaymentNotFound, `the loan has no repayment ${repaymentId}`);
+      },
+    },
+  );
+
+  /** Hands the loan over to a new run of this workflow once its history is long (servicing only). */
+  const historyLong = () =>
+    loan.servicing != null &&
+    (workflowInfo().continueAsNewSuggested ||
+      workflowInfo().historyLength > (settings.historyLimit ?? 5_000));
+  async function handOver(): Promise<never> {
+    // Every running Update answers and every Signal is handled first: none is lost across the hand-over.
+    await condition(allHandlersFinished);
+    return continueAsNew<typeof lendingLoan>({
+      ...input,
+      continued: { loan: copyOf(loan), collateralsAdded },
+    });
+  }
 
   // --- servicing options ------------------------------------------------------------------------------
 
@@ -527,17 +706,44 @@ export async function lendingLoan(input: LoanInput): Promise<LoanStatus> {
     decisions += 1;
   }
 
-  // The application (or a loan registered with its disbursement) is on record.
-  created = record({ by: input.createdBy, comments: input.comments });
-  upsertSearchAttributes([{ key: BusinessStatus, value: loan.status }]);
+  if (input.continued) {
+    // A new run of a loan on record: nothing to record again.
+    created = Promise.resolve(copyOf(loan));
+  } else {
+    // The application (or a loan registered with its disbursement, with its schedule) is on record.
+    created = (async () => {
+      await startServicing();
+      return record({ by: input.createdBy, comments: input.comments });
+    })();
+    upsertSearchAttributes([{ key: BusinessStatus, value: loan.status }]);
+  }
   await created;
 
-  while (!isClosed(loan.status)) {
-    // Waits for Process (or the end); every other operation is an Update handled above.
-    await condition(() => submitted !== undefined || isClosed(loan.status));
+  for (;;) {
+    if (isClosed(loan.status)) {
+      // A loan repaid here still takes corrections of its repayments for the reversal window; one
+      // created Repaid (a migrated loan, its only repayment the opening balance) ends at once.
+      if (loan.status !== 'Repaid' || !loan.servicing || input.status === 'Repaid') break;
+      if (!(await condition(() => loan.status !== 'Repaid', settings.reversalWindowMs))) break;
+      continue;
+    }
+    // Waits for Process, a change, or the next due date (and its grace) of an unpaid instalment; every
+    // other operation is an Update handled above.
+    const version = loan.version;
+    const wakeAt = loan.servicing ? nextServicingMoment(loan.servicing) : null;
+    const wait = wakeAt === null ? null : wakeAt - Date.now();
+    const woken = () =>
+      submitted !== undefined || loan.version !== version || isClosed(loan.status) || historyLong();
+    if (wait === null) await condition(woken);
+    else if (wait > 0) await condition(woken, wait);
     const request = submitted;
     submitted = undefined;
     if (request) await decide(request);
+    if (loan.servicing && wakeAt !== null && Date.now() >= wakeAt) {
+      const moved = assess();
+      await record(moved ? { by: { role: 'system' }, comments: moved } : undefined);
+    }
+    if (historyLong()) await handOver();
   }
   await condition(allHandlersFinished);
   return loan.status;
