@@ -1,6 +1,6 @@
 import { computeChecksum } from '../domain/collect/checksum.ts';
 import { encodePacket } from '../domain/collect/packet.ts';
-import { formatExpTime } from '../domain/collect/time.ts';
+import { formatExpTime } from '../domain/epay-time.ts';
 import type { BenchContext } from './context.ts';
 import { CONNECTIONS, type LoadResult, pause, runLoad } from './load.ts';
 

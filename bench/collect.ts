@@ -1,4 +1,4 @@
-import { formatExpTime } from '../domain/collect/time.ts';
+import { formatExpTime } from '../domain/epay-time.ts';
 import { processRss } from './child.ts';
 import { benchCashDesk } from './collect-desk.ts';
 import {

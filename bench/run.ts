@@ -14,6 +14,7 @@ import { benchBaselines } from './baselines.ts';
 import { startBenchChild } from './child.ts';
 import { benchCollect } from './collect.ts';
 import type { BenchContext, StackInfo } from './context.ts';
+import { benchLending } from './lending.ts';
 import { benchSeconds, CONNECTIONS, pause, SCENARIOS, unknownScenarios } from './load.ts';
 import { benchMessaging } from './messaging.ts';
 import { benchOpenBanking } from './openbanking.ts';
@@ -37,6 +38,7 @@ const sections: Record<string, (context: BenchContext) => Promise<void>> = {
   messaging: benchMessaging,
   collect: benchCollect,
   openbanking: benchOpenBanking,
+  lending: benchLending,
 };
 const args = process.argv.slice(2);
 const temporalKind =
@@ -128,6 +130,8 @@ try {
         COLLECT_NOTIFY_REQUEST_TIMEOUT: '15s',
         COLLECT_NOTIFY_RETRY_SCHEDULE: '1s,5s,15s,30s,60s',
         OPENBANKING_BANK_REQUEST_TIMEOUT: '20s',
+        LENDING_BUREAU_REQUEST_TIMEOUT: '10s',
+        LENDING_BUREAU_ATTEMPTS: '3',
       }),
     },
     'the stack (bench/stack.ts)',

@@ -1,4 +1,5 @@
 import { createHmac, createVerify, timingSafeEqual } from 'node:crypto';
+import { parseExpTime } from './epay-time.ts';
 
 /**
  * The merchant's side of the ePay protocol (docs/collect.md), as any merchant client of an ePay-style
@@ -45,13 +46,18 @@ export function parseTextAnswer(body: string): Record<string, string> {
   return fields;
 }
 
-/** One line of a notification: `INVOICE=<n>:STATUS=<s>[:PAY_TIME=...:STAN=...:BCODE=...]`. */
+/**
+ * One line of a notification: `INVOICE=<n>:STATUS=<s>[:PAY_TIME=...:STAN=...:BCODE=...]`, with
+ * `:CARD_TOKEN=...:CARD_BRAND=...:CARD_LAST4=...:CARD_EXP=MM/YYYY` when the INVOICE saved a card.
+ */
 export interface NotificationLine {
   invoice: string;
   status: string;
   payTime?: string | undefined;
   stan?: string | undefined;
   bcode?: string | undefined;
+  /** The card the INVOICE saved at the gateway (SAVECARD=1): its token and display data. */
+  card?: { token: string; brand: string; last4: string; expiry: string } | undefined;
 }
 
 /** The lines of a notification's ENCODED packet; a line without INVOICE or STATUS is left out. */
@@ -65,6 +71,7 @@ export function parseNotification(encoded: string): NotificationLine[] {
     }
     const invoice = fields.get('INVOICE');
     const status = fields.get('STATUS');
+    const token = fields.get('CARD_TOKEN');
     if (invoice && status)
       lines.push({
         invoice,
@@ -72,6 +79,16 @@ export function parseNotification(encoded: string): NotificationLine[] {
         payTime: fields.get('PAY_TIME'),
         stan: fields.get('STAN'),
         bcode: fields.get('BCODE'),
+        ...(token
+          ? {
+              card: {
+                token,
+                brand: fields.get('CARD_BRAND') ?? '',
+                last4: fields.get('CARD_LAST4') ?? '',
+                expiry: fields.get('CARD_EXP') ?? '',
+              },
+            }
+          : {}),
       });
   }
   return lines;
@@ -83,3 +100,11 @@ export type NotificationReply = 'OK' | 'NO' | 'ERR';
 /** The reply body: one `INVOICE=<n>:STATUS=<OK|NO|ERR>` line per invoice, each ended by `\n`. */
 export const notificationReplyBody = (replies: readonly { invoice: string; reply: NotificationReply }[]) =>
   replies.map(({ invoice, reply }) => `INVOICE=${invoice}:STATUS=${reply}\n`).join('');
+
+/**
+ * The instant (ISO) of a gateway's `EXP_TIME` (`DD.MM.YYYY hh:mm:ss`, Europe/Sofia local time, as ePay
+ * answers); undefined when it is not of that form.
+ */
+export function expTimeInstant(text: string): string | undefined {
+  return parseExpTime(text.trim())?.toISOString();
+}

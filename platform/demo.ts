@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { formatExpTime } from '../domain/collect/time.ts';
+import { formatExpTime } from '../domain/epay-time.ts';
 import { verifyWebhook } from '../domain/webhooks/signature.ts';
 import { startReceiver } from '../sandbox/webhook-receiver.ts';
 import { demoOpenBanking } from './demo-openbanking.ts';

@@ -5,6 +5,7 @@ import { createBillingActivities } from './billing.ts';
 import { createLedgerActivities } from './ledger.ts';
 import { createMerchantNotificationActivities } from './merchant-notifications.ts';
 import { createObligationActivities } from './obligation.ts';
+import { createSavedCardActivities } from './saved-cards.ts';
 import { createStatementActivities } from './statements.ts';
 
 /**
@@ -18,6 +19,7 @@ export function createCollectActivities(deps: ActivityDeps & { temporal: Client 
     ...createMerchantNotificationActivities(deps),
     ...createBillingActivities(deps),
     ...createAcquirerActivities(deps),
+    ...createSavedCardActivities(deps),
     ...createStatementActivities(deps),
   };
 }

@@ -7,9 +7,11 @@ import type { Database } from '../../db/client.ts';
 import { collectNotificationAttempts, collectNotifications } from '../../db/schema/collect-notifications.ts';
 import { computeChecksum } from '../../domain/collect/checksum.ts';
 import {
+  cardExpiryText,
   type NotificationAttemptOutcome,
   type NotificationReplyStatus,
   notificationPacket,
+  notifiedCard,
   parseNotificationReply,
 } from '../../domain/collect/notification-packet.ts';
 import {
@@ -92,6 +94,17 @@ export function createMerchantNotificationActivities(deps: MerchantNotificationA
           stan: notification.stan ?? null,
           bcode: notification.bcode ?? null,
           amountMinor: notification.amountMinor ?? null,
+          ...(notification.savedCard
+            ? {
+                cardToken: notification.savedCard.cardToken,
+                cardBrand: notification.savedCard.brand,
+                cardLast4: notification.savedCard.last4,
+                cardExpiry: cardExpiryText(
+                  notification.savedCard.expiryMonth,
+                  notification.savedCard.expiryYear,
+                ),
+              }
+            : {}),
           delivery: merchant?.notifyUrl ? 'pending' : 'no_url',
           completedAt: merchant?.notifyUrl ? null : new Date(),
         })
@@ -196,6 +209,7 @@ export function createMerchantNotificationActivities(deps: MerchantNotificationA
               payTime: row.payTime ?? undefined,
               stan: row.stan ?? undefined,
               bcode: row.bcode ?? undefined,
+              card: notifiedCard(row),
             })),
           ),
           'utf8',

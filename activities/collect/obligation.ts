@@ -26,6 +26,8 @@ export interface ObligationStatusChange {
   bcode?: string | undefined;
   /** PAID: where the money came from (posted to the ledger with the status). */
   source?: SettlementSource | undefined;
+  /** DENIED: why (the card's decline reason), kept with the event (charge.cgi answers it as REASON). */
+  reason?: string | undefined;
   /** When the change happened (workflow time, ISO). */
   at: string;
 }
@@ -64,6 +66,7 @@ export function createObligationActivities({ db, config }: ObligationActivityDep
             ...(change.paidAmountMinor !== undefined ? { paidAmountMinor: change.paidAmountMinor } : {}),
             ...(change.payTime ? { payTime: change.payTime, stan: change.stan, bcode: change.bcode } : {}),
             ...(change.source ? { source: change.source } : {}),
+            ...(change.reason ? { reason: change.reason } : {}),
           },
         });
         await postStatusChange(tx, ledgerObligationOf(row), change, config.COLLECT_FEE_BPS);

@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import {
   collectGatewayUrl,
-  PayoutRefused,
+  GatewayRefused,
   registerCashPayout,
 } from '../../connectors/lending/collect-gateway.ts';
 import { loadCollectMerchant } from '../../credentials/lending/collect-merchants.ts';
@@ -59,7 +59,7 @@ export function createDisbursementActivities({ db, config }: ActivityDeps) {
           config.LENDING_COLLECT_REQUEST_TIMEOUT,
         );
       } catch (error) {
-        if (error instanceof PayoutRefused)
+        if (error instanceof GatewayRefused)
           throw ApplicationFailure.nonRetryable(error.message, PAYOUT_REFUSED, {
             code: error.code,
             field: error.field,

@@ -2,6 +2,7 @@ import type { ActivityDeps } from '../shared/deps.ts';
 import { createDecisionActivities, type DecisionActivityDeps } from './decision.ts';
 import { createDisbursementActivities } from './disbursement.ts';
 import { createLoanRecordActivities } from './loan.ts';
+import { createRepaymentActivities } from './repayments.ts';
 import { createServicingActivities } from './servicing.ts';
 
 /** Every activity of the lending platform; its workflows proxy `LendingActivities`. */
@@ -11,6 +12,7 @@ export function createLendingActivities(deps: ActivityDeps & Pick<DecisionActivi
     ...createDecisionActivities(deps),
     ...createDisbursementActivities(deps),
     ...createServicingActivities(deps),
+    ...createRepaymentActivities(deps),
   };
 }
 

@@ -2,6 +2,7 @@ import { lt, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { lendingLoanStatusHistory, lendingLoans } from '../../db/schema/lending-loans.ts';
 import type { LoanSnapshot, LoanStatusChange } from '../../domain/lending/loan-process.ts';
+import { recordSubmissions } from './repayments.ts';
 import { recordServicing } from './servicing.ts';
 
 export interface LoanRecord {
@@ -55,6 +56,7 @@ export function createLoanRecordActivities({ db }: { db: Database }) {
             setWhere: lt(lendingLoans.version, sql`excluded.version`),
           });
         await recordServicing(tx, snapshot, when);
+        await recordSubmissions(tx, snapshot, when);
         if (change) {
           await tx
             .insert(lendingLoanStatusHistory)

@@ -7,6 +7,8 @@ import { referencePage } from '../shared/docs.ts';
 import { ApiError, validationHook as jsonValidationHook } from '../shared/errors.ts';
 import type { MalformedAnswer } from '../shared/input-guard.ts';
 import { mountOperations } from '../shared/operation.ts';
+import { cardChargeOperation } from './card-charge.ts';
+import { cardForgetOperation } from './card-forget.ts';
 import { cardPayOperation } from './card-page/card-pay.ts';
 import { cardReturnOperation } from './card-page/card-return.ts';
 import { cardPageOpenOperation, openCardPage } from './card-page/open.ts';
@@ -43,6 +45,8 @@ export const collectOperations = [
   cardPageOpenOperation,
   cardPayOperation,
   cardReturnOperation,
+  cardChargeOperation,
+  cardForgetOperation,
   wellKnownNotificationKeyOperation,
   notificationsOperation,
   merchantBalanceOperation,

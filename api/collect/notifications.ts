@@ -5,7 +5,7 @@ import { loadMerchant } from '../../credentials/collect/merchants.ts';
 import { collectNotificationAttempts, collectNotifications } from '../../db/schema/collect-notifications.ts';
 import { verifyChecksum } from '../../domain/collect/checksum.ts';
 import { CollectProtocolError, missingField } from '../../domain/collect/errors.ts';
-import { notificationDeliveryStates } from '../../domain/collect/notification-packet.ts';
+import { notificationDeliveryStates, notifiedCard } from '../../domain/collect/notification-packet.ts';
 import { decodePacket } from '../../domain/collect/packet.ts';
 import type { AppEnv } from '../shared/context.ts';
 import { defineOperation } from '../shared/operation.ts';
@@ -48,10 +48,21 @@ const notificationSchema = z
   .object({
     invoice: z.string().openapi({ example: '100045' }),
     idn: z.string().openapi({ example: '1234567890' }),
-    status: z.enum(['PAID', 'DENIED', 'EXPIRED']).openapi({ description: 'The STATUS notified' }),
+    status: z
+      .enum(['PAID', 'DENIED', 'EXPIRED', 'SAVED'])
+      .openapi({ description: 'The STATUS notified (SAVED: a card verification, decision 0045)' }),
     payTime: z.string().nullable().openapi({ example: '20260501130000' }),
     stan: z.string().nullable(),
     bcode: z.string().nullable(),
+    card: z
+      .object({
+        token: z.string().openapi({ description: 'CARD_TOKEN', example: 'ctk_0123456789abcdef01234567' }),
+        brand: z.string().openapi({ description: 'CARD_BRAND', example: 'VISA' }),
+        last4: z.string().openapi({ description: 'CARD_LAST4', example: '4242' }),
+        expiry: z.string().openapi({ description: 'CARD_EXP (MM/YYYY)', example: '12/2029' }),
+      })
+      .nullable()
+      .openapi({ description: 'The card this INVOICE saved (SAVECARD=1), as notified; null otherwise' }),
     delivery: z.enum(notificationDeliveryStates).openapi({
       description:
         '`pending` while attempts go on; `delivered` (you answered OK); `unknown` (you answered NO); ' +
@@ -149,6 +160,7 @@ export const notificationsOperation = defineOperation({
             payTime: row.payTime,
             stan: row.stan,
             bcode: row.bcode,
+            card: notifiedCard(row) ?? null,
             delivery: row.delivery,
             attemptCount: row.attemptCount,
             createdAt: row.createdAt.toISOString(),

@@ -10,7 +10,7 @@ import {
   collectErrorCodes,
   missingField,
 } from '../../domain/collect/errors.ts';
-import { formatExpTime } from '../../domain/collect/time.ts';
+import { formatExpTime } from '../../domain/epay-time.ts';
 import type { AppEnv } from '../shared/context.ts';
 import { ApiError } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';

@@ -11,7 +11,7 @@ import { isOpen, type ObligationKind } from '../../domain/collect/obligation.ts'
 import { canonicalPacket, type Packet } from '../../domain/collect/packet.ts';
 import { type ObligationTerms, parsePayload } from '../../domain/collect/payloads.ts';
 import { type ObligationInput, obligationWorkflowId } from '../../domain/collect/processes.ts';
-import { formatExpTime } from '../../domain/collect/time.ts';
+import { formatExpTime } from '../../domain/epay-time.ts';
 import { BusinessStatus, OwnerId, PlatformService } from '../../domain/search-attributes.ts';
 import type { Config } from '../../platform/config.ts';
 import type { ApiDeps, AppEnv } from '../shared/context.ts';

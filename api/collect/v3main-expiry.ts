@@ -1,7 +1,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import { ChangeExpiryPayload, parsePayload } from '../../domain/collect/payloads.ts';
 import { changeExpiryUpdate } from '../../domain/collect/processes.ts';
-import { formatExpTime } from '../../domain/collect/time.ts';
+import { formatExpTime } from '../../domain/epay-time.ts';
 import { defineOperation } from '../shared/operation.ts';
 import {
   authenticate,

@@ -9,7 +9,7 @@ import {
   preauthPhaseOf,
 } from '../../domain/collect/payloads.ts';
 import { finalizeHoldUpdate, reverseHoldUpdate } from '../../domain/collect/processes.ts';
-import { formatExpTime } from '../../domain/collect/time.ts';
+import { formatExpTime } from '../../domain/epay-time.ts';
 import type { ApiDeps } from '../shared/context.ts';
 import { defineOperation } from '../shared/operation.ts';
 import {

@@ -5,11 +5,18 @@ import type { Database } from '../../db/client.ts';
 import { lendingBankAccounts, lendingCustomers } from '../../db/schema/lending.ts';
 import { bankAccountBicSchema, bankAccountIbanSchema } from '../../domain/lending/customers.ts';
 import { ApiError } from '../shared/errors.ts';
+import {
+  hasPaymentMethod,
+  lockCustomerMethods,
+  makeDefaultMethod,
+  promoteOldestMethod,
+} from './payment-method-defaults.ts';
 
 /**
- * A customer's bank accounts (profiles): IBANs checked by ibantools, one default account per customer
- * (the first one added, or the one asked for; when the default is deleted the oldest remaining one
- * takes its place). Deleting keeps the row (`deleted_at`) for the loans that paid to it.
+ * A customer's bank accounts (profiles): IBANs checked by ibantools. One default payment method per
+ * customer, across bank accounts and cards (payment-method-defaults.ts): the first method added, or the
+ * one asked for; when the default is deleted the oldest remaining method takes its place. Deleting
+ * keeps the row (`deleted_at`) for the loans that paid to it.
  */
 
 export const newBankAccountSchema = z
@@ -79,25 +86,16 @@ export async function addBankAccount(
   customerId: string,
   input: z.infer<typeof newBankAccountSchema>,
 ) {
+  const owner = { tenantId, customerId };
   return db.transaction(async (tx) => {
     await requireOwnCustomer(tx, tenantId, customerId);
-    // One writer per customer at a time, so "the first account is the default" holds under races.
-    await tx
-      .select({ id: lendingCustomers.id })
-      .from(lendingCustomers)
-      .where(eq(lendingCustomers.id, customerId))
-      .for('update');
+    // One writer per customer at a time, so "the first method is the default" holds under races.
+    await lockCustomerMethods(tx, owner);
     const existing = await tx.select().from(lendingBankAccounts).where(liveAccounts(tenantId, customerId));
     if (existing.some((account) => account.iban === input.iban)) {
       throw ApiError.conflict('bank_account_exists', 'The customer already has this IBAN');
     }
-    const isDefault = existing.length === 0 || input.isDefault === true;
-    if (isDefault && existing.length > 0) {
-      await tx
-        .update(lendingBankAccounts)
-        .set({ isDefault: false })
-        .where(liveAccounts(tenantId, customerId));
-    }
+    const isDefault = input.isDefault === true || !(await hasPaymentMethod(tx, owner));
     const [row] = await tx
       .insert(lendingBankAccounts)
       .values({
@@ -107,10 +105,11 @@ export async function addBankAccount(
         iban: input.iban,
         bic: input.bic ?? null,
         holderName: input.holderName ?? null,
-        isDefault,
+        isDefault: false,
       })
       .returning();
-    return accountOf(row!);
+    if (isDefault) await makeDefaultMethod(tx, owner, row!.id);
+    return accountOf({ ...row!, isDefault });
   });
 }
 
@@ -123,28 +122,13 @@ export async function deleteBankAccount(
 ) {
   await db.transaction(async (tx) => {
     await requireOwnCustomer(tx, tenantId, customerId);
+    await lockCustomerMethods(tx, { tenantId, customerId });
     const [deleted] = await tx
       .update(lendingBankAccounts)
       .set({ deletedAt: new Date(), isDefault: false })
       .where(and(eq(lendingBankAccounts.id, profileId), liveAccounts(tenantId, customerId)))
       .returning({ wasDefault: lendingBankAccounts.isDefault });
     if (!deleted) throw ApiError.notFound('Bank account');
-    const [oldest] = await tx
-      .select({ id: lendingBankAccounts.id, isDefault: lendingBankAccounts.isDefault })
-      .from(lendingBankAccounts)
-      .where(liveAccounts(tenantId, customerId))
-      .orderBy(asc(lendingBankAccounts.createdAt), asc(lendingBankAccounts.id))
-      .limit(1);
-    const anyDefault = await tx
-      .select({ id: lendingBankAccounts.id })
-      .from(lendingBankAccounts)
-      .where(and(liveAccounts(tenantId, customerId), eq(lendingBankAccounts.isDefault, true)))
-      .limit(1);
-    if (oldest && anyDefault.length === 0) {
-      await tx
-        .update(lendingBankAccounts)
-        .set({ isDefault: true })
-        .where(eq(lendingBankAccounts.id, oldest.id));
-    }
+    await promoteOldestMethod(tx, { tenantId, customerId });
   });
 }

@@ -11,24 +11,32 @@ import {
   signatureMatches,
 } from '../../domain/epay-merchant.ts';
 import { parsePayoutInvoice } from '../../domain/lending/disbursement.ts';
-import { loanWorkflowId, payoutNotificationSignal } from '../../domain/lending/loan-process.ts';
+import {
+  loanWorkflowId,
+  payoutNotificationSignal,
+  repaymentNotificationSignal,
+} from '../../domain/lending/loan-process.ts';
+import { parseCardInvoice, parseSubmissionInvoice } from '../../domain/lending/repayment-submissions.ts';
 import type { Config } from '../../platform/config.ts';
 import type { ApiDeps } from '../shared/context.ts';
+import { type CardNotice, cardFailed, cardSaved } from './card-records.ts';
 import type { LendingEnv } from './context.ts';
 import { findLoan } from './loan-records.ts';
+import { findSubmission } from './submission-records.ts';
 
 /**
- * The lending tenant's merchant notification receiver (decision 0041): the collection gateway POSTs
- * the status of the tenant's cash payouts to `/lending/collect/notifications/{tenantId}` (the notify
- * URL of the tenant's merchant), exactly as to any merchant (docs/collect.md, "Merchant
+ * The lending tenant's merchant notification receiver (decisions 0041, 0045): the collection gateway
+ * POSTs the status of the tenant's INVOICEs — cash payouts, cards saved on its card page (`LC-…`),
+ * repayments charged or paid by bank transfer (`LR-…`) — to `/lending/collect/notifications/{tenantId}`
+ * (the notify URL of the tenant's merchant), exactly as to any merchant (docs/collect.md, "Merchant
  * notifications"). Outside the spec's PublicApi tree: the caller is the gateway, not a tenant's key.
  *
  * 1. CHECKSUM is the HMAC-SHA1 of ENCODED with the tenant's merchant secret (constant time), and
  *    SIGNATURE verifies with the gateway's published key (fetched again once when it does not: a
  *    rotated key); else the whole packet is answered `ERR=...` and nothing changes.
- * 2. One reply line per invoice: `OK` when the payout's loan has the status (a Signal to its workflow,
- *    which ignores a repeated one), `NO` for an INVOICE that is not a payout of this tenant's loans,
- *    `ERR` when Temporal cannot take it now (the gateway retries).
+ * 2. One reply line per invoice: `OK` when the loan has the news (a Signal to its workflow, which
+ *    ignores a repeated one) or the card is updated (lending's own table, idempotently), `NO` for an
+ *    INVOICE that is none of this tenant's, `ERR` when Temporal cannot take it now (the gateway retries).
  */
 
 /** The gateway's notification key, kept between POSTs (fetched again when a signature fails). */
@@ -54,36 +62,74 @@ async function signatureValid(config: Config, encoded: string, signature: string
   return fresh !== undefined && signatureMatches(fresh, encoded, signature);
 }
 
-/** What one line does to the loan: the Signal to its workflow, or the reason it is not ours. */
-async function receiveLine(
+/** Hands a verified line to the loan's workflow as a Signal: OK, or ERR when Temporal cannot take it now. */
+async function signalLoan(
   deps: ApiDeps,
   tenantId: string,
+  loanId: string,
+  signal: typeof payoutNotificationSignal | typeof repaymentNotificationSignal,
   line: NotificationLine,
 ): Promise<NotificationReply> {
-  const payout = parsePayoutInvoice(line.invoice);
-  if (!payout || payout.tenantId !== tenantId) return 'NO';
-  const loan = await findLoan(deps.db, tenantId, payout.loanId);
-  if (!loan) return 'NO';
-  // A payout is only ever PAID or EXPIRED; any other status has nothing to move.
-  if (line.status !== 'PAID' && line.status !== 'EXPIRED') return 'OK';
   try {
-    await deps.temporal.workflow
-      .getHandle(loanWorkflowId(tenantId, payout.loanId))
-      .signal(payoutNotificationSignal, {
-        invoice: line.invoice,
-        status: line.status,
-        ...(line.payTime ? { payTime: line.payTime } : {}),
-      });
+    await deps.temporal.workflow.getHandle(loanWorkflowId(tenantId, loanId)).signal(signal, {
+      invoice: line.invoice,
+      status: line.status,
+      ...(line.payTime ? { payTime: line.payTime } : {}),
+    });
     return 'OK';
   } catch (error) {
     // The loan's workflow has ended (a closed loan): nothing left to change.
     if (error instanceof WorkflowNotFoundError) return 'OK';
     deps.logger.warn(
       { err: error, tenantId, invoice: line.invoice },
-      'payout notification not delivered to the loan',
+      'collection notification not delivered to the loan',
     );
     return 'ERR';
   }
+}
+
+/** A card's verification (`LC-<cardId>`, decision 0045): saved → active, declined or expired → failed. */
+async function receiveCardLine(
+  deps: ApiDeps,
+  tenantId: string,
+  cardId: string,
+  line: NotificationLine,
+): Promise<NotificationReply> {
+  let notice: CardNotice;
+  if (line.card && (line.status === 'SAVED' || line.status === 'PAID'))
+    notice = await cardSaved(deps.db, deps.config, tenantId, cardId, line.card);
+  else if (line.status === 'DENIED' || line.status === 'EXPIRED')
+    notice = await cardFailed(
+      deps.db,
+      tenantId,
+      cardId,
+      line.status === 'EXPIRED' ? 'the card page expired before the card was saved' : 'the card was declined',
+    );
+  else notice = await cardFailed(deps.db, tenantId, cardId, 'the gateway saved no card');
+  return notice === 'unknown' ? 'NO' : 'OK';
+}
+
+/** What one line does: a card saved, a submitted repayment's money, or the loan's payout. */
+async function receiveLine(
+  deps: ApiDeps,
+  tenantId: string,
+  line: NotificationLine,
+): Promise<NotificationReply> {
+  const cardId = parseCardInvoice(line.invoice);
+  if (cardId) return receiveCardLine(deps, tenantId, cardId, line);
+  const submissionId = parseSubmissionInvoice(line.invoice);
+  if (submissionId) {
+    const submission = await findSubmission(deps.db, tenantId, submissionId);
+    if (!submission) return 'NO';
+    return signalLoan(deps, tenantId, submission.loanId, repaymentNotificationSignal, line);
+  }
+  const payout = parsePayoutInvoice(line.invoice);
+  if (!payout || payout.tenantId !== tenantId) return 'NO';
+  const loan = await findLoan(deps.db, tenantId, payout.loanId);
+  if (!loan) return 'NO';
+  // A payout is only ever PAID or EXPIRED; any other status has nothing to move.
+  if (line.status !== 'PAID' && line.status !== 'EXPIRED') return 'OK';
+  return signalLoan(deps, tenantId, payout.loanId, payoutNotificationSignal, line);
 }
 
 const route = createRoute({

@@ -368,6 +368,7 @@ export async function startLoan(
       servicing: {
         graceMs: config.LENDING_GRACE_PERIOD,
         reversalWindowMs: config.LENDING_REPAID_REVERSAL_WINDOW,
+        autochargeAtMs: config.LENDING_AUTOCHARGE_TIME,
       },
     };
     try {

@@ -1,12 +1,12 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { describeCollectMerchant } from '../../credentials/lending/collect-merchants.ts';
 import { PAYOUT_CURRENCIES, recipientOf } from '../../domain/lending/disbursement.ts';
 import { LoanRefusal } from '../../domain/lending/loan-lifecycle.ts';
 import { issueDisbursementUpdate, type LoanSnapshot } from '../../domain/lending/loan-process.ts';
 import { ApiError } from '../shared/errors.ts';
 import { defineLendingOperation, lendingSecurity } from './auth.ts';
+import { requireCollectMerchant } from './collect-merchant-records.ts';
 import { readCustomer } from './customer-records.ts';
 import {
   actorOf,
@@ -93,11 +93,7 @@ export const managementLoansIssueDisbursementOperation = defineLendingOperation(
     const row = await tenantLoan(c, c.req.valid('param').loanId);
     const { amount } = c.req.valid('query');
     refuseOutsideStatuses(row, 'issueDisbursement');
-    if (!(await describeCollectMerchant(db, tenant.id)))
-      throw ApiError.conflict(
-        'collect_merchant_not_configured',
-        'The tenant is not a merchant of the collection gateway yet (the platform operator configures it)',
-      );
+    await requireCollectMerchant(db, config, tenant.id);
     if (!PAYOUT_CURRENCIES.includes(row.currency))
       throw ApiError.conflict(
         'payout_currency_unsupported',

@@ -1,15 +1,19 @@
 import { z } from '@hono/zod-openapi';
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
-import { lendingBankAccounts, lendingCustomers } from '../../db/schema/lending.ts';
+import { lendingBankAccounts } from '../../db/schema/lending.ts';
+import type { Config } from '../../platform/config.ts';
 import { ApiError, errorBodySchema } from '../shared/errors.ts';
-import { deleteBankAccount, listBankAccounts } from './bank-account-records.ts';
+import { bankAccountSchema, deleteBankAccount, listBankAccounts } from './bank-account-records.ts';
+import { cardSchema, deleteCard, setDefaultCard } from './card-records.ts';
+import { lockCustomerMethods, makeDefaultMethod } from './payment-method-defaults.ts';
 
 /**
  * The customer's payment methods (decision 0042). A payment method id names the method's own record:
  * a bank account's `profileId` (`bac_...`, the records of Management/Customers/{customerId}/BankAccounts,
- * api/lending/bank-account-records.ts) — one id space, told apart by the prefix, so DeleteMethod and
- * SetDefaultMethod take any method. One default method per customer.
+ * api/lending/bank-account-records.ts) or a card's `cardId` (`card_...`, card-records.ts, decision 0045)
+ * — one id space, told apart by the prefix, so DeleteMethod and SetDefaultMethod take any method. One
+ * default method per customer (payment-method-defaults.ts).
  */
 
 export const paymentMethodIdQuery = z.object({
@@ -31,14 +35,17 @@ export const bankVerificationErrors = {
 } as const;
 
 const isBankAccountId = (paymentMethodId: string) => paymentMethodId.startsWith('bac_');
+const isCardId = (paymentMethodId: string) => paymentMethodId.startsWith('card_');
 
-/** DeleteMethod: when the default is deleted, the oldest remaining method becomes the default. */
+/** DeleteMethod: a card is forgotten at the gateway too; when the default is deleted, the oldest remaining method becomes the default. */
 export async function deletePaymentMethod(
   db: Database,
+  config: Config,
   tenantId: string,
   customerId: string,
   paymentMethodId: string,
 ) {
+  if (isCardId(paymentMethodId)) return deleteCard(db, config, { tenantId, customerId }, paymentMethodId);
   if (!isBankAccountId(paymentMethodId)) throw ApiError.notFound('Payment method');
   await deleteBankAccount(db, tenantId, customerId, paymentMethodId);
 }
@@ -50,31 +57,30 @@ export async function setDefaultPaymentMethod(
   customerId: string,
   paymentMethodId: string,
 ) {
+  const owner = { tenantId, customerId };
+  if (isCardId(paymentMethodId)) return setDefaultCard(db, owner, paymentMethodId);
   if (!isBankAccountId(paymentMethodId)) throw ApiError.notFound('Payment method');
-  const customerAccounts = and(
-    eq(lendingBankAccounts.tenantId, tenantId),
-    eq(lendingBankAccounts.customerId, customerId),
-    isNull(lendingBankAccounts.deletedAt),
-  );
   await db.transaction(async (tx) => {
-    // The same per-customer lock as adding an account, so two defaults never coexist.
-    await tx
-      .select({ id: lendingCustomers.id })
-      .from(lendingCustomers)
-      .where(and(eq(lendingCustomers.id, customerId), eq(lendingCustomers.tenantId, tenantId)))
-      .for('update');
+    // The same per-customer lock as adding a method, so two defaults never coexist.
+    await lockCustomerMethods(tx, owner);
     const [method] = await tx
       .select({ id: lendingBankAccounts.id })
       .from(lendingBankAccounts)
-      .where(and(customerAccounts, eq(lendingBankAccounts.id, paymentMethodId)))
+      .where(
+        and(
+          eq(lendingBankAccounts.tenantId, tenantId),
+          eq(lendingBankAccounts.customerId, customerId),
+          isNull(lendingBankAccounts.deletedAt),
+          eq(lendingBankAccounts.id, paymentMethodId),
+        ),
+      )
       .limit(1);
     if (!method) throw ApiError.notFound('Payment method');
-    await tx.update(lendingBankAccounts).set({ isDefault: false }).where(customerAccounts);
-    await tx
-      .update(lendingBankAccounts)
-      .set({ isDefault: true })
-      .where(eq(lendingBankAccounts.id, method.id));
+    await makeDefaultMethod(tx, owner, method.id);
   });
   const accounts = await listBankAccounts(db, tenantId, customerId);
   return accounts.find((account) => account.profileId === paymentMethodId)!;
 }
+
+/** What SetDefaultMethod answers: the method, a bank account or a card. */
+export const paymentMethodSchema = z.union([bankAccountSchema, cardSchema]).openapi('PaymentMethod');

@@ -1,4 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
+import { errorBodySchema } from '../shared/errors.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity, requireCustomer } from './auth.ts';
 import { lendingPath } from './paths.ts';
 import { deletePaymentMethod, paymentMethodIdQuery } from './payment-method-records.ts';
@@ -13,15 +14,24 @@ export const paymentOptionsDeleteMethodOperation = defineLendingOperation({
       summary: 'Delete a payment method',
       description:
         'Another customer’s method, or one already deleted: 404. When the default method is deleted, the oldest ' +
-        'remaining one becomes the default.',
+        'remaining one becomes the default. A card is also forgotten at the collection gateway (it can no longer be ' +
+        'charged); when the gateway cannot be reached: 503 `collect_gateway_unavailable` and nothing changes.',
       security: lendingSecurity.user,
       request: { query: paymentMethodIdQuery },
-      responses: { 204: { description: 'Deleted' }, ...lendingErrorResponses },
+      responses: {
+        204: { description: 'Deleted' },
+        ...lendingErrorResponses,
+        503: {
+          description: '`collect_gateway_unavailable`: the card could not be forgotten at the gateway now',
+          content: { 'application/json': { schema: errorBodySchema } },
+        },
+      },
     }),
   handler: () => async (c) => {
     const { customerId } = requireCustomer(c);
     await deletePaymentMethod(
       c.get('deps').db,
+      c.get('deps').config,
       c.get('lendingTenant').id,
       customerId,
       c.req.valid('query').paymentMethodId,

@@ -1,8 +1,12 @@
 import { createRoute } from '@hono/zod-openapi';
+import { errorBodySchema } from '../shared/errors.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity, requireCustomer } from './auth.ts';
-import { bankAccountSchema } from './bank-account-records.ts';
 import { lendingPath } from './paths.ts';
-import { paymentMethodIdQuery, setDefaultPaymentMethod } from './payment-method-records.ts';
+import {
+  paymentMethodIdQuery,
+  paymentMethodSchema,
+  setDefaultPaymentMethod,
+} from './payment-method-records.ts';
 
 /** `POST /PaymentOptions/SetDefaultMethod?paymentMethodId=`: the customer's one default method. */
 export const paymentOptionsSetDefaultMethodOperation = defineLendingOperation({
@@ -12,15 +16,21 @@ export const paymentOptionsSetDefaultMethodOperation = defineLendingOperation({
       path: lendingPath('/PaymentOptions/SetDefaultMethod'),
       tags: ['Payment options'],
       summary: 'Set the default payment method',
-      description: 'The method becomes the only default of the customer. Another customer’s method: 404.',
+      description:
+        'A bank account (`bac_…`) or a saved card (`card_…`) becomes the only default of the customer. Another ' +
+        'customer’s method: 404.',
       security: lendingSecurity.user,
       request: { query: paymentMethodIdQuery },
       responses: {
         200: {
-          description: 'The default method',
-          content: { 'application/json': { schema: bankAccountSchema } },
+          description: 'The default method (a bank account or a card)',
+          content: { 'application/json': { schema: paymentMethodSchema } },
         },
         ...lendingErrorResponses,
+        409: {
+          description: '`card_not_active`: a card not saved (yet) cannot be the default',
+          content: { 'application/json': { schema: errorBodySchema } },
+        },
       },
     }),
   handler: () => async (c) => {

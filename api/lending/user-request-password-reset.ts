@@ -1,12 +1,10 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { eq } from 'drizzle-orm';
 import { findUserByLogin, issuePasswordResetCode } from '../../credentials/lending/users.ts';
-import { lendingSiteDomains } from '../../db/schema/lending.ts';
-import { ApiError } from '../shared/errors.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from './auth.ts';
 import { readCustomer } from './customer-records.ts';
 import { sendUserMail } from './mail-outbox.ts';
 import { lendingPath } from './paths.ts';
+import { requireTenantSiteUrl } from './tenant-site.ts';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -52,19 +50,7 @@ export const userRequestPasswordResetOperation = defineLendingOperation({
     const { db, config } = deps;
     const tenant = c.get('lendingTenant');
     const { login, confirmationUrl } = c.req.valid('query');
-    if (confirmationUrl) {
-      const host = new URL(confirmationUrl).hostname.toLowerCase();
-      const domains = await db
-        .select({ domain: lendingSiteDomains.domain })
-        .from(lendingSiteDomains)
-        .where(eq(lendingSiteDomains.tenantId, tenant.id));
-      if (
-        domains.length > 0 &&
-        !domains.some(({ domain }) => host === domain || host.endsWith(`.${domain}`))
-      ) {
-        throw ApiError.field('confirmationUrl', 'must be on one of the tenant’s site domains');
-      }
-    }
+    if (confirmationUrl) await requireTenantSiteUrl(db, tenant.id, 'confirmationUrl', confirmationUrl);
     const user = await findUserByLogin(db, tenant.id, login);
     const customer = user?.customerId ? await readCustomer(db, tenant.id, user.customerId) : undefined;
     const recipient = customer?.details.email ?? (user && EMAIL.test(user.login) ? user.login : undefined);

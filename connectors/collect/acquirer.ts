@@ -14,6 +14,12 @@
  * Every request carries `X-Api-Key`; every writing request an `Idempotency-Key` (the gateway uses
  * `<IDN>:<operation>`): the same key with the same body answers the first answer again and changes
  * nothing, so a retried activity or a crashed worker can never capture, void or refund twice.
+ *
+ * Stored cards (decision 0045): an authorisation with `storeCard: true` answers, once approved (after
+ * its 3-D Secure challenge if one is needed), the acquirer's `cardToken` and the `card` it stands for;
+ * with `storeCard` the amount may be 0 (a card verification: authorised, holding nothing; void it). An
+ * authorisation by `cardToken` (instead of `card`) with `merchantInitiated: true` charges a stored card
+ * without the cardholder (exempt from 3-D Secure).
  */
 
 export type AuthorisationStatus =
@@ -45,22 +51,53 @@ export interface Authorisation {
   /** The capture, once made: its own STAN. */
   capture?: { stan: string; amountMinor: number } | undefined;
   cardLast4: string;
+  /** `storeCard` or a stored card's authorisation, once approved: the acquirer's token of the card. */
+  cardToken?: string | undefined;
+  /** What the token stands for (with `cardToken`). */
+  card?: StoredCard | undefined;
+  /** Authorised by a stored card without the cardholder (`merchantInitiated`). */
+  merchantInitiated?: boolean | undefined;
 }
 
-export interface AuthorisationRequest {
+/** A stored card as the acquirer describes it. */
+export interface StoredCard {
+  /** Lower case card scheme: visa, mastercard, amex, discover, jcb, unknown. */
+  brand: string;
+  last4: string;
+  expiryMonth: number;
+  expiryYear: number;
+}
+
+interface AuthorisationTerms {
   reference: string;
+  /** Positive; 0 only with `storeCard` (a card verification). */
   amountMinor: number;
   currency: string;
+}
+
+/** The cardholder's card, typed on the card page; `storeCard` keeps it at the acquirer once approved. */
+export interface CardAuthorisationRequest extends AuthorisationTerms {
   card: { number: string; expiryMonth: number; expiryYear: number; cvv: string; holder?: string };
+  storeCard?: boolean | undefined;
   /** Where the acquirer sends the cardholder's browser after a 3-D Secure challenge (`?authorisation=<id>` added). */
   returnUrl: string;
 }
+
+/** A stored card charged by the merchant without the cardholder (no 3-D Secure challenge). */
+export interface StoredCardAuthorisationRequest extends AuthorisationTerms {
+  cardToken: string;
+  merchantInitiated: true;
+}
+
+export type AuthorisationRequest = CardAuthorisationRequest | StoredCardAuthorisationRequest;
 
 /** Error codes of the acquirer protocol (body `{ "error": { "code", "message" } }`). */
 export type AcquirerErrorCode =
   | 'unauthorised'
   | 'bad_request'
   | 'not_found'
+  /** The cardToken of an authorisation is not a card stored with this acquirer. */
+  | 'unknown_card_token'
   | 'idempotency_conflict'
   | 'invalid_state'
   | 'amount_exceeds_authorisation'

@@ -16,8 +16,10 @@ type KeyConfig = Pick<Config, 'LENDING_DATA_KEY' | 'PLATFORM_MODE'>;
 
 export type NationalIdField = 'ssn' | 'driverLicenseId';
 
-const boxKeyOf = (config: KeyConfig) =>
+/** The AES-256-GCM key of lending's data at rest (LENDING_DATA_KEY; a development key outside production). */
+export const lendingDataKey = (config: KeyConfig) =>
   secretBoxKey(config.LENDING_DATA_KEY, config.PLATFORM_MODE, 'LENDING_DATA_KEY', DEVELOPMENT_KEY_SEED);
+const boxKeyOf = lendingDataKey;
 
 /** The digest key is derived from the box key, so one configured key serves both. */
 const digestKeyOf = (config: KeyConfig) =>

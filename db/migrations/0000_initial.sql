@@ -162,6 +162,10 @@ CREATE TABLE "collect_notifications" (
 	"stan" text,
 	"bcode" text,
 	"amount_minor" bigint,
+	"card_token" text,
+	"card_brand" text,
+	"card_last4" text,
+	"card_expiry" text,
 	"delivery" text NOT NULL,
 	"attempt_count" integer DEFAULT 0 NOT NULL,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
@@ -234,6 +238,20 @@ CREATE TABLE "collect_one_touch_tokens" (
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"expires_at" timestamp with time zone NOT NULL,
 	"invalidated_at" timestamp with time zone
+);
+--> statement-breakpoint
+CREATE TABLE "collect_saved_cards" (
+	"id" text PRIMARY KEY NOT NULL,
+	"merchant_min" text NOT NULL,
+	"idn" text NOT NULL,
+	"acquirer" text NOT NULL,
+	"acquirer_token_ciphertext" text NOT NULL,
+	"brand" text NOT NULL,
+	"last4" text NOT NULL,
+	"expiry_month" integer NOT NULL,
+	"expiry_year" integer NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"deleted_at" timestamp with time zone
 );
 --> statement-breakpoint
 CREATE TABLE "collect_statement_credits" (
@@ -486,6 +504,26 @@ CREATE TABLE "lending_bank_verifications" (
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
+CREATE TABLE "lending_cards" (
+	"id" text PRIMARY KEY NOT NULL,
+	"tenant_id" text NOT NULL,
+	"customer_id" text NOT NULL,
+	"status" text NOT NULL,
+	"is_default" boolean DEFAULT false NOT NULL,
+	"wants_default" boolean DEFAULT false NOT NULL,
+	"nickname" text,
+	"token_sealed" text,
+	"brand" text,
+	"last4" text,
+	"expiry_month" integer,
+	"expiry_year" integer,
+	"reason" text,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"activated_at" timestamp with time zone,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"deleted_at" timestamp with time zone
+);
+--> statement-breakpoint
 CREATE TABLE "lending_openbanking_agents" (
 	"gateway_url" text PRIMARY KEY NOT NULL,
 	"agent_id" text NOT NULL,
@@ -540,6 +578,28 @@ CREATE TABLE "lending_loan_servicing" (
 	"servicing" jsonb NOT NULL,
 	"updated_at" timestamp with time zone NOT NULL,
 	CONSTRAINT "lending_loan_servicing_tenant_id_loan_id_pk" PRIMARY KEY("tenant_id","loan_id")
+);
+--> statement-breakpoint
+CREATE TABLE "lending_repayment_submissions" (
+	"tenant_id" text NOT NULL,
+	"submission_id" text NOT NULL,
+	"loan_id" text NOT NULL,
+	"invoice" text NOT NULL,
+	"channel" text NOT NULL,
+	"amount" numeric NOT NULL,
+	"currency" text NOT NULL,
+	"status" text NOT NULL,
+	"payment_method_id" text,
+	"idn" text,
+	"iban" text,
+	"beneficiary" text,
+	"expires_at" timestamp with time zone,
+	"reason" text,
+	"repayment_id" text,
+	"version" integer NOT NULL,
+	"created_at" timestamp with time zone NOT NULL,
+	"updated_at" timestamp with time zone NOT NULL,
+	CONSTRAINT "lending_repayment_submissions_tenant_id_submission_id_pk" PRIMARY KEY("tenant_id","submission_id")
 );
 --> statement-breakpoint
 CREATE TABLE "messaging_access_tokens" (
@@ -953,6 +1013,8 @@ ALTER TABLE "collect_ledger_entries" ADD CONSTRAINT "collect_ledger_entries_tran
 ALTER TABLE "collect_billing_attempts" ADD CONSTRAINT "collect_billing_attempts_tid_collect_billing_payments_tid_fk" FOREIGN KEY ("tid") REFERENCES "public"."collect_billing_payments"("tid") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "collect_notification_attempts" ADD CONSTRAINT "collect_notification_attempts_notification_id_collect_notifications_id_fk" FOREIGN KEY ("notification_id") REFERENCES "public"."collect_notifications"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "collect_one_touch_devices" ADD CONSTRAINT "collect_one_touch_devices_app_id_collect_one_touch_apps_id_fk" FOREIGN KEY ("app_id") REFERENCES "public"."collect_one_touch_apps"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "collect_saved_cards" ADD CONSTRAINT "collect_saved_cards_merchant_min_collect_merchants_min_fk" FOREIGN KEY ("merchant_min") REFERENCES "public"."collect_merchants"("min") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "collect_saved_cards" ADD CONSTRAINT "collect_saved_cards_idn_collect_obligations_idn_fk" FOREIGN KEY ("idn") REFERENCES "public"."collect_obligations"("idn") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "collect_statement_credits" ADD CONSTRAINT "collect_statement_credits_statement_id_collect_statements_id_fk" FOREIGN KEY ("statement_id") REFERENCES "public"."collect_statements"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "lending_api_keys" ADD CONSTRAINT "lending_api_keys_tenant_id_lending_tenants_id_fk" FOREIGN KEY ("tenant_id") REFERENCES "public"."lending_tenants"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "lending_bank_accounts" ADD CONSTRAINT "lending_bank_accounts_tenant_id_lending_tenants_id_fk" FOREIGN KEY ("tenant_id") REFERENCES "public"."lending_tenants"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
@@ -976,6 +1038,8 @@ ALTER TABLE "lending_loans" ADD CONSTRAINT "lending_loans_tenant_id_lending_tena
 ALTER TABLE "lending_loans" ADD CONSTRAINT "lending_loans_customer_id_lending_customers_id_fk" FOREIGN KEY ("customer_id") REFERENCES "public"."lending_customers"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "lending_bank_verifications" ADD CONSTRAINT "lending_bank_verifications_tenant_id_lending_tenants_id_fk" FOREIGN KEY ("tenant_id") REFERENCES "public"."lending_tenants"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "lending_bank_verifications" ADD CONSTRAINT "lending_bank_verifications_customer_id_lending_customers_id_fk" FOREIGN KEY ("customer_id") REFERENCES "public"."lending_customers"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "lending_cards" ADD CONSTRAINT "lending_cards_tenant_id_lending_tenants_id_fk" FOREIGN KEY ("tenant_id") REFERENCES "public"."lending_tenants"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "lending_cards" ADD CONSTRAINT "lending_cards_customer_id_lending_customers_id_fk" FOREIGN KEY ("customer_id") REFERENCES "public"."lending_customers"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "lending_openbanking_users" ADD CONSTRAINT "lending_openbanking_users_customer_id_lending_customers_id_fk" FOREIGN KEY ("customer_id") REFERENCES "public"."lending_customers"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "lending_openbanking_users" ADD CONSTRAINT "lending_openbanking_users_tenant_id_lending_tenants_id_fk" FOREIGN KEY ("tenant_id") REFERENCES "public"."lending_tenants"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "lending_credit_products" ADD CONSTRAINT "lending_credit_products_tenant_id_lending_tenants_id_fk" FOREIGN KEY ("tenant_id") REFERENCES "public"."lending_tenants"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
@@ -1048,6 +1112,8 @@ CREATE UNIQUE INDEX "collect_one_touch_codes_key_idx" ON "collect_one_touch_code
 CREATE UNIQUE INDEX "collect_one_touch_codes_hash_idx" ON "collect_one_touch_codes" USING btree ("code_hash");--> statement-breakpoint
 CREATE INDEX "collect_one_touch_payments_device_idx" ON "collect_one_touch_payments" USING btree ("app_id","device_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "collect_one_touch_tokens_hash_idx" ON "collect_one_touch_tokens" USING btree ("token_hash");--> statement-breakpoint
+CREATE UNIQUE INDEX "collect_saved_cards_idn_idx" ON "collect_saved_cards" USING btree ("idn");--> statement-breakpoint
+CREATE INDEX "collect_saved_cards_merchant_idx" ON "collect_saved_cards" USING btree ("merchant_min");--> statement-breakpoint
 CREATE UNIQUE INDEX "collect_statement_credits_entry_idx" ON "collect_statement_credits" USING btree ("account","entry_ref");--> statement-breakpoint
 CREATE INDEX "collect_statement_credits_statement_idx" ON "collect_statement_credits" USING btree ("statement_id","state","position");--> statement-breakpoint
 CREATE INDEX "collect_statement_credits_state_idx" ON "collect_statement_credits" USING btree ("state","id");--> statement-breakpoint
@@ -1074,9 +1140,11 @@ CREATE INDEX "lending_signing_codes_document_idx" ON "lending_signing_codes" USI
 CREATE UNIQUE INDEX "lending_loan_status_history_version_idx" ON "lending_loan_status_history" USING btree ("tenant_id","loan_id","version");--> statement-breakpoint
 CREATE INDEX "lending_loans_customer_idx" ON "lending_loans" USING btree ("tenant_id","customer_id","status");--> statement-breakpoint
 CREATE INDEX "lending_bank_verifications_loan_idx" ON "lending_bank_verifications" USING btree ("tenant_id","loan_id","created_at");--> statement-breakpoint
+CREATE INDEX "lending_cards_customer_idx" ON "lending_cards" USING btree ("tenant_id","customer_id","created_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "lending_credit_products_name_idx" ON "lending_credit_products" USING btree ("tenant_id","name");--> statement-breakpoint
 CREATE INDEX "lending_promo_codes_product_idx" ON "lending_promo_codes" USING btree ("product_id");--> statement-breakpoint
 CREATE INDEX "lending_loan_repayments_loan_idx" ON "lending_loan_repayments" USING btree ("tenant_id","loan_id");--> statement-breakpoint
+CREATE INDEX "lending_repayment_submissions_loan_idx" ON "lending_repayment_submissions" USING btree ("tenant_id","loan_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "messaging_access_tokens_hash_idx" ON "messaging_access_tokens" USING btree ("token_hash");--> statement-breakpoint
 CREATE UNIQUE INDEX "messaging_messages_idempotency_idx" ON "messaging_messages" USING btree ("account_id","idempotency_key");--> statement-breakpoint
 CREATE INDEX "messaging_messages_carrier_idx" ON "messaging_messages" USING btree ("carrier_message_id","carrier");--> statement-breakpoint

@@ -4,6 +4,7 @@ export * from './collect-desk.ts';
 export * from './collect-ledger.ts';
 export * from './collect-notifications.ts';
 export * from './collect-one-touch.ts';
+export * from './collect-saved-cards.ts';
 export * from './collect-statements.ts';
 export * from './lending.ts';
 export * from './lending-collect.ts';

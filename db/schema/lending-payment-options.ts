@@ -1,4 +1,4 @@
-import { index, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 import { lendingCustomers, lendingTenants } from './lending.ts';
 
 /**
@@ -78,4 +78,49 @@ export const lendingBankVerifications = pgTable(
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (table) => [index('lending_bank_verifications_loan_idx').on(table.tenantId, table.loanId, table.createdAt)],
+);
+
+/**
+ * `pending` (created; the customer has not yet passed the gateway's card page), `active` (saved at the
+ * gateway: chargeable), `failed` (the card page's verification was declined or expired; `reason`).
+ */
+export type CardStatus = 'pending' | 'active' | 'failed';
+
+/**
+ * A customer's card as a payment method (decision 0045): lending keeps only the collection gateway's
+ * saved-card token (`ctk_…`, encrypted under LENDING_DATA_KEY bound to the card; never the number) and
+ * its display data. Created pending by PaymentOptions/Cards; made active by the gateway's notification of
+ * its verification (INVOICE `LC-<id>`). Deleting keeps the row (`deleted_at`) without its token.
+ */
+export const lendingCards = pgTable(
+  'lending_cards',
+  {
+    /** `card_<16 hex>`: the payment method id. */
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => lendingTenants.id),
+    customerId: text('customer_id')
+      .notNull()
+      .references(() => lendingCustomers.id),
+    status: text('status', { enum: ['pending', 'active', 'failed'] })
+      .$type<CardStatus>()
+      .notNull(),
+    isDefault: boolean('is_default').notNull().default(false),
+    /** Asked with `isDefault` while pending: becomes the default once active. */
+    wantsDefault: boolean('wants_default').notNull().default(false),
+    nickname: text('nickname'),
+    /** The gateway's token, sealed (credentials/lending/cards.ts); null until active and after deletion. */
+    tokenSealed: text('token_sealed'),
+    brand: text('brand'),
+    last4: text('last4'),
+    expiryMonth: integer('expiry_month'),
+    expiryYear: integer('expiry_year'),
+    reason: text('reason'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    activatedAt: timestamp('activated_at', { withTimezone: true }),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    deletedAt: timestamp('deleted_at', { withTimezone: true }),
+  },
+  (table) => [index('lending_cards_customer_idx').on(table.tenantId, table.customerId, table.createdAt)],
 );

@@ -10,6 +10,7 @@ import {
   text,
   timestamp,
 } from 'drizzle-orm/pg-core';
+import type { SubmissionChannel, SubmissionStatus } from '../../domain/lending/repayment-submissions.ts';
 import type { LoanServicing } from '../../domain/lending/servicing.ts';
 import { repaymentModes } from '../../domain/lending/servicing.ts';
 
@@ -49,5 +50,39 @@ export const lendingLoanRepayments = pgTable(
   (table) => [
     primaryKey({ columns: [table.tenantId, table.repaymentId] }),
     index('lending_loan_repayments_loan_idx').on(table.tenantId, table.loanId),
+  ],
+);
+
+/**
+ * Repayments submitted through the collection gateway and auto-charges (decision 0045), written by the
+ * loan workflow's recordLoan activity with the loan's version (the newest kept). The notification
+ * receiver finds a submission's loan here by its INVOICE (`LR-<submissionId>`).
+ */
+export const lendingRepaymentSubmissions = pgTable(
+  'lending_repayment_submissions',
+  {
+    tenantId: text('tenant_id').notNull(),
+    /** `sub_<16 hex>`, unique per tenant. */
+    submissionId: text('submission_id').notNull(),
+    loanId: text('loan_id').notNull(),
+    invoice: text('invoice').notNull(),
+    channel: text('channel').$type<SubmissionChannel>().notNull(),
+    amount: numeric('amount').notNull(),
+    currency: text('currency').notNull(),
+    status: text('status').$type<SubmissionStatus>().notNull(),
+    paymentMethodId: text('payment_method_id'),
+    idn: text('idn'),
+    iban: text('iban'),
+    beneficiary: text('beneficiary'),
+    expiresAt: timestamp('expires_at', { withTimezone: true }),
+    reason: text('reason'),
+    repaymentId: text('repayment_id'),
+    version: integer('version').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.tenantId, table.submissionId] }),
+    index('lending_repayment_submissions_loan_idx').on(table.tenantId, table.loanId),
   ],
 );

@@ -36,6 +36,8 @@ export const collectErrorCodes = {
   ACQUIRER_REFUSED: { status: 502, meaning: 'the card acquirer refused the operation' },
   /** The card acquirer did not answer the capture or void; nothing changed, send the request again. */
   ACQUIRER_UNAVAILABLE: { status: 503, meaning: 'the card acquirer did not answer' },
+  /** A saved-card charge (card/charge.cgi) whose acquirer call could not be made: send the same packet again. */
+  UNAVAILABLE: { status: 503, meaning: 'the charge could not be made now; send the same packet again' },
   /**
    * PLATFORM_MODE=production: one-touch payments run on the sandbox card only (they are not connected
    * to the card acquirer), so they refuse to run.

@@ -197,6 +197,7 @@ export const settlementChannels: Record<ObligationKind, readonly SettlementSourc
   bank_transfer: ['cash_desk', 'bank_statement'],
   online_payment: ['card'],
   preauth: ['card'],
+  card_charge: ['card'],
   payout_office: ['cash_desk'],
   payout_provider: ['provider_account'],
 };
@@ -235,7 +236,7 @@ export function payoutRelease(idn: string, reserved: readonly Posting[]): Ledger
 
 /**
  * The postings of a PAID obligation, `paidAmountMinor` having come through `source`:
- * - office_bill, deposit_slip, bank_transfer, online_payment, preauth: the desk's cash, the bank
+ * - office_bill, deposit_slip, bank_transfer, online_payment, preauth, card_charge: the desk's cash, the bank
  *   account or the acquirer receivable is debited, the merchant credited less the fee;
  * - payout_office (collected at a desk): payouts owed pays the desk's cash out; the fee is the
  *   merchant's (a payout funded by a provider account pays none);

@@ -4,12 +4,14 @@
  * by the activity, see activities/collect/merchant-notifications.ts).
  *
  * Packet (decoded ENCODED), one line per invoice, each line ended by `\n`:
- *   INVOICE=<n>:STATUS=<PAID|DENIED|EXPIRED>[:PAY_TIME=YYYYMMDDhhmmss:STAN=<n>:BCODE=<n>]
+ *   INVOICE=<n>:STATUS=<PAID|DENIED|EXPIRED|SAVED>[:PAY_TIME=YYYYMMDDhhmmss:STAN=<n>:BCODE=<n>]
+ *     [:CARD_TOKEN=ctk_<24 hex>:CARD_BRAND=<VISA|...>:CARD_LAST4=<4 digits>:CARD_EXP=MM/YYYY]
+ * (the CARD_ fields when the INVOICE saved a card, SAVECARD=1; SAVED: a verification, nothing paid).
  * Reply, one line per invoice, either form:
  *   INVOICE=<n>:STATUS=<OK|ERR|NO>[:ERR=<text>]      or      <n>=<OK|ERR|NO>
  */
 
-export type NotificationStatus = 'PAID' | 'DENIED' | 'EXPIRED';
+export type NotificationStatus = 'PAID' | 'DENIED' | 'EXPIRED' | 'SAVED';
 export type NotificationReplyStatus = 'OK' | 'ERR' | 'NO';
 
 /**
@@ -26,13 +28,35 @@ export interface NotificationLine {
   payTime?: string | undefined;
   stan?: string | undefined;
   bcode?: string | undefined;
+  /** The card this INVOICE saved (decision 0045). */
+  card?: { token: string; brand: string; last4: string /** MM/YYYY */; expiry: string } | undefined;
 }
 
-/** One line of the packet. PAY_TIME, STAN and BCODE go together and only with PAID. */
+/** The card fields of a stored notification (all or none), as a line's `card`. */
+export function notifiedCard(row: {
+  cardToken: string | null;
+  cardBrand: string | null;
+  cardLast4: string | null;
+  cardExpiry: string | null;
+}): NotificationLine['card'] {
+  const { cardToken, cardBrand, cardLast4, cardExpiry } = row;
+  return cardToken && cardBrand && cardLast4 && cardExpiry
+    ? { token: cardToken, brand: cardBrand, last4: cardLast4, expiry: cardExpiry }
+    : undefined;
+}
+
+/** `CARD_EXP`: MM/YYYY. */
+export const cardExpiryText = (month: number, year: number) => `${String(month).padStart(2, '0')}/${year}`;
+
+/** One line of the packet. PAY_TIME, STAN and BCODE go together and only with PAID; CARD_ fields last. */
 export function notificationLine(line: NotificationLine): string {
   let text = `INVOICE=${line.invoice}:STATUS=${line.status}`;
   if (line.status === 'PAID' && line.payTime) {
     text += `:PAY_TIME=${line.payTime}:STAN=${line.stan ?? '000000'}:BCODE=${line.bcode ?? '000000'}`;
+  }
+  if (line.card) {
+    const { token, brand, last4, expiry } = line.card;
+    text += `:CARD_TOKEN=${token}:CARD_BRAND=${brand}:CARD_LAST4=${last4}:CARD_EXP=${expiry}`;
   }
   return text;
 }

@@ -6,8 +6,10 @@
  *   payout_office (cash at an office):         PENDING → PAID (collected; STAN = BCODE = 000000) | EXPIRED
  *   payout_provider (to a provider account):   PENDING → PAID at once (the gateway credits the account)
  *   preauth:                                   HELD → PAID (finalize ≤ held) | REVERSED | EXPIRED
- *   online_payment (card page):                PENDING → PAID | DENIED | EXPIRED
- * PAID, DENIED, REVERSED and EXPIRED are final.
+ *   online_payment (card page):                PENDING → PAID | DENIED | EXPIRED; with SAVECARD=1 and
+ *                                              AMOUNT=0 (a card verification): PENDING → SAVED | DENIED | EXPIRED
+ *   card_charge (a saved card, charge.cgi):    PENDING → PAID | DENIED | EXPIRED (decision 0045)
+ * PAID, SAVED, DENIED, REVERSED and EXPIRED are final.
  */
 export const obligationKinds = [
   'online_payment',
@@ -17,10 +19,20 @@ export const obligationKinds = [
   'deposit_slip',
   'payout_office',
   'payout_provider',
+  'card_charge',
 ] as const;
 export type ObligationKind = (typeof obligationKinds)[number];
 
-export const obligationStatuses = ['PENDING', 'HELD', 'PAID', 'DENIED', 'REVERSED', 'EXPIRED'] as const;
+export const obligationStatuses = [
+  'PENDING',
+  'HELD',
+  'PAID',
+  'DENIED',
+  'REVERSED',
+  'EXPIRED',
+  /** A card verification (AMOUNT=0, SAVECARD=1): the card is saved, nothing was paid. */
+  'SAVED',
+] as const;
 export type ObligationStatus = (typeof obligationStatuses)[number];
 
 export const isOpen = (status: ObligationStatus) => status === 'PENDING' || status === 'HELD';
@@ -30,9 +42,11 @@ export const isPayout = (kind: ObligationKind) => kind === 'payout_office' || ki
 /** Kinds settled by a payment at an office (the demo pay_bill.cgi plays the office). */
 export const officePayableKinds: readonly ObligationKind[] = ['office_bill', 'deposit_slip', 'bank_transfer'];
 
-/** The notification STATUS of a final state: the merchant protocol knows PAID, DENIED and EXPIRED. */
-export function notificationStatusOf(status: ObligationStatus): 'PAID' | 'DENIED' | 'EXPIRED' | undefined {
-  if (status === 'PAID' || status === 'EXPIRED' || status === 'DENIED') return status;
+/** The notification STATUS of a final state: the merchant protocol knows PAID, DENIED and EXPIRED (and SAVED, ours). */
+export function notificationStatusOf(
+  status: ObligationStatus,
+): 'PAID' | 'DENIED' | 'EXPIRED' | 'SAVED' | undefined {
+  if (status === 'PAID' || status === 'EXPIRED' || status === 'DENIED' || status === 'SAVED') return status;
   if (status === 'REVERSED') return 'DENIED';
   return undefined;
 }
@@ -56,6 +70,8 @@ export const ObligationRefusal = {
   acquirerRefused: 'ACQUIRER_REFUSED',
   /** The card acquirer did not answer a capture or void within its retries. */
   acquirerUnavailable: 'ACQUIRER_UNAVAILABLE',
+  /** A saved-card charge whose acquirer call could not be made: the same packet may be sent again. */
+  unavailable: 'UNAVAILABLE',
   badField: 'BAD_FIELD',
 } as const;
 export type ObligationRefusalType = (typeof ObligationRefusal)[keyof typeof ObligationRefusal];

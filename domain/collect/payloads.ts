@@ -1,9 +1,9 @@
 import { electronicFormatIBAN, isValidBIC, isValidIBAN } from 'ibantools';
 import { z } from 'zod';
+import { parseExpTime } from '../epay-time.ts';
 import { amountProblem, parseAmountMinor } from './amount.ts';
 import { badField, CollectProtocolError, missingField } from './errors.ts';
 import type { Packet } from './packet.ts';
-import { parseExpTime } from './time.ts';
 
 /**
  * The payload models: what each operation's decoded ENCODED packet must hold. Keys are ePay's
@@ -25,14 +25,18 @@ const text = (pattern: RegExp, message: string) => z.string().regex(pattern, mes
 const min = text(MIN_TEXT, 'must be D followed by 9 digits');
 const invoice = text(/^[0-9A-Za-z._-]{1,64}$/, 'must be 1-64 letters, digits, dots, dashes or underscores');
 const idn = text(IDN_TEXT, 'must be the 10-digit IDN');
-const amount = z.string().transform((value, ctx) => {
-  const problem = amountProblem(value);
-  if (problem) {
-    ctx.addIssue({ code: 'custom', message: problem });
-    return z.NEVER;
-  }
-  return parseAmountMinor(value) as number;
-});
+/** A positive amount; `zero`: `0` (`0.00`) too, the model that takes it says when (SAVECARD=1). */
+const amountOf = (zero: boolean) =>
+  z.string().transform((value, ctx) => {
+    if (zero && /^0{1,9}(\.0{1,2})?$/.test(value)) return 0;
+    const problem = amountProblem(value);
+    if (problem) {
+      ctx.addIssue({ code: 'custom', message: problem });
+      return z.NEVER;
+    }
+    return parseAmountMinor(value) as number;
+  });
+const amount = amountOf(false);
 const currency = z
   .enum(currencies, { error: `must be one of ${currencies.join(', ')}` })
   .default(DEFAULT_CURRENCY);
@@ -87,10 +91,38 @@ const registrationModel = (p: {
   descr: p.DESCR,
 });
 
-/** POST / PAGE=credit_paydirect (card page). URL_OK / URL_CANCEL count only here (form fields are ignored). */
+/** A saved card's token, as the gateway gives it to the merchant (decision 0045). */
+export const CARD_TOKEN_TEXT = /^ctk_[0-9a-f]{24}$/;
+const cardToken = text(CARD_TOKEN_TEXT, 'must be a saved card token (ctk_ and 24 hex digits)');
+
+/**
+ * POST / PAGE=credit_paydirect (card page). URL_OK / URL_CANCEL count only here (form fields are ignored).
+ * SAVECARD=1 (decision 0045): the card is saved when the payment is approved, and AMOUNT=0 is allowed
+ * (a card verification: nothing is paid, the obligation ends SAVED).
+ */
 export const OnlinePaymentPayload = z
-  .object({ ...registration, URL_OK: httpUrl.optional(), URL_CANCEL: httpUrl.optional() })
-  .transform((p) => ({ ...registrationModel(p), urlOk: p.URL_OK, urlCancel: p.URL_CANCEL }));
+  .object({
+    ...registration,
+    AMOUNT: amountOf(true),
+    SAVECARD: z.enum(['0', '1'], { error: 'must be 1 (save the card) or 0' }).optional(),
+    URL_OK: httpUrl.optional(),
+    URL_CANCEL: httpUrl.optional(),
+  })
+  .superRefine((p, ctx) => {
+    if (p.AMOUNT === 0 && p.SAVECARD !== '1') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['AMOUNT'],
+        message: 'must be greater than zero (0 only with SAVECARD=1, a card verification)',
+      });
+    }
+  })
+  .transform((p) => ({
+    ...registrationModel(p),
+    urlOk: p.URL_OK,
+    urlCancel: p.URL_CANCEL,
+    saveCard: p.SAVECARD === '1',
+  }));
 
 /** GET /office/reg_bill.cgi: an obligation payable at an office or ATM with its 10-digit IDN. */
 export const OfficeBillPayload = z.object(registration).transform(registrationModel);
@@ -191,7 +223,30 @@ export const MoneySendProviderPayload = z
   })
   .transform((p) => ({ ...registrationModel(p), recipient: p.RCPT, recipientType: p.RCPT_TYPE }));
 
+/**
+ * GET /card/charge.cgi (decision 0045): charge AMOUNT to the merchant's saved card CARD_TOKEN, once per
+ * INVOICE, without the cardholder (a merchant-initiated transaction).
+ */
+export const CardChargePayload = z
+  .object({
+    MIN: min,
+    INVOICE: invoice,
+    AMOUNT: amount,
+    CURRENCY: currency,
+    DESCR: freeText(100).optional(),
+    CARD_TOKEN: cardToken,
+    ENCODING: encoding,
+  })
+  .transform((p) => ({ ...registrationModel(p), cardToken: p.CARD_TOKEN }));
+
+/** GET /card/forget.cgi (decision 0045): the saved card CARD_TOKEN can no longer be charged. */
+export const CardForgetPayload = z
+  .object({ MIN: min, CARD_TOKEN: cardToken, ENCODING: encoding })
+  .transform((p) => ({ min: p.MIN, cardToken: p.CARD_TOKEN }));
+
 export type OnlinePayment = z.output<typeof OnlinePaymentPayload>;
+export type CardCharge = z.output<typeof CardChargePayload>;
+export type CardForget = z.output<typeof CardForgetPayload>;
 export type OfficeBill = z.output<typeof OfficeBillPayload>;
 export type PreauthRegister = z.output<typeof PreauthRegisterPayload>;
 export type PreauthFinalize = z.output<typeof PreauthFinalizePayload>;

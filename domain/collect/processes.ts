@@ -51,6 +51,23 @@ export interface ObligationOutcome {
   stan?: string | undefined;
   bcode?: string | undefined;
   expiresAt: string;
+  /** DENIED card payment or charge: why (the acquirer's decline reason). */
+  reason?: string | undefined;
+  /** The card saved by this obligation (SAVECARD=1), once saved. */
+  savedCard?: SavedCardView | undefined;
+}
+
+/**
+ * A card saved with the gateway (decision 0045), as the merchant learns it: the gateway's `ctk_` token
+ * (never the acquirer's), brand, last four digits and expiry. Nothing here charges the card alone.
+ */
+export interface SavedCardView {
+  cardToken: string;
+  /** Upper case: VISA, MASTERCARD, AMEX, ... */
+  brand: string;
+  last4: string;
+  expiryMonth: number;
+  expiryYear: number;
 }
 
 /** Where the money of a settlement came from: recorded with the status, posted to the ledger. */
@@ -92,11 +109,26 @@ export const changeExpiryUpdate = defineUpdate<ObligationOutcome, [{ expiresAt: 
  * merchant of the final state.
  */
 export type CardPaymentDecision =
-  | { outcome: 'approved'; acquirer: string; authorisationId: string; amountMinor: number }
+  | {
+      outcome: 'approved';
+      acquirer: string;
+      authorisationId: string;
+      amountMinor: number;
+      /** SAVECARD=1: the acquirer stored the card with this authorisation; the workflow saves it. */
+      saveCard?: boolean | undefined;
+    }
   | { outcome: 'declined'; reason: string }
   | { outcome: 'cancelled' };
 
 export const cardPaymentUpdate = defineUpdate<ObligationOutcome, [CardPaymentDecision]>('cardPayment');
+
+/**
+ * GET /card/charge.cgi (decision 0045): a `card_charge` obligation charges its saved card on its own
+ * (merchant-initiated authorisation, then capture); this Update waits for the outcome (PAID or DENIED),
+ * starting the charge again when the last attempt could not reach the acquirer. Refused with
+ * UNAVAILABLE when this attempt could not reach it either.
+ */
+export const chargeCardUpdate = defineUpdate<ObligationOutcome>('chargeCard');
 
 // --- merchant-notifications: merchant-notifications-<min> ----------------------------------------
 
@@ -105,11 +137,13 @@ export interface MerchantNotification {
   merchantMin: string;
   invoice: string;
   idn: string;
-  status: 'PAID' | 'DENIED' | 'EXPIRED';
+  status: 'PAID' | 'DENIED' | 'EXPIRED' | 'SAVED';
   payTime?: string /* YYYYMMDDhhmmss */;
   stan?: string;
   bcode?: string;
   amountMinor?: number;
+  /** SAVECARD=1: the card saved by this INVOICE (CARD_TOKEN, CARD_BRAND, CARD_LAST4, CARD_EXP). */
+  savedCard?: SavedCardView;
 }
 
 /** Business id as workflow id: one delivery process per merchant. */

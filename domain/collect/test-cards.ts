@@ -12,14 +12,25 @@ export type TestCardBehaviour =
   /** A 3-D Secure challenge on the acquirer's hosted page; passed → approved, failed → declined. */
   | { outcome: 'challenge' };
 
-/** Card number (digits only) → what the sandbox acquirer answers for it. */
-export const SANDBOX_TEST_CARDS: Readonly<Record<string, TestCardBehaviour & { brand: string }>> = {
+/**
+ * Card number (digits only) → what the sandbox acquirer answers for it; `whenStored`: what it answers
+ * to a merchant-initiated charge of the card once stored (decision 0045), when that differs.
+ */
+export const SANDBOX_TEST_CARDS: Readonly<
+  Record<string, TestCardBehaviour & { brand: string; whenStored?: TestCardBehaviour }>
+> = {
   '4000000000000002': { brand: 'Visa', outcome: 'approved' },
   '5555555555554444': { brand: 'Mastercard', outcome: 'approved' },
   '4000000000000069': { brand: 'Visa', outcome: 'declined', reason: 'the card has expired at the issuer' },
   '4000000000009995': { brand: 'Visa', outcome: 'declined', reason: 'insufficient funds' },
   '4000000000000127': { brand: 'Visa', outcome: 'declined', reason: 'the issuer declined the payment' },
   '4000000000003220': { brand: 'Visa', outcome: 'challenge' },
+  // Stored (verified or paid) without trouble; every later merchant-initiated charge is declined.
+  '4000000000000341': {
+    brand: 'Visa',
+    outcome: 'approved',
+    whenStored: { outcome: 'declined', reason: 'the issuer declined the payment' },
+  },
 };
 
 /**
@@ -59,6 +70,18 @@ export function sandboxCardBehaviour(cardNumber: string): TestCardBehaviour {
   return passesLuhn(cardNumber)
     ? { outcome: 'approved' }
     : { outcome: 'declined', reason: 'invalid card number' };
+}
+
+/**
+ * The sandbox acquirer's rule for a merchant-initiated charge of a stored card: as for the number,
+ * except that it is exempt from 3-D Secure (a challenge card is approved) and a card listed with
+ * `whenStored` answers that.
+ */
+export function sandboxStoredCardBehaviour(cardNumber: string): TestCardBehaviour {
+  const stored = SANDBOX_TEST_CARDS[cardNumber]?.whenStored;
+  if (stored) return stored;
+  const behaviour = sandboxCardBehaviour(cardNumber);
+  return behaviour.outcome === 'challenge' ? { outcome: 'approved' } : behaviour;
 }
 
 /** Whether the digits pass the Luhn (mod 10) check. */

@@ -1,3 +1,4 @@
+import { parsePayTime } from '../epay-time.ts';
 import type { CustomerDetails } from './customers.ts';
 
 /**
@@ -100,8 +101,13 @@ export interface LoanPayout {
   reason?: string | undefined;
 }
 
-/** The ISO date of a notification's PAY_TIME (`YYYYMMDDhhmmss`), or undefined when malformed. */
+/**
+ * The UTC date (a loan's dates are UTC days) of a notification's PAY_TIME (`YYYYMMDDhhmmss`, Sofia time),
+ * or undefined when malformed. Its Sofia date taken for the UTC one dated a payout collected after 22:00 UTC
+ * (21:00 in summer) the next day, and refused that day's repayments as before the disbursement.
+ */
 export function payDateOf(payTime: string | undefined): string | undefined {
-  const match = /^(\d{4})(\d{2})(\d{2})\d{6}$/.exec(payTime ?? '');
-  return match ? `${match[1]}-${match[2]}-${match[3]}` : undefined;
+  return parsePayTime(payTime ?? '')
+    ?.toISOString()
+    .slice(0, 10);
 }

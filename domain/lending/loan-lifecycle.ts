@@ -78,6 +78,9 @@ export const loanOperations = [
   'registerRepayment',
   'correctRepayment',
   'repaymentCorrected',
+  'submitRepayment',
+  'submittedRepaymentPaid',
+  'autocharge',
 ] as const;
 export type LoanOperation = (typeof loanOperations)[number];
 
@@ -203,6 +206,10 @@ export const loanTransitions: readonly LoanTransition[] = [
   { operation: 'correctRepayment', from: [...SERVICED, 'Repaid'], next: 'unchanged', basis: 'design', by: 'management', note: 'edit or reverse a repayment (also of a Repaid loan, within the reversal window); balances recomputed' },
   { operation: 'repaymentCorrected', from: ['Repaid'], condition: 'instalmentOverdue', next: 'Past Due', basis: 'design', by: 'workflow', note: 'a corrected repayment leaves an overdue instalment unpaid' },
   { operation: 'repaymentCorrected', from: ['Repaid'], condition: 'scheduleCurrent', next: 'Active', basis: 'design', by: 'workflow', note: 'a corrected repayment leaves the loan owing, nothing overdue' },
+  // Repayments through the collection gateway (decision 0045)
+  { operation: 'submitRepayment', from: SERVICED, next: 'unchanged', basis: 'design', by: 'customer', note: 'SubmitRepayment: a card charge or a deposit slip for a bank transfer; at most what the loan owes' },
+  { operation: 'submittedRepaymentPaid', from: SERVICED, next: 'unchanged', basis: 'design', by: 'workflow', note: 'the charge paid, or the PAID notification of its INVOICE: booked once as a Regular payment (reference = INVOICE); the status then follows the servicing rows' },
+  { operation: 'autocharge', from: SERVICED, next: 'unchanged', basis: 'design', by: 'workflow', note: 'auto-charge on: at 00:00 UTC of a due date the amount due is charged to the default card, once per instalment' },
   { operation: 'writeOff', from: ['Past Due'], next: 'Written off', basis: 'design', by: 'management', note: 'no endpoint yet (the spec has none)' },
 ];
 

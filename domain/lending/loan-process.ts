@@ -2,6 +2,7 @@ import { defineSignal, defineUpdate } from '@temporalio/workflow';
 import { Decimal } from 'decimal.js';
 import type { LoanPayout, PayoutRecipient } from './disbursement.ts';
 import type { LoanStatus } from './loan-lifecycle.ts';
+import type { RepaymentSubmission, SubmissionRequest } from './repayment-submissions.ts';
 import type { LoanServicing, RepaymentMode } from './servicing.ts';
 
 /**
@@ -109,6 +110,13 @@ export interface LoanSnapshot {
   payout?: LoanPayout | null | undefined;
   /** Servicing from the disbursement on: schedule, repayments, position (decision 0043). */
   servicing?: LoanServicing | null | undefined;
+  /** Repayments submitted through the collection gateway and auto-charges (decision 0045). */
+  submissions?: RepaymentSubmission[] | undefined;
+  /**
+   * Instalments whose due date auto-charge has handled (charged, declined, or due before it was
+   * enabled): each is charged at most once.
+   */
+  autochargeHandled?: number[] | undefined;
   /** Grows with every recorded change: the read model keeps the highest. */
   version: number;
 }
@@ -154,6 +162,8 @@ export interface LoanServicingSettings {
   reversalWindowMs: number;
   /** History events after which a serviced loan continues as new (also when Temporal suggests it). */
   historyLimit?: number | undefined;
+  /** LENDING_AUTOCHARGE_TIME (ms after 00:00 UTC of a due date): when auto-charge charges it; default 0. */
+  autochargeAtMs?: number | undefined;
 }
 export const defaultServicingSettings: LoanServicingSettings = {
   graceMs: 0,
@@ -251,6 +261,20 @@ export const editRepaymentUpdate = defineUpdate<
 export const reverseRepaymentUpdate = defineUpdate<LoanSnapshot, [{ by: LoanActor; repaymentId: string }]>(
   'reverseRepayment',
 );
+/**
+ * SubmitRepayment (decision 0045): a card charge (answers once the gateway has answered) or a deposit
+ * slip (answers once registered), each within 20 s; the loan as recorded, with the submission.
+ */
+export const submitRepaymentUpdate = defineUpdate<
+  LoanSnapshot,
+  [{ by: LoanActor; submission: SubmissionRequest }]
+>('submitRepayment');
+/**
+ * A notification line of the collection gateway about a submission's INVOICE (`LR-…`), verified by the
+ * receiver. PAID books the repayment once (its INVOICE is the reference); DENIED or EXPIRED closes it.
+ */
+export const repaymentNotificationSignal =
+  defineSignal<[{ invoice: string; status: string; payTime?: string | undefined }]>('repaymentNotification');
 
 // --- amounts ----------------------------------------------------------------------------------------
 

@@ -1,3 +1,4 @@
+import { electronicFormatIBAN, isValidIBAN } from 'ibantools';
 import { z } from 'zod';
 import { duration, durationList, optionalUrl, port } from '../config-fields.ts';
 
@@ -27,6 +28,29 @@ export const collectConfig = z.object({
   COLLECT_ONE_TOUCH_PAYMENT_ID_TTL: duration('1h'),
   /** Card page: how long a rendered payment form may be submitted (never past the obligation's expiry). */
   COLLECT_CARD_PAGE_TTL: duration('30m'),
+  /**
+   * Saved-card charges (GET /card/charge.cgi, decision 0045): how long a charge the acquirer could not
+   * be asked for stays open for the same packet to be sent again; then it expires (and its hold, if any,
+   * is released).
+   */
+  COLLECT_CARD_CHARGE_EXPIRY: duration('1d'),
+
+  /**
+   * The gateway's collection account (decision 0045): deposit slips (GET /office/reg_vnbel.cgi) tell the
+   * payer to transfer to this IBAN and beneficiary, with the IDN in the remittance information; its camt
+   * statements settle them. The sandbox defaults name a test account; production must name its own.
+   */
+  COLLECT_COLLECTION_IBAN: z
+    .string()
+    .transform((value) => electronicFormatIBAN(value) ?? value)
+    .refine((value) => isValidIBAN(value), 'must be a valid IBAN')
+    .default('BG80BNBG96611020345678'),
+  COLLECT_COLLECTION_BENEFICIARY: z
+    .string()
+    .trim()
+    .min(1)
+    .max(70, 'at most 70 characters (a transfer’s beneficiary name)')
+    .default('Integration Platform Collections'),
   /**
    * Merchant notifications: the gateway's RSA private key (PEM) that SIGNs them; its public part is
    * published at /collect/.well-known/notification-key.pem. Unset outside production, a key is
@@ -105,4 +129,7 @@ export const collectProductionKeys = [
   'COLLECT_ACQUIRER_ID',
   'COLLECT_ACQUIRER_URL',
   'COLLECT_ACQUIRER_API_KEY',
+  // Unset, deposit slips would send payers' money to the sandbox's test account.
+  'COLLECT_COLLECTION_IBAN',
+  'COLLECT_COLLECTION_BENEFICIARY',
 ] as const;

@@ -7,9 +7,16 @@ import { type Html, html, htmlPage } from '../../api/shared/html.ts';
 import type {
   AcquirerErrorCode,
   Authorisation,
-  AuthorisationRequest,
+  CardAuthorisationRequest,
+  StoredCard,
+  StoredCardAuthorisationRequest,
 } from '../../connectors/collect/acquirer.ts';
-import { SANDBOX_TEST_CARDS, sandboxCardBehaviour } from '../../domain/collect/test-cards.ts';
+import {
+  SANDBOX_TEST_CARDS,
+  sandboxCardBehaviour,
+  sandboxStoredCardBehaviour,
+  type TestCardBehaviour,
+} from '../../domain/collect/test-cards.ts';
 
 /**
  * The sandbox card acquirer: a separate HTTP server speaking the acquirer protocol of
@@ -17,6 +24,8 @@ import { SANDBOX_TEST_CARDS, sandboxCardBehaviour } from '../../domain/collect/t
  * 3-D Secure challenge page. It keeps its holds: a capture above the authorised amount is refused, a
  * void releases the hold, a refund gives back at most what was captured. Every /v1 request must carry
  * the configured `X-Api-Key` (compared in constant time); writing requests an `Idempotency-Key`.
+ * It stores cards (`storeCard`, zero-amount verifications) and charges them by token for the merchant
+ * (`merchantInitiated`, no 3-D Secure): decision 0045.
  *
  *   GET  /challenge/{id}    the cardholder's 3-D Secure page (code SANDBOX_3DS_CODE passes, else fails)
  *   POST /challenge/{id}    its form → 303 to the gateway's returnUrl with `?authorisation={id}`
@@ -36,9 +45,31 @@ export interface SandboxAcquirerOptions {
 }
 
 interface Held extends Authorisation {
-  returnUrl: string;
+  /** Absent for a merchant-initiated charge (no cardholder to send back). */
+  returnUrl?: string | undefined;
   /** When it was authorised (ms). */
   createdAt: number;
+  /** `storeCard`: the card to store once the authorisation is approved (never answered). */
+  toStore?: CardNumber | undefined;
+}
+
+/** A card as the acquirer keeps it (never answered: only its token and description are). */
+interface CardNumber {
+  number: string;
+  expiryMonth: number;
+  expiryYear: number;
+}
+
+/** The card scheme of a number (lower case), by its well-known prefixes. */
+export function cardBrandOf(number: string): string {
+  const listed = SANDBOX_TEST_CARDS[number]?.brand;
+  if (listed) return listed.toLowerCase();
+  if (/^4/.test(number)) return 'visa';
+  if (/^(5[1-5]|2(2[2-9]|[3-6]\d|7[01]|720))/.test(number)) return 'mastercard';
+  if (/^3[47]/.test(number)) return 'amex';
+  if (/^(6011|65|64[4-9])/.test(number)) return 'discover';
+  if (/^35/.test(number)) return 'jcb';
+  return 'unknown';
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest();
@@ -47,18 +78,36 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest();
 const sameKey = (expected: Buffer, presented: string | undefined) =>
   presented !== undefined && timingSafeEqual(expected, sha256(presented));
 
-const authorisationRequest = z.object({
+const authorisationTerms = {
   reference: z.string().min(1).max(64),
-  amountMinor: z.number().int().positive().max(1_000_000_000_000),
+  // 0 only with storeCard (a card verification): checked below.
+  amountMinor: z.number().int().min(0).max(1_000_000_000_000),
   currency: z.string().regex(/^[A-Z]{3}$/),
-  card: z.object({
-    number: z.string().regex(/^\d{12,19}$/),
-    expiryMonth: z.number().int().min(1).max(12),
-    expiryYear: z.number().int().min(2000).max(2100),
-    cvv: z.string().regex(/^\d{3,4}$/),
-    holder: z.string().max(100).optional(),
+};
+const cardAuthorisationRequest = z
+  .object({
+    ...authorisationTerms,
+    card: z.object({
+      number: z.string().regex(/^\d{12,19}$/),
+      expiryMonth: z.number().int().min(1).max(12),
+      expiryYear: z.number().int().min(2000).max(2100),
+      cvv: z.string().regex(/^\d{3,4}$/),
+      holder: z.string().max(100).optional(),
+    }),
+    storeCard: z.boolean().optional(),
+    returnUrl: z.string().url(),
+  })
+  .refine((request) => request.amountMinor > 0 || request.storeCard === true, {
+    path: ['amountMinor'],
+    message: 'must be positive (0 only with storeCard: true, a card verification)',
+  });
+const storedCardAuthorisationRequest = z.object({
+  ...authorisationTerms,
+  amountMinor: z.number().int().positive().max(1_000_000_000_000),
+  cardToken: z.string().min(1).max(100),
+  merchantInitiated: z.literal(true, {
+    error: 'must be true: a stored card is charged by the merchant, without the cardholder',
   }),
-  returnUrl: z.string().url(),
 });
 const amountRequest = z.object({ amountMinor: z.number().int().positive().max(1_000_000_000_000) });
 
@@ -71,6 +120,8 @@ export async function startSandboxAcquirer(options: SandboxAcquirerOptions) {
   const host = options.host ?? '127.0.0.1';
   const expectedKey = sha256(options.apiKey);
   const authorisations = new Map<string, Held>();
+  /** Stored cards by token (`storeCard`). */
+  const storedCards = new Map<string, CardNumber & StoredCard>();
   /** `<operation>:<Idempotency-Key>` → the request's fingerprint and the first answer. */
   const idempotent = new Map<string, { fingerprint: string; status: number; body: Authorisation }>();
   /** Every /v1 request received (tests: count captures, see refused keys). */
@@ -82,8 +133,36 @@ export async function startSandboxAcquirer(options: SandboxAcquirerOptions) {
   const stan = () => String(randomInt(0, 1_000_000)).padStart(6, '0');
   const approvalCode = () => randomBytes(4).toString('hex').slice(0, 6).toUpperCase();
   const view = (held: Held): Authorisation => {
-    const { returnUrl: _returnUrl, createdAt: _createdAt, ...authorisation } = held;
+    const { returnUrl: _returnUrl, createdAt: _createdAt, toStore: _toStore, ...authorisation } = held;
     return authorisation;
+  };
+  /** Approves an authorisation; one with `storeCard` stores its card and answers the new token. */
+  const approve = (held: Held) => {
+    Object.assign(held, { status: 'authorised', stan: stan(), approvalCode: approvalCode() });
+    if (held.toStore) {
+      const cardToken = `tok_${randomBytes(12).toString('hex')}`;
+      const card: StoredCard = {
+        brand: cardBrandOf(held.toStore.number),
+        last4: held.toStore.number.slice(-4),
+        expiryMonth: held.toStore.expiryMonth,
+        expiryYear: held.toStore.expiryYear,
+      };
+      storedCards.set(cardToken, { ...held.toStore, ...card });
+      Object.assign(held, { cardToken, card, toStore: undefined });
+    }
+  };
+  /** What the card's behaviour makes of a fresh authorisation. */
+  const decide = (held: Held, behaviour: TestCardBehaviour) => {
+    if (behaviour.outcome === 'approved') approve(held);
+    else if (behaviour.outcome === 'challenge') {
+      Object.assign(held, {
+        status: 'challenge_required',
+        challengeUrl: `${publicUrl}/challenge/${held.id}`,
+      });
+    } else {
+      held.declineReason = behaviour.reason;
+      held.toStore = undefined;
+    }
   };
   const refuse = (
     c: Context,
@@ -149,42 +228,64 @@ export async function startSandboxAcquirer(options: SandboxAcquirerOptions) {
     }
   };
 
+  const badRequest = (c: Context, error: z.ZodError) => {
+    const issue = error.issues[0];
+    return refuse(
+      c,
+      400,
+      'bad_request',
+      `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'not valid'}`,
+    );
+  };
+  const newHold = (
+    request: { reference: string; amountMinor: number; currency: string },
+    cardLast4: string,
+  ): Held => ({
+    id: `auth_${randomBytes(12).toString('hex')}`,
+    reference: request.reference,
+    status: 'declined',
+    amountMinor: request.amountMinor,
+    currency: request.currency,
+    capturedMinor: 0,
+    refundedMinor: 0,
+    cardLast4,
+    createdAt: Date.now(),
+  });
+
   app.post('/v1/authorisations', async (c) => {
     const body = await readJson(c);
-    const parsed = authorisationRequest.safeParse(body);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      return refuse(
-        c,
-        400,
-        'bad_request',
-        `${issue?.path.join('.') ?? 'body'}: ${issue?.message ?? 'not valid'}`,
-      );
+    // A stored card charged by the merchant: no cardholder, no 3-D Secure (decision 0045).
+    if (body && typeof body === 'object' && 'cardToken' in body) {
+      const parsed = storedCardAuthorisationRequest.safeParse(body);
+      if (!parsed.success) return badRequest(c, parsed.error);
+      const request: StoredCardAuthorisationRequest = parsed.data;
+      return once(c, 'authorise', request, () => {
+        const stored = storedCards.get(request.cardToken);
+        if (!stored) return refuse(c, 404, 'unknown_card_token', 'no card is stored with this token');
+        const held = newHold(request, stored.last4);
+        const { brand, last4, expiryMonth, expiryYear } = stored;
+        Object.assign(held, {
+          merchantInitiated: true,
+          cardToken: request.cardToken,
+          card: { brand, last4, expiryMonth, expiryYear },
+        });
+        decide(held, sandboxStoredCardBehaviour(stored.number));
+        authorisations.set(held.id, held);
+        return { status: 201, body: view(held) };
+      });
     }
-    const request: AuthorisationRequest = parsed.data;
+    const parsed = cardAuthorisationRequest.safeParse(body);
+    if (!parsed.success) return badRequest(c, parsed.error);
+    const request: CardAuthorisationRequest = parsed.data;
     return once(c, 'authorise', request, () => {
-      const behaviour = sandboxCardBehaviour(request.card.number);
-      const id = `auth_${randomBytes(12).toString('hex')}`;
-      const held: Held = {
-        id,
-        reference: request.reference,
-        status: 'declined',
-        amountMinor: request.amountMinor,
-        currency: request.currency,
-        capturedMinor: 0,
-        refundedMinor: 0,
-        cardLast4: request.card.number.slice(-4),
-        returnUrl: request.returnUrl,
-        createdAt: Date.now(),
-      };
-      if (behaviour.outcome === 'approved') {
-        Object.assign(held, { status: 'authorised', stan: stan(), approvalCode: approvalCode() });
-      } else if (behaviour.outcome === 'challenge') {
-        Object.assign(held, { status: 'challenge_required', challengeUrl: `${publicUrl}/challenge/${id}` });
-      } else {
-        held.declineReason = behaviour.reason;
+      const held = newHold(request, request.card.number.slice(-4));
+      held.returnUrl = request.returnUrl;
+      if (request.storeCard) {
+        const { number, expiryMonth, expiryYear } = request.card;
+        held.toStore = { number, expiryMonth, expiryYear };
       }
-      authorisations.set(id, held);
+      decide(held, sandboxCardBehaviour(request.card.number));
+      authorisations.set(held.id, held);
       return { status: 201, body: view(held) };
     });
   });
@@ -257,7 +358,7 @@ export async function startSandboxAcquirer(options: SandboxAcquirerOptions) {
       'referrer-policy': 'no-referrer',
     });
   const back = (held: Held) => {
-    const url = new URL(held.returnUrl);
+    const url = new URL(held.returnUrl ?? publicUrl ?? '');
     url.searchParams.set('authorisation', held.id);
     return url.toString();
   };
@@ -297,8 +398,13 @@ with the card ending in <strong>${held.cardLast4}</strong>.</p>
     if (held.status === 'challenge_required') {
       const form = await c.req.parseBody();
       const passed = form.action === 'confirm' && form.code === SANDBOX_3DS_CODE;
-      if (passed) Object.assign(held, { status: 'authorised', stan: stan(), approvalCode: approvalCode() });
-      else Object.assign(held, { status: 'declined', declineReason: '3-D Secure authentication failed' });
+      if (passed) approve(held);
+      else
+        Object.assign(held, {
+          status: 'declined',
+          declineReason: '3-D Secure authentication failed',
+          toStore: undefined,
+        });
       held.challengeUrl = undefined;
     }
     return c.redirect(back(held), 303);
@@ -326,6 +432,13 @@ with the card ending in <strong>${held.cardLast4}</strong>.</p>
     /** The next `count` answers of an operation are lost after it is done (tests: the caller must retry). */
     loseAnswers(operation: 'authorise' | 'capture' | 'void' | 'refund', count: number) {
       lostAnswers.set(operation, count);
+    },
+    /** The card a token stands for (tests), without its number. */
+    storedCard: (cardToken: string): StoredCard | undefined => {
+      const stored = storedCards.get(cardToken);
+      if (!stored) return undefined;
+      const { number: _number, ...card } = stored;
+      return card;
     },
     /** An authorisation as the acquirer holds it (tests). */
     authorisation: (id: string): Authorisation | undefined => {

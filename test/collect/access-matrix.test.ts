@@ -1,10 +1,11 @@
 import { and, count, eq, inArray } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { collectObligations } from '../../db/schema/collect.ts';
+import { collectSavedCards } from '../../db/schema/collect-saved-cards.ts';
 import { oneTouchChecksum } from '../../domain/collect/one-touch-checksum.ts';
 import { expectLedgerBalanced } from '../support/ledger.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
-import { holdWithCard } from './card-client.ts';
+import { holdWithCard, openCardPage, submitCard } from './card-client.ts';
 import { expTimeIn, newInvoice, signedPacket, type TextReply, textReply } from './epay-client.ts';
 
 /**
@@ -21,6 +22,22 @@ let merchant: { min: string; secret: string };
 let otherMerchant: { min: string; secret: string };
 let app: { appId: string; secret: string };
 let otherApp: { appId: string; secret: string };
+/** Saved cards (decision 0045): A's to charge, A's to forget, B's. */
+let cards: { charged: string; forgotten: string; ofB: string };
+
+/** A card saved on the card page (a zero-amount verification); answers its CARD_TOKEN. */
+async function saveCard(owner: { min: string; secret: string }): Promise<string> {
+  const fields = { MIN: owner.min, INVOICE: newInvoice(), AMOUNT: '0', SAVECARD: '1' };
+  const opened = await openCardPage(platform.collectUrl, 'credit_paydirect', fields, owner.secret);
+  await submitCard(platform.collectUrl, opened.token ?? '', '4000000000000002');
+  const [row] = await platform.db
+    .select({ id: collectSavedCards.id })
+    .from(collectSavedCards)
+    .innerJoin(collectObligations, eq(collectObligations.idn, collectSavedCards.idn))
+    .where(eq(collectObligations.invoice, fields.INVOICE));
+  if (!row) throw new Error('the card was not saved');
+  return row.id;
+}
 
 beforeAll(async () => {
   platform = await startTestPlatform();
@@ -28,6 +45,11 @@ beforeAll(async () => {
   otherMerchant = await platform.createSandboxMerchant({ name: 'Merchant B' });
   app = await platform.createOneTouchApp({ name: 'App A' });
   otherApp = await platform.createOneTouchApp({ name: 'App B' });
+  cards = {
+    charged: await saveCard(merchant),
+    forgotten: await saveCard(merchant),
+    ofB: await saveCard(otherMerchant),
+  };
 });
 afterEach(async () => {
   await expectLedgerBalanced(platform.db);
@@ -145,10 +167,19 @@ const PACKETS: Record<
   }),
   'GET /notifications': (min) => ({ packet: { MIN: min, INVOICE: newInvoice() } }),
   'GET /merchant/balance': (min) => ({ packet: { MIN: min } }),
+  'GET /card/charge.cgi': (min) => ({
+    packet: { MIN: min, INVOICE: newInvoice(), AMOUNT: amount, CARD_TOKEN: cards.charged },
+  }),
+  'GET /card/forget.cgi': (min) => ({ packet: { MIN: min, CARD_TOKEN: cards.forgotten } }),
 };
 
-/** Operations that only read: a validly signed packet registers nothing. */
-const READING_OPERATIONS = ['GET /v3main', 'GET /notifications', 'GET /merchant/balance'];
+/** Operations that register nothing: a validly signed packet only reads (or forgets a saved card). */
+const READING_OPERATIONS = [
+  'GET /v3main',
+  'GET /notifications',
+  'GET /merchant/balance',
+  'GET /card/forget.cgi',
+];
 
 /**
  * The cash desk (decision 0030) authenticates its operators: the desk API by a bearer session token,
@@ -311,7 +342,7 @@ describe('collect access matrix: ENCODED/CHECKSUM operations', () => {
     /** Merchant A's request naming B's obligation, for every ENCODED operation. */
     const probes: Record<
       string,
-      { packet: Record<string, string>; extra?: Record<string, string>; code?: string }[]
+      { packet: Record<string, string>; extra?: Record<string, string>; code?: string; status?: number }[]
     > = {
       'GET /v3main': [{ packet: { IDN: openIdn, EXP_TIME: expTimeIn(7_200_000) }, code: 'NOT_FOUND' }],
       'POST /v3main/': [
@@ -322,6 +353,11 @@ describe('collect access matrix: ENCODED/CHECKSUM operations', () => {
       'GET /notifications': [{ packet: { INVOICE: paidInvoice } }],
       // A's own balance, never B's (B has been paid).
       'GET /merchant/balance': [{ packet: {} }],
+      // B's saved card is answered like an unknown one: neither charged nor forgotten.
+      'GET /card/charge.cgi': [
+        { packet: { INVOICE: newInvoice(), CARD_TOKEN: cards.ofB }, code: 'BAD_FIELD', status: 400 },
+      ],
+      'GET /card/forget.cgi': [{ packet: { CARD_TOKEN: cards.ofB }, code: 'BAD_FIELD', status: 400 }],
     };
     const secrets = [paidIdn, openIdn, holdIdn, otherMerchant.min, 'B paid', 'B open'];
     for (const { method, path } of await encodedOperations()) {
@@ -342,7 +378,7 @@ describe('collect access matrix: ENCODED/CHECKSUM operations', () => {
         });
         if (probe.code)
           expect({ status: reply.status, code: errorCode(reply) }, name).toEqual({
-            status: 404,
+            status: probe.status ?? 404,
             code: probe.code,
           });
         else expect(reply.status, `${name}: ${reply.body}`).toBe(200);
@@ -358,6 +394,12 @@ describe('collect access matrix: ENCODED/CHECKSUM operations', () => {
       .from(collectObligations)
       .where(and(eq(collectObligations.idn, holdIdn), eq(collectObligations.merchantMin, otherMerchant.min)));
     expect(held?.status).toBe('HELD');
+    // B's saved card is still B's, and still chargeable.
+    const [cardOfB] = await platform.db
+      .select()
+      .from(collectSavedCards)
+      .where(eq(collectSavedCards.id, cards.ofB));
+    expect(cardOfB).toMatchObject({ merchantMin: otherMerchant.min, deletedAt: null });
   });
 
   it('the card form refuses a page token it did not hand out', async () => {

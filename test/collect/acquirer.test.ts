@@ -7,6 +7,7 @@ import {
 } from '../../connectors/collect/acquirer.ts';
 import { collectObligations } from '../../db/schema/collect.ts';
 import { collectCardPages } from '../../db/schema/collect-card-page.ts';
+import { SANDBOX_3DS_CODE } from '../../sandbox/collect/acquirer.ts';
 import { TEST_ACQUIRER_API_KEY } from '../support/isolated-platform.ts';
 import { expectLedgerBalanced } from '../support/ledger.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
@@ -108,6 +109,103 @@ describe('the sandbox acquirer', () => {
 
     const declined = await api.authorise(authorisation('r-4', 5_000, '4000000000009995'), 'r-4:authorise');
     expect(declined).toMatchObject({ status: 'declined', declineReason: 'insufficient funds' });
+  });
+});
+
+describe('stored cards at the sandbox acquirer (decision 0045)', () => {
+  const storing = (reference: string, amountMinor: number, number: string): AuthorisationRequest => ({
+    ...authorisation(reference, amountMinor, number),
+    storeCard: true,
+  });
+  const charging = (reference: string, amountMinor: number, cardToken: string): AuthorisationRequest => ({
+    reference,
+    amountMinor,
+    currency: 'BGN',
+    cardToken,
+    merchantInitiated: true,
+  });
+
+  it('answers the token of an approved card; a zero amount only verifies it, and only with storeCard', async () => {
+    const api = acquirer();
+    const verified = await api.authorise(storing('s-1', 0, '5555555555554444'), 's-1:authorise');
+    expect(verified).toMatchObject({
+      status: 'authorised',
+      amountMinor: 0,
+      card: { brand: 'mastercard', last4: '4444', expiryMonth, expiryYear: 2000 + expiryYear },
+    });
+    expect(verified.cardToken).toMatch(/^tok_[0-9a-f]{24}$/);
+    // The same key again: the same authorisation and token, no second card.
+    expect((await api.authorise(storing('s-1', 0, '5555555555554444'), 's-1:authorise')).cardToken).toBe(
+      verified.cardToken,
+    );
+    expect((await api.void(verified.id, 's-1:void')).status).toBe('voided');
+    expect(await refusalOf(api.authorise(authorisation('s-2', 0), 's-2:authorise'))).toEqual({
+      code: 'bad_request',
+      status: 400,
+    });
+    // Without storeCard nothing is stored; a declined card is never stored.
+    expect((await api.authorise(authorisation('s-3', 100), 's-3:authorise')).cardToken).toBeUndefined();
+    const declined = await api.authorise(storing('s-4', 100, '4000000000009995'), 's-4:authorise');
+    expect(declined).toMatchObject({ status: 'declined' });
+    expect(declined.cardToken).toBeUndefined();
+  });
+
+  it('stores a 3-D Secure card once the challenge is passed', async () => {
+    const api = acquirer();
+    const challenged = await api.authorise(storing('s-5', 500, '4000000000003220'), 's-5:authorise');
+    expect(challenged.status).toBe('challenge_required');
+    expect(challenged.cardToken).toBeUndefined();
+    const passed = await fetch(challenged.challengeUrl ?? '', {
+      method: 'POST',
+      redirect: 'manual',
+      body: new URLSearchParams({ action: 'confirm', code: SANDBOX_3DS_CODE }),
+    });
+    expect(passed.status).toBe(303);
+    const approved = await api.get(challenged.id);
+    expect(approved).toMatchObject({ status: 'authorised', card: { brand: 'visa', last4: '3220' } });
+    expect(approved.cardToken).toMatch(/^tok_/);
+  });
+
+  it('charges a stored card merchant-initiated, without a challenge; unknown tokens and cardholder-less requests are refused', async () => {
+    const api = acquirer();
+    const stored = await api.authorise(storing('s-6', 0, '4000000000003220'), 's-6:authorise');
+    // Stored once its 3-D Secure challenge is passed.
+    await fetch(stored.challengeUrl ?? '', {
+      method: 'POST',
+      redirect: 'manual',
+      body: new URLSearchParams({ action: 'confirm', code: SANDBOX_3DS_CODE }),
+    });
+    const cardToken = (await api.get(stored.id)).cardToken ?? '';
+    const charged = await api.authorise(charging('s-7', 2_500, cardToken), 's-7:authorise');
+    expect(charged).toMatchObject({
+      status: 'authorised',
+      merchantInitiated: true,
+      amountMinor: 2_500,
+      cardLast4: '3220',
+    });
+    expect(charged.challengeUrl).toBeUndefined();
+    expect((await api.capture(charged.id, 2_500, 's-7:capture')).capturedMinor).toBe(2_500);
+    expect((await api.authorise(charging('s-7', 2_500, cardToken), 's-7:authorise')).id).toBe(charged.id);
+
+    expect(await refusalOf(api.authorise(charging('s-8', 100, 'tok_unknown'), 's-8:authorise'))).toEqual({
+      code: 'unknown_card_token',
+      status: 404,
+    });
+    const cardholderLess = await fetch(`${platform.sandbox.acquirer.url}/v1/authorisations`, {
+      method: 'POST',
+      headers: {
+        'x-api-key': TEST_ACQUIRER_API_KEY,
+        'idempotency-key': 's-9:authorise',
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ reference: 's-9', amountMinor: 100, currency: 'BGN', cardToken }),
+    });
+    expect(cardholderLess.status).toBe(400);
+
+    // Stored without trouble, declined for every merchant-initiated charge.
+    const verified = await api.authorise(storing('s-10', 0, '4000000000000341'), 's-10:authorise');
+    const refused = await api.authorise(charging('s-11', 100, verified.cardToken ?? ''), 's-11:authorise');
+    expect(refused).toMatchObject({ status: 'declined', declineReason: 'the issuer declined the payment' });
   });
 });
 

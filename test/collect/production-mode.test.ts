@@ -63,6 +63,8 @@ describe('production start-up', () => {
       'COLLECT_ACQUIRER_ID',
       'COLLECT_ACQUIRER_URL',
       'COLLECT_ACQUIRER_API_KEY',
+      'COLLECT_COLLECTION_IBAN',
+      'COLLECT_COLLECTION_BENEFICIARY',
       'SMPP_URL',
       'SMPP_SYSTEM_ID',
       'SMPP_PASSWORD',

@@ -11,7 +11,7 @@ import {
   OfficeBillPayload,
   parsePayload,
 } from '../../domain/collect/payloads.ts';
-import { formatPayTime, parseExpTime } from '../../domain/collect/time.ts';
+import { formatPayTime, parseExpTime } from '../../domain/epay-time.ts';
 
 /** The reference implementation merchants use: base64 of the lines, HMAC-SHA1 hex with the secret. */
 const reference = (text: string, secret: string) => {

@@ -37,14 +37,21 @@ const testLoanSchedule: LendingActivities['loanSchedule'] = async (request) =>
     startDate: request.startDate,
   }).instalments.map(({ remainingBalance: _, ...instalment }) => instalment);
 
+/** Activities a harness may leave out: the schedule of TEST_CREDIT_PRODUCT, and gateway payments that fail the test. */
+type OptionalActivities = 'loanSchedule' | 'chargeRepaymentCard' | 'registerRepaymentSlip';
+const unexpected = (name: string) => async (): Promise<never> => {
+  throw new Error(`${name} was not expected in this test`);
+};
+
 /**
  * Starts a Worker of the loan workflow with `activities` (recordLoan is the harness's own read model;
- * loanSchedule, unless given, the schedule of TEST_CREDIT_PRODUCT).
+ * loanSchedule, unless given, the schedule of TEST_CREDIT_PRODUCT; the gateway payments of decision
+ * 0045, unless given, fail).
  */
 export async function startLoanWorkflowHarness(
   name: string,
-  activities: Omit<LendingActivities, 'recordLoan' | 'loanSchedule'> &
-    Partial<Pick<LendingActivities, 'loanSchedule'>>,
+  activities: Omit<LendingActivities, 'recordLoan' | OptionalActivities> &
+    Partial<Pick<LendingActivities, OptionalActivities>>,
 ): Promise<LoanWorkflowHarness> {
   const taskQueue = `${name}-${randomBytes(4).toString('hex')}`;
   const tenantId = `ten_${randomBytes(6).toString('hex')}`;
@@ -60,6 +67,8 @@ export async function startLoanWorkflowHarness(
       workflowBundle: { codePath: inject('workflowBundlePath') },
       activities: {
         loanSchedule: testLoanSchedule,
+        chargeRepaymentCard: unexpected('chargeRepaymentCard'),
+        registerRepaymentSlip: unexpected('registerRepaymentSlip'),
         ...activities,
         async recordLoan(record) {
           records.set(record.snapshot.loanId, [...(records.get(record.snapshot.loanId) ?? []), record]);

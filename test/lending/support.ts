@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createSign, randomBytes } from 'node:crypto';
 import { and, asc, desc, eq } from 'drizzle-orm';
 import { issueApiKey } from '../../credentials/lending/api-keys.ts';
 import {
@@ -7,6 +7,7 @@ import {
 } from '../../credentials/lending/tenants.ts';
 import { lendingEmailOutbox } from '../../db/schema/lending.ts';
 import { lendingLoanStatusHistory } from '../../db/schema/lending-loans.ts';
+import { checksumOf } from '../../domain/epay-merchant.ts';
 import type { CustomerDetails } from '../../domain/lending/customers.ts';
 import { loanWorkflowId } from '../../domain/lending/loan-process.ts';
 import { eventually, type TestPlatform } from '../support/platform.ts';
@@ -208,4 +209,31 @@ export async function answeredWithin(pending: Promise<unknown>, ms: number): Pro
   });
   await pause(ms);
   return answered;
+}
+
+/**
+ * POSTs a notification to the tenant's receiver as the collection gateway does (decision 0041): the
+ * lines, CHECKSUM with the merchant secret, SIGNATURE with the platform's COLLECT_SIGNING_KEY — what a
+ * repeated delivery of the gateway looks like.
+ */
+export async function notifyLending(
+  platform: Pick<TestPlatform, 'apiUrl' | 'env'>,
+  tenantId: string,
+  merchantSecret: string,
+  lines: string[],
+): Promise<{ status: number; body: string }> {
+  const encoded = Buffer.from(lines.map((line) => `${line}\n`).join(''), 'utf8').toString('base64');
+  const signature = createSign('RSA-SHA256')
+    .update(encoded, 'utf8')
+    .sign(platform.env.COLLECT_SIGNING_KEY as string, 'base64');
+  const response = await fetch(`${platform.apiUrl}/lending/collect/notifications/${tenantId}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      ENCODED: encoded,
+      CHECKSUM: checksumOf(merchantSecret, encoded),
+      SIGNATURE: signature,
+    }),
+  });
+  return { status: response.status, body: await response.text() };
 }

@@ -6,6 +6,8 @@ const PRODUCTION_CARRIERS = {
   COLLECT_ACQUIRER_ID: 'acme-acquirer',
   COLLECT_ACQUIRER_URL: 'https://acquirer.example/api',
   COLLECT_ACQUIRER_API_KEY: 'acquirer-key-0123456789',
+  COLLECT_COLLECTION_IBAN: 'BG80BNBG96611020345678',
+  COLLECT_COLLECTION_BENEFICIARY: 'Acme Collections',
   SMPP_URL: 'smpp://smsc.example:2775',
   SMPP_SYSTEM_ID: 'acme',
   SMPP_PASSWORD: 'secret',

@@ -192,9 +192,6 @@ const services: {
     // Issue 11 builds the first 71 in slices; the investors, files and the rest follow in the next issue.
     pending: [
       'Investor',
-      `${LENDING_API_PREFIX}/PaymentOptions/Cards`,
-      `${LENDING_API_PREFIX}/PaymentOptions/Cards/{cardId}`,
-      `${LENDING_API_PREFIX}/PaymentOptions/SubmitRepayment`,
       'Files, dictionaries, settings, vendors, users',
       `${LENDING_API_PREFIX}/Management/Files/Download`,
       `${LENDING_API_PREFIX}/Management/Files/GetInfo/{documentId}`,

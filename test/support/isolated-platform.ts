@@ -102,6 +102,9 @@ export async function startIsolatedPlatform(options: IsolatedPlatformOptions) {
     COLLECT_ACQUIRER_URL: sandbox.acquirer.url,
     COLLECT_ACQUIRER_API_KEY: TEST_ACQUIRER_API_KEY,
     COLLECT_ACQUIRER_REQUEST_TIMEOUT: '5s',
+    // The collection account deposit slips name, explicitly, as PLATFORM_MODE=production requires.
+    COLLECT_COLLECTION_IBAN: 'BG80BNBG96611020345678',
+    COLLECT_COLLECTION_BENEFICIARY: 'Integration Platform Collections',
     // The sandbox credit bureau named explicitly, as PLATFORM_MODE=production requires.
     LENDING_BUREAU_URL: sandbox.bureau.url,
     LENDING_BUREAU_API_KEY: TEST_BUREAU_API_KEY,

@@ -23,14 +23,16 @@ import {
 import {
   cardPaymentUpdate,
   changeExpiryUpdate,
+  chargeCardUpdate,
   finalizeHoldUpdate,
   type ObligationInput,
   type ObligationOutcome,
   payObligationUpdate,
   reverseHoldUpdate,
+  type SavedCardView,
   type SettlementSource,
 } from '../../domain/collect/processes.ts';
-import { formatPayTime } from '../../domain/collect/time.ts';
+import { formatPayTime } from '../../domain/epay-time.ts';
 import { BusinessStatus } from '../../domain/search-attributes.ts';
 import { notifyMerchant } from './merchant-notifications.ts';
 
@@ -43,9 +45,16 @@ const { recordObligationStatus, recordObligationExpiry, reservePayout } = proxyA
 // customer waiting for the answer gives up after a few minutes (the update fails; the same request
 // may be sent again: the acquirer's idempotency key makes it the same operation); releasing an expired
 // hold nobody waits for is retried until it is done.
-const { captureCard, voidCard, recordCardHold } = proxyActivities<CollectActivities>({
+const { captureCard, voidCard, recordCardHold, saveCard } = proxyActivities<CollectActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 8 },
+});
+// A saved-card charge (decision 0045) is answered to the merchant waiting on charge.cgi: an acquirer
+// that does not answer after a few quick attempts leaves it open (ERR=UNAVAILABLE); the same packet
+// again tries once more, with the same idempotency keys.
+const { authoriseSavedCard, captureCard: captureCharge } = proxyActivities<CollectActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '500 milliseconds', maximumInterval: '2 seconds', maximumAttempts: 3 },
 });
 const { voidCard: releaseCard } = proxyActivities<CollectActivities>({
   startToCloseTimeout: '30 seconds',
@@ -57,14 +66,19 @@ const refuse = (type: string, message: string): never => {
 };
 
 /**
- * One obligation, hold or payout, keyed by its IDN: open until paid, collected, finalized or reversed,
- * expired by a timer at its expiry; every final state is recorded and notified to the merchant once.
+ * One obligation, hold, payout or saved-card charge, keyed by its IDN: open until paid, collected,
+ * finalized, reversed or (a card verification) saved, expired by a timer at its expiry; every final
+ * state is recorded and notified to the merchant once.
  */
 export async function collectObligation(input: ObligationInput): Promise<ObligationStatus> {
   // A pre-authorisation holds nothing until the customer's card is authorised on the card page (HELD).
   let status: ObligationStatus = 'PENDING';
   let expiresAtMs = Date.parse(input.expiresAt);
   let paid: { amountMinor: number; payTime: string; stan: string; bcode: string } | undefined;
+  /** DENIED by the card: the decline reason. */
+  let reason: string | undefined;
+  /** SAVECARD=1: the card saved once the acquirer approved it (told to the merchant). */
+  let savedCard: SavedCardView | undefined;
 
   const outcome = (): ObligationOutcome => ({
     status,
@@ -74,6 +88,8 @@ export async function collectObligation(input: ObligationInput): Promise<Obligat
     stan: paid?.stan,
     bcode: paid?.bcode,
     expiresAt: new Date(expiresAtMs).toISOString(),
+    reason,
+    savedCard,
   });
 
   // A cash payout reserves its money (ledger: merchant → payouts owed) before it can be collected.
@@ -109,6 +125,14 @@ export async function collectObligation(input: ObligationInput): Promise<Obligat
       source,
       at: now.toISOString(),
     });
+    return outcome();
+  }
+
+  /** The card was declined (or the customer cancelled): DENIED, with the reason kept. */
+  async function deny(why: string): Promise<ObligationOutcome> {
+    status = 'DENIED';
+    reason = why;
+    await recordObligationStatus({ idn: input.idn, status, reason: why, at: new Date().toISOString() });
     return outcome();
   }
 
@@ -235,12 +259,26 @@ export async function collectObligation(input: ObligationInput): Promise<Obligat
     cardPaymentUpdate,
     async (decision) => {
       if (decision.outcome !== 'approved') {
-        status = 'DENIED';
-        await recordObligationStatus({ idn: input.idn, status, at: new Date().toISOString() });
-        return outcome();
+        return deny(decision.outcome === 'declined' ? decision.reason : 'cancelled by the customer');
       }
       const authorised = { acquirer: decision.acquirer, authorisationId: decision.authorisationId };
       card = authorised;
+      if (decision.saveCard) {
+        savedCard = await askAcquirer(() =>
+          saveCard({
+            idn: input.idn,
+            merchantMin: input.merchantMin,
+            authorisationId: authorised.authorisationId,
+          }),
+        );
+      }
+      // A card verification (AMOUNT=0, SAVECARD=1) holds nothing: its authorisation is released.
+      if (input.amountMinor === 0) {
+        await askAcquirer(() => voidCard({ idn: input.idn, authorisationId: authorised.authorisationId }));
+        status = 'SAVED';
+        await recordObligationStatus({ idn: input.idn, status, at: new Date().toISOString() });
+        return outcome();
+      }
       if (input.kind === 'preauth') {
         status = 'HELD';
         await recordCardHold({ idn: input.idn, ...authorised, at: new Date().toISOString() });
@@ -270,6 +308,68 @@ export async function collectObligation(input: ObligationInput): Promise<Obligat
       },
     },
   );
+
+  // --- a saved card charged by the merchant (card_charge, GET /card/charge.cgi; decision 0045) ------
+
+  /** Why the last charge attempt left the obligation open (the acquirer unreachable, or refusing). */
+  let chargeFailure: { type: string; message: string } | undefined;
+  /** One attempt: authorise the saved card (merchant-initiated), then capture → PAID, or DENIED. */
+  async function chargeSavedCard(): Promise<void> {
+    acquirerBusy = true;
+    chargeFailure = undefined;
+    try {
+      const authorised = await authoriseSavedCard({ idn: input.idn });
+      if (authorised.outcome === 'declined') {
+        await deny(authorised.reason);
+        return;
+      }
+      card = { acquirer: authorised.acquirer, authorisationId: authorised.authorisationId };
+      const codes = await captureCharge({
+        idn: input.idn,
+        authorisationId: authorised.authorisationId,
+        amountMinor: input.amountMinor,
+      });
+      await settle(input.amountMinor, codes.stan, codes.bcode, cardSource(card));
+    } catch (error) {
+      if (!(error instanceof ActivityFailure)) throw error;
+      const cause = error.cause;
+      chargeFailure =
+        cause instanceof ApplicationFailure && cause.nonRetryable && cause.type
+          ? { type: cause.type, message: cause.message }
+          : {
+              type: ObligationRefusal.unavailable,
+              message: 'the card acquirer could not be reached; send the same packet again',
+            };
+    } finally {
+      acquirerBusy = false;
+    }
+  }
+  let chargeAttempt: Promise<void> | undefined;
+  /** The attempt under way, or a new one: callers waiting at once share it. */
+  const chargeOnce = () =>
+    (chargeAttempt ??= chargeSavedCard().finally(() => {
+      chargeAttempt = undefined;
+    }));
+
+  setHandler(
+    chargeCardUpdate,
+    async () => {
+      if (isOpen(status)) await chargeOnce();
+      if (isOpen(status) && chargeFailure) refuse(chargeFailure.type, chargeFailure.message);
+      return outcome();
+    },
+    {
+      validator: () => {
+        if (input.kind !== 'card_charge')
+          refuse(ObligationRefusal.wrongKind, 'only a saved-card charge is charged');
+        if (status === 'EXPIRED' || (isOpen(status) && Date.now() >= expiresAtMs)) {
+          refuse(ObligationRefusal.expired, 'the charge has expired');
+        }
+      },
+    },
+  );
+  // The charge starts at once; the merchant's request waits for it through chargeCardUpdate.
+  if (input.kind === 'card_charge') void chargeOnce();
 
   // The gateway is the provider: a send to a provider account is credited at once.
   if (input.kind === 'payout_provider') {
@@ -312,6 +412,7 @@ export async function collectObligation(input: ObligationInput): Promise<Obligat
       ...(paid
         ? { payTime: paid.payTime, stan: paid.stan, bcode: paid.bcode, amountMinor: paid.amountMinor }
         : {}),
+      ...(savedCard ? { savedCard } : {}),
     });
   }
   return status;

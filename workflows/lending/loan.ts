@@ -4,9 +4,11 @@ import {
   condition,
   continueAsNew,
   isCancellation,
+  patched,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
+  uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { LendingActivities } from '../../activities/lending/index.ts';
@@ -53,14 +55,29 @@ import {
   type RepaymentRequest,
   registerDisbursementUpdate,
   registerRepaymentUpdate,
+  repaymentNotificationSignal,
   requestRolloverUpdate,
   reverseRepaymentUpdate,
   sameAmount,
   setAutochargeUpdate,
+  submitRepaymentUpdate,
   updateCoApplicantUpdate,
   updateCollateralUpdate,
   updateLoanDetailsUpdate,
 } from '../../domain/lending/loan-process.ts';
+import {
+  bookableAmount,
+  instalmentsReached,
+  instalmentsToAutocharge,
+  nextAutochargeMoment,
+  type RepaymentSubmission,
+  repaymentIdOf,
+  type SubmissionRequest,
+  submissionIdOf,
+  submissionInFlight,
+  submissionInvoice,
+  submissionOpen,
+} from '../../domain/lending/repayment-submissions.ts';
 import {
   type LoanRepayment,
   type LoanServicing,
@@ -83,6 +100,20 @@ const { registerLoanPayout } = proxyActivities<LendingActivities>({
     initialInterval: '1 second',
     maximumInterval: '1 minute',
     nonRetryableErrorTypes: ['PayoutRefused'],
+  },
+});
+
+/**
+ * A payment through the collection gateway (decision 0045): retried while the gateway cannot be reached
+ * (for a day at most; the INVOICE makes a retry a replay there); a refusal is not retried.
+ */
+const { chargeRepaymentCard, registerRepaymentSlip } = proxyActivities<LendingActivities>({
+  startToCloseTimeout: '1 minute',
+  scheduleToCloseTimeout: '1 day',
+  retry: {
+    initialInterval: '1 second',
+    maximumInterval: '1 minute',
+    nonRetryableErrorTypes: ['RepaymentRefused'],
   },
 });
 
@@ -642,14 +673,283 @@ export async function lendingLoan(input: LoanInput): Promise<LoanStatus> {
     },
   );
 
+  // --- repayments through the collection gateway (decision 0045) -------------------------------------
+
+  const today = () => now().slice(0, 10);
+  /** Gateway calls of submissions still running (a hand-over waits for them). */
+  let settling = 0;
+  const submissionOf = (invoice: string) => loan.submissions?.find((held) => held.invoice === invoice);
+  function changeSubmission(invoice: string, change: Partial<RepaymentSubmission>): void {
+    loan.submissions = (loan.submissions ?? []).map((held) =>
+      held.invoice === invoice ? { ...held, ...change, updatedAt: now() } : held,
+    );
+  }
+  const amountOf = (submission: RepaymentSubmission) =>
+    `${submission.amount} ${submission.currency}${submission.channel === 'autocharge' ? ` (auto-charge of instalment ${submission.instalments?.join(', ')})` : ''}`;
+
+  /**
+   * Books the money of a submission once (a Regular payment, its INVOICE the reference), at most what the
+   * loan owes; answers the history comment, or undefined when it was booked already.
+   */
+  function book(submission: RepaymentSubmission, payTime: string | null | undefined, how: string) {
+    const reference = submission.invoice;
+    const repaymentId = repaymentIdOf(submission.submissionId);
+    if (replayOf({ repaymentId, reference, amount: submission.amount, date: '', mode: 'Regular payment' })) {
+      if (submission.status !== 'paid') changeSubmission(reference, { status: 'paid', repaymentId });
+      return undefined;
+    }
+    const held = servicing();
+    const payoff = servicingPosition(held.schedule, held.repayments, held.graceMs, now()).payoffAmount;
+    const step = stepOf('submittedRepaymentPaid', loan.status, facts());
+    const { booked, excess } = step.allowed
+      ? bookableAmount(submission.amount, payoff)
+      : { booked: null, excess: submission.amount };
+    const beyond = excess
+      ? `${excess} ${loan.currency} received beyond what the loan owes (status ${loan.status}): to be refunded`
+      : null;
+    if (!booked) {
+      changeSubmission(reference, { status: 'paid', reason: beyond });
+      return `${amountOf(submission)} ${how} (invoice ${reference}); ${beyond}`;
+    }
+    const date = payDateOf(payTime ?? undefined) ?? today();
+    const repayment: LoanRepayment = {
+      repaymentId,
+      amount: booked,
+      // A repayment never precedes the disbursement it repays (servicing allocates by date).
+      date: loan.disbursement && date < loan.disbursement.date ? loan.disbursement.date : date,
+      mode: 'Regular payment',
+      reference,
+      reversed: false,
+    };
+    servicing().repayments = [...held.repayments, repayment];
+    const moved = assess();
+    changeSubmission(reference, { status: 'paid', repaymentId, reason: beyond });
+    return [`${describe(repayment)} ${how} (invoice ${reference})`, beyond, moved].filter(Boolean).join('; ');
+  }
+
+  /** Charges the submission's card (the default one when it names none) and books or records the outcome. */
+  async function chargeCard(submission: RepaymentSubmission, by: LoanActor): Promise<void> {
+    const { invoice } = submission;
+    const what = submission.channel === 'autocharge' ? 'auto-charge' : 'card repayment';
+    let comment: string | undefined;
+    try {
+      const result = await chargeRepaymentCard({
+        tenantId: input.tenantId,
+        customerId: loan.customerId,
+        loanId: input.loanId,
+        cardId: submission.paymentMethodId,
+        invoice,
+        amount: submission.amount,
+        currency: submission.currency,
+      });
+      if (result.cardId) changeSubmission(invoice, { paymentMethodId: result.cardId, idn: result.idn });
+      const held = submissionOf(invoice) as RepaymentSubmission;
+      const charged =
+        submission.channel === 'autocharge'
+          ? `auto-charged for instalment ${submission.instalments?.join(', ')} to ${result.card}`
+          : `charged to ${result.card}`;
+      if (result.outcome === 'paid') comment = book(held, result.payTime, charged);
+      else if (result.outcome === 'declined' && submissionInFlight(held)) {
+        changeSubmission(invoice, { status: 'declined', reason: result.reason });
+        comment = `${what} of ${amountOf(held)} declined${result.card ? ` (${result.card})` : ''}: ${result.reason} (invoice ${invoice})`;
+      }
+    } catch (error) {
+      if (isCancellation(error)) throw error;
+      const reason = ((error as { cause?: Error }).cause ?? (error as Error)).message;
+      if (submissionInFlight(submissionOf(invoice) as RepaymentSubmission)) {
+        changeSubmission(invoice, { status: 'failed', reason });
+        comment = `${what} of ${amountOf(submission)} not charged: ${reason} (invoice ${invoice})`;
+      }
+    }
+    await record(comment ? { by, comments: comment } : undefined);
+  }
+
+  /** Registers the deposit slip a bank-transfer submission is paid by. */
+  async function registerSlip(submission: RepaymentSubmission, by: LoanActor): Promise<void> {
+    const { invoice } = submission;
+    let comment: string;
+    try {
+      const slip = await registerRepaymentSlip({
+        tenantId: input.tenantId,
+        loanId: input.loanId,
+        invoice,
+        amount: submission.amount,
+        currency: submission.currency,
+      });
+      if (!submissionInFlight(submissionOf(invoice) as RepaymentSubmission)) return;
+      changeSubmission(invoice, { status: 'pending', ...slip });
+      comment = `repayment of ${amountOf(submission)} by bank transfer: deposit slip IDN ${slip.idn} registered (invoice ${invoice}${slip.expiresAt ? `, payable until ${slip.expiresAt}` : ''})`;
+    } catch (error) {
+      if (isCancellation(error)) throw error;
+      const reason = ((error as { cause?: Error }).cause ?? (error as Error)).message;
+      changeSubmission(invoice, { status: 'failed', reason });
+      comment = `repayment of ${amountOf(submission)} by bank transfer not registered: ${reason} (invoice ${invoice})`;
+    }
+    await record({ by, comments: comment });
+  }
+
+  /** Asks the gateway for a new submission (in the background of the Update that made it). */
+  function settle(submission: RepaymentSubmission, by: LoanActor): Promise<void> {
+    settling += 1;
+    const asked =
+      submission.channel === 'bankTransfer' ? registerSlip(submission, by) : chargeCard(submission, by);
+    return asked.finally(() => {
+      settling -= 1;
+    });
+  }
+
+  const newSubmission = (
+    request: Pick<SubmissionRequest, 'submissionId' | 'amount' | 'paymentMethodId'>,
+    channel: RepaymentSubmission['channel'],
+  ): RepaymentSubmission => ({
+    submissionId: request.submissionId,
+    invoice: submissionInvoice(request.submissionId),
+    channel,
+    amount: request.amount,
+    currency: loan.currency,
+    status: channel === 'bankTransfer' ? 'registering' : 'charging',
+    paymentMethodId: request.paymentMethodId,
+    idn: null,
+    iban: null,
+    beneficiary: null,
+    expiresAt: null,
+    reason: null,
+    repaymentId: null,
+    createdAt: now(),
+    updatedAt: now(),
+  });
+  const submissionWithId = (submissionId: string) =>
+    loan.submissions?.find((held) => held.submissionId === submissionId);
+  /** A submission pays at most what the loan owes (as a Regular payment today). */
+  const refuseSubmission = ({ submissionId, amount }: SubmissionRequest) => {
+    allowed('submitRepayment');
+    refuseExcess([
+      ...(loan.servicing?.repayments ?? []),
+      { ...newRepayment({ repaymentId: submissionId, amount, date: today(), mode: 'Regular payment' }) },
+    ]);
+  };
+
+  setHandler(
+    submitRepaymentUpdate,
+    async ({ by, submission: request }) => {
+      await condition(() => loan.servicing != null);
+      // A retried Update: the submission it made.
+      if (submissionWithId(request.submissionId)) return copyOf(loan);
+      refuseSubmission(request);
+      const submission = newSubmission(request, request.mode);
+      loan.submissions = [...(loan.submissions ?? []), submission];
+      // On record before the gateway is asked: its notification finds the loan by the INVOICE.
+      await record();
+      // Answers once the gateway's answer is on record, or after 20 s while the call goes on.
+      let settled = false;
+      void settle(submission, by).then(() => {
+        settled = true;
+      });
+      await condition(() => settled, '20 seconds');
+      return copyOf(loan);
+    },
+    {
+      validator: ({ submission }) => {
+        if (!submissionWithId(submission.submissionId)) refuseSubmission(submission);
+      },
+    },
+  );
+
+  // The gateway's notification of a submission's INVOICE (verified by the receiver): PAID books it once,
+  // whoever comes first (the charge's answer or the notification); DENIED and EXPIRED close it.
+  setHandler(repaymentNotificationSignal, async ({ invoice, status, payTime }) => {
+    const held = submissionOf(invoice);
+    if (!held || !loan.servicing) return;
+    let comment: string | undefined;
+    if (status === 'PAID') {
+      comment = book(
+        held,
+        payTime,
+        held.channel === 'bankTransfer'
+          ? `received by bank transfer (IDN ${held.idn})`
+          : 'charged to the card',
+      );
+    } else if ((status === 'DENIED' || status === 'EXPIRED') && submissionOpen(held)) {
+      const reason =
+        status === 'EXPIRED'
+          ? 'the deposit slip expired unpaid'
+          : 'the collection gateway denied the payment';
+      changeSubmission(invoice, { status: status === 'EXPIRED' ? 'expired' : 'declined', reason });
+      comment = `repayment of ${amountOf(held)}: ${reason} (invoice ${invoice})`;
+    }
+    if (comment) await record({ by: { role: 'system' }, comments: comment });
+  });
+
+  // --- auto-charge on due dates (decision 0045) --------------------------------------------------------
+
+  const autochargeAtMs = settings.autochargeAtMs ?? 0;
+  /** Instalments whose auto-charge moment has passed: enabling auto-charge leaves them alone. */
+  const autochargeBaseline = () => {
+    const handled = new Set(loan.autochargeHandled ?? []);
+    if (loan.servicing)
+      for (const number of instalmentsReached(loan.servicing.position, Date.now(), autochargeAtMs))
+        handled.add(number);
+    return [...handled].sort((a, b) => a - b);
+  };
+  /**
+   * The next moment an instalment's due date asks for an auto-charge; none while auto-charge is off.
+   * Loans that ran before auto-charges were built keep their timers until they run on this code.
+   */
+  function autochargeMoment(): number | null {
+    const serviced = loan.status === 'Active' || loan.status === 'Past Due';
+    if (!loan.autocharge || !loan.servicing || !serviced || !patched('lending-autocharge')) return null;
+    loan.autochargeHandled ??= autochargeBaseline();
+    return nextAutochargeMoment(loan.servicing.position, loan.autochargeHandled, autochargeAtMs);
+  }
+
+  /** Charges what is due now (overdue included) to the default card, once per instalment; the outcome in the history. */
+  async function autocharge(): Promise<void> {
+    const held = servicing();
+    const position = servicingPosition(held.schedule, held.repayments, held.graceMs, now());
+    const instalments = instalmentsToAutocharge(
+      position,
+      loan.autochargeHandled ?? [],
+      Date.now(),
+      autochargeAtMs,
+    );
+    if (instalments.length === 0) return;
+    loan.autochargeHandled = [...(loan.autochargeHandled ?? []), ...instalments];
+    const amount = payoutAmount(position.dueNow);
+    const submission = {
+      ...newSubmission(
+        {
+          submissionId: submissionIdOf(uuid4().replaceAll('-', '').slice(0, 16)),
+          amount: position.dueNow,
+          paymentMethodId: null,
+        },
+        'autocharge',
+      ),
+      instalments,
+    };
+    if (!amount || !PAYOUT_CURRENCIES.includes(loan.currency)) {
+      const reason = `the collection gateway charges ${PAYOUT_CURRENCIES.join(', ')} amounts only`;
+      loan.submissions = [...(loan.submissions ?? []), { ...submission, status: 'declined', reason }];
+      await record({
+        by: { role: 'system' },
+        comments: `auto-charge of ${amountOf(submission)} not possible: ${reason}`,
+      });
+      return;
+    }
+    loan.submissions = [...(loan.submissions ?? []), { ...submission, amount }];
+    await record();
+    // In the background: a gateway that does not answer must not hold the loan's due dates back.
+    void settle({ ...submission, amount }, { role: 'system' });
+  }
+
   /** Hands the loan over to a new run of this workflow once its history is long (servicing only). */
   const historyLong = () =>
     loan.servicing != null &&
     (workflowInfo().continueAsNewSuggested ||
       workflowInfo().historyLength > (settings.historyLimit ?? 5_000));
   async function handOver(): Promise<never> {
-    // Every running Update answers and every Signal is handled first: none is lost across the hand-over.
-    await condition(allHandlersFinished);
+    // Every running Update answers, every Signal is handled and every gateway call of a submission has
+    // answered first: none is lost across the hand-over.
+    await condition(() => allHandlersFinished() && settling === 0);
     return continueAsNew<typeof lendingLoan>({
       ...input,
       continued: { loan: copyOf(loan), collateralsAdded },
@@ -680,6 +980,8 @@ export async function lendingLoan(input: LoanInput): Promise<LoanStatus> {
     setAutochargeUpdate,
     ({ by, enabled, comment }) => {
       Object.assign(loan, { autocharge: enabled, autochargeComment: comment ?? null });
+      // Only due dates reached with auto-charge on are charged: those before are left alone.
+      if (enabled) loan.autochargeHandled = autochargeBaseline();
       return record({
         by,
         comments: `auto-charge ${enabled ? 'enabled' : 'disabled'}${comment ? `: ${comment}` : ''}`,
@@ -730,7 +1032,9 @@ export async function lendingLoan(input: LoanInput): Promise<LoanStatus> {
     // Waits for Process, a change, or the next due date (and its grace) of an unpaid instalment; every
     // other operation is an Update handled above.
     const version = loan.version;
-    const wakeAt = loan.servicing ? nextServicingMoment(loan.servicing) : null;
+    const dueAt = loan.servicing ? nextServicingMoment(loan.servicing) : null;
+    const chargeAt = autochargeMoment();
+    const wakeAt = chargeAt === null || (dueAt !== null && dueAt < chargeAt) ? dueAt : chargeAt;
     const wait = wakeAt === null ? null : wakeAt - Date.now();
     const woken = () =>
       submitted !== undefined || loan.version !== version || isClosed(loan.status) || historyLong();
@@ -739,13 +1043,14 @@ export async function lendingLoan(input: LoanInput): Promise<LoanStatus> {
     const request = submitted;
     submitted = undefined;
     if (request) await decide(request);
-    if (loan.servicing && wakeAt !== null && Date.now() >= wakeAt) {
+    if (chargeAt !== null && Date.now() >= chargeAt) await autocharge();
+    if (loan.servicing && dueAt !== null && Date.now() >= dueAt) {
       const moved = assess();
       await record(moved ? { by: { role: 'system' }, comments: moved } : undefined);
     }
     if (historyLong()) await handOver();
   }
-  await condition(allHandlersFinished);
+  await condition(() => allHandlersFinished() && settling === 0);
   return loan.status;
 }
 

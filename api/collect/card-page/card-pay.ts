@@ -26,6 +26,7 @@ import {
   pageError,
   pageHandler,
   renderForm,
+  savedCardOf,
   sha256,
 } from './responses.ts';
 
@@ -90,15 +91,17 @@ export async function answerAuthorisation(
     );
   }
   if (authorisation.status === 'authorised') {
+    const saveCard = obligation.details.saveCard === '1';
     await decide(deps, obligation, {
       outcome: 'approved',
       acquirer: acquirerFor(deps.config).id,
       authorisationId: authorisation.id,
       amountMinor: authorisation.amountMinor,
+      ...(saveCard ? { saveCard } : {}),
     });
     if (page.urlOk) return c.redirect(page.urlOk, 303);
     const latest = (await findObligation(deps, obligation.idn)) ?? obligation;
-    const view = closedView(latest, page);
+    const view = closedView(latest, page, saveCard ? await savedCardOf(deps, obligation.idn) : undefined);
     return pageAnswer(c, view.status, view.heading, resultPage(view));
   }
   const reason = authorisation.declineReason ?? 'the card was not authorised';
@@ -109,7 +112,10 @@ export async function answerAuthorisation(
     'Payment declined',
     resultPage({
       heading: 'Payment declined',
-      message: `Your card was declined: ${reason}. Invoice ${obligation.invoice} was not paid.`,
+      message:
+        obligation.amountMinor === 0
+          ? `Your card was declined: ${reason}. It was not saved.`
+          : `Your card was declined: ${reason}. Invoice ${obligation.invoice} was not paid.`,
       link: back,
     }),
   );
@@ -217,6 +223,8 @@ async function submitPage(c: PageContext, deps: ApiDeps): Promise<Response> {
         reference: obligation.idn,
         amountMinor: obligation.amountMinor,
         currency: obligation.currency,
+        // SAVECARD=1: stored at the acquirer once approved (a zero amount is then a verification).
+        ...(obligation.details.saveCard === '1' ? { storeCard: true } : {}),
         card: {
           number: card.number,
           expiryMonth: card.expiryMonth,
@@ -251,7 +259,7 @@ export const cardPayOperation = defineOperation({
       description:
         'The form of the card page: `token` (single use), `action` (`pay` or `cancel`), `number`, `expiry` (MM/YY), ' +
         '`cvv`, `holder`. The card acquirer authorises the amount: approved → 303 to URL_OK (online payment PAID, ' +
-        'pre-authorisation HELD); declined → decline page (DENIED); 3-D Secure → a page linking to the issuer’s ' +
+        'pre-authorisation HELD; with SAVECARD=1 the card is saved too, and a zero amount is SAVED); declined → decline page (DENIED); 3-D Secure → a page linking to the issuer’s ' +
         'check, decided on return (GET /card/return); cancel → 303 to URL_CANCEL (DENIED); invalid card details ' +
         '(or, in production, a published test card) → 422 with the form again.',
       responses: {

@@ -15,6 +15,7 @@ import {
   pageAnswer,
   pageError,
   pageHandler,
+  savedCardOf,
 } from './responses.ts';
 
 /**
@@ -34,8 +35,8 @@ async function returnFromChallenge(c: PageContext, deps: ApiDeps): Promise<Respo
   if (!page) return pageError(c, 'PAGE_NOT_FOUND');
   const obligation = await findObligation(deps, page.idn);
   if (!obligation) return pageError(c, 'PAGE_NOT_FOUND');
-  const closed = () => {
-    const view = closedView(obligation, page);
+  const closed = async () => {
+    const view = closedView(obligation, page, await savedCardOf(deps, obligation.idn));
     return pageAnswer(c, view.status, view.heading, resultPage(view));
   };
   // Returned again (reload, back button): where the payment stands.
@@ -54,7 +55,7 @@ async function returnFromChallenge(c: PageContext, deps: ApiDeps): Promise<Respo
     // Two returns at once: the other one decided; answer where the payment stands now.
     if (!(error instanceof CollectProtocolError)) throw error;
     const latest = (await findObligation(deps, obligation.idn)) ?? obligation;
-    const view = closedView(latest, page);
+    const view = closedView(latest, page, await savedCardOf(deps, obligation.idn));
     return pageAnswer(c, view.status, view.heading, resultPage(view));
   }
 }

@@ -58,8 +58,10 @@ export interface PaymentView {
   token: string;
   /** Where the form posts. */
   action: string;
-  /** `pay` an online payment, or `hold` the amount of a pre-authorisation. */
-  mode: 'pay' | 'hold';
+  /** `pay` an online payment, `hold` the amount of a pre-authorisation, `save` a card (AMOUNT=0, SAVECARD=1). */
+  mode: 'pay' | 'hold' | 'save';
+  /** SAVECARD=1: the card is saved for the merchant's later charges (the customer is told so). */
+  saveCard: boolean;
   /** Sandbox mode: the test cards are shown. */
   sandbox: boolean;
   /** What the customer typed (re-shown after an error, never the CVV). */
@@ -106,8 +108,18 @@ export function paymentPage(view: PaymentView): Html {
 <ul>${problems.map(([name, text]) => html`<li><a href="#card-${name}">${String(text)}</a></li>`)}</ul>
 </div>`;
   const verb = view.mode === 'hold' ? 'Hold' : 'Pay';
-  return html`<h1>${verb} ${view.amount} ${view.mode === 'hold' ? 'for' : 'to'} ${view.merchantName}</h1>
+  const heading =
+    view.mode === 'save'
+      ? html`Save your card with ${view.merchantName}`
+      : html`${verb} ${view.amount} ${view.mode === 'hold' ? 'for' : 'to'} ${view.merchantName}`;
+  const button = view.mode === 'save' ? 'Save card' : `${verb} ${view.amount}`;
+  return html`<h1>${heading}</h1>
 ${view.mode === 'hold' ? html`<p>The amount is reserved on your card; the merchant takes at most this amount later, or releases it.</p>` : ''}
+${
+  view.saveCard
+    ? html`<p id="save-card-notice">${view.mode === 'save' ? 'Nothing is paid now: your card is checked with your bank and' : 'Your card is'} saved with this payment gateway, so that ${view.merchantName} can charge it later without asking you again. Only the merchant can use it, and it can be removed at any time.</p>`
+    : ''
+}
 <dl>
 <dt>Merchant</dt><dd>${view.merchantName}</dd>
 <dt>Invoice</dt><dd>${view.invoice}</dd>
@@ -128,7 +140,7 @@ ${
     : ''
 }
 <div class="actions">
-<button type="submit" name="action" value="pay" class="primary">${verb} ${view.amount}</button>
+<button type="submit" name="action" value="pay" class="primary">${button}</button>
 <button type="submit" name="action" value="cancel" class="secondary">Cancel and return to the merchant</button>
 </div>
 </form>`;

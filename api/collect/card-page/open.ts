@@ -78,7 +78,8 @@ async function openPage(c: PageContext, deps: ApiDeps): Promise<Response> {
     terms: payment,
     defaultExpiryMs:
       kind === 'preauth' ? deps.config.COLLECT_PREAUTH_EXPIRY : deps.config.COLLECT_OBLIGATION_EXPIRY,
-    details: {},
+    // SAVECARD=1 (decision 0045): the approved card is saved for the merchant.
+    details: 'saveCard' in payment && payment.saveCard ? { saveCard: '1' } : {},
   });
   if (obligation.kind !== kind) {
     throw new CollectProtocolError(
@@ -136,7 +137,10 @@ export const cardPageOpenOperation = defineOperation({
       description:
         'Posted by the customer’s browser from the merchant’s page (a form). Body fields: `PAGE=credit_paydirect`, ' +
         '`ENCODED` (packet: `MIN`, `INVOICE`, `AMOUNT`, optional `CURRENCY`, `EXP_TIME`, `DESCR`, `URL_OK`, ' +
-        '`URL_CANCEL`, `ENCODING=utf-8`), `CHECKSUM`. `URL_OK`/`URL_CANCEL` form fields are not signed and are ' +
+        '`URL_CANCEL`, `SAVECARD`, `ENCODING=utf-8`), `CHECKSUM`. `SAVECARD=1` saves the card once the payment is ' +
+        'approved (the notification of the INVOICE carries `CARD_TOKEN`, `CARD_BRAND`, `CARD_LAST4`, `CARD_EXP`) and ' +
+        'allows `AMOUNT=0`: a card verification that pays nothing (STATUS `SAVED`). ' +
+        '`URL_OK`/`URL_CANCEL` form fields are not signed and are ' +
         'ignored: only those in the packet count. `PAGE=credit_preauth` with the REGISTER packet of `POST /v3main/` ' +
         'opens the same form to hold the amount on the card (the pre-authorisation is HELD once the card acquirer ' +
         'authorises it). Registers the obligation (`collect-<IDN>`, status PENDING; the same ' +

@@ -3,9 +3,10 @@ import { z } from '@hono/zod-openapi';
 import { eq } from 'drizzle-orm';
 import type { Context } from 'hono';
 import { collectMerchants } from '../../../db/schema/collect.ts';
+import { collectSavedCards } from '../../../db/schema/collect-saved-cards.ts';
 import { formatAmount } from '../../../domain/collect/amount.ts';
 import { CollectProtocolError } from '../../../domain/collect/errors.ts';
-import { formatExpTime } from '../../../domain/collect/time.ts';
+import { formatExpTime } from '../../../domain/epay-time.ts';
 import type { ApiDeps, AppEnv } from '../../shared/context.ts';
 import type { Html } from '../../shared/html.ts';
 import type { Obligation } from '../protocol.ts';
@@ -128,13 +129,36 @@ export function challengeReturnUrl(c: PageContext, baseUrl: string): string {
   return `${baseUrl}${path}/card/return`;
 }
 
+/** The card an obligation's page saved (SAVECARD=1), as the customer is told of it. */
+export async function savedCardOf(
+  deps: ApiDeps,
+  idn: string,
+): Promise<{ brand: string; last4: string } | undefined> {
+  const [card] = await deps.db
+    .select({ brand: collectSavedCards.brand, last4: collectSavedCards.last4 })
+    .from(collectSavedCards)
+    .where(eq(collectSavedCards.idn, idn));
+  return card;
+}
+
 /** What a customer sees of an obligation that can no longer be paid on this page. */
 export function closedView(
   obligation: Obligation,
   page: { urlOk: string | null; urlCancel: string | null },
+  savedCard?: { brand: string; last4: string },
 ): ResultView & { status: number } {
   const back = (href: string | null) => (href ? { href, text: 'Return to the merchant' } : undefined);
+  const saved = savedCard
+    ? ` Your ${savedCard.brand} card ending in ${savedCard.last4} was saved for later payments.`
+    : '';
   switch (obligation.status) {
+    case 'SAVED':
+      return {
+        status: 200,
+        heading: 'Card saved',
+        message: `Nothing was paid.${saved || ' Your card was saved for later payments.'}`,
+        link: back(page.urlOk),
+      };
     case 'HELD':
       return {
         status: 200,
@@ -146,7 +170,7 @@ export function closedView(
       return {
         status: 200,
         heading: 'Payment complete',
-        message: `Invoice ${obligation.invoice} has been paid (${amountText(obligation)}).`,
+        message: `Invoice ${obligation.invoice} has been paid (${amountText(obligation)}).${saved}`,
         link: back(page.urlOk),
       };
     case 'EXPIRED':
@@ -184,7 +208,8 @@ export async function renderForm(
     payableUntil: `${formatExpTime(obligation.expiresAt)} (Sofia time)`,
     token: options.token,
     action: formAction(c),
-    mode: obligation.kind === 'preauth' ? 'hold' : 'pay',
+    mode: obligation.kind === 'preauth' ? 'hold' : obligation.amountMinor === 0 ? 'save' : 'pay',
+    saveCard: obligation.details.saveCard === '1',
     sandbox: deps.config.PLATFORM_MODE === 'sandbox',
     ...(options.values ? { values: options.values } : {}),
     ...(options.problems ? { problems: options.problems } : {}),
@@ -192,7 +217,9 @@ export async function renderForm(
   return pageAnswer(
     c,
     options.status ?? 200,
-    `Pay ${view.amount} to ${view.merchantName}`,
+    view.mode === 'save'
+      ? `Save your card with ${view.merchantName}`
+      : `Pay ${view.amount} to ${view.merchantName}`,
     paymentPage(view),
     [options.urlOk, options.urlCancel],
   );

@@ -11,7 +11,7 @@ import {
   billingWorkflowId,
   type SettlementSource,
 } from '../../../domain/collect/processes.ts';
-import { formatPayTime } from '../../../domain/collect/time.ts';
+import { formatPayTime } from '../../../domain/epay-time.ts';
 import { BusinessStatus, OwnerId, PlatformService } from '../../../domain/search-attributes.ts';
 import type { ApiDeps } from '../../shared/context.ts';
 

@@ -20,7 +20,7 @@ import {
   payObligationUpdate,
   type SettlementSource,
 } from '../../../domain/collect/processes.ts';
-import { formatExpTime } from '../../../domain/collect/time.ts';
+import { formatExpTime } from '../../../domain/epay-time.ts';
 import type { ApiDeps } from '../../shared/context.ts';
 import { ApiError } from '../../shared/errors.ts';
 import { findObligation, type Obligation, updateObligation } from '../protocol.ts';

@@ -1,9 +1,10 @@
 /**
  * Times of the ePay protocol, all in Bulgarian local time (Europe/Sofia, EET/EEST), as ePay uses:
  * EXP_TIME `DD.MM.YYYY[ hh:mm[:ss]]` and PAY_TIME `YYYYMMDDhhmmss`. A date without a time means the
- * end of that day (23:59:59). Pure (Intl only), safe in workflow code.
+ * end of that day (23:59:59). Shared by the gateway and its merchant clients (lending), since both read
+ * and write the protocol's times. Pure (Intl only), safe in workflow code.
  */
-export const COLLECT_TIME_ZONE = 'Europe/Sofia';
+export const EPAY_TIME_ZONE = 'Europe/Sofia';
 
 const EXP_TIME = /^(\d{2})\.(\d{2})\.(\d{4})(?: (\d{2}):(\d{2})(?::(\d{2}))?)?$/;
 
@@ -17,7 +18,7 @@ interface LocalParts {
 }
 
 const formatter = new Intl.DateTimeFormat('en-GB', {
-  timeZone: COLLECT_TIME_ZONE,
+  timeZone: EPAY_TIME_ZONE,
   hourCycle: 'h23',
   year: 'numeric',
   month: '2-digit',
@@ -82,6 +83,16 @@ export function parseExpTime(text: string): Date | undefined {
     return undefined;
   }
   return fromSofia(local);
+}
+
+const PAY_TIME = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})$/;
+
+/** The instant of a PAY_TIME text (`YYYYMMDDhhmmss`), or undefined when it is not a real date and time. */
+export function parsePayTime(text: string): Date | undefined {
+  const match = PAY_TIME.exec(text);
+  if (!match) return undefined;
+  const [yyyy, mm, dd, hh, mi, ss] = match.slice(1);
+  return parseExpTime(`${dd}.${mm}.${yyyy} ${hh}:${mi}:${ss}`);
 }
 
 const two = (n: number) => String(n).padStart(2, '0');

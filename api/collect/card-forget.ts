@@ -1,0 +1,58 @@
+import { createRoute } from '@hono/zod-openapi';
+import { and, eq, isNull } from 'drizzle-orm';
+import { collectSavedCards } from '../../db/schema/collect-saved-cards.ts';
+import { badField } from '../../domain/collect/errors.ts';
+import { CardForgetPayload, parsePayload } from '../../domain/collect/payloads.ts';
+import { defineOperation } from '../shared/operation.ts';
+import {
+  authenticate,
+  authenticationErrors,
+  encodedQuerySchema,
+  protocolHandler,
+  requestParams,
+  textAnswer,
+  textResponses,
+} from './protocol.ts';
+
+/**
+ * GET /card/forget.cgi (design, decision 0045): the merchant's saved card can no longer be charged
+ * (a customer removed it). The row stays, marked deleted, for the charges made with it; forgetting it
+ * again answers the same.
+ */
+export const cardForgetOperation = defineOperation({
+  route: () =>
+    createRoute({
+      method: 'get',
+      path: '/card/forget.cgi',
+      tags: ['Saved cards'],
+      summary: 'Forget a saved card (CardForgetPayload)',
+      description:
+        'Design (decision 0045), not in the ePay protocol. Packet: `MIN`, `CARD_TOKEN`. The saved card can no ' +
+        'longer be charged (`GET /card/charge.cgi` answers `BAD_FIELD CARD_TOKEN`). Answers `CARD_TOKEN` and ' +
+        '`STATUS=DELETED`, the second time too; another merchant’s or an unknown token is `BAD_FIELD CARD_TOKEN`.',
+      request: { query: encodedQuerySchema },
+      responses: textResponses('Forgotten', 'CARD_TOKEN=ctk_0123456789abcdef01234567\nSTATUS=DELETED\n', [
+        ...authenticationErrors,
+      ]),
+    }),
+  handler: () =>
+    protocolHandler(async (c) => {
+      const deps = c.get('deps');
+      const { merchant, packet } = await authenticate(deps, await requestParams(c));
+      const { cardToken } = parsePayload(CardForgetPayload, packet);
+      const ofMerchant = and(
+        eq(collectSavedCards.id, cardToken),
+        eq(collectSavedCards.merchantMin, merchant.min),
+      );
+      await deps.db
+        .update(collectSavedCards)
+        .set({ deletedAt: new Date() })
+        .where(and(ofMerchant, isNull(collectSavedCards.deletedAt)));
+      const [card] = await deps.db
+        .select({ id: collectSavedCards.id })
+        .from(collectSavedCards)
+        .where(ofMerchant);
+      if (!card) throw badField('CARD_TOKEN', 'is not a saved card of this merchant');
+      return textAnswer(c, { CARD_TOKEN: card.id, STATUS: 'DELETED' });
+    }),
+});

@@ -1,0 +1,159 @@
+import { Decimal } from 'decimal.js';
+import type { ServicingPosition } from './servicing.ts';
+
+/**
+ * Repayments the customer submits, and auto-charges, through the collection gateway (decision 0045).
+ * Pure rules, safe in workflow code: the ids and INVOICEs lending gives the gateway, a submission as
+ * the loan keeps it, and which instalments an auto-charge is for.
+ */
+
+/** SubmitRepayment's `mode`: the channel the money comes through (the allocation is always Regular payment). */
+export const submissionModes = ['card', 'bankTransfer'] as const;
+export type SubmissionMode = (typeof submissionModes)[number];
+
+/** How a submission came to be: the customer's SubmitRepayment, or the loan's auto-charge on a due date. */
+export type SubmissionChannel = SubmissionMode | 'autocharge';
+
+/**
+ * `charging` (a card charge asked of the gateway), `paid` (booked), `declined` (the card was declined, or
+ * no card could be charged), `registering` → `pending` (a deposit slip waiting for the transfer),
+ * `expired` (the slip expired unpaid), `failed` (the gateway refused or never answered).
+ */
+export type SubmissionStatus =
+  | 'charging'
+  | 'paid'
+  | 'declined'
+  | 'registering'
+  | 'pending'
+  | 'expired'
+  | 'failed';
+
+/** What the API asks the loan to do (its id is the API's, unique per tenant). */
+export interface SubmissionRequest {
+  submissionId: string;
+  mode: SubmissionMode;
+  /** The gateway's AMOUNT notation (`150.00`). */
+  amount: string;
+  /** card: the customer's card to charge (the API resolved the default); bankTransfer: the account paid from, if named. */
+  paymentMethodId: string | null;
+}
+
+/** A submission as the loan workflow keeps it (and its read model, lending_repayment_submissions). */
+export interface RepaymentSubmission {
+  submissionId: string;
+  /** `LR-<submissionId>`: the gateway's INVOICE, and the booked repayment's reference. */
+  invoice: string;
+  channel: SubmissionChannel;
+  amount: string;
+  currency: string;
+  status: SubmissionStatus;
+  /** The card charged or the bank account paid from; null for an auto-charge until a card is found. */
+  paymentMethodId: string | null;
+  /** The gateway's IDN: the reference a bank transfer quotes; the card charge's obligation. */
+  idn: string | null;
+  iban: string | null;
+  beneficiary: string | null;
+  /** When a deposit slip expires at the gateway (ISO). */
+  expiresAt: string | null;
+  /** Why it was declined, expired or failed; or what was not booked of it. */
+  reason: string | null;
+  /** The repayment booked for it. */
+  repaymentId: string | null;
+  /** Auto-charge: the instalments it was for. */
+  instalments?: number[] | undefined;
+  createdAt: string;
+  updatedAt: string;
+}
+
+const HEX16 = /^[0-9a-f]{16}$/;
+
+/** The gateway INVOICE of a submission. */
+export const submissionInvoice = (submissionId: string) => `LR-${submissionId}`;
+
+/** The submission of an `LR-` INVOICE, or undefined for any other. */
+export function parseSubmissionInvoice(invoice: string): string | undefined {
+  const match = /^LR-(sub_[0-9a-f]{16})$/.exec(invoice);
+  return match?.[1];
+}
+
+/** The repayment booked for a submission: the same 16 hex digits (unique per tenant as the submission is). */
+export const repaymentIdOf = (submissionId: string) => `rpm_${submissionId.slice(4)}`;
+
+/** A submission id from 16 hex digits (the API's random ones; the workflow's own from its uuid4). */
+export function submissionIdOf(hex: string): string {
+  if (!HEX16.test(hex)) throw new Error(`a submission id needs 16 hex digits, not ${hex}`);
+  return `sub_${hex}`;
+}
+
+/** The gateway INVOICE of a card's verification on the card page. */
+export const cardInvoice = (cardId: string) => `LC-${cardId}`;
+
+/** The card of an `LC-` INVOICE, or undefined for any other. */
+export function parseCardInvoice(invoice: string): string | undefined {
+  const match = /^LC-(card_[0-9a-f]{16})$/.exec(invoice);
+  return match?.[1];
+}
+
+/** A submission still waiting for the gateway's answer (a charge or a slip's registration in flight). */
+export const submissionInFlight = (submission: RepaymentSubmission) =>
+  submission.status === 'charging' || submission.status === 'registering';
+
+/** A submission whose money may still arrive (and then be booked). */
+export const submissionOpen = (submission: RepaymentSubmission) =>
+  submissionInFlight(submission) || submission.status === 'pending';
+
+// --- auto-charge ---------------------------------------------------------------------------------
+
+const unpaid = (position: ServicingPosition) =>
+  position.instalments.filter((row) => new Decimal(row.outstanding).gt(0));
+
+/** When auto-charge charges an instalment: its due date at 00:00 UTC, plus LENDING_AUTOCHARGE_TIME (`atMs`). */
+export const autochargeMomentOf = (dueDate: string, atMs: number) =>
+  Date.parse(`${dueDate}T00:00:00Z`) + atMs;
+
+/** The instalments an auto-charge at `now` is for: unpaid, their moment reached, not handled before. */
+export function instalmentsToAutocharge(
+  position: ServicingPosition,
+  handled: readonly number[],
+  now: number,
+  atMs: number,
+): number[] {
+  return unpaid(position)
+    .filter((row) => autochargeMomentOf(row.dueDate, atMs) <= now && !handled.includes(row.number))
+    .map((row) => row.number);
+}
+
+/** The instalments whose auto-charge moment has passed at `now`: what enabling auto-charge leaves alone. */
+export const instalmentsReached = (position: ServicingPosition, now: number, atMs: number): number[] =>
+  position.instalments.filter((row) => autochargeMomentOf(row.dueDate, atMs) <= now).map((row) => row.number);
+
+/**
+ * The next auto-charge moment (epoch ms) of the oldest unpaid instalment not handled yet (in the past
+ * when the loan could not act on it in time); none when there is none.
+ */
+export function nextAutochargeMoment(
+  position: ServicingPosition,
+  handled: readonly number[],
+  atMs: number,
+): number | null {
+  const next = unpaid(position).find((row) => !handled.includes(row.number));
+  return next ? autochargeMomentOf(next.dueDate, atMs) : null;
+}
+
+/**
+ * What of `amount` received the loan can book: at most what it owes (`payoff`); the rest is beyond the
+ * loan (a bank transfer paid after another payment settled it) and is left for a refund. Each is null
+ * when there is none.
+ */
+export function bookableAmount(
+  amount: string,
+  payoff: string,
+): { booked: string | null; excess: string | null } {
+  const digits = payoff.split('.')[1]?.length ?? 2;
+  const booked = Decimal.max(0, Decimal.min(amount, payoff));
+  const excess = new Decimal(amount).minus(booked);
+  return {
+    booked: booked.gt(0) ? booked.toFixed(digits) : null,
+    excess: excess.gt(0) ? excess.toFixed(digits) : null,
+  };
+}
