@@ -47,7 +47,12 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   // Absolute, so that the server's command line names its data file wherever it was started from.
   const dbFile = options.dbFile ? path.resolve(options.dbFile) : undefined;
   const pidFile = options.pidFile;
-  if (pidFile) await stopLeftoverDevServer(pidFile, { dbFile, port, log: options.log });
+  const stoppedLeftover = pidFile
+    ? await stopLeftoverDevServer(pidFile, { dbFile, port, log: options.log })
+    : false;
+  // A stopped server may still be closing its sockets: /proc shows it gone (its memory released first)
+  // a moment before its files are closed.
+  if (stoppedLeftover) await waitUntilRefused('127.0.0.1', port, 10_000);
   // Something else on the port would answer our readiness probes before our server fails to bind it.
   if (await accepts('127.0.0.1', port)) {
     throw new Error(
@@ -151,6 +156,13 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   };
 }
 
+/** Waits (at most timeoutMs) until nothing accepts connections on host:port any more. */
+async function waitUntilRefused(host: string, port: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline && (await accepts(host, port)))
+    await new Promise((resolve) => setTimeout(resolve, 100));
+}
+
 /** Whether something accepts TCP connections on host:port. */
 function accepts(host: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -250,12 +262,13 @@ async function waitUntilGone(
  * `temporal server start-dev` of this data file, and the process that started it is gone (a start that
  * was killed). A pid file naming any other process (the pid reused since) is discarded and that process
  * left alone; a server whose starter still runs is another start of the same data, and stops this one.
+ * True when a server was stopped.
  */
 export async function stopLeftoverDevServer(
   pidFile: string,
   target: { dbFile: string | undefined; port: number; log?: ((line: string) => void) | undefined },
-): Promise<void> {
-  if (!existsSync(pidFile)) return;
+): Promise<boolean> {
+  if (!existsSync(pidFile)) return false;
   const log = target.log ?? (() => {});
   const recorded = readPidFile(pidFile);
   const info = recorded ? processInfo(recorded.pid) : undefined;
@@ -264,7 +277,7 @@ export async function stopLeftoverDevServer(
       log(`${pidFile} names process ${recorded.pid}, which is not this Temporal dev server; left alone.`);
     }
     removeFile(pidFile);
-    return;
+    return false;
   }
   if (recorded.parentPid !== undefined && info.parentPid === recorded.parentPid) {
     throw new Error(
@@ -280,6 +293,7 @@ export async function stopLeftoverDevServer(
       throw new Error(`The Temporal dev server left behind (pid ${recorded.pid}) did not stop.`);
   }
   removeFile(pidFile);
+  return true;
 }
 
 /** Sends a signal; a process that has gone meanwhile is what was wanted. */
