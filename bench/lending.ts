@@ -128,11 +128,14 @@ async function benchLoans(context: BenchContext, lending: LendingSetUp): Promise
     );
     const closed = await lending.settledCount(`ExecutionStatus != 'Running'`, 0);
     const temporalRss = context.temporalPid ? processRss(context.temporalPid) : undefined;
+    // Where the stack's memory is: the main thread's JavaScript heap, or outside it (the workflow
+    // threads' heaps, the SDK's native core, buffers).
+    const usage = await context.control<NodeJS.MemoryUsage>('GET', '/memory');
     report({
       section: SECTION,
       operation: `${open} loan workflows open (Temporal visibility; ${active} of them Active, on their due-date timers): stack (API + worker) RSS`,
       figure: mb(processRss(stack.pid)),
-      note: `Temporal server RSS ${mb(temporalRss)}; ${CONNECTIONS} warm-up loans included; ${closed} closed`,
+      note: `main-thread heap used ${mb(usage.heapUsed)}, external ${mb(usage.external)}; Temporal server RSS ${mb(temporalRss)}; ${CONNECTIONS} warm-up loans included; ${closed} closed`,
     });
   } finally {
     await codes.stop();
