@@ -4,10 +4,12 @@ import type { Duplex } from 'node:stream';
 import type { HttpBindings } from '@hono/node-server';
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import type { UseCaseDeps } from '../application/shared/deps.ts';
+import { Refusal } from '../application/shared/refusal.ts';
 import { createAdminApi, presentsAdminToken } from './admin/index.ts';
-import type { ApiDeps, AppEnv } from './shared/context.ts';
+import type { AppEnv } from './shared/context.ts';
 import { docsAssets } from './shared/docs.ts';
-import { ApiError, toErrorResponse } from './shared/errors.ts';
+import { toErrorResponse } from './shared/errors.ts';
 import { inputGuard, type MalformedAnswer } from './shared/input-guard.ts';
 import { rateLimit } from './shared/rate-limit.ts';
 import { securityHeaders } from './shared/security-headers.ts';
@@ -51,7 +53,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  * one access-log line per request.
  */
 export function createApp(
-  deps: ApiDeps,
+  deps: UseCaseDeps,
   readiness: ReadinessProbe,
   services: readonly { api?: ServiceApi }[],
 ): Hono<AppEnv> {
@@ -95,7 +97,7 @@ export function createApp(
   // a bank statement upload); a larger one is refused before it is read whole.
   const limitOf = (
     maxSize: number,
-    refusal = new ApiError(413, 'payload_too_large', `The body exceeds ${maxSize} bytes`),
+    refusal = new Refusal(413, 'payload_too_large', `The body exceeds ${maxSize} bytes`),
   ) =>
     bodyLimit({
       maxSize,
@@ -112,7 +114,7 @@ export function createApp(
   const statementMaxBytes = deps.config.COLLECT_STATEMENT_MAX_BYTES;
   const statementLimit = limitOf(
     statementMaxBytes + MULTIPART_ALLOWANCE_BYTES,
-    new ApiError(
+    new Refusal(
       413,
       'statement_too_large',
       `The statement exceeds ${statementMaxBytes} bytes (COLLECT_STATEMENT_MAX_BYTES)`,
@@ -135,10 +137,7 @@ export function createApp(
         ({ api }) => api && (c.req.path === api.basePath || c.req.path.startsWith(`${api.basePath}/`)),
       )?.api;
       if (service?.answerMalformed) return service.answerMalformed(c, problem);
-      return c.json(
-        new ApiError(400, 'malformed_request', 'The request is malformed', [problem]).body(),
-        400,
-      );
+      return c.json(new Refusal(400, 'malformed_request', 'The request is malformed', [problem]).body(), 400);
     }),
   );
 
@@ -153,7 +152,7 @@ export function createApp(
   for (const { api } of services) api?.mount(app, api.basePath);
   app.route('/admin', createAdminApi());
 
-  app.notFound((c) => c.json(ApiError.notFound(`${c.req.method} ${c.req.path}`).body(), 404));
+  app.notFound((c) => c.json(Refusal.notFound(`${c.req.method} ${c.req.path}`).body(), 404));
   app.onError((error, c) =>
     toErrorResponse(error, c, (e) =>
       deps.logger.error({ err: e, path: loggablePath(c.req.path) }, 'unhandled error'),
@@ -178,8 +177,8 @@ export function answerClientErrors(server: {
     const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
     const body = JSON.stringify(
       status === 431
-        ? new ApiError(431, 'headers_too_large', 'The request headers are too large').body()
-        : new ApiError(400, 'malformed_request', 'The request is not valid HTTP').body(),
+        ? new Refusal(431, 'headers_too_large', 'The request headers are too large').body()
+        : new Refusal(400, 'malformed_request', 'The request is not valid HTTP').body(),
     );
     socket.end(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\n` +

@@ -1,4 +1,5 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { Refusal } from '../../application/shared/refusal.ts';
 import {
   createDeskOperator,
   DeskOperatorExists,
@@ -6,7 +7,7 @@ import {
 } from '../../credentials/collect/desk-operators.ts';
 import { DESK_LOGIN_PATTERN, deskOfficeKinds, OFFICE_ID_PATTERN } from '../../domain/collect/desk.ts';
 import type { AppEnv } from '../shared/context.ts';
-import { ApiError, errorResponses } from '../shared/errors.ts';
+import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 
 /** Operator endpoint: create a cash-desk operator (an office counter or an ATM), decision 0030. */
@@ -71,7 +72,7 @@ export function registerDeskOperatorAdminRoutes(app: OpenAPIHono<AppEnv>): void 
     try {
       return c.json(await createDeskOperator(c.get('deps').db, c.req.valid('json')), 201);
     } catch (error) {
-      if (error instanceof DeskOperatorExists) throw ApiError.conflict('desk_operator_exists', error.message);
+      if (error instanceof DeskOperatorExists) throw Refusal.conflict('desk_operator_exists', error.message);
       throw error;
     }
   });

@@ -7,6 +7,7 @@ import {
   transferProviderMoney,
   UnknownMerchant,
 } from '../../activities/collect/provider-accounts.ts';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { MIN_PATTERN } from '../../credentials/collect/merchants.ts';
 import { collectLedgerEntries, collectLedgerTransactions } from '../../db/schema/collect-ledger.ts';
 import {
@@ -18,7 +19,7 @@ import {
 import { currencies } from '../../domain/collect/payloads.ts';
 import { ensureWorkflow, generateIdn, startWorkflow } from '../collect/registration.ts';
 import type { AppEnv } from '../shared/context.ts';
-import { ApiError, errorResponses } from '../shared/errors.ts';
+import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 
 /**
@@ -195,13 +196,13 @@ const payoutRoute = createRoute({
 
 const refusalOf = (error: unknown): never => {
   if (error instanceof LedgerCoverRefused) {
-    throw ApiError.conflict(
+    throw Refusal.conflict(
       'insufficient_funds',
       `the account holds ${error.balanceMinor} ${error.currency} minor units`,
     );
   }
-  if (error instanceof ProviderMovementConflict) throw ApiError.conflict('reference_conflict', error.message);
-  if (error instanceof UnknownMerchant) throw ApiError.field('merchantMin', 'no such merchant');
+  if (error instanceof ProviderMovementConflict) throw Refusal.conflict('reference_conflict', error.message);
+  if (error instanceof UnknownMerchant) throw Refusal.field('merchantMin', 'no such merchant');
   throw error;
 };
 
@@ -250,7 +251,7 @@ export function registerLedgerAdminRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(transferRoute, async (c) => {
     const { account } = c.req.valid('param');
     const body = c.req.valid('json');
-    if (body.to === account) throw ApiError.field('to', 'must be another account');
+    if (body.to === account) throw Refusal.field('to', 'must be another account');
     const { db } = c.get('deps');
     const { replayed } = await transferProviderMoney(db, {
       reference: body.reference,
@@ -272,9 +273,9 @@ export function registerLedgerAdminRoutes(app: OpenAPIHono<AppEnv>): void {
     const expiresAt = body.expiresAt
       ? new Date(body.expiresAt)
       : new Date(now + deps.config.COLLECT_PAYOUT_EXPIRY);
-    if (expiresAt.getTime() <= now) throw ApiError.field('expiresAt', 'has passed');
+    if (expiresAt.getTime() <= now) throw Refusal.field('expiresAt', 'has passed');
     if (expiresAt.getTime() > now + deps.config.COLLECT_MAX_EXPIRY) {
-      throw ApiError.field('expiresAt', 'is further away than the gateway allows');
+      throw Refusal.field('expiresAt', 'is further away than the gateway allows');
     }
     const { obligation, replayed } = await registerProviderPayout(
       deps.db,

@@ -1,11 +1,12 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { Refusal } from '../../application/shared/refusal.ts';
 import {
   APP_ID_PATTERN,
   createOneTouchApp,
   OneTouchAppExists,
 } from '../../credentials/collect/one-touch-apps.ts';
 import type { AppEnv } from '../shared/context.ts';
-import { ApiError, errorResponses } from '../shared/errors.ts';
+import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 
 /** Operator endpoint: create a one-touch application (APPID + SECRET) of the payment-collection gateway. */
@@ -57,7 +58,7 @@ export function registerOneTouchAdminRoutes(app: OpenAPIHono<AppEnv>): void {
     try {
       return c.json(await createOneTouchApp(db, config, c.req.valid('json')), 201);
     } catch (error) {
-      if (error instanceof OneTouchAppExists) throw ApiError.conflict('one_touch_app_exists', error.message);
+      if (error instanceof OneTouchAppExists) throw Refusal.conflict('one_touch_app_exists', error.message);
       throw error;
     }
   });

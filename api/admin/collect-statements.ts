@@ -1,7 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import { eq } from 'drizzle-orm';
 import type { Context } from 'hono';
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import {
   importStatementDocument,
   type ReviewItem,
@@ -11,12 +10,13 @@ import {
   StatementConflict,
   statementSummary,
 } from '../../activities/collect/statements.ts';
+import { Refusal, type RefusalStatus } from '../../application/shared/refusal.ts';
 import { collectStatements } from '../../db/schema/collect-statements.ts';
 import { formatAmount } from '../../domain/collect/amount.ts';
 import { StatementDocumentError, type StatementProblemCode } from '../../domain/collect/statement.ts';
 import { reviewReasonCodes, reviewReasons } from '../../domain/collect/statement-matching.ts';
 import type { AppEnv } from '../shared/context.ts';
-import { ApiError, errorBodySchema, errorResponses } from '../shared/errors.ts';
+import { errorBodySchema, errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 
 /**
@@ -25,7 +25,7 @@ import { jsonBody } from '../shared/openapi.ts';
  * `npm run admin -- collect:statement <file>` and of the watched folder.
  */
 
-const PROBLEM_STATUS: Record<StatementProblemCode, ContentfulStatusCode> = {
+const PROBLEM_STATUS: Record<StatementProblemCode, RefusalStatus> = {
   statement_malformed_xml: 400,
   statement_dtd_refused: 400,
   statement_unsupported_document: 422,
@@ -238,12 +238,12 @@ async function documentOf(c: Context<AppEnv>) {
   if (/^multipart\/form-data/i.test(type)) {
     const file = (await c.req.parseBody()).file;
     if (!(file instanceof File)) {
-      throw ApiError.field('file', 'the camt document is required as the `file` part');
+      throw Refusal.field('file', 'the camt document is required as the `file` part');
     }
     return { xml: await file.text(), fileName: file.name || undefined };
   }
   if (/^(application|text)\/([a-z.+-]*\+)?xml\b/i.test(type)) return { xml: await c.req.text() };
-  throw new ApiError(
+  throw new Refusal(
     415,
     'unsupported_media_type',
     'Send the statement as application/xml (or text/xml), or as multipart/form-data with a `file` part',
@@ -259,11 +259,11 @@ export function registerStatementAdminRoutes(app: OpenAPIHono<AppEnv>): void {
       return c.json({ statements }, statements.every((s) => s.duplicate) ? 200 : 202);
     } catch (error) {
       if (error instanceof StatementDocumentError) {
-        throw new ApiError(PROBLEM_STATUS[error.code], error.code, error.message, [
+        throw new Refusal(PROBLEM_STATUS[error.code], error.code, error.message, [
           { field: error.field, message: error.message },
         ]);
       }
-      if (error instanceof StatementConflict) throw ApiError.conflict('statement_conflict', error.message);
+      if (error instanceof StatementConflict) throw Refusal.conflict('statement_conflict', error.message);
       throw error;
     }
   });
@@ -284,9 +284,9 @@ export function registerStatementAdminRoutes(app: OpenAPIHono<AppEnv>): void {
       return c.json(itemOf(resolved), 200);
     } catch (error) {
       if (!(error instanceof ReviewResolutionRefused)) throw error;
-      if (error.code === 'review_item_not_found') throw ApiError.notFound('Review item');
-      if (error.code === 'obligation_not_found') throw ApiError.field('idn', error.message, 404);
-      throw ApiError.conflict(error.code, error.message);
+      if (error.code === 'review_item_not_found') throw Refusal.notFound('Review item');
+      if (error.code === 'obligation_not_found') throw Refusal.field('idn', error.message, 404);
+      throw Refusal.conflict(error.code, error.message);
     }
   });
 
@@ -294,7 +294,7 @@ export function registerStatementAdminRoutes(app: OpenAPIHono<AppEnv>): void {
     const { db } = c.get('deps');
     const { id } = c.req.valid('param');
     const [row] = await db.select().from(collectStatements).where(eq(collectStatements.id, id));
-    if (!row) throw ApiError.notFound('Statement');
+    if (!row) throw Refusal.notFound('Statement');
     const summary = await statementSummary(db, id);
     return c.json(
       {

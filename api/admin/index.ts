@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
+import { Refusal } from '../../application/shared/refusal.ts';
 import {
   BILLING_PREFIX_PATTERN,
   createMerchant,
@@ -11,7 +12,7 @@ import {
 import { issueAccessToken, revokeAccessToken } from '../../credentials/messaging/access-tokens.ts';
 import { OutboundUrlRefused } from '../../domain/outbound-url.ts';
 import type { AppEnv } from '../shared/context.ts';
-import { ApiError, errorResponses, validationHook } from '../shared/errors.ts';
+import { errorResponses, validationHook } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { registerDeskOperatorAdminRoutes } from './collect-desk-operators.ts';
 import { registerLedgerAdminRoutes } from './collect-ledger.ts';
@@ -38,9 +39,9 @@ export function presentsAdminToken(c: Context<AppEnv>): boolean {
 }
 
 const requireAdminToken = createMiddleware<AppEnv>(async (c, next) => {
-  if (!c.get('deps').config.ADMIN_TOKEN) throw ApiError.notFound(`${c.req.method} ${c.req.path}`);
+  if (!c.get('deps').config.ADMIN_TOKEN) throw Refusal.notFound(`${c.req.method} ${c.req.path}`);
   if (!presentsAdminToken(c)) {
-    throw ApiError.unauthorized('Missing or invalid admin token (Authorization: Bearer ...)');
+    throw Refusal.unauthorized('Missing or invalid admin token (Authorization: Bearer ...)');
   }
   await next();
 });
@@ -146,9 +147,9 @@ export function createAdminApi(): OpenAPIHono<AppEnv> {
     try {
       return c.json(await createMerchant(db, config, c.req.valid('json')), 201);
     } catch (error) {
-      if (error instanceof OutboundUrlRefused) throw ApiError.field(error.field, error.reason);
+      if (error instanceof OutboundUrlRefused) throw Refusal.field(error.field, error.reason);
       if (error instanceof MerchantConflict) {
-        throw ApiError.conflict(
+        throw Refusal.conflict(
           error.field === 'min' ? 'merchant_exists' : 'billing_prefix_taken',
           error.message,
         );
@@ -159,7 +160,7 @@ export function createAdminApi(): OpenAPIHono<AppEnv> {
 
   app.openapi(revokeTokenRoute, async (c) => {
     const revoked = await revokeAccessToken(c.get('deps').db, c.req.valid('param').tokenId);
-    if (!revoked) throw ApiError.notFound('Active token');
+    if (!revoked) throw Refusal.notFound('Active token');
     return c.body(null, 204);
   });
   registerMessagingSenderIdAdminRoutes(app);

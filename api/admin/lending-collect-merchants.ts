@@ -1,5 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
+import { Refusal } from '../../application/shared/refusal.ts';
 import {
   COLLECT_MIN_PATTERN,
   CollectMerchantTaken,
@@ -7,7 +8,7 @@ import {
   saveCollectMerchant,
 } from '../../credentials/lending/collect-merchants.ts';
 import type { AppEnv } from '../shared/context.ts';
-import { ApiError, errorResponses } from '../shared/errors.ts';
+import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { publicBaseUrl } from '../shared/public-url.ts';
 
@@ -94,11 +95,11 @@ export function registerLendingCollectMerchantAdminRoutes(app: OpenAPIHono<AppEn
         tenantId,
         c.req.valid('json'),
       );
-      if (!saved) throw ApiError.notFound('Lending tenant');
+      if (!saved) throw Refusal.notFound('Lending tenant');
       return c.json(answer(c, saved), 200);
     } catch (error) {
       if (error instanceof CollectMerchantTaken)
-        throw new ApiError(409, 'collect_merchant_taken', error.message, [
+        throw new Refusal(409, 'collect_merchant_taken', error.message, [
           { field: 'min', message: error.message },
         ]);
       throw error;
@@ -107,7 +108,7 @@ export function registerLendingCollectMerchantAdminRoutes(app: OpenAPIHono<AppEn
 
   app.openapi(getRoute, async (c) => {
     const merchant = await describeCollectMerchant(c.get('deps').db, c.req.valid('param').tenantId);
-    if (!merchant) throw ApiError.notFound('Collection merchant of the tenant');
+    if (!merchant) throw Refusal.notFound('Collection merchant of the tenant');
     return c.json(answer(c, merchant), 200);
   });
 }

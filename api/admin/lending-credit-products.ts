@@ -1,4 +1,5 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { creditProductFieldsSchema, creditProductSchema } from '../../domain/lending/credit-products.ts';
 import {
   CreditProductConflict,
@@ -8,7 +9,7 @@ import {
   saveCreditProduct,
 } from '../lending/credit-product-records.ts';
 import type { AppEnv } from '../shared/context.ts';
-import { ApiError, errorResponses, fieldErrorsOf } from '../shared/errors.ts';
+import { errorResponses, fieldErrorsOf } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 
 /**
@@ -77,16 +78,16 @@ export function registerLendingCreditProductAdminRoutes(app: OpenAPIHono<AppEnv>
     const { tenantId, name } = c.req.valid('param');
     // The rules between fields (bounds in order, decimals of the currency) need the whole product.
     const parsed = creditProductSchema.safeParse({ ...c.req.valid('json'), name });
-    if (!parsed.success) throw ApiError.validation(fieldErrorsOf(parsed.error));
+    if (!parsed.success) throw Refusal.validation(fieldErrorsOf(parsed.error));
     try {
       const saved = await saveCreditProduct(c.get('deps').db, tenantId, parsed.data);
-      if (!saved) throw ApiError.notFound('Lending tenant');
+      if (!saved) throw Refusal.notFound('Lending tenant');
       return saved.created
         ? c.json(forManagement(saved.product), 201)
         : c.json(forManagement(saved.product), 200);
     } catch (error) {
       if (error instanceof CreditProductConflict) {
-        throw new ApiError(409, 'credit_product_conflict', error.message, [
+        throw new Refusal(409, 'credit_product_conflict', error.message, [
           { field: error.field, message: error.message },
         ]);
       }

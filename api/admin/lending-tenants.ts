@@ -1,4 +1,5 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { Refusal } from '../../application/shared/refusal.ts';
 import {
   issueApiKey,
   LENDING_PERMISSIONS,
@@ -14,7 +15,7 @@ import {
   SiteDomainTaken,
 } from '../../credentials/lending/tenants.ts';
 import type { AppEnv } from '../shared/context.ts';
-import { ApiError, errorResponses } from '../shared/errors.ts';
+import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 
 /**
@@ -169,14 +170,14 @@ export function registerLendingTenantAdminRoutes(app: OpenAPIHono<AppEnv>): void
     try {
       return c.json(await createLendingTenant(c.get('deps').db, c.req.valid('json')), 201);
     } catch (error) {
-      if (error instanceof SiteDomainTaken) throw ApiError.conflict('site_domain_taken', error.message);
-      if (error instanceof InvalidTenantInput) throw ApiError.field(error.field, error.message);
+      if (error instanceof SiteDomainTaken) throw Refusal.conflict('site_domain_taken', error.message);
+      if (error instanceof InvalidTenantInput) throw Refusal.field(error.field, error.message);
       throw error;
     }
   });
   app.openapi(getTenantRoute, async (c) => {
     const tenant = await findLendingTenant(c.get('deps').db, c.req.valid('param').tenantId);
-    if (!tenant) throw ApiError.notFound('Tenant');
+    if (!tenant) throw Refusal.notFound('Tenant');
     return c.json({ ...tenant, createdAt: tenant.createdAt.toISOString() }, 200);
   });
   app.openapi(issueKeyRoute, async (c) => {
@@ -190,26 +191,26 @@ export function registerLendingTenantAdminRoutes(app: OpenAPIHono<AppEnv>): void
       });
       return c.json(issued, 201);
     } catch (error) {
-      if (error instanceof UnknownTenant) throw ApiError.notFound('Tenant');
+      if (error instanceof UnknownTenant) throw Refusal.notFound('Tenant');
       throw error;
     }
   });
   app.openapi(revokeKeyRoute, async (c) => {
     if (!(await revokeApiKey(c.get('deps').db, c.req.valid('param').keyId)))
-      throw ApiError.notFound('Active key');
+      throw Refusal.notFound('Active key');
     return c.body(null, 204);
   });
   app.openapi(addBranchOfficeRoute, async (c) => {
     const { db } = c.get('deps');
     const { tenantId } = c.req.valid('param');
-    if (!(await findLendingTenant(db, tenantId))) throw ApiError.notFound('Tenant');
+    if (!(await findLendingTenant(db, tenantId))) throw Refusal.notFound('Tenant');
     const office = await addBranchOffice(db, tenantId, c.req.valid('json'));
     return c.json({ ...office, createdAt: office.createdAt.toISOString() }, 201);
   });
   app.openapi(addReasonRoute, async (c) => {
     const { db } = c.get('deps');
     const { tenantId } = c.req.valid('param');
-    if (!(await findLendingTenant(db, tenantId))) throw ApiError.notFound('Tenant');
+    if (!(await findLendingTenant(db, tenantId))) throw Refusal.notFound('Tenant');
     const reason = await addCancellationReason(db, tenantId, c.req.valid('json'));
     return c.json({ ...reason, createdAt: reason.createdAt.toISOString() }, 201);
   });

@@ -1,4 +1,5 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { Refusal } from '../../application/shared/refusal.ts';
 import {
   decideSenderId,
   SenderIdDecisionRefused,
@@ -6,7 +7,7 @@ import {
 } from '../../credentials/messaging/senders.ts';
 import type { messagingSenderIds } from '../../db/schema/messaging.ts';
 import type { AppEnv } from '../shared/context.ts';
-import { ApiError, errorResponses } from '../shared/errors.ts';
+import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 
 /**
@@ -108,8 +109,8 @@ export function registerMessagingSenderIdAdminRoutes(app: OpenAPIHono<AppEnv>): 
         return c.json(forOperator(row), 200);
       } catch (error) {
         if (error instanceof SenderIdDecisionRefused) {
-          if (error.code === 'not_found') throw ApiError.notFound('Sender ID');
-          throw ApiError.conflict(error.code, error.message);
+          if (error.code === 'not_found') throw Refusal.notFound('Sender ID');
+          throw Refusal.conflict(error.code, error.message);
         }
         throw error;
       }

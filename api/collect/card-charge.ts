@@ -1,13 +1,14 @@
 import { createRoute } from '@hono/zod-openapi';
 import { and, desc, eq, isNull } from 'drizzle-orm';
 import type { Context } from 'hono';
+import type { UseCaseDeps } from '../../application/shared/deps.ts';
 import { collectObligationEvents, collectObligations } from '../../db/schema/collect.ts';
 import { collectSavedCards } from '../../db/schema/collect-saved-cards.ts';
 import { badField, CollectProtocolError } from '../../domain/collect/errors.ts';
 import { isOpen } from '../../domain/collect/obligation.ts';
 import { CardChargePayload, parsePayload } from '../../domain/collect/payloads.ts';
 import { chargeCardUpdate } from '../../domain/collect/processes.ts';
-import type { ApiDeps, AppEnv } from '../shared/context.ts';
+import type { AppEnv } from '../shared/context.ts';
 import { defineOperation } from '../shared/operation.ts';
 import {
   authenticate,
@@ -32,7 +33,7 @@ import { registerObligation } from './registration.ts';
  */
 
 /** The merchant's saved card that has not been forgotten; another merchant's is unknown here. */
-async function requireSavedCard(deps: ApiDeps, min: string, cardToken: string): Promise<void> {
+async function requireSavedCard(deps: UseCaseDeps, min: string, cardToken: string): Promise<void> {
   const [card] = await deps.db
     .select({ id: collectSavedCards.id })
     .from(collectSavedCards)
@@ -47,7 +48,7 @@ async function requireSavedCard(deps: ApiDeps, min: string, cardToken: string): 
 }
 
 /** Why a DENIED charge was declined (kept with its status event). */
-async function declineReason(deps: ApiDeps, idn: string): Promise<string> {
+async function declineReason(deps: UseCaseDeps, idn: string): Promise<string> {
   const [event] = await deps.db
     .select({ detail: collectObligationEvents.detail })
     .from(collectObligationEvents)
@@ -59,7 +60,7 @@ async function declineReason(deps: ApiDeps, idn: string): Promise<string> {
 }
 
 /** Waits for the charge's outcome (its workflow charges on its own); answers the final read model. */
-async function decidedCharge(deps: ApiDeps, obligation: Obligation): Promise<Obligation> {
+async function decidedCharge(deps: UseCaseDeps, obligation: Obligation): Promise<Obligation> {
   if (!isOpen(obligation.status)) return obligation;
   try {
     await updateObligation(deps, obligation, (handle) => handle.executeUpdate(chargeCardUpdate));
@@ -72,7 +73,7 @@ async function decidedCharge(deps: ApiDeps, obligation: Obligation): Promise<Obl
   return (await findObligation(deps, obligation.idn)) ?? obligation;
 }
 
-async function chargeAnswer(c: Context<AppEnv>, deps: ApiDeps, charge: Obligation, replayed: boolean) {
+async function chargeAnswer(c: Context<AppEnv>, deps: UseCaseDeps, charge: Obligation, replayed: boolean) {
   const headers: Record<string, string> = replayed ? { 'idempotent-replayed': 'true' } : {};
   if (charge.status === 'PAID') {
     return textAnswer(

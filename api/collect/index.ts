@@ -1,10 +1,11 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { ZodError } from 'zod';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { badField } from '../../domain/collect/errors.ts';
 import type { AppEnv } from '../shared/context.ts';
 import { referencePage } from '../shared/docs.ts';
-import { ApiError, validationHook as jsonValidationHook } from '../shared/errors.ts';
+import { validationHook as jsonValidationHook } from '../shared/errors.ts';
 import type { MalformedAnswer } from '../shared/input-guard.ts';
 import { mountOperations } from '../shared/operation.ts';
 import { cardChargeOperation } from './card-charge.ts';
@@ -75,10 +76,7 @@ export function answerMalformedInput(basePath: string): MalformedAnswer {
       return c.json(OneTouchError.invalid(problem.field, problem.message).body(), 400);
     }
     if (isDeskPath(path)) {
-      return c.json(
-        new ApiError(400, 'malformed_request', 'The request is malformed', [problem]).body(),
-        400,
-      );
+      return c.json(new Refusal(400, 'malformed_request', 'The request is malformed', [problem]).body(), 400);
     }
     if (c.req.method === 'POST' && (path === '' || path === '/card/pay')) {
       return errorAnswer(c as Context<AppEnv>, { code: 'BAD_FIELD', status: 400, ...problem });

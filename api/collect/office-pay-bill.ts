@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { sandboxDeskOperator } from '../../credentials/collect/desk-operators.ts';
 import { formatAmount } from '../../domain/collect/amount.ts';
 import {
@@ -12,7 +13,6 @@ import {
 } from '../../domain/collect/errors.ts';
 import { formatExpTime } from '../../domain/epay-time.ts';
 import type { AppEnv } from '../shared/context.ts';
-import { ApiError } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { BillingRefusal, lookUpIdn, takePayment } from './desk/cash-desk.ts';
 import {
@@ -122,7 +122,7 @@ export const officePayBillOperation = defineOperation({
 
 /** A refusal of the desk as the ePay text protocol's error (its code upper-cased). */
 function protocolErrorOf(error: unknown): unknown {
-  if (error instanceof ApiError && error.status < 500) {
+  if (error instanceof Refusal && error.status < 500) {
     const code = error.code.toUpperCase();
     return code in collectErrorCodes
       ? new CollectProtocolError(code as CollectErrorCode, error.message)

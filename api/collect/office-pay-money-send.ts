@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createRoute, z } from '@hono/zod-openapi';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { sandboxDeskOperator } from '../../credentials/collect/desk-operators.ts';
 import { formatAmount } from '../../domain/collect/amount.ts';
 import {
@@ -7,7 +8,6 @@ import {
   CollectProtocolError,
   collectErrorCodes,
 } from '../../domain/collect/errors.ts';
-import { ApiError } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { payOutCash } from './desk/cash-desk.ts';
 import {
@@ -71,8 +71,8 @@ export const officePayMoneySendOperation = defineOperation({
           recipientName: row.details.recipientName ?? '',
         });
       } catch (error) {
-        const code = error instanceof ApiError ? error.code.toUpperCase() : '';
-        if (error instanceof ApiError && code in collectErrorCodes) {
+        const code = error instanceof Refusal ? error.code.toUpperCase() : '';
+        if (error instanceof Refusal && code in collectErrorCodes) {
           throw new CollectProtocolError(code as CollectErrorCode, error.message);
         }
         throw error;

@@ -4,6 +4,7 @@ import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
 import { and, eq } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { ZodError } from 'zod';
+import type { UseCaseDeps } from '../../application/shared/deps.ts';
 import { loadMerchant, type Merchant } from '../../credentials/collect/merchants.ts';
 import { collectObligations } from '../../db/schema/collect.ts';
 import { verifyChecksum } from '../../domain/collect/checksum.ts';
@@ -18,7 +19,7 @@ import { ObligationRefusal, refusalOf } from '../../domain/collect/obligation.ts
 import { decodePacket, type Packet } from '../../domain/collect/packet.ts';
 import { IDN_TEXT, MIN_TEXT } from '../../domain/collect/payloads.ts';
 import { obligationWorkflowId } from '../../domain/collect/processes.ts';
-import type { ApiDeps, AppEnv } from '../shared/context.ts';
+import type { AppEnv } from '../shared/context.ts';
 
 /**
  * The ePay-style protocol of the ENCODED/CHECKSUM endpoints: reading the parameters, authenticating
@@ -68,7 +69,7 @@ export interface AuthenticatedPacket {
  * ENCODED with that merchant's secret (constant-time). Each failure is its own error code.
  */
 export async function authenticate(
-  deps: ApiDeps,
+  deps: UseCaseDeps,
   params: Record<string, string>,
 ): Promise<AuthenticatedPacket> {
   const encoded = params.ENCODED;
@@ -137,7 +138,7 @@ export function collectValidationHook(
 }
 
 /** The merchant's own obligation by IDN; another merchant's is NOT_FOUND, never its data. */
-export async function findOwnObligation(deps: ApiDeps, min: string, idn: string): Promise<Obligation> {
+export async function findOwnObligation(deps: UseCaseDeps, min: string, idn: string): Promise<Obligation> {
   const [row] = await deps.db
     .select()
     .from(collectObligations)
@@ -146,7 +147,7 @@ export async function findOwnObligation(deps: ApiDeps, min: string, idn: string)
   return row;
 }
 
-export async function findObligation(deps: ApiDeps, idn: string): Promise<Obligation | undefined> {
+export async function findObligation(deps: UseCaseDeps, idn: string): Promise<Obligation | undefined> {
   const [row] = await deps.db.select().from(collectObligations).where(eq(collectObligations.idn, idn));
   return row;
 }
@@ -156,7 +157,7 @@ export async function findObligation(deps: ApiDeps, idn: string): Promise<Obliga
  * the same name (`badFieldName` names the field of a BAD_FIELD refusal).
  */
 export async function updateObligation<Ret>(
-  deps: ApiDeps,
+  deps: UseCaseDeps,
   row: Obligation,
   run: (handle: WorkflowHandle) => Promise<Ret>,
   badFieldName = 'EXP_TIME',

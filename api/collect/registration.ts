@@ -3,6 +3,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { and, eq } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { z } from 'zod';
+import type { UseCaseDeps } from '../../application/shared/deps.ts';
 import type { Merchant } from '../../credentials/collect/merchants.ts';
 import { collectObligations } from '../../db/schema/collect.ts';
 import { packetDigest } from '../../domain/collect/checksum.ts';
@@ -14,7 +15,7 @@ import { type ObligationInput, obligationWorkflowId } from '../../domain/collect
 import { formatExpTime } from '../../domain/epay-time.ts';
 import { BusinessStatus, OwnerId, PlatformService } from '../../domain/search-attributes.ts';
 import type { Config } from '../../platform/config.ts';
-import type { ApiDeps, AppEnv } from '../shared/context.ts';
+import type { AppEnv } from '../shared/context.ts';
 import { authenticate, type Obligation, protocolHandler, requestParams, textAnswer } from './protocol.ts';
 
 /**
@@ -25,7 +26,7 @@ import { authenticate, type Obligation, protocolHandler, requestParams, textAnsw
 
 /** The expiry of a registration: EXP_TIME when given (in the future, within COLLECT_MAX_EXPIRY), else the default. */
 export function resolveExpiry(
-  deps: ApiDeps,
+  deps: UseCaseDeps,
   expTime: Date | undefined,
   defaultMs: number,
   now = new Date(),
@@ -34,7 +35,7 @@ export function resolveExpiry(
   return checkNewExpiry(deps, expTime, now);
 }
 
-export function checkNewExpiry(deps: ApiDeps, expTime: Date, now = new Date()): Date {
+export function checkNewExpiry(deps: UseCaseDeps, expTime: Date, now = new Date()): Date {
   if (expTime.getTime() <= now.getTime()) throw badField('EXP_TIME', 'has passed');
   if (expTime.getTime() > now.getTime() + deps.config.COLLECT_MAX_EXPIRY) {
     throw badField('EXP_TIME', 'is further away than the gateway allows');
@@ -62,7 +63,11 @@ export interface Registered {
   replayed: boolean;
 }
 
-async function findByInvoice(deps: ApiDeps, min: string, invoice: string): Promise<Obligation | undefined> {
+async function findByInvoice(
+  deps: UseCaseDeps,
+  min: string,
+  invoice: string,
+): Promise<Obligation | undefined> {
   const [row] = await deps.db
     .select()
     .from(collectObligations)
@@ -86,7 +91,7 @@ function replayOf(existing: Obligation, digest: string): Registered {
  * index is the idempotency key), then the `collect-<idn>`/`payout-<idn>` workflow is started. The same
  * packet again answers the same obligation; another packet with the same INVOICE is DUPLICATE_INVOICE.
  */
-export async function registerObligation(deps: ApiDeps, registration: Registration): Promise<Registered> {
+export async function registerObligation(deps: UseCaseDeps, registration: Registration): Promise<Registered> {
   const { merchant } = registration;
   const { invoice } = registration.terms;
   const digest = packetDigest(canonicalPacket(registration.packet));
@@ -134,7 +139,7 @@ export async function registerObligation(deps: ApiDeps, registration: Registrati
 }
 
 /** Starts the obligation's `collect-<idn>` / `payout-<idn>` workflow from its read-model row. */
-export async function startWorkflow(deps: ApiDeps, row: Obligation): Promise<void> {
+export async function startWorkflow(deps: UseCaseDeps, row: Obligation): Promise<void> {
   const input: ObligationInput = {
     idn: row.idn,
     merchantMin: row.merchantMin,
@@ -159,7 +164,7 @@ export async function startWorkflow(deps: ApiDeps, row: Obligation): Promise<voi
 }
 
 /** A replay repairs a registration whose workflow start was lost (the start is idempotent by id). */
-export async function ensureWorkflow(deps: ApiDeps, row: Obligation): Promise<void> {
+export async function ensureWorkflow(deps: UseCaseDeps, row: Obligation): Promise<void> {
   if (!isOpen(row.status)) return;
   try {
     await startWorkflow(deps, row);

@@ -1,4 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
+import type { UseCaseDeps } from '../../application/shared/deps.ts';
 import { formatAmount } from '../../domain/collect/amount.ts';
 import { CollectProtocolError } from '../../domain/collect/errors.ts';
 import {
@@ -10,7 +11,6 @@ import {
 } from '../../domain/collect/payloads.ts';
 import { finalizeHoldUpdate, reverseHoldUpdate } from '../../domain/collect/processes.ts';
 import { formatExpTime } from '../../domain/epay-time.ts';
-import type { ApiDeps } from '../shared/context.ts';
 import { defineOperation } from '../shared/operation.ts';
 import {
   authenticate,
@@ -48,7 +48,7 @@ function settledAnswer(c: Parameters<typeof textAnswer>[0], row: Obligation) {
   });
 }
 
-async function ownHold(deps: ApiDeps, min: string, idn: string): Promise<Obligation> {
+async function ownHold(deps: UseCaseDeps, min: string, idn: string): Promise<Obligation> {
   const row = await findOwnObligation(deps, min, idn);
   if (row.kind !== 'preauth') {
     throw new CollectProtocolError('WRONG_KIND', `${idn} is not a pre-authorisation`, 'IDN');
@@ -58,7 +58,7 @@ async function ownHold(deps: ApiDeps, min: string, idn: string): Promise<Obligat
 
 /** Runs the phase; when it was already done with the same effect, answers that instead of an error. */
 async function idempotently(
-  deps: ApiDeps,
+  deps: UseCaseDeps,
   row: Obligation,
   done: (row: Obligation) => boolean,
   run: () => Promise<unknown>,

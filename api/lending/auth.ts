@@ -1,10 +1,12 @@
 import type { OpenAPIHono, RouteConfig } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { resolveApiKey, tenantOfSiteDomain } from '../../credentials/lending/api-keys.ts';
 import { userOfToken } from '../../credentials/lending/users.ts';
-import { ApiError, errorBodySchema, errorResponses } from '../shared/errors.ts';
+import type { LendingPermission, LendingUser } from '../../domain/lending/tenancy.ts';
+import { errorBodySchema, errorResponses } from '../shared/errors.ts';
 import { defineOperation, type OperationDefinition } from '../shared/operation.ts';
-import type { LendingEnv, LendingPermission, LendingUser } from './context.ts';
+import type { LendingEnv } from './context.ts';
 
 /**
  * Who may call a lending operation (decision 0037), checked by `lendingCredentialGate` before the
@@ -89,19 +91,19 @@ export function lendingCredentialGate(alternatives: SecurityRequirements): Middl
   return async (c, next) => {
     const { db } = c.get('deps');
     const presentedKey = c.req.header(API_KEY_HEADER);
-    if (!presentedKey) throw ApiError.unauthorized(`The ${API_KEY_HEADER} header is missing`);
+    if (!presentedKey) throw Refusal.unauthorized(`The ${API_KEY_HEADER} header is missing`);
     const key = await resolveApiKey(db, presentedKey);
-    if (!key) throw ApiError.unauthorized(`The ${API_KEY_HEADER} is not valid, has expired or was revoked`);
+    if (!key) throw Refusal.unauthorized(`The ${API_KEY_HEADER} is not valid, has expired or was revoked`);
 
     const host = c.req.header('host');
     const siteTenant = host ? await tenantOfSiteDomain(db, host) : undefined;
     if (siteTenant !== undefined && siteTenant !== key.tenant.id) {
-      throw ApiError.unauthorized(`The ${API_KEY_HEADER} does not belong to the tenant of this site`);
+      throw Refusal.unauthorized(`The ${API_KEY_HEADER} does not belong to the tenant of this site`);
     }
 
     const needed = permissionOfPath(c.req.path);
     if (!needed || !key.permissions.includes(needed)) {
-      throw new ApiError(
+      throw new Refusal(
         403,
         'insufficient_permission',
         needed
@@ -114,10 +116,10 @@ export function lendingCredentialGate(alternatives: SecurityRequirements): Middl
 
     if (needsUser) {
       const presentedToken = c.req.header(USER_TOKEN_HEADER);
-      if (!presentedToken) throw ApiError.unauthorized(`The ${USER_TOKEN_HEADER} header is missing`);
+      if (!presentedToken) throw Refusal.unauthorized(`The ${USER_TOKEN_HEADER} header is missing`);
       const user = await userOfToken(db, key.tenant.id, presentedToken);
       if (!user) {
-        throw ApiError.unauthorized(`The ${USER_TOKEN_HEADER} is not valid for this tenant, or has expired`);
+        throw Refusal.unauthorized(`The ${USER_TOKEN_HEADER} is not valid for this tenant, or has expired`);
       }
       const { tokenDigest, ...person } = user;
       c.set('lendingUser', person);
@@ -132,14 +134,14 @@ const userTokenDigests = new WeakMap<Request, string>();
 
 export function presentedUserTokenDigest(c: Context<LendingEnv>): string {
   const digest = userTokenDigests.get(c.req.raw);
-  if (!digest) throw ApiError.unauthorized(`The ${USER_TOKEN_HEADER} header is missing`);
+  if (!digest) throw Refusal.unauthorized(`The ${USER_TOKEN_HEADER} header is missing`);
   return digest;
 }
 
 /** The person of the user token (401 when the route did not ask for one). */
 export function requireUser(c: Context<LendingEnv>): LendingUser {
   const user = c.get('lendingUser');
-  if (!user) throw ApiError.unauthorized(`The ${USER_TOKEN_HEADER} header is missing`);
+  if (!user) throw Refusal.unauthorized(`The ${USER_TOKEN_HEADER} header is missing`);
   return user;
 }
 
@@ -150,7 +152,7 @@ export function requireUser(c: Context<LendingEnv>): LendingUser {
 export function requireCustomer(c: Context<LendingEnv>): LendingUser & { customerId: string } {
   const user = requireUser(c);
   if (user.role !== 'customer' || !user.customerId) {
-    throw new ApiError(
+    throw new Refusal(
       403,
       'not_a_customer',
       'This operation acts for a customer; the user token is not a customer’s',

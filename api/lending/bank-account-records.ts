@@ -1,10 +1,10 @@
 import { z } from '@hono/zod-openapi';
 import { and, asc, eq, isNull } from 'drizzle-orm';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { newRecordId } from '../../credentials/lending/tenants.ts';
 import type { Database } from '../../db/client.ts';
 import { lendingBankAccounts, lendingCustomers } from '../../db/schema/lending.ts';
 import { bankAccountBicSchema, bankAccountIbanSchema } from '../../domain/lending/customers.ts';
-import { ApiError } from '../shared/errors.ts';
 import {
   hasPaymentMethod,
   lockCustomerMethods,
@@ -60,7 +60,7 @@ async function requireOwnCustomer(db: Pick<Database, 'select'>, tenantId: string
     .from(lendingCustomers)
     .where(and(eq(lendingCustomers.id, customerId), eq(lendingCustomers.tenantId, tenantId)))
     .limit(1);
-  if (!row) throw ApiError.notFound('Customer');
+  if (!row) throw Refusal.notFound('Customer');
 }
 
 const liveAccounts = (tenantId: string, customerId: string) =>
@@ -93,7 +93,7 @@ export async function addBankAccount(
     await lockCustomerMethods(tx, owner);
     const existing = await tx.select().from(lendingBankAccounts).where(liveAccounts(tenantId, customerId));
     if (existing.some((account) => account.iban === input.iban)) {
-      throw ApiError.conflict('bank_account_exists', 'The customer already has this IBAN');
+      throw Refusal.conflict('bank_account_exists', 'The customer already has this IBAN');
     }
     const isDefault = input.isDefault === true || !(await hasPaymentMethod(tx, owner));
     const [row] = await tx
@@ -128,7 +128,7 @@ export async function deleteBankAccount(
       .set({ deletedAt: new Date(), isDefault: false })
       .where(and(eq(lendingBankAccounts.id, profileId), liveAccounts(tenantId, customerId)))
       .returning({ wasDefault: lendingBankAccounts.isDefault });
-    if (!deleted) throw ApiError.notFound('Bank account');
+    if (!deleted) throw Refusal.notFound('Bank account');
     await promoteOldestMethod(tx, { tenantId, customerId });
   });
 }

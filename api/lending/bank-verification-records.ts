@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from '@hono/zod-openapi';
 import { and, desc, eq } from 'drizzle-orm';
 import type { Context } from 'hono';
+import { Refusal } from '../../application/shared/refusal.ts';
 import {
   type OpenBankingClient,
   OpenBankingGatewayError,
@@ -21,7 +22,6 @@ import {
 } from '../../db/schema/lending-payment-options.ts';
 import { verifyBankAccount } from '../../domain/lending/bank-verification.ts';
 import { openLoanStatuses } from '../../domain/lending/loan-lifecycle.ts';
-import { ApiError } from '../shared/errors.ts';
 import { publicBaseUrl } from '../shared/public-url.ts';
 import { lendingErrorResponses } from './auth.ts';
 import { listBankAccounts } from './bank-account-records.ts';
@@ -113,9 +113,9 @@ function gatewayOf(c: Context<LendingEnv>): { client: OpenBankingClient; baseUrl
 }
 
 /** The gateway could not serve a verification now: 503, never a 500. */
-function unavailable(error: unknown): ApiError {
+function unavailable(error: unknown): Refusal {
   const detail = error instanceof Error ? error.message : String(error);
-  return new ApiError(
+  return new Refusal(
     503,
     'bank_verification_unavailable',
     `The open-banking gateway cannot be used for bank verification now (${detail})`,
@@ -207,14 +207,14 @@ async function userHashOf(
  * Runs gateway calls: a refusal the customer can act on (`notFound` for a 404, a 409 as it is) is
  * answered as such; anything else is 503 `bank_verification_unavailable`.
  */
-async function withGateway<T>(work: () => Promise<T>, notFound?: () => ApiError): Promise<T> {
+async function withGateway<T>(work: () => Promise<T>, notFound?: () => Refusal): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof ApiError) throw error;
+    if (error instanceof Refusal) throw error;
     if (error instanceof OpenBankingGatewayError) {
       if (error.status === 404 && notFound) throw notFound();
-      if (error.status === 409) throw ApiError.conflict(error.code, error.message);
+      if (error.status === 409) throw Refusal.conflict(error.code, error.message);
     }
     throw unavailable(error);
   }
@@ -281,7 +281,7 @@ export async function verificationSettings(
     return { ...verificationView(loan.loanId, current), banks };
   }
   if (!openLoanStatuses.includes(loan.status)) {
-    throw ApiError.conflict(
+    throw Refusal.conflict(
       'invalid_loan_status',
       `Bank verification is not available for a loan in status ${loan.status}`,
     );
@@ -293,10 +293,10 @@ export async function verificationSettings(
         { bankHash, kind: 'account-list', app: 'lending' },
         { userAgent: c.req.header('user-agent') },
       ),
-    () => ApiError.field('bankHash', 'not an active bank of the open-banking gateway'),
+    () => Refusal.field('bankHash', 'not an active bank of the open-banking gateway'),
   );
   if (!started.scaRedirectUrl) {
-    throw ApiError.conflict(
+    throw Refusal.conflict(
       'sca_flow_not_supported',
       'The bank has no page to open in the verification frame',
     );
@@ -339,15 +339,15 @@ export async function saveFrameData(
 ): Promise<BankVerificationView> {
   const { loan, current } = await loanAndVerification(c, customerId, data.loanId);
   if (current?.status !== 'pending') {
-    throw ApiError.conflict(
+    throw Refusal.conflict(
       'no_pending_bank_verification',
       `The loan has no bank verification waiting for the frame (status ${current?.status ?? 'not_started'})`,
     );
   }
   if (data.state !== undefined && digest(data.state) !== current.stateDigest)
-    throw ApiError.field('state', 'does not belong to the loan’s pending bank verification');
+    throw Refusal.field('state', 'does not belong to the loan’s pending bank verification');
   if (data.consentId !== undefined && data.consentId !== current.consentId)
-    throw ApiError.field('consentId', 'does not belong to the loan’s pending bank verification');
+    throw Refusal.field('consentId', 'does not belong to the loan’s pending bank verification');
   await c
     .get('deps')
     .db.update(lendingBankVerifications)
@@ -431,7 +431,7 @@ export async function skipVerification(
 ): Promise<BankVerificationView> {
   const { loan, current } = await loanAndVerification(c, customerId, loanId);
   if (current?.status === 'verified') {
-    throw ApiError.conflict('bank_verification_completed', 'The loan’s bank account is verified already');
+    throw Refusal.conflict('bank_verification_completed', 'The loan’s bank account is verified already');
   }
   const { db } = c.get('deps');
   const now = new Date();

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from '@hono/zod-openapi';
 import { and, asc, eq, isNull } from 'drizzle-orm';
+import { Refusal } from '../../application/shared/refusal.ts';
 import {
   type CardPageForm,
   cardSavingForm,
@@ -14,7 +15,6 @@ import type { Database } from '../../db/client.ts';
 import { lendingCards } from '../../db/schema/lending-payment-options.ts';
 import { cardInvoice } from '../../domain/lending/repayment-submissions.ts';
 import type { Config } from '../../platform/config.ts';
-import { ApiError } from '../shared/errors.ts';
 import { requireCollectMerchant } from './collect-merchant-records.ts';
 import {
   lockCustomerMethods,
@@ -141,7 +141,7 @@ export async function listCards(db: Database, { tenantId, customerId }: MethodOw
 /** A live card of the customer (404 for another's, a deleted one, or none). */
 async function ownCard(db: Pick<Database, 'select'>, owner: MethodOwner, cardId: string): Promise<CardRow> {
   const [row] = await db.select().from(lendingCards).where(liveCard(owner, cardId)).limit(1);
-  if (!row) throw ApiError.notFound('Card');
+  if (!row) throw Refusal.notFound('Card');
   return row;
 }
 
@@ -199,7 +199,7 @@ export async function updateCard(
     } else if (change.isDefault) {
       await makeDefaultMethod(tx, owner, cardId);
     } else if (card.isDefault && !(await promoteOldestMethod(tx, owner, cardId))) {
-      throw ApiError.conflict(
+      throw Refusal.conflict(
         'default_method_required',
         'The card is the customer’s only payment method: it stays the default',
       );
@@ -214,7 +214,7 @@ export async function setDefaultCard(db: Database, owner: MethodOwner, cardId: s
     await lockCustomerMethods(tx, owner);
     const card = await ownCard(tx, owner, cardId);
     if (card.status !== 'active')
-      throw ApiError.conflict(
+      throw Refusal.conflict(
         'card_not_active',
         `The card is ${card.status}: only a saved card can be the default`,
       );
@@ -247,7 +247,7 @@ export async function deleteCard(
         );
       } catch (error) {
         if (error instanceof GatewayUnavailable)
-          throw new ApiError(
+          throw new Refusal(
             503,
             'collect_gateway_unavailable',
             `The card could not be forgotten now: ${error.message}`,
@@ -269,7 +269,7 @@ export async function deleteCard(
       })
       .where(liveCard(owner, cardId))
       .returning({ id: lendingCards.id });
-    if (!deleted) throw ApiError.notFound('Card');
+    if (!deleted) throw Refusal.notFound('Card');
     await promoteOldestMethod(tx, owner);
   });
 }
@@ -352,13 +352,13 @@ export async function cardToCharge(
   if (cardId) {
     const card = await ownCard(db, owner, cardId);
     if (card.status !== 'active')
-      throw ApiError.conflict(
+      throw Refusal.conflict(
         'card_not_active',
         `The card is ${card.status}: only a saved card can be charged`,
       );
     return card.id;
   }
   const chosen = await findChargeableCard(db, owner.tenantId, owner.customerId, null);
-  if (!chosen) throw ApiError.conflict('no_card', 'The customer has no saved card to charge');
+  if (!chosen) throw Refusal.conflict('no_card', 'The customer has no saved card to charge');
   return chosen.cardId;
 }

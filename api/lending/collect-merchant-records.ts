@@ -1,7 +1,7 @@
+import { Refusal } from '../../application/shared/refusal.ts';
 import { type CollectMerchant, loadCollectMerchant } from '../../credentials/lending/collect-merchants.ts';
 import type { Database } from '../../db/client.ts';
 import type { Config } from '../../platform/config.ts';
-import { ApiError } from '../shared/errors.ts';
 
 /**
  * The tenant's merchant at the collection gateway (decisions 0041, 0045) for the operations that use the
@@ -14,7 +14,7 @@ export async function requireCollectMerchant(
 ): Promise<CollectMerchant> {
   const merchant = await loadCollectMerchant(db, config, tenantId);
   if (!merchant)
-    throw ApiError.conflict(
+    throw Refusal.conflict(
       'collect_merchant_not_configured',
       'The tenant is not a merchant of the collection gateway yet (the platform operator configures it)',
     );

@@ -1,5 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import { WorkflowNotFoundError } from '@temporalio/client';
+import type { UseCaseDeps } from '../../application/shared/deps.ts';
 import { collectGatewayUrl, fetchNotificationKey } from '../../connectors/lending/collect-gateway.ts';
 import { loadCollectMerchant } from '../../credentials/lending/collect-merchants.ts';
 import {
@@ -18,7 +19,6 @@ import {
 } from '../../domain/lending/loan-process.ts';
 import { parseCardInvoice, parseSubmissionInvoice } from '../../domain/lending/repayment-submissions.ts';
 import type { Config } from '../../platform/config.ts';
-import type { ApiDeps } from '../shared/context.ts';
 import { type CardNotice, cardFailed, cardSaved } from './card-records.ts';
 import type { LendingEnv } from './context.ts';
 import { findLoan } from './loan-records.ts';
@@ -64,7 +64,7 @@ async function signatureValid(config: Config, encoded: string, signature: string
 
 /** Hands a verified line to the loan's workflow as a Signal: OK, or ERR when Temporal cannot take it now. */
 async function signalLoan(
-  deps: ApiDeps,
+  deps: UseCaseDeps,
   tenantId: string,
   loanId: string,
   signal: typeof payoutNotificationSignal | typeof repaymentNotificationSignal,
@@ -90,7 +90,7 @@ async function signalLoan(
 
 /** A card's verification (`LC-<cardId>`, decision 0045): saved → active, declined or expired → failed. */
 async function receiveCardLine(
-  deps: ApiDeps,
+  deps: UseCaseDeps,
   tenantId: string,
   cardId: string,
   line: NotificationLine,
@@ -111,7 +111,7 @@ async function receiveCardLine(
 
 /** What one line does: a card saved, a submitted repayment's money, or the loan's payout. */
 async function receiveLine(
-  deps: ApiDeps,
+  deps: UseCaseDeps,
   tenantId: string,
   line: NotificationLine,
 ): Promise<NotificationReply> {

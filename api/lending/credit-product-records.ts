@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from '@hono/zod-openapi';
 import { and, asc, eq, sql } from 'drizzle-orm';
+import { Refusal } from '../../application/shared/refusal.ts';
 import type { Database } from '../../db/client.ts';
 import { lendingTenants } from '../../db/schema/lending.ts';
 import { lendingCreditProducts, lendingPromoCodes } from '../../db/schema/lending-products.ts';
@@ -12,7 +13,6 @@ import {
   promoCodeOf,
 } from '../../domain/lending/credit-products.ts';
 import { calculateSchedule, LoanTermsRefused, type Schedule } from '../../domain/lending/schedule.ts';
-import { ApiError } from '../shared/errors.ts';
 
 /**
  * Credit products as the lending operations see them (decision 0038): found by Name or promo code,
@@ -286,7 +286,7 @@ export async function calculateLoan(
 ): Promise<{ product: CreditProduct; promoCode: string | undefined; schedule: Schedule }> {
   const product = await findCreditProduct(db, tenantId, terms.productName);
   if (!product) {
-    throw ApiError.field('productName', `no credit product or promo code named "${terms.productName}"`);
+    throw Refusal.field('productName', `no credit product or promo code named "${terms.productName}"`);
   }
   const promoCode = promoCodeOf(product, terms.productName);
   try {
@@ -298,7 +298,7 @@ export async function calculateLoan(
     });
     return { product, promoCode, schedule };
   } catch (error) {
-    if (error instanceof LoanTermsRefused) throw ApiError.validation(error.problems);
+    if (error instanceof LoanTermsRefused) throw Refusal.validation(error.problems);
     throw error;
   }
 }

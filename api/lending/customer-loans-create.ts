@@ -1,7 +1,7 @@
 import { createRoute } from '@hono/zod-openapi';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { offeredInState } from '../../domain/lending/credit-products.ts';
 import { initialStatusOf } from '../../domain/lending/loan-lifecycle.ts';
-import { ApiError } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineLendingOperation, lendingSecurity, requireCustomer } from './auth.ts';
 import { calculateLoan, loanTermsBodySchema } from './credit-product-records.ts';
@@ -39,9 +39,9 @@ export const customerLoansCreateOperation = defineLendingOperation({
     const body = c.req.valid('json');
     const { product, promoCode, schedule } = await calculateLoan(deps.db, tenant.id, body);
     const customer = await readCustomer(deps.db, tenant.id, customerId);
-    if (!customer) throw ApiError.notFound('Customer');
+    if (!customer) throw Refusal.notFound('Customer');
     if (tenant.features.stateManagement && !offeredInState(product, customer.details.address?.state)) {
-      throw ApiError.field('productName', `${product.name} is not offered in the customer’s state`);
+      throw Refusal.field('productName', `${product.name} is not offered in the customer’s state`);
     }
     const row = await startLoan(deps, {
       tenantId: tenant.id,

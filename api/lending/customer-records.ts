@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { and, asc, count, eq, type SQL, sql } from 'drizzle-orm';
+import { Refusal } from '../../application/shared/refusal.ts';
 import {
   type NationalIdField,
   nationalIdDigest,
@@ -17,7 +18,6 @@ import {
   normalizePhone,
 } from '../../domain/lending/customers.ts';
 import type { Config } from '../../platform/config.ts';
-import { ApiError } from '../shared/errors.ts';
 
 /**
  * The customers' read and write model (lending_customers): details as JSON, the national ids sealed
@@ -154,7 +154,7 @@ export async function customerRecord(
   customerId: string,
 ): Promise<CustomerRecord> {
   const row = await customerRow(db, tenantId, customerId);
-  if (!row) throw ApiError.notFound('Customer');
+  if (!row) throw Refusal.notFound('Customer');
   return recordOf(db, config, row);
 }
 
@@ -178,7 +178,7 @@ export async function createCustomer(
       .from(lendingUsers)
       .where(and(eq(lendingUsers.tenantId, input.tenantId), eq(lendingUsers.login, input.login)))
       .limit(1);
-    if (taken) throw ApiError.conflict('login_taken', 'A user with this login exists');
+    if (taken) throw Refusal.conflict('login_taken', 'A user with this login exists');
     const [row] = await tx
       .insert(lendingCustomers)
       .values({
@@ -201,7 +201,7 @@ export async function createCustomer(
       .onConflictDoNothing()
       .returning({ id: lendingUsers.id });
     // Two registrations of one login at once: the unique index lets one through.
-    if (!user) throw ApiError.conflict('login_taken', 'A user with this login exists');
+    if (!user) throw Refusal.conflict('login_taken', 'A user with this login exists');
     return { customerId, userId, record: await recordOf(tx, config, row!) };
   });
 }
@@ -219,7 +219,7 @@ export async function replaceCustomerDetails(
     .set({ ...storedDetails(config, tenantId, customerId, details), updatedAt: new Date() })
     .where(and(eq(lendingCustomers.id, customerId), eq(lendingCustomers.tenantId, tenantId)))
     .returning();
-  if (!row) throw ApiError.notFound('Customer');
+  if (!row) throw Refusal.notFound('Customer');
   return recordOf(db, config, row);
 }
 
@@ -231,9 +231,9 @@ export async function confirmDisclaimer(
   version: string,
 ): Promise<CustomerRow> {
   const row = await customerRow(db, tenantId, customerId);
-  if (!row) throw ApiError.notFound('Customer');
+  if (!row) throw Refusal.notFound('Customer');
   if (row.origin !== 'registration') {
-    throw ApiError.conflict(
+    throw Refusal.conflict(
       'account_not_self_registered',
       'Only a customer who registered through Customer/Register confirms the disclaimer; this account was created by management or the back office',
     );

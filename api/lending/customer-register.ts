@@ -1,7 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { issueUserToken, passwordHashOf } from '../../credentials/lending/users.ts';
 import { type CustomerDetails, normalizeLogin } from '../../domain/lending/customers.ts';
-import { ApiError, errorBodySchema } from '../shared/errors.ts';
+import { errorBodySchema } from '../shared/errors.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from './auth.ts';
 import { createCustomer, customerDetailsBody } from './customer-records.ts';
 import { lendingPath } from './paths.ts';
@@ -39,7 +40,7 @@ export const customerRegisterOperation = defineLendingOperation({
     const { login, password } = c.req.valid('query');
     const details: CustomerDetails = c.req.valid('json') ?? {};
     if (normalizeLogin(password) === normalizeLogin(login))
-      throw ApiError.field('password', 'must not be the login');
+      throw Refusal.field('password', 'must not be the login');
     const { userId, customerId } = await createCustomer(db, config, {
       tenantId: tenant.id,
       origin: 'registration',

@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { eq } from 'drizzle-orm';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { lendingTenants } from '../../db/schema/lending.ts';
-import { ApiError } from '../shared/errors.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from './auth.ts';
 import { lendingPath } from './paths.ts';
 
@@ -33,7 +33,7 @@ export const customerStatesOperation = defineLendingOperation({
   handler: () => async (c) => {
     const tenant = c.get('lendingTenant');
     if (!tenant.features.stateManagement) {
-      throw new ApiError(404, 'state_management_disabled', 'State management is not enabled for this tenant');
+      throw new Refusal(404, 'state_management_disabled', 'State management is not enabled for this tenant');
     }
     const [row] = await c
       .get('deps')

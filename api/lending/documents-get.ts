@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { ApiError } from '../shared/errors.ts';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { defineLendingOperation, lendingSecurity, requireCustomer } from './auth.ts';
 import {
   docTypeIdSchema,
@@ -48,7 +48,7 @@ export const documentsGetOperation = defineLendingOperation({
     const document = known.success
       ? loan.documents.find((candidate) => candidate.docTypeId === known.data)
       : undefined;
-    if (!document) throw ApiError.notFound('Document');
+    if (!document) throw Refusal.notFound('Document');
     return c.json({ ...documentView(loan, document), content: document.content }, 200);
   },
 });

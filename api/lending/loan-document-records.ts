@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { and, desc, eq, isNull, lt } from 'drizzle-orm';
 import type { Context } from 'hono';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { SmsNotSent, sendSms } from '../../connectors/lending/messaging.ts';
 import {
   newSigningCode,
@@ -19,7 +20,7 @@ import {
   systemDocumentsOf,
 } from '../../domain/lending/loan-documents.ts';
 import { type LoanOperation, stepOf } from '../../domain/lending/loan-lifecycle.ts';
-import { ApiError, errorBodySchema } from '../shared/errors.ts';
+import { errorBodySchema } from '../shared/errors.ts';
 import { publicBaseUrl } from '../shared/public-url.ts';
 import type { LendingEnv } from './context.ts';
 import { calculateLoan } from './credit-product-records.ts';
@@ -177,16 +178,16 @@ export async function documentToDecide(
   const step = stepOf(operation, row.status, { offerAccepted: row.acceptedOfferId !== null });
   if (!step.allowed) {
     if (step.type === 'invalid_loan_status') throw invalidStatus(operation, row.status);
-    throw ApiError.conflict(step.type, step.message);
+    throw Refusal.conflict(step.type, step.message);
   }
   const loan = await documentsOfLoan(db, row);
   const document = loan.documents.find((candidate) => candidate.docTypeId === docTypeId);
-  if (!document) throw ApiError.notFound('Document');
+  if (!document) throw Refusal.notFound('Document');
   const decided = loan.decisions.get(docTypeId);
   if (decided?.decision === 'signed' && operation !== 'signDocument')
-    throw ApiError.conflict('document_already_signed', `the ${document.name} is signed already`);
+    throw Refusal.conflict('document_already_signed', `the ${document.name} is signed already`);
   if (decided?.decision === 'declined' && operation !== 'declineDocument')
-    throw ApiError.conflict('document_declined', `the ${document.name} was declined`);
+    throw Refusal.conflict('document_declined', `the ${document.name} was declined`);
   return { loan, document };
 }
 
@@ -238,7 +239,7 @@ export async function sendSigningCode(
   const { db, config } = c.get('deps');
   const token = config.LENDING_MESSAGING_TOKEN;
   if (!token) {
-    throw new ApiError(
+    throw new Refusal(
       503,
       'messaging_not_configured',
       'SMS codes cannot be sent: LENDING_MESSAGING_TOKEN is not set',
@@ -246,7 +247,7 @@ export async function sendSigningCode(
   }
   const phone = (await readCustomer(db, row.tenantId, row.customerId))?.details.phone;
   if (!phone) {
-    throw ApiError.conflict(
+    throw Refusal.conflict(
       'customer_phone_missing',
       'the customer has no phone number to send the code to (Customer/Details)',
     );
@@ -296,7 +297,7 @@ export async function sendSigningCode(
         { loanId: row.loanId, docTypeId: document.docTypeId, httpStatus: error.httpStatus, code: error.code },
         'signing code SMS not accepted by the messaging gateway',
       );
-      throw new ApiError(502, 'sms_not_sent', `the SMS with the code could not be sent: ${error.message}`);
+      throw new Refusal(502, 'sms_not_sent', `the SMS with the code could not be sent: ${error.message}`);
     }
     throw error;
   }
@@ -309,7 +310,7 @@ export async function sendSigningCode(
 }
 
 const codeRefused = (code: string, message: string) =>
-  new ApiError(400, code, message, [{ field: 'code', message }]);
+  new Refusal(400, code, message, [{ field: 'code', message }]);
 
 /**
  * Signs the document with the code: the latest code sent for it, unexpired, unused, with attempts left.
@@ -329,7 +330,7 @@ export async function signWithCode(
   const max = config.LENDING_SIGNING_CODE_ATTEMPTS;
   const latest = await latestCode(db, row, document.docTypeId);
   if (!latest) {
-    throw ApiError.conflict(
+    throw Refusal.conflict(
       'signing_code_not_sent',
       'no code was sent for this document: ask for one with ResendSmsCode',
     );

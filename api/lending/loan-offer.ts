@@ -1,9 +1,9 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { Refusal } from '../../application/shared/refusal.ts';
 import type { Database } from '../../db/client.ts';
 import { stepOf } from '../../domain/lending/loan-lifecycle.ts';
 import type { LoanOffer } from '../../domain/lending/loan-process.ts';
 import { calculateSchedule, type Schedule } from '../../domain/lending/schedule.ts';
-import { ApiError } from '../shared/errors.ts';
 import { defineLendingOperation, lendingSecurity, requireCustomer } from './auth.ts';
 import { findCreditProduct, scheduleSchema, todayUtc } from './credit-product-records.ts';
 import {
@@ -46,7 +46,7 @@ export async function offerWithSchedule(db: Database, row: LoanRow, offer: LoanO
 /** The reading operations' own refusal: 409 naming the status (or the missing feature). */
 export function refuseUnlessReadable(row: LoanRow, operation: 'readOffer' | 'readOffers') {
   const step = stepOf(operation, row.status, { multipleOffers: row.multipleOffers });
-  if (!step.allowed) throw ApiError.conflict(step.type, step.message);
+  if (!step.allowed) throw Refusal.conflict(step.type, step.message);
 }
 
 /** `GET /Customer/Loans/{loanId}/LoanOffer`: the offer; only in Offer confirmation. */
@@ -74,7 +74,7 @@ export const loanOfferOperation = defineLendingOperation({
     const row = await customerLoan(c, customerId, c.req.valid('param').loanId);
     refuseUnlessReadable(row, 'readOffer');
     const [offer] = row.offers;
-    if (!offer) throw ApiError.notFound('Offer');
+    if (!offer) throw Refusal.notFound('Offer');
     return c.json(await offerWithSchedule(c.get('deps').db, row, offer), 200);
   },
 });

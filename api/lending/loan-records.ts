@@ -11,6 +11,8 @@ import {
 import { ApplicationFailure } from '@temporalio/common';
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Context } from 'hono';
+import type { UseCaseDeps } from '../../application/shared/deps.ts';
+import { Refusal } from '../../application/shared/refusal.ts';
 import type { Database } from '../../db/client.ts';
 import { lendingLoanStatusHistory, lendingLoans } from '../../db/schema/lending-loans.ts';
 import {
@@ -39,8 +41,7 @@ import {
   TenantId,
 } from '../../domain/search-attributes.ts';
 import type { lendingLoan } from '../../workflows/lending/loan.ts';
-import type { ApiDeps } from '../shared/context.ts';
-import { ApiError, errorBodySchema } from '../shared/errors.ts';
+import { errorBodySchema } from '../shared/errors.ts';
 import { lendingErrorResponses } from './auth.ts';
 import type { LendingEnv } from './context.ts';
 import { servicingSchema, servicingView } from './servicing-view.ts';
@@ -238,7 +239,7 @@ export async function findLoan(db: Database, tenantId: string, loanId: string): 
 /** A loan of the request's tenant (management): 404 for an unknown one or another tenant's. */
 export async function tenantLoan(c: Context<LendingEnv>, loanId: string): Promise<LoanRow> {
   const row = await findLoan(c.get('deps').db, c.get('lendingTenant').id, loanId);
-  if (!row) throw ApiError.notFound('Loan');
+  if (!row) throw Refusal.notFound('Loan');
   return row;
 }
 
@@ -249,7 +250,7 @@ export async function customerLoan(
   loanId: string,
 ): Promise<LoanRow> {
   const row = await findLoan(c.get('deps').db, c.get('lendingTenant').id, loanId);
-  if (!row || row.customerId !== customerId) throw ApiError.notFound('Loan');
+  if (!row || row.customerId !== customerId) throw Refusal.notFound('Loan');
   return row;
 }
 
@@ -270,7 +271,7 @@ export async function activeLoansOf(db: Database, tenantId: string, customerId: 
 
 /** 409 `invalid_loan_status` naming the loan's current status. */
 export const invalidStatus = (operation: LoanOperation, status: LoanStatus) =>
-  ApiError.conflict(LoanRefusal.invalidStatus, invalidStatusMessage(operation, status));
+  Refusal.conflict(LoanRefusal.invalidStatus, invalidStatusMessage(operation, status));
 
 /**
  * Refuses an operation outside its statuses by the read model, before its parameters are looked up (so
@@ -288,27 +289,27 @@ export function actorOf(c: Context<LendingEnv>): LoanActor {
   return user?.customerId ? { role: 'customer', id: user.id } : { role: 'management' };
 }
 
-const REFUSALS: Record<string, (message: string) => ApiError> = {
-  [LoanRefusal.invalidStatus]: (message) => ApiError.conflict(LoanRefusal.invalidStatus, message),
-  [LoanRefusal.collateralRequired]: (message) => ApiError.conflict(LoanRefusal.collateralRequired, message),
+const REFUSALS: Record<string, (message: string) => Refusal> = {
+  [LoanRefusal.invalidStatus]: (message) => Refusal.conflict(LoanRefusal.invalidStatus, message),
+  [LoanRefusal.collateralRequired]: (message) => Refusal.conflict(LoanRefusal.collateralRequired, message),
   [LoanRefusal.rolloverAlreadyRequested]: (message) =>
-    ApiError.conflict(LoanRefusal.rolloverAlreadyRequested, message),
+    Refusal.conflict(LoanRefusal.rolloverAlreadyRequested, message),
   [LoanRefusal.rolloverNotRequested]: (message) =>
-    ApiError.conflict(LoanRefusal.rolloverNotRequested, message),
+    Refusal.conflict(LoanRefusal.rolloverNotRequested, message),
   [LoanRefusal.multipleOffersDisabled]: (message) =>
-    ApiError.conflict(LoanRefusal.multipleOffersDisabled, message),
-  [LoanRefusal.decisionInProgress]: (message) => ApiError.conflict(LoanRefusal.decisionInProgress, message),
-  [LoanRefusal.documentsNotSigned]: (message) => ApiError.conflict(LoanRefusal.documentsNotSigned, message),
+    Refusal.conflict(LoanRefusal.multipleOffersDisabled, message),
+  [LoanRefusal.decisionInProgress]: (message) => Refusal.conflict(LoanRefusal.decisionInProgress, message),
+  [LoanRefusal.documentsNotSigned]: (message) => Refusal.conflict(LoanRefusal.documentsNotSigned, message),
   [LoanRefusal.disbursementInProgress]: (message) =>
-    ApiError.conflict(LoanRefusal.disbursementInProgress, message),
+    Refusal.conflict(LoanRefusal.disbursementInProgress, message),
   [LoanRefusal.disbursementAmountMismatch]: (message) =>
-    new ApiError(400, LoanRefusal.disbursementAmountMismatch, message, [{ field: 'amount', message }]),
+    new Refusal(400, LoanRefusal.disbursementAmountMismatch, message, [{ field: 'amount', message }]),
   [LoanRefusal.offerNotFound]: (message) =>
-    new ApiError(400, LoanRefusal.offerNotFound, message, [{ field: 'offerId', message }]),
-  [LoanRefusal.collateralNotFound]: (message) => new ApiError(404, 'not_found', message),
+    new Refusal(400, LoanRefusal.offerNotFound, message, [{ field: 'offerId', message }]),
+  [LoanRefusal.collateralNotFound]: (message) => new Refusal(404, 'not_found', message),
   [LoanRefusal.repaymentExceedsBalance]: (message) =>
-    new ApiError(400, LoanRefusal.repaymentExceedsBalance, message, [{ field: 'amount', message }]),
-  [LoanRefusal.repaymentNotFound]: (message) => new ApiError(404, 'not_found', message),
+    new Refusal(400, LoanRefusal.repaymentExceedsBalance, message, [{ field: 'amount', message }]),
+  [LoanRefusal.repaymentNotFound]: (message) => new Refusal(404, 'not_found', message),
 };
 
 /**
@@ -317,7 +318,7 @@ const REFUSALS: Record<string, (message: string) => ApiError> = {
  * ended) is refused by its status in the read model.
  */
 export async function moveLoan(
-  deps: Pick<ApiDeps, 'db' | 'temporal'>,
+  deps: Pick<UseCaseDeps, 'db' | 'temporal'>,
   row: LoanRow,
   operation: LoanOperation,
   run: (loan: WorkflowHandle<typeof lendingLoan>) => Promise<LoanSnapshot>,
@@ -352,7 +353,7 @@ const newLoanId = () => String(randomInt(100_000_000, 1_000_000_000));
  * in the read model. The workflow id is the business id, so one loan id never starts twice.
  */
 export async function startLoan(
-  deps: Pick<ApiDeps, 'db' | 'temporal' | 'config'>,
+  deps: Pick<UseCaseDeps, 'db' | 'temporal' | 'config'>,
   input: Omit<LoanInput, 'loanId' | 'bureau'>,
 ): Promise<LoanRow> {
   const { temporal, config } = deps;

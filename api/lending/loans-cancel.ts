@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { cancelUpdate } from '../../domain/lending/loan-process.ts';
-import { ApiError } from '../shared/errors.ts';
 import { defineLendingOperation, lendingSecurity, requireCustomer } from './auth.ts';
 import { findCancellationReason } from './dictionary-records.ts';
 import {
@@ -47,7 +47,7 @@ export const loansCancelOperation = defineLendingOperation({
     const { reasonId, comments } = c.req.valid('query');
     const reason = await findCancellationReason(db, row.tenantId, reasonId);
     if (!reason?.frontOffice)
-      throw ApiError.field('reasonId', 'not a cancellation reason of Dictionary/CancellationReasons');
+      throw Refusal.field('reasonId', 'not a cancellation reason of Dictionary/CancellationReasons');
     const moved = await moveLoan(c.get('deps'), row, 'cancel', (loan) =>
       loan.executeUpdate(cancelUpdate, { args: [{ by: actorOf(c), reasonId: reason.id, comments }] }),
     );

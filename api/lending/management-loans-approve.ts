@@ -1,7 +1,7 @@
 import { createRoute } from '@hono/zod-openapi';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { LoanRefusal } from '../../domain/lending/loan-lifecycle.ts';
 import { approveUpdate } from '../../domain/lending/loan-process.ts';
-import { ApiError } from '../shared/errors.ts';
 import { defineLendingOperation, lendingSecurity } from './auth.ts';
 import { commentsQuery } from './customer-loans-process.ts';
 import { documentsOfLoan, unsignedDocuments } from './loan-document-records.ts';
@@ -35,7 +35,7 @@ export const managementLoansApproveOperation = defineLendingOperation({
       ? unsignedDocuments(await documentsOfLoan(c.get('deps').db, row))
       : [];
     if (row.status === 'Waiting for approval' && unsigned.length > 0) {
-      throw ApiError.conflict(
+      throw Refusal.conflict(
         LoanRefusal.documentsNotSigned,
         `the customer has not signed: ${unsigned.map((document) => `${document.name} (${document.docTypeId})`).join(', ')}`,
       );

@@ -1,8 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { Decimal } from 'decimal.js';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { initialStatusOf } from '../../domain/lending/loan-lifecycle.ts';
 import { schedulePosition } from '../../domain/lending/loan-process.ts';
-import { ApiError } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineLendingOperation, lendingSecurity } from './auth.ts';
 import { calculateLoan, loanTermsBodySchema, todayUtc } from './credit-product-records.ts';
@@ -72,7 +72,7 @@ export const managementLoansCreateOperation = defineLendingOperation({
     const tenant = c.get('lendingTenant');
     const body = c.req.valid('json');
     const customer = await readCustomer(deps.db, tenant.id, body.customerId);
-    if (!customer) throw ApiError.field('customerId', 'no customer of this id');
+    if (!customer) throw Refusal.field('customerId', 'no customer of this id');
     const [disbursement] = body.disbursements ?? [];
     const today = todayUtc();
     const { product, promoCode, schedule } = await calculateLoan(
@@ -84,12 +84,12 @@ export const managementLoansCreateOperation = defineLendingOperation({
     let status = initialStatusOf('create', { detailsComplete: customer.detailsComplete });
     if (disbursement) {
       if (!new Decimal(disbursement.amount).eq(schedule.amount)) {
-        throw ApiError.field('disbursements.0.amount', 'the disbursement amount must equal the loan amount');
+        throw Refusal.field('disbursements.0.amount', 'the disbursement amount must equal the loan amount');
       }
       const position = schedulePosition(schedule.instalments, body.repaidAmount ?? '0', today);
       status = initialStatusOf('createWithDisbursement', { schedule: position });
     } else if (body.repaidAmount !== undefined) {
-      throw ApiError.field('repaidAmount', 'only with a disbursement');
+      throw Refusal.field('repaidAmount', 'only with a disbursement');
     }
     const row = await startLoan(deps, {
       tenantId: tenant.id,

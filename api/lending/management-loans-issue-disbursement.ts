@@ -1,10 +1,10 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { PAYOUT_CURRENCIES, recipientOf } from '../../domain/lending/disbursement.ts';
 import { LoanRefusal } from '../../domain/lending/loan-lifecycle.ts';
 import { issueDisbursementUpdate, type LoanSnapshot } from '../../domain/lending/loan-process.ts';
-import { ApiError } from '../shared/errors.ts';
 import { defineLendingOperation, lendingSecurity } from './auth.ts';
 import { requireCollectMerchant } from './collect-merchant-records.ts';
 import { readCustomer } from './customer-records.ts';
@@ -95,7 +95,7 @@ export const managementLoansIssueDisbursementOperation = defineLendingOperation(
     refuseOutsideStatuses(row, 'issueDisbursement');
     await requireCollectMerchant(db, config, tenant.id);
     if (!PAYOUT_CURRENCIES.includes(row.currency))
-      throw ApiError.conflict(
+      throw Refusal.conflict(
         'payout_currency_unsupported',
         `The collection gateway pays out ${PAYOUT_CURRENCIES.join(', ')}; the loan is in ${row.currency}`,
       );
@@ -104,7 +104,7 @@ export const managementLoansIssueDisbursementOperation = defineLendingOperation(
     if (!recipient?.ok) {
       const field = recipient?.field ?? 'customerId';
       const message = recipient?.message ?? 'the loan’s customer is not found';
-      throw new ApiError(409, 'payout_recipient_invalid', message, [{ field, message }]);
+      throw new Refusal(409, 'payout_recipient_invalid', message, [{ field, message }]);
     }
     let answered: LoanSnapshot | undefined;
     const moved = await moveLoan(c.get('deps'), row, 'issueDisbursement', async (loan) => {
@@ -117,7 +117,7 @@ export const managementLoansIssueDisbursementOperation = defineLendingOperation(
         // The refusals only this operation has; the others are moveLoan's.
         const failure = error instanceof WorkflowUpdateFailedError ? error.cause : undefined;
         if (failure instanceof ApplicationFailure && failure.type === LoanRefusal.payoutRefused)
-          throw new ApiError(502, LoanRefusal.payoutRefused, failure.message);
+          throw new Refusal(502, LoanRefusal.payoutRefused, failure.message);
         throw error;
       }
     });

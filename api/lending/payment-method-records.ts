@@ -1,9 +1,10 @@
 import { z } from '@hono/zod-openapi';
 import { and, eq, isNull } from 'drizzle-orm';
+import { Refusal } from '../../application/shared/refusal.ts';
 import type { Database } from '../../db/client.ts';
 import { lendingBankAccounts } from '../../db/schema/lending.ts';
 import type { Config } from '../../platform/config.ts';
-import { ApiError, errorBodySchema } from '../shared/errors.ts';
+import { errorBodySchema } from '../shared/errors.ts';
 import { bankAccountSchema, deleteBankAccount, listBankAccounts } from './bank-account-records.ts';
 import { cardSchema, deleteCard, setDefaultCard } from './card-records.ts';
 import { lockCustomerMethods, makeDefaultMethod } from './payment-method-defaults.ts';
@@ -46,7 +47,7 @@ export async function deletePaymentMethod(
   paymentMethodId: string,
 ) {
   if (isCardId(paymentMethodId)) return deleteCard(db, config, { tenantId, customerId }, paymentMethodId);
-  if (!isBankAccountId(paymentMethodId)) throw ApiError.notFound('Payment method');
+  if (!isBankAccountId(paymentMethodId)) throw Refusal.notFound('Payment method');
   await deleteBankAccount(db, tenantId, customerId, paymentMethodId);
 }
 
@@ -59,7 +60,7 @@ export async function setDefaultPaymentMethod(
 ) {
   const owner = { tenantId, customerId };
   if (isCardId(paymentMethodId)) return setDefaultCard(db, owner, paymentMethodId);
-  if (!isBankAccountId(paymentMethodId)) throw ApiError.notFound('Payment method');
+  if (!isBankAccountId(paymentMethodId)) throw Refusal.notFound('Payment method');
   await db.transaction(async (tx) => {
     // The same per-customer lock as adding a method, so two defaults never coexist.
     await lockCustomerMethods(tx, owner);
@@ -75,7 +76,7 @@ export async function setDefaultPaymentMethod(
         ),
       )
       .limit(1);
-    if (!method) throw ApiError.notFound('Payment method');
+    if (!method) throw Refusal.notFound('Payment method');
     await makeDefaultMethod(tx, owner, method.id);
   });
   const accounts = await listBankAccounts(db, tenantId, customerId);

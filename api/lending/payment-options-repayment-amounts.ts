@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { LoanRefusal } from '../../domain/lending/loan-lifecycle.ts';
-import { ApiError } from '../shared/errors.ts';
 import { defineLendingOperation, lendingSecurity, requireCustomer } from './auth.ts';
 import { customerLoan, loanErrorResponses, loanIdParams } from './loan-records.ts';
 import { lendingPath } from './paths.ts';
@@ -50,7 +50,7 @@ export const paymentOptionsRepaymentAmountsOperation = defineLendingOperation({
     const row = await customerLoan(c, customerId, c.req.valid('param').loanId);
     const servicing = await servicingView(c.get('deps').db, row.tenantId, row.loanId);
     if (!servicing)
-      throw ApiError.conflict(
+      throw Refusal.conflict(
         LoanRefusal.invalidStatus,
         `repayment amounts exist once the loan is paid out: the loan is in status ${row.status}`,
       );

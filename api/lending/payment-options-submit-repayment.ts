@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createRoute, z } from '@hono/zod-openapi';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { PAYOUT_CURRENCIES, payoutAmount } from '../../domain/lending/disbursement.ts';
 import { type LoanSnapshot, submitRepaymentUpdate } from '../../domain/lending/loan-process.ts';
 import {
@@ -7,7 +8,7 @@ import {
   submissionIdOf,
   submissionModes,
 } from '../../domain/lending/repayment-submissions.ts';
-import { ApiError, errorBodySchema } from '../shared/errors.ts';
+import { errorBodySchema } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineLendingOperation, lendingSecurity, requireCustomer } from './auth.ts';
 import { listBankAccounts } from './bank-account-records.ts';
@@ -140,25 +141,25 @@ export const paymentOptionsSubmitRepaymentOperation = defineLendingOperation({
     refuseOutsideStatuses(row, 'submitRepayment');
     await requireCollectMerchant(db, config, row.tenantId);
     if (!PAYOUT_CURRENCIES.includes(row.currency))
-      throw ApiError.conflict(
+      throw Refusal.conflict(
         'repayment_currency_unsupported',
         `The collection gateway takes ${PAYOUT_CURRENCIES.join(', ')}; the loan is in ${row.currency}`,
       );
     const amount = payoutAmount(body.amount);
     if (!amount)
-      throw ApiError.field('amount', 'must have at most 9 integer digits for the collection gateway');
+      throw Refusal.field('amount', 'must have at most 9 integer digits for the collection gateway');
     const owner = { tenantId: row.tenantId, customerId };
     let paymentMethodId: string | null = null;
     if (body.mode === 'card') {
       if (body.paymentMethodId && !body.paymentMethodId.startsWith('card_'))
-        throw ApiError.field('paymentMethodId', 'mode card charges a card (card_…)');
+        throw Refusal.field('paymentMethodId', 'mode card charges a card (card_…)');
       paymentMethodId = await cardToCharge(db, owner, body.paymentMethodId);
     } else if (body.paymentMethodId) {
       if (!body.paymentMethodId.startsWith('bac_'))
-        throw ApiError.field('paymentMethodId', 'mode bankTransfer names a bank account (bac_…)');
+        throw Refusal.field('paymentMethodId', 'mode bankTransfer names a bank account (bac_…)');
       const accounts = await listBankAccounts(db, row.tenantId, customerId);
       if (!accounts.some((account) => account.profileId === body.paymentMethodId))
-        throw ApiError.notFound('Payment method');
+        throw Refusal.notFound('Payment method');
       paymentMethodId = body.paymentMethodId;
     }
     // A client reference names one submission of the loan: its id derives from it, so the workflow answers a repeat with the first.
@@ -184,7 +185,7 @@ export const paymentOptionsSubmitRepaymentOperation = defineLendingOperation({
     );
     if (!held) throw new Error(`loan ${row.loanId}: SubmitRepayment answered without its submission`);
     if (held.status === 'failed')
-      throw new ApiError(
+      throw new Refusal(
         502,
         'collect_gateway_refused',
         `The collection gateway did not take the repayment (submission ${held.submissionId}): ${held.reason}`,

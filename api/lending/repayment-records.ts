@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { z } from '@hono/zod-openapi';
 import { and, eq } from 'drizzle-orm';
 import type { Context } from 'hono';
+import { Refusal } from '../../application/shared/refusal.ts';
 import type { Database } from '../../db/client.ts';
 import { lendingLoanRepayments } from '../../db/schema/lending-servicing.ts';
 import type { LoanSnapshot } from '../../domain/lending/loan-process.ts';
 import { repaymentModes } from '../../domain/lending/servicing.ts';
-import { ApiError } from '../shared/errors.ts';
 import type { LendingEnv } from './context.ts';
 import { todayUtc } from './credit-product-records.ts';
 import { type LoanRow, loanErrorResponses, loanSchema, tenantLoan } from './loan-records.ts';
@@ -64,9 +64,9 @@ export const repaymentErrorResponses = {
 export function repaymentDate(row: LoanRow, date: string | undefined): string {
   const today = todayUtc();
   const chosen = date ?? today;
-  if (chosen > today) throw ApiError.field('date', 'must not be in the future');
+  if (chosen > today) throw Refusal.field('date', 'must not be in the future');
   if (row.disbursement && chosen < row.disbursement.date)
-    throw ApiError.field('date', `must not be before the disbursement (${row.disbursement.date})`);
+    throw Refusal.field('date', `must not be before the disbursement (${row.disbursement.date})`);
   return chosen;
 }
 
@@ -100,7 +100,7 @@ export async function tenantRepayment(
   repaymentId: string,
 ): Promise<{ repayment: RepaymentRow; loan: LoanRow }> {
   const repayment = await findRepayment(c.get('deps').db, c.get('lendingTenant').id, { repaymentId });
-  if (!repayment) throw ApiError.notFound('Repayment');
+  if (!repayment) throw Refusal.notFound('Repayment');
   return { repayment, loan: await tenantLoan(c, repayment.loanId) };
 }
 

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
+import { Refusal } from '../../application/shared/refusal.ts';
 import type { Database } from '../../db/client.ts';
 import { lendingSiteDomains } from '../../db/schema/lending.ts';
-import { ApiError } from '../shared/errors.ts';
 
 /**
  * A URL the platform sends the customer to (a reset link, the card page's way back) must be on one of
@@ -14,5 +14,5 @@ export async function requireTenantSiteUrl(db: Database, tenantId: string, field
     .from(lendingSiteDomains)
     .where(eq(lendingSiteDomains.tenantId, tenantId));
   if (domains.length > 0 && !domains.some(({ domain }) => host === domain || host.endsWith(`.${domain}`)))
-    throw ApiError.field(field, 'must be on one of the tenant’s site domains');
+    throw Refusal.field(field, 'must be on one of the tenant’s site domains');
 }

@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { changePassword } from '../../credentials/lending/users.ts';
 import { normalizeLogin } from '../../domain/lending/customers.ts';
-import { ApiError } from '../shared/errors.ts';
 import {
   defineLendingOperation,
   lendingErrorResponses,
@@ -43,7 +43,7 @@ export const userChangePasswordOperation = defineLendingOperation({
     const user = requireUser(c);
     const passwords = c.req.valid('query');
     if (normalizeLogin(passwords.newPassword) === user.login) {
-      throw ApiError.field('newPassword', 'must not be the login');
+      throw Refusal.field('newPassword', 'must not be the login');
     }
     const changed = await changePassword(
       db,
@@ -51,7 +51,7 @@ export const userChangePasswordOperation = defineLendingOperation({
       passwords,
     );
     if (!changed) {
-      throw new ApiError(400, 'wrong_password', 'The current password is not valid', [
+      throw new Refusal(400, 'wrong_password', 'The current password is not valid', [
         { field: 'currentPassword', message: 'does not match' },
       ]);
     }

@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { logInUser } from '../../credentials/lending/users.ts';
-import { ApiError } from '../shared/errors.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from './auth.ts';
 import { lendingPath } from './paths.ts';
 import { presentedPasswordParameter, userTokenAnswer, userTokenSchema } from './user-records.ts';
@@ -35,7 +35,7 @@ export const userLoginOperation = defineLendingOperation({
     const { db, config } = c.get('deps');
     const tenant = c.get('lendingTenant');
     const loggedIn = await logInUser(db, tenant.id, c.req.valid('query'), config.LENDING_USER_TOKEN_TTL);
-    if (!loggedIn) throw new ApiError(401, 'invalid_credentials', 'The login or the password is not valid');
+    if (!loggedIn) throw new Refusal(401, 'invalid_credentials', 'The login or the password is not valid');
     return c.json(userTokenAnswer(loggedIn, loggedIn.user), 200);
   },
 });

@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { resetPassword } from '../../credentials/lending/users.ts';
-import { ApiError } from '../shared/errors.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from './auth.ts';
 import { lendingPath } from './paths.ts';
 import { newPasswordParameter } from './user-records.ts';
@@ -38,7 +38,7 @@ export const userResetPasswordOperation = defineLendingOperation({
     const { db } = c.get('deps');
     const { newPassword, code } = c.req.valid('query');
     if (!(await resetPassword(db, c.get('lendingTenant').id, { code, newPassword }))) {
-      throw new ApiError(400, 'invalid_reset_code', 'The reset code is not valid, was used or has expired', [
+      throw new Refusal(400, 'invalid_reset_code', 'The reset code is not valid, was used or has expired', [
         { field: 'code', message: 'not valid, used or expired' },
       ]);
     }

@@ -1,8 +1,8 @@
 import type { RouteConfig } from '@hono/zod-openapi';
 import { createMiddleware } from 'hono/factory';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { accountOfAccessToken } from '../../credentials/messaging/access-tokens.ts';
 import type { AppEnv } from '../shared/context.ts';
-import { ApiError } from '../shared/errors.ts';
 import { defineOperation, type OperationDefinition } from '../shared/operation.ts';
 
 export interface MessagingEnv extends AppEnv {
@@ -12,9 +12,9 @@ export interface MessagingEnv extends AppEnv {
 /** Requires a valid access token in the `at` query parameter and puts its account on the context. */
 export const requireAccessToken = createMiddleware<MessagingEnv>(async (c, next) => {
   const token = c.req.query('at');
-  if (!token) throw ApiError.unauthorized('The access token (query parameter `at`) is missing');
+  if (!token) throw Refusal.unauthorized('The access token (query parameter `at`) is missing');
   const accountId = await accountOfAccessToken(c.get('deps').db, token);
-  if (!accountId) throw ApiError.unauthorized('The access token (query parameter `at`) is not valid');
+  if (!accountId) throw Refusal.unauthorized('The access token (query parameter `at`) is not valid');
   c.set('accountId', accountId);
   await next();
 });

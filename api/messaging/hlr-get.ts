@@ -1,8 +1,9 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { and, eq } from 'drizzle-orm';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { messagingHlrLookups } from '../../db/schema/messaging.ts';
 import type { HlrResult } from '../../domain/messaging/processes.ts';
-import { ApiError, errorResponses } from '../shared/errors.ts';
+import { errorResponses } from '../shared/errors.ts';
 import { defineMessagingOperation } from './auth.ts';
 
 /** `GET /hlr/{id}`: a number lookup of the account and, once it is done, its result. */
@@ -79,7 +80,7 @@ export const hlrGetOperation = defineMessagingOperation({
           eq(messagingHlrLookups.accountId, c.get('accountId')),
         ),
       );
-    if (!row) throw ApiError.notFound('HLR lookup');
+    if (!row) throw Refusal.notFound('HLR lookup');
     return c.json(
       {
         id: row.id,

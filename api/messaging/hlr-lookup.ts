@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { createRoute, z } from '@hono/zod-openapi';
 import { eq } from 'drizzle-orm';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { messagingHlrLookups } from '../../db/schema/messaging.ts';
 import { normaliseNumber } from '../../domain/messaging/phone.ts';
 import { type HlrLookupInput, hlrWorkflowId } from '../../domain/messaging/processes.ts';
 import { BusinessStatus, OwnerId, PlatformService } from '../../domain/search-attributes.ts';
 import { hlrLookup } from '../../workflows/messaging/hlr.ts';
-import { ApiError, errorResponses } from '../shared/errors.ts';
+import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { assertOutboundUrlField } from '../shared/outbound-url.ts';
 import { defineMessagingOperation } from './auth.ts';
@@ -69,7 +70,7 @@ export const hlrLookupOperation = defineMessagingOperation({
     const accountId = c.get('accountId');
     const body = c.req.valid('json');
     const number = normaliseNumber(body.number);
-    if (!number) throw ApiError.field('number', 'not a valid phone number in international format');
+    if (!number) throw Refusal.field('number', 'not a valid phone number in international format');
     assertOutboundUrlField(config, 'callBackUrl', body.callBackUrl);
 
     const id = randomUUID();

@@ -2,14 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { z } from '@hono/zod-openapi';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { and, eq } from 'drizzle-orm';
+import type { UseCaseDeps } from '../../application/shared/deps.ts';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { messagingMessages } from '../../db/schema/messaging.ts';
 import { isAlphanumericSender, normaliseNumber } from '../../domain/messaging/phone.ts';
 import { type MessageDeliveryInput, messageWorkflowId } from '../../domain/messaging/processes.ts';
 import { countSegments, MAX_SMS_PARTS } from '../../domain/messaging/segments.ts';
 import { OwnerId, PlatformService } from '../../domain/search-attributes.ts';
 import { messageDelivery } from '../../workflows/messaging/sms.ts';
-import type { ApiDeps } from '../shared/context.ts';
-import { ApiError, errorResponses } from '../shared/errors.ts';
+import { errorResponses } from '../shared/errors.ts';
 import { assertOutboundUrlField } from '../shared/outbound-url.ts';
 import { assertUsableSender } from './sender-id-records.ts';
 
@@ -114,16 +115,16 @@ interface ValidatedMessage {
 
 /** Checks what the schema cannot: a real recipient number, a usable sender, the length, the schedule. */
 async function validateMessage(
-  deps: ApiDeps,
+  deps: UseCaseDeps,
   accountId: string,
   channel: Channel,
   body: MessageRequest,
 ): Promise<ValidatedMessage> {
   assertOutboundUrlField(deps.config, 'dlrUrl', body.dlrUrl);
   const recipient = normaliseNumber(body.to);
-  if (!recipient) throw ApiError.field('to', 'not a valid phone number in international format');
+  if (!recipient) throw Refusal.field('to', 'not a valid phone number in international format');
   if (!isAlphanumericSender(body.from) && !normaliseNumber(body.from)) {
-    throw ApiError.field('from', 'must be a phone number or an alphanumeric sender ID of 1-11 characters');
+    throw Refusal.field('from', 'must be a phone number or an alphanumeric sender ID of 1-11 characters');
   }
   await assertUsableSender(deps.db, accountId, body.from);
 
@@ -132,15 +133,15 @@ async function validateMessage(
   if (channel === 'sms') {
     ({ encoding, parts } = countSegments(body.message));
     if (parts > MAX_SMS_PARTS) {
-      throw ApiError.field('message', `too long: ${parts} segments, at most ${MAX_SMS_PARTS} (${encoding})`);
+      throw Refusal.field('message', `too long: ${parts} segments, at most ${MAX_SMS_PARTS} (${encoding})`);
     }
   } else if (body.message.length > MAX_CHATAPP_LENGTH) {
-    throw ApiError.field('message', `too long: at most ${MAX_CHATAPP_LENGTH} characters`);
+    throw Refusal.field('message', `too long: at most ${MAX_CHATAPP_LENGTH} characters`);
   }
 
   const scheduled = body.scheduled ? new Date(body.scheduled) : undefined;
   if (scheduled && scheduled.getTime() > Date.now() + MAX_SCHEDULE_AHEAD_MS) {
-    throw ApiError.field('scheduled', 'must be at most one year ahead');
+    throw Refusal.field('scheduled', 'must be at most one year ahead');
   }
   return { to: recipient.e164, encoding, parts, scheduled };
 }
@@ -150,7 +151,7 @@ async function validateMessage(
  * A repeated request with the same key answers the first message.
  */
 export async function acceptMessage(
-  deps: ApiDeps,
+  deps: UseCaseDeps,
   accountId: string,
   channel: Channel,
   body: MessageRequest,
@@ -202,11 +203,7 @@ export async function acceptMessage(
       row.dlrUrl !== (body.dlrUrl ?? null))
   ) {
     // 422 as the IETF Idempotency-Key draft answers a key reused with another payload.
-    throw new ApiError(
-      422,
-      'idempotency_key_reused',
-      'This Idempotency-Key was used for a different message',
-    );
+    throw new Refusal(422, 'idempotency_key_reused', 'This Idempotency-Key was used for a different message');
   }
 
   // Starting is idempotent by workflow id: a replayed request (same key) cannot send twice, and it

@@ -1,9 +1,9 @@
 import { z } from '@hono/zod-openapi';
 import { and, eq } from 'drizzle-orm';
+import { Refusal } from '../../application/shared/refusal.ts';
 import type { Database } from '../../db/client.ts';
 import { messagingSenderNumbers } from '../../db/schema/messaging.ts';
 import type { Config } from '../../platform/config.ts';
-import { ApiError } from '../shared/errors.ts';
 
 /**
  * `from` numbers as the operations see them (numbers-*.ts, a design addition beyond the spec, decision
@@ -48,7 +48,7 @@ export const toNumberRecord = (row: NumberRow, config: Config): SenderNumberReco
 export const numberIdParams = z.object({ id: z.uuid().openapi({ param: { name: 'id', in: 'path' } }) });
 
 export const alreadyVerified = (number: string) =>
-  ApiError.conflict('number_already_verified', `${number} is already verified for this account`);
+  Refusal.conflict('number_already_verified', `${number} is already verified for this account`);
 
 /** The number with this id of the account; 404 otherwise. */
 export async function findOwnNumber(db: Database, accountId: string, id: string): Promise<NumberRow> {
@@ -56,6 +56,6 @@ export async function findOwnNumber(db: Database, accountId: string, id: string)
     .select()
     .from(messagingSenderNumbers)
     .where(and(eq(messagingSenderNumbers.id, id), eq(messagingSenderNumbers.accountId, accountId)));
-  if (!row) throw ApiError.notFound('Number');
+  if (!row) throw Refusal.notFound('Number');
   return row;
 }

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createRoute, z } from '@hono/zod-openapi';
 import { eq, sql } from 'drizzle-orm';
+import type { UseCaseDeps } from '../../application/shared/deps.ts';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { messagingSenderNumbers } from '../../db/schema/messaging.ts';
 import { normaliseNumber } from '../../domain/messaging/phone.ts';
 import {
@@ -9,8 +11,7 @@ import {
 } from '../../domain/messaging/processes.ts';
 import { OwnerId, PlatformService } from '../../domain/search-attributes.ts';
 import { numberVerification } from '../../workflows/messaging/numbers.ts';
-import type { ApiDeps } from '../shared/context.ts';
-import { ApiError, errorResponses } from '../shared/errors.ts';
+import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineMessagingOperation } from './auth.ts';
 import { alreadyVerified, senderNumberSchema, toNumberRecord } from './numbers-records.ts';
@@ -20,9 +21,9 @@ import { alreadyVerified, senderNumberSchema, toNumberRecord } from './numbers-r
  * to a number the account wants to send `from`, through the workflow `numbers-<challengeId>`. Asking
  * again gives a new code only once the current one has expired or used up its attempts.
  */
-async function requestCode(deps: ApiDeps, accountId: string, body: { number: string }) {
+async function requestCode(deps: UseCaseDeps, accountId: string, body: { number: string }) {
   const parsed = normaliseNumber(body.number);
-  if (!parsed) throw ApiError.field('number', 'not a valid phone number in international format');
+  if (!parsed) throw Refusal.field('number', 'not a valid phone number in international format');
   const number = parsed.e164;
   const { config } = deps;
   const now = new Date();
@@ -46,7 +47,7 @@ async function requestCode(deps: ApiDeps, accountId: string, body: { number: str
       .from(n)
       .where(sql`${n.accountId} = ${accountId} and ${n.number} = ${number}`);
     if (existing?.status === 'verified') throw alreadyVerified(number);
-    throw ApiError.conflict(
+    throw Refusal.conflict(
       'verification_code_pending',
       `A code sent to ${number} is valid until ${existing?.codeExpiresAt?.toISOString()}; enter it with POST /numbers/{id}/verify, or ask again after then`,
     );

@@ -1,9 +1,10 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { and, eq, lt, sql } from 'drizzle-orm';
+import type { UseCaseDeps } from '../../application/shared/deps.ts';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { verificationCodeMatches } from '../../credentials/messaging/senders.ts';
 import { messagingSenderNumbers } from '../../db/schema/messaging.ts';
-import type { ApiDeps } from '../shared/context.ts';
-import { ApiError, errorResponses } from '../shared/errors.ts';
+import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineMessagingOperation } from './auth.ts';
 import {
@@ -20,9 +21,9 @@ import {
  * update), so concurrent tries cannot exceed NUMBER_VERIFICATION_MAX_ATTEMPTS.
  */
 const refused = (code: string, message: string) =>
-  new ApiError(422, code, message, [{ field: 'code', message }]);
+  new Refusal(422, code, message, [{ field: 'code', message }]);
 
-async function verify(deps: ApiDeps, accountId: string, id: string, code: string) {
+async function verify(deps: UseCaseDeps, accountId: string, id: string, code: string) {
   const { db, config } = deps;
   const n = messagingSenderNumbers;
   const row = await findOwnNumber(db, accountId, id);

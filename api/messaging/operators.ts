@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { findOperator } from '../../domain/messaging/reference-data.ts';
-import { ApiError, errorResponses } from '../shared/errors.ts';
+import { errorResponses } from '../shared/errors.ts';
 import { defineMessagingOperation } from './auth.ts';
 import { mobileNetworkSchema, networkBody } from './reference-schemas.ts';
 
@@ -44,7 +45,7 @@ export const operatorsOperation = defineMessagingOperation({
   handler: () => (c) => {
     const { operatorId } = c.req.valid('param');
     const found = findOperator(operatorId);
-    if (!found) throw ApiError.notFound(`Operator ${operatorId}`);
+    if (!found) throw Refusal.notFound(`Operator ${operatorId}`);
     return c.json(
       { ...networkBody(found.network), otherListings: found.otherListings.map(networkBody) },
       200,

@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { diallingPlan } from '../../domain/messaging/reference-data.ts';
-import { ApiError, errorResponses } from '../shared/errors.ts';
+import { errorResponses } from '../shared/errors.ts';
 import { defineMessagingOperation } from './auth.ts';
 import { countryParam } from './reference-schemas.ts';
 
@@ -62,7 +63,7 @@ export const prefixesOperation = defineMessagingOperation({
   handler: () => (c) => {
     const { country } = c.req.valid('param');
     const plan = diallingPlan(country);
-    if (!plan) throw ApiError.notFound(`Country ${country}`);
+    if (!plan) throw Refusal.notFound(`Country ${country}`);
     return c.json(plan, 200);
   },
 });

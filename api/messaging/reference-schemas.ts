@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { isKnownCountry, type MobileNetwork } from '../../domain/messaging/reference-data.ts';
-import { ApiError } from '../shared/errors.ts';
 
 /**
  * What the reference-data operations share (mccmnc.ts, operators.ts, prefixes.ts, rates.ts): the
@@ -15,7 +15,7 @@ export const countryParam = z
 
 /** The country when the reference data knows it; 404 otherwise. */
 export function knownCountry(country: string): string {
-  if (!isKnownCountry(country)) throw ApiError.notFound(`Country ${country}`);
+  if (!isKnownCountry(country)) throw Refusal.notFound(`Country ${country}`);
   return country;
 }
 

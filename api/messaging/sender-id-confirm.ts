@@ -1,14 +1,15 @@
 import { createRoute } from '@hono/zod-openapi';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
+import type { UseCaseDeps } from '../../application/shared/deps.ts';
+import { Refusal } from '../../application/shared/refusal.ts';
 import type { messagingSenderIds } from '../../db/schema/messaging.ts';
 import {
   confirmSenderIdUpdate,
   SenderIdRefusal,
   senderIdWorkflowId,
 } from '../../domain/messaging/processes.ts';
-import type { ApiDeps } from '../shared/context.ts';
-import { ApiError, errorResponses } from '../shared/errors.ts';
+import { errorResponses } from '../shared/errors.ts';
 import { defineMessagingOperation } from './auth.ts';
 import {
   conflictResponse,
@@ -26,14 +27,14 @@ import {
 
 function refuseUnlessPending(row: typeof messagingSenderIds.$inferSelect, now: Date): void {
   if (row.status === 'confirmed' || row.status === 'approved' || row.status === 'rejected') {
-    throw ApiError.conflict('sender_id_already_confirmed', 'The sender ID is already confirmed');
+    throw Refusal.conflict('sender_id_already_confirmed', 'The sender ID is already confirmed');
   }
   if (row.status === 'expired' || row.expiresAt.getTime() <= now.getTime()) {
-    throw ApiError.conflict('sender_id_expired', 'The sender ID registration has expired; register it again');
+    throw Refusal.conflict('sender_id_expired', 'The sender ID registration has expired; register it again');
   }
 }
 
-async function confirm(deps: ApiDeps, accountId: string, id: string): Promise<SenderIdRecord> {
+async function confirm(deps: UseCaseDeps, accountId: string, id: string): Promise<SenderIdRecord> {
   const row = await findOwn(deps.db, accountId, id);
   refuseUnlessPending(row, new Date());
   try {

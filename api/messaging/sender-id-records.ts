@@ -1,9 +1,10 @@
 import { z } from '@hono/zod-openapi';
 import { and, eq } from 'drizzle-orm';
+import { Refusal } from '../../application/shared/refusal.ts';
 import type { Database } from '../../db/client.ts';
 import { messagingSenderIds, messagingSenderNumbers } from '../../db/schema/messaging.ts';
 import { normaliseNumber } from '../../domain/messaging/phone.ts';
-import { ApiError, errorResponses } from '../shared/errors.ts';
+import { errorResponses } from '../shared/errors.ts';
 
 /**
  * Sender IDs as the operations see them (sender-id*.ts): an account registers the name (or number) its
@@ -50,10 +51,10 @@ export async function assertUsableSender(db: Database, accountId: string, from: 
       .limit(1);
     if (verified) return;
     const message = `${number} is not a verified number of this account; prove it with POST /numbers and POST /numbers/{id}/verify`;
-    throw new ApiError(422, 'number_not_verified', message, [{ field: 'from', message }]);
+    throw new Refusal(422, 'number_not_verified', message, [{ field: 'from', message }]);
   }
   const message = `"${from}" is not an approved sender ID of this account; register it with POST /senderId, confirm it and wait for an operator's approval`;
-  throw new ApiError(422, 'sender_id_not_approved', message, [{ field: 'from', message }]);
+  throw new Refusal(422, 'sender_id_not_approved', message, [{ field: 'from', message }]);
 }
 
 export const SENDER_ID_STATUSES = ['pending', 'confirmed', 'approved', 'rejected', 'expired'] as const;
@@ -110,6 +111,6 @@ export async function findOwn(db: Database, accountId: string, id: string) {
     .select()
     .from(messagingSenderIds)
     .where(and(eq(messagingSenderIds.id, id), eq(messagingSenderIds.accountId, accountId)));
-  if (!row) throw ApiError.notFound('Sender ID');
+  if (!row) throw Refusal.notFound('Sender ID');
   return row;
 }

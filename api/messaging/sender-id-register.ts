@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { createRoute, z } from '@hono/zod-openapi';
 import { eq } from 'drizzle-orm';
+import type { UseCaseDeps } from '../../application/shared/deps.ts';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { messagingSenderIds } from '../../db/schema/messaging.ts';
 import { isAlphanumericSender, normaliseNumber } from '../../domain/messaging/phone.ts';
 import { type SenderIdRegistrationInput, senderIdWorkflowId } from '../../domain/messaging/processes.ts';
 import { BusinessStatus, OwnerId, PlatformService } from '../../domain/search-attributes.ts';
 import { senderIdRegistration } from '../../workflows/messaging/sender-id.ts';
-import type { ApiDeps } from '../shared/context.ts';
-import { ApiError, errorResponses } from '../shared/errors.ts';
+import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineMessagingOperation } from './auth.ts';
 import { conflictResponse, looksNumeric, senderIdSchema, toRecord } from './sender-id-records.ts';
@@ -27,12 +28,12 @@ function senderIdProblem(value: string): string | undefined {
 }
 
 async function register(
-  deps: ApiDeps,
+  deps: UseCaseDeps,
   accountId: string,
   body: { senderId: string; description?: string | undefined },
 ) {
   const problem = senderIdProblem(body.senderId);
-  if (problem) throw ApiError.field('senderId', problem);
+  if (problem) throw Refusal.field('senderId', problem);
   const senderId = looksNumeric(body.senderId) ? normaliseNumber(body.senderId)!.e164 : body.senderId;
 
   const now = new Date();
@@ -51,7 +52,7 @@ async function register(
     .onConflictDoNothing()
     .returning();
   if (!row)
-    throw ApiError.conflict('sender_id_exists', `"${senderId}" is already registered for this account`);
+    throw Refusal.conflict('sender_id_exists', `"${senderId}" is already registered for this account`);
 
   const input: SenderIdRegistrationInput = {
     registrationId: row.id,

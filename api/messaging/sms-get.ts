@@ -1,8 +1,9 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { and, eq } from 'drizzle-orm';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { messagingMessages } from '../../db/schema/messaging.ts';
 import { MESSAGE_STATUSES, type MessageStatus } from '../../domain/messaging/delivery-receipt.ts';
-import { ApiError, errorResponses } from '../shared/errors.ts';
+import { errorResponses } from '../shared/errors.ts';
 import { defineMessagingOperation } from './auth.ts';
 
 /** `GET /sms/{id}`: one message of the account (SMS or chat-app) and its delivery status. */
@@ -53,7 +54,7 @@ export const smsGetOperation = defineMessagingOperation({
           eq(messagingMessages.accountId, c.get('accountId')),
         ),
       );
-    if (!row) throw ApiError.notFound('Message');
+    if (!row) throw Refusal.notFound('Message');
     return c.json(
       {
         id: row.id,

@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Context } from 'hono';
+import { Refusal } from '../../application/shared/refusal.ts';
 import type { Database } from '../../db/client.ts';
 import {
   obAccounts,
@@ -16,7 +17,6 @@ import {
 } from '../../domain/openbanking/consents.ts';
 import { CONSENT_STATUSES } from '../../domain/openbanking/xs2a.ts';
 import type { AppEnv } from '../shared/context.ts';
-import { ApiError } from '../shared/errors.ts';
 import { optionalAgent, requireUser } from './identity.ts';
 
 /**
@@ -224,7 +224,7 @@ async function findUserAccount(db: Database, userId: string, ibanId: string) {
     .innerJoin(obConsents, eq(obConsents.id, obAccounts.consentId))
     .where(and(eq(obAccounts.id, ibanId), eq(obAccounts.userId, userId), isNull(obAccounts.deletedAt)))
     .limit(1);
-  if (!row) throw ApiError.notFound('Account');
+  if (!row) throw Refusal.notFound('Account');
   return row;
 }
 
@@ -241,7 +241,7 @@ export async function requireUserAccount(
   const user = await requireUser(c);
   if (options.agentHeader) {
     const agent = await optionalAgent(c);
-    if (agent && agent.agentId !== user.agentId) throw ApiError.notFound('Account');
+    if (agent && agent.agentId !== user.agentId) throw Refusal.notFound('Account');
   }
   return { user, ...(await findUserAccount(c.get('deps').db, user.userId, ibanId)) };
 }

@@ -1,9 +1,10 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { digestOf } from '../../credentials/openbanking/identity.ts';
 import { AUDIENCE, signJwt } from '../../credentials/openbanking/jws.ts';
 import { obEmailOutbox } from '../../db/schema/openbanking.ts';
 import { newId } from '../../domain/openbanking/ids.ts';
-import { ApiError, errorResponses } from '../shared/errors.ts';
+import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { AIS_LINK_PATH } from './ais-link.ts';
 import { findUsableHook } from './hook-records.ts';
@@ -68,17 +69,15 @@ export const agentAisEmailOperation = defineOperation({
   handler: () => async (c) => {
     const user = await requireUser(c);
     const agent = await optionalAgent(c);
-    if (agent && agent.agentId !== user.agentId) throw ApiError.notFound('User');
+    if (agent && agent.agentId !== user.agentId) throw Refusal.notFound('User');
     const { db, config, logger } = c.get('deps');
     const body = c.req.valid('json') ?? {};
     const row = await findAgentUser(db, user.agentId, user.userId);
     if (row.kycStatus === 'REJECTED') {
-      throw ApiError.conflict('kyc_rejected', 'The user’s KYC status is REJECTED; no AIS link is sent');
+      throw Refusal.conflict('kyc_rejected', 'The user’s KYC status is REJECTED; no AIS link is sent');
     }
     if (body.hookHash && !(await findUsableHook(db, user, body.hookHash))) {
-      throw new ApiError(404, 'not_found', 'Hook not found', [
-        { field: 'hookHash', message: 'unknown hook' },
-      ]);
+      throw new Refusal(404, 'not_found', 'Hook not found', [{ field: 'hookHash', message: 'unknown hook' }]);
     }
     const { token, expiresAt } = await signJwt(db, config, {
       audience: AUDIENCE.aisLink,

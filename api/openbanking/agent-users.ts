@@ -1,7 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { and, count, desc, eq, gte, ilike, isNull, lt, or, type SQL } from 'drizzle-orm';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { obUsers } from '../../db/schema/openbanking.ts';
-import { ApiError, errorResponses } from '../shared/errors.ts';
+import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { IDENTITY_HEADERS, optionalAgent, requireAdmin, security } from './identity.ts';
 import { toUserRecord, userRecordSchema } from './user-records.ts';
@@ -83,7 +84,7 @@ export const agentUsersOperation = defineOperation({
     const agent = await optionalAgent(c);
     if (!agent) {
       if (c.req.header(IDENTITY_HEADERS.admin) === undefined) {
-        throw ApiError.unauthorized('The x-agent-hash header (or, for operators, x-admin-hash) is missing');
+        throw Refusal.unauthorized('The x-agent-hash header (or, for operators, x-admin-hash) is missing');
       }
       await requireAdmin(c);
     }

@@ -1,6 +1,6 @@
 import { createRoute } from '@hono/zod-openapi';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { CONSENT_SCOPES } from '../../domain/openbanking/consents.ts';
-import { ApiError } from '../shared/errors.ts';
 import { html } from '../shared/html.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { aisLinkPath, claimsOf, htmlContent, invalidLink, page } from './ais-link.ts';
@@ -52,10 +52,10 @@ export const aisStartSubmitOperation = defineOperation({
       );
       // The AIS link page takes no bank user id, so its consents are redirect ones (decoupled banks: 400).
       if (!started.scaRedirectUrl)
-        throw ApiError.field('bankHash', 'this bank approves in its app; use POST consent');
+        throw Refusal.field('bankHash', 'this bank approves in its app; use POST consent');
       return c.redirect(started.scaRedirectUrl, 303);
     } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
+      if (!(error instanceof Refusal)) throw error;
       const status =
         ([400, 404, 409, 502, 503] as const).find((candidate) => candidate === error.status) ?? 400;
       return page(c, status, 'Could not start', html`<p>${error.message}</p>`);

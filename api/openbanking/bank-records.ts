@@ -1,10 +1,10 @@
 import { z } from '@hono/zod-openapi';
 import { and, asc, eq, gt, inArray } from 'drizzle-orm';
 import { getCountries } from 'libphonenumber-js';
+import { Refusal } from '../../application/shared/refusal.ts';
 import type { Database } from '../../db/client.ts';
 import { obBankMaintenanceNotices, obBanks } from '../../db/schema/openbanking.ts';
 import { BANK_FLOW_TYPES } from '../../domain/openbanking/xs2a.ts';
-import { ApiError } from '../shared/errors.ts';
 
 /**
  * The bank record of the gateway's bank endpoints (GET banks, GET banks/{bankHash}, POST bank/{bankHash})
@@ -141,7 +141,7 @@ export async function findBank(
     .select()
     .from(obBanks)
     .where(and(eq(obBanks.bankHash, bankHash), eq(obBanks.active, true)));
-  if (!row || (country && row.country !== country)) throw ApiError.notFound('Bank');
+  if (!row || (country && row.country !== country)) throw Refusal.notFound('Bank');
   const now = new Date();
   const notices = await noticesOf(db, [row.bankHash], now);
   return { ...toBankRecord(row, notices.get(row.bankHash) ?? [], now), row };

@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { BANK_FLOW_TYPES, type BankFlowType } from '../../domain/openbanking/xs2a.ts';
-import { ApiError, errorResponses } from '../shared/errors.ts';
+import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { bankHashParam, bankSchema, findBank } from './bank-records.ts';
 import { requireUser, USER_SECURITY } from './identity.ts';
@@ -131,7 +132,7 @@ export const bankOperation = defineOperation({
     const { row, ...bank } = await findBank(c.get('deps').db, c.req.valid('param').bankHash);
     const wanted = c.req.valid('query').bankFlowType;
     if (wanted && wanted !== row.bankFlowType)
-      throw ApiError.field('bankFlowType', `${row.name} supports ${row.bankFlowType} only`);
+      throw Refusal.field('bankFlowType', `${row.name} supports ${row.bankFlowType} only`);
     const flow = row.bankFlowType;
     const consentPath = `/openbanking/api/${v}/consent`;
     return c.json(

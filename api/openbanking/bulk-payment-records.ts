@@ -9,6 +9,7 @@ import {
 import { ApplicationFailure } from '@temporalio/common';
 import { and, count, eq, inArray, isNull, or } from 'drizzle-orm';
 import type { Context } from 'hono';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { digestOf, type UserIdentity } from '../../credentials/openbanking/identity.ts';
 import type { Database } from '../../db/client.ts';
 import { obAccounts, obHooks } from '../../db/schema/openbanking.ts';
@@ -42,7 +43,7 @@ import type { PaymentProduct } from '../../domain/openbanking/xs2a.ts';
 import { BusinessStatus } from '../../domain/search-attributes.ts';
 import type { bulkPayment } from '../../workflows/openbanking/index.ts';
 import type { AppEnv } from '../shared/context.ts';
-import { ApiError, errorBodySchema, errorResponses } from '../shared/errors.ts';
+import { errorBodySchema, errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { bankHashParam, findBank } from './bank-records.ts';
@@ -266,7 +267,7 @@ async function startBulk(
   const requestDigest = digestOfRequest(kind, body);
   const repeat = async (row: BulkRow) => {
     if (row.kind !== kind || row.requestDigest !== requestDigest)
-      throw new ApiError(
+      throw new Refusal(
         409,
         'idempotency_conflict',
         'This Idempotency-Key or clientReference was used for another request',
@@ -292,14 +293,14 @@ async function startBulk(
         and(eq(obAccounts.id, body.ibanId), eq(obAccounts.userId, user.userId), isNull(obAccounts.deletedAt)),
       )
       .limit(1);
-    if (!account) throw ApiError.notFound('Account');
+    if (!account) throw Refusal.notFound('Account');
     debtor = { bankHash: account.bankHash, iban: account.iban, ibanId: account.id };
   } else {
     const { row: bank } = await findBank(db, body.bankHash);
     debtor = { bankHash: bank.bankHash, iban: body.debtorIban, ibanId: null };
   }
   if (body.hookHash && !(await findUsableHook(db, user, body.hookHash)))
-    throw ApiError.field('hookHash', 'not a hook of this user or its agent');
+    throw Refusal.field('hookHash', 'not a hook of this user or its agent');
 
   const psu = psuOf(c, headers['user-agent']);
   const bulkId = newId('blk');
@@ -375,8 +376,7 @@ async function startBulk(
   if (!inserted) {
     // The same key or reference won a race with this request: answer that bulk.
     const winner = await earlierBulk(db, user.userId, key, body.clientReference);
-    if (!winner)
-      throw new ApiError(409, 'idempotency_conflict', 'A concurrent request holds this key; retry');
+    if (!winner) throw new Refusal(409, 'idempotency_conflict', 'A concurrent request holds this key; retry');
     return repeat(winner);
   }
 
@@ -429,9 +429,9 @@ async function startWorkflow(
   } catch (error) {
     if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
       if (error.cause.type === BulkStartRefusal.bankRefused)
-        throw new ApiError(502, 'bank_refused', `The bank refused the bulk: ${error.cause.message}`);
+        throw new Refusal(502, 'bank_refused', `The bank refused the bulk: ${error.cause.message}`);
       if (error.cause.type === BulkStartRefusal.bankUnavailable)
-        throw new ApiError(503, 'bank_unavailable', 'The bank could not be reached; try again later');
+        throw new Refusal(503, 'bank_unavailable', 'The bank could not be reached; try again later');
     }
     throw error;
   }
@@ -477,7 +477,7 @@ async function resumeBulk(c: Context<AppEnv>, row: BulkRow): Promise<BulkRow> {
         pollIntervalMs: config.OPENBANKING_BULK_POLL_INTERVAL,
       });
     } catch (startError) {
-      if (!(startError instanceof WorkflowExecutionAlreadyStartedError) && !(startError instanceof ApiError))
+      if (!(startError instanceof WorkflowExecutionAlreadyStartedError) && !(startError instanceof Refusal))
         throw startError;
     }
   }

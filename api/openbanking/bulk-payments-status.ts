@@ -1,8 +1,9 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { and, count, desc, eq } from 'drizzle-orm';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { obHooks } from '../../db/schema/openbanking.ts';
 import { obBulkPayments } from '../../db/schema/openbanking-bulk-payments.ts';
-import { ApiError, errorResponses } from '../shared/errors.ts';
+import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { bulkRecordSchema, entryCountsOf, toBulkRecord } from './bulk-payment-records.ts';
 import { AGENT_SECURITY, requireAgent } from './identity.ts';
@@ -62,7 +63,7 @@ export const bulkPaymentsStatusOperation = defineOperation({
       .from(obHooks)
       .where(and(eq(obHooks.hookHash, hookHash), eq(obHooks.agentId, agentId)))
       .limit(1);
-    if (!hook) throw ApiError.notFound('Hook');
+    if (!hook) throw Refusal.notFound('Hook');
     const where = and(eq(obBulkPayments.hookHash, hookHash), eq(obBulkPayments.agentId, agentId));
     const [rows, [total]] = await Promise.all([
       db

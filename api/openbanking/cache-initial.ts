@@ -1,11 +1,12 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { and, eq } from 'drizzle-orm';
+import type { UseCaseDeps } from '../../application/shared/deps.ts';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { obAccounts, obUsers } from '../../db/schema/openbanking.ts';
 import { IBAN_ID_PATTERN } from '../../domain/openbanking/consents.ts';
 import { accountRefreshWorkflowId, openBankingSearchAttributes } from '../../domain/openbanking/processes.ts';
 import type { accountRefresh } from '../../workflows/openbanking/index.ts';
-import type { ApiDeps } from '../shared/context.ts';
-import { ApiError, errorResponses } from '../shared/errors.ts';
+import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { agentAccounts } from './account-records.ts';
 import { AGENT_SECURITY, requireAgent } from './identity.ts';
@@ -54,7 +55,7 @@ export const cacheInitialOperation = defineOperation({
     const { agentId } = await requireAgent(c);
     const { bankAccountId } = c.req.valid('param');
     const outcome = await requestAccountRefresh(c.get('deps'), { agentId, bankAccountId });
-    if (outcome === 'not_found') throw ApiError.notFound('Bank account');
+    if (outcome === 'not_found') throw Refusal.notFound('Bank account');
     return c.json({ bankAccountId, status: 'refresh_requested' as const }, 202);
   },
 });
@@ -66,7 +67,7 @@ export const cacheInitialOperation = defineOperation({
  * 'not_found'. A refresh already running for the account is the one that answers the request.
  */
 async function requestAccountRefresh(
-  deps: ApiDeps,
+  deps: UseCaseDeps,
   request: { agentId: string; bankAccountId: string },
 ): Promise<'accepted' | 'not_found'> {
   if (!IBAN_ID_PATTERN.test(request.bankAccountId)) return 'not_found';

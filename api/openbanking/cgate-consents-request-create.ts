@@ -1,8 +1,9 @@
 import { createRoute } from '@hono/zod-openapi';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { resolveUserHash } from '../../credentials/openbanking/identity.ts';
 import { obConsentsRequests } from '../../db/schema/openbanking.ts';
 import { newId } from '../../domain/openbanking/ids.ts';
-import { ApiError, errorResponses } from '../shared/errors.ts';
+import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { consentsRequestSchema, requestBody, toRecord } from './consents-request-records.ts';
@@ -34,7 +35,7 @@ export const cgateConsentsRequestCreateOperation = defineOperation({
     const { db } = c.get('deps');
     const body = c.req.valid('json');
     const user = await resolveUserHash(db, body.userHash);
-    if (!user || user.agentId !== agentId) throw ApiError.notFound('User');
+    if (!user || user.agentId !== agentId) throw Refusal.notFound('User');
     const [row] = await db
       .insert(obConsentsRequests)
       .values({

@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { resolveUserHash } from '../../credentials/openbanking/identity.ts';
-import { ApiError, errorResponses } from '../shared/errors.ts';
+import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { fulfilledQuery, listOfUser, listSchema } from './consents-request-records.ts';
 import { ADMIN_SECURITY, requireAdmin } from './identity.ts';
@@ -36,7 +37,7 @@ export const cgateConsentsRequestListOperation = defineOperation({
     await requireAdmin(c);
     const { db } = c.get('deps');
     const user = await resolveUserHash(db, c.req.valid('param').userHash);
-    if (!user) throw ApiError.notFound('User');
+    if (!user) throw Refusal.notFound('User');
     return c.json(await listOfUser(db, user.userId, c.req.valid('query').fulfilled), 200);
   },
 });

@@ -1,9 +1,10 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { and, desc, eq } from 'drizzle-orm';
 import { electronicFormatIBAN, isValidIBAN } from 'ibantools';
+import type { UseCaseDeps } from '../../application/shared/deps.ts';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { obAccounts, obConsents, obUsers } from '../../db/schema/openbanking.ts';
-import type { ApiDeps } from '../shared/context.ts';
-import { ApiError, errorResponses } from '../shared/errors.ts';
+import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { agentAccounts } from './account-records.ts';
 import { AGENT_SECURITY, requireAgent } from './identity.ts';
@@ -38,7 +39,7 @@ export type ConsentDetails = z.infer<typeof consentDetailsSchema>;
  * read, or the gateway's state while the bank has not been asked.
  */
 export async function findConsentDetailsByIban(
-  deps: ApiDeps,
+  deps: UseCaseDeps,
   query: { agentId: string; iban: string },
 ): Promise<ConsentDetails | undefined> {
   const [row] = await deps.db
@@ -94,9 +95,9 @@ export const consentIbanOperation = defineOperation({
   handler: () => async (c) => {
     const { agentId } = await requireAgent(c);
     const iban = electronicFormatIBAN(decodeURIComponent(c.req.valid('param').iban)) ?? '';
-    if (!isValidIBAN(iban)) throw ApiError.field('iban', 'not a valid IBAN');
+    if (!isValidIBAN(iban)) throw Refusal.field('iban', 'not a valid IBAN');
     const details = await findConsentDetailsByIban(c.get('deps'), { agentId, iban });
-    if (!details) throw ApiError.notFound('Consent for this IBAN');
+    if (!details) throw Refusal.notFound('Consent for this IBAN');
     return c.json(details, 200);
   },
 });

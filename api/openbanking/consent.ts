@@ -4,6 +4,7 @@ import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporal
 import { ApplicationFailure } from '@temporalio/common';
 import type { Context } from 'hono';
 import { electronicFormatIBAN, isValidIBAN } from 'ibantools';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { digestOf, type UserIdentity } from '../../credentials/openbanking/identity.ts';
 import { obConsents } from '../../db/schema/openbanking.ts';
 import { canonicalIp } from '../../domain/client-address.ts';
@@ -20,7 +21,7 @@ import { BusinessStatus } from '../../domain/search-attributes.ts';
 import type { consentAuthorisation } from '../../workflows/openbanking/index.ts';
 import { callerAddress } from '../shared/caller-address.ts';
 import type { AppEnv } from '../shared/context.ts';
-import { ApiError, errorBodySchema, errorResponses } from '../shared/errors.ts';
+import { errorBodySchema, errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { bankHashParam, findBank } from './bank-records.ts';
@@ -151,7 +152,7 @@ export function psuOf(c: Context<AppEnv>, userAgent: string | undefined) {
   let ipAddress: string | undefined;
   if (given !== undefined) {
     ipAddress = canonicalIp(given);
-    if (!ipAddress) throw ApiError.field('x-psu-ip-address', 'must be an IPv4 or IPv6 address');
+    if (!ipAddress) throw Refusal.field('x-psu-ip-address', 'must be an IPv4 or IPv6 address');
   } else {
     ipAddress = callerAddress(c);
   }
@@ -224,7 +225,7 @@ export type ConsentStarted = z.infer<typeof consentStartedSchema>;
 
 /**
  * Starts a consent for `user` (POST consent and the AIS link page): checks the request, records the
- * consent, and runs the Update-with-start that answers once the bank consent exists. Throws ApiError.
+ * consent, and runs the Update-with-start that answers once the bank consent exists. Throws Refusal.
  */
 export async function startConsentFlow(
   c: Context<AppEnv>,
@@ -241,29 +242,29 @@ export async function startConsentFlow(
     body.validUntil ?? isoDay(new Date(today.getTime() + config.OPENBANKING_CONSENT_VALIDITY));
   const latest = isoDay(new Date(today.getTime() + MAX_VALIDITY_DAYS * 86_400_000));
   if (Number.isNaN(Date.parse(`${validUntil}T00:00:00Z`)))
-    throw ApiError.field('validUntil', 'not a calendar date');
-  if (validUntil < isoDay(today)) throw ApiError.field('validUntil', 'must not be in the past');
+    throw Refusal.field('validUntil', 'not a calendar date');
+  if (validUntil < isoDay(today)) throw Refusal.field('validUntil', 'must not be in the past');
   if (validUntil > latest)
-    throw ApiError.field('validUntil', `must be at most ${MAX_VALIDITY_DAYS} days ahead`);
+    throw Refusal.field('validUntil', `must be at most ${MAX_VALIDITY_DAYS} days ahead`);
   const oneShot = body.kind === 'account-list';
   const recurring = oneShot ? false : (body.recurring ?? true);
   const frequencyPerDay = recurring ? (body.frequencyPerDay ?? 4) : 1;
   if (!recurring && body.frequencyPerDay !== undefined && body.frequencyPerDay !== 1)
-    throw ApiError.field('frequencyPerDay', 'must be 1 for a consent that is not recurring');
+    throw Refusal.field('frequencyPerDay', 'must be 1 for a consent that is not recurring');
 
   const { row: bank } = await findBank(db, body.bankHash);
   // Embedded SCA of a consent would pass the user's bank password through the gateway: not offered
   // (payments use the bank's own one-time code instead; decision 0033).
   if (bank.bankFlowType === 'embedded')
-    throw ApiError.conflict(
+    throw Refusal.conflict(
       'sca_flow_not_supported',
       `${bank.name} uses the embedded SCA flow for consents; only redirect and decoupled are supported`,
     );
   const decoupled = bank.bankFlowType === 'decoupled';
   if (decoupled && !body.psuId)
-    throw ApiError.field('psuId', `required: ${bank.name} asks the user in its app (decoupled SCA)`);
+    throw Refusal.field('psuId', `required: ${bank.name} asks the user in its app (decoupled SCA)`);
   if (body.hookHash && !(await findUsableHook(db, user, body.hookHash)))
-    throw ApiError.field('hookHash', 'not a hook of this user or its agent');
+    throw Refusal.field('hookHash', 'not a hook of this user or its agent');
 
   const consentId = newId('con');
   const state = randomBytes(32).toString('base64url');
@@ -336,13 +337,13 @@ export async function startConsentFlow(
   } catch (error) {
     if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
       if (error.cause.type === ConsentStartRefusal.bankRefused)
-        throw new ApiError(
+        throw new Refusal(
           502,
           'bank_refused',
           `The bank refused the consent request: ${error.cause.message}`,
         );
       if (error.cause.type === ConsentStartRefusal.bankUnavailable)
-        throw new ApiError(503, 'bank_unavailable', 'The bank could not be reached; try again later');
+        throw new Refusal(503, 'bank_unavailable', 'The bank could not be reached; try again later');
     }
     throw error;
   }

@@ -1,11 +1,11 @@
 import { z } from '@hono/zod-openapi';
 import { and, eq, isNull, or, type SQL } from 'drizzle-orm';
 import type { Context } from 'hono';
+import { Refusal } from '../../application/shared/refusal.ts';
 import type { Database } from '../../db/client.ts';
 import { obHooks } from '../../db/schema/openbanking.ts';
 import { HOOK_EVENTS } from '../../domain/openbanking/hook-events.ts';
 import type { AppEnv } from '../shared/context.ts';
-import { ApiError } from '../shared/errors.ts';
 import { optionalAgent, optionalPublic, optionalUser } from './identity.ts';
 
 /**
@@ -63,7 +63,7 @@ export async function hookCaller(c: Context<AppEnv>, options: { publicHash: bool
     const publicTier = await optionalPublic(c);
     if (publicTier) return { ...publicTier, via: 'public' };
   }
-  throw ApiError.unauthorized(
+  throw Refusal.unauthorized(
     `One of the x-user-hash, x-agent-hash${options.publicHash ? ', x-public-hash' : ''} headers is required`,
   );
 }

@@ -1,6 +1,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Context, MiddlewareHandler } from 'hono';
+import { Refusal } from '../../application/shared/refusal.ts';
 import {
   type AdminIdentity,
   type AgentIdentity,
@@ -11,7 +12,6 @@ import {
 import { verifyUserToken } from '../../credentials/openbanking/jws.ts';
 import { type CredentialKind, obUsers } from '../../db/schema/openbanking.ts';
 import type { AppEnv } from '../shared/context.ts';
-import { ApiError } from '../shared/errors.ts';
 
 /**
  * Identity of open-banking callers: the layered headers of the spec.
@@ -78,14 +78,14 @@ async function credentialOf(c: Context<AppEnv>, kind: CredentialKind, required: 
   const header = IDENTITY_HEADERS[kind];
   const presented = c.req.header(header);
   if (!presented) {
-    if (required) throw ApiError.unauthorized(`The ${header} header is missing`);
+    if (required) throw Refusal.unauthorized(`The ${header} header is missing`);
     return undefined;
   }
   const credential = await memoized(c, `${kind}:${presented}`, () =>
     resolveCredential(c.get('deps').db, kind, presented),
   );
   // A header that is present but wrong is refused even where the header is optional.
-  if (!credential) throw ApiError.unauthorized(`The ${header} header is not valid`);
+  if (!credential) throw Refusal.unauthorized(`The ${header} header is not valid`);
   return credential;
 }
 
@@ -125,7 +125,7 @@ export async function requireAdmin(c: Context<AppEnv>): Promise<AdminIdentity> {
 export async function requireUser(c: Context<AppEnv>): Promise<UserIdentity> {
   const user = await optionalUser(c);
   if (!user) {
-    throw ApiError.unauthorized(
+    throw Refusal.unauthorized(
       `The ${IDENTITY_HEADERS.user} header (or Authorization: Bearer <user token>) is missing`,
     );
   }
@@ -145,7 +145,7 @@ export async function optionalUser(c: Context<AppEnv>): Promise<UserIdentity | u
   const bearer = bearerOf(c);
   if (!bearer) return undefined;
   const user = await memoized(c, `token:${bearer}`, () => userOfToken(c, bearer));
-  if (!user) throw ApiError.unauthorized('The bearer user token is not valid or has expired');
+  if (!user) throw Refusal.unauthorized('The bearer user token is not valid or has expired');
   return user;
 }
 
@@ -172,7 +172,7 @@ export async function requireAgentOwningUser(c: Context<AppEnv>, userId: string)
     .from(obUsers)
     .where(and(eq(obUsers.id, userId), eq(obUsers.agentId, agentId), isNull(obUsers.deletedAt)))
     .limit(1);
-  if (!row) throw ApiError.notFound('User');
+  if (!row) throw Refusal.notFound('User');
   return { userId, agentId };
 }
 
@@ -180,7 +180,7 @@ export async function requireAgentOwningUser(c: Context<AppEnv>, userId: string)
 export async function requireAgentAndUser(c: Context<AppEnv>): Promise<UserIdentity> {
   const { agentId } = await requireAgent(c);
   const user = await requireUser(c);
-  if (user.agentId !== agentId) throw ApiError.notFound('User');
+  if (user.agentId !== agentId) throw Refusal.notFound('User');
   return user;
 }
 
@@ -192,7 +192,7 @@ export function readConsentDetails(c: Context<AppEnv>): boolean {
   const value = c.req.header(CONSENT_DETAILS_HEADER);
   if (value === undefined || value === '' || value === 'false') return false;
   if (value === 'true') return true;
-  throw ApiError.field(CONSENT_DETAILS_HEADER, 'must be true or false');
+  throw Refusal.field(CONSENT_DETAILS_HEADER, 'must be true or false');
 }
 
 // ─── OpenAPI: credentials as security schemes ───────────────────────────────────────────────────
@@ -240,7 +240,7 @@ export function credentialGate(
       scheme === 'userToken' ? bearerOf(c) !== undefined : c.req.header(schemeLabel(scheme)) !== undefined;
     if (!schemes.some((alternative) => alternative.every(presented))) {
       const options = schemes.map((alternative) => alternative.map(schemeLabel).join(' + ')).join(', or ');
-      throw ApiError.unauthorized(`Missing credentials: send ${options}`);
+      throw Refusal.unauthorized(`Missing credentials: send ${options}`);
     }
     for (const scheme of used) {
       if (!presented(scheme)) continue;

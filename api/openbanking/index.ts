@@ -1,7 +1,8 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
+import { Refusal } from '../../application/shared/refusal.ts';
 import type { AppEnv } from '../shared/context.ts';
 import { referencePage } from '../shared/docs.ts';
-import { ApiError, validationHook } from '../shared/errors.ts';
+import { validationHook } from '../shared/errors.ts';
 import { mountOperations, type Operation } from '../shared/operation.ts';
 import { registerWebhookRoutes } from '../shared/webhook-routes.ts';
 import { accountListOperation } from './account-list.ts';
@@ -160,7 +161,7 @@ export function createOpenBankingApi(): OpenAPIHono<AppEnv> {
   app.doc31('/openapi.json', documentConfig);
   app.get('/api/:version{[0-9]+}/openapi.json', (c) => {
     const version = Number(c.req.param('version')) as ApiVersion;
-    if (!API_VERSIONS.includes(version)) throw ApiError.notFound(`${c.req.method} ${c.req.path}`);
+    if (!API_VERSIONS.includes(version)) throw Refusal.notFound(`${c.req.method} ${c.req.path}`);
     return c.json(documentOfVersion(app.getOpenAPI31Document(documentConfig), version));
   });
   app.get('/docs', (c) => c.html(referencePage('Open-banking gateway API', '/openbanking/openapi.json')));

@@ -1,8 +1,9 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { and, eq, isNull } from 'drizzle-orm';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { obUsers } from '../../db/schema/openbanking.ts';
 import { KYC_UPDATE_STATUSES, kycTransitionAllowed } from '../../domain/openbanking/kyc.ts';
-import { ApiError, errorResponses } from '../shared/errors.ts';
+import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { AGENT_SECURITY, requireAgent } from './identity.ts';
@@ -59,7 +60,7 @@ export const kycUpdateOperation = defineOperation({
       return c.json(toKycStatus(user), 200);
     }
     if (user.kycStatus !== body.status && !kycTransitionAllowed(user.kycStatus, body.status)) {
-      throw ApiError.conflict(
+      throw Refusal.conflict(
         'kyc_transition_not_allowed',
         `The KYC status cannot move from ${user.kycStatus} to ${body.status}`,
       );
@@ -71,7 +72,7 @@ export const kycUpdateOperation = defineOperation({
       .where(and(eq(obUsers.id, user.id), eq(obUsers.kycStatus, user.kycStatus), isNull(obUsers.deletedAt)))
       .returning();
     if (!updated)
-      throw ApiError.conflict('kyc_transition_not_allowed', 'The KYC status changed meanwhile; retry');
+      throw Refusal.conflict('kyc_transition_not_allowed', 'The KYC status changed meanwhile; retry');
     return c.json(toKycStatus(updated), 200);
   },
 });

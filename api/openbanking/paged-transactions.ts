@@ -1,12 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createRoute, z } from '@hono/zod-openapi';
 import { and, eq, lt } from 'drizzle-orm';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { xs2aClientFor, xs2aErrorTypeOf } from '../../connectors/openbanking/xs2a-client.ts';
 import type { Database } from '../../db/client.ts';
 import { obPageCursors } from '../../db/schema/openbanking-page-cursors.ts';
 import { transactionRecordOf } from '../../domain/openbanking/consents.ts';
 import { Xs2aErrorType } from '../../domain/openbanking/xs2a.ts';
-import { ApiError, errorBodySchema, errorResponses } from '../shared/errors.ts';
+import { errorBodySchema, errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { dateRangeQueryWith, ibanIdParam, requireUserAccount, transactionSchema } from './account-records.ts';
 import { security } from './identity.ts';
@@ -69,15 +70,15 @@ async function resolveCursor(
   owner: { userId: string; accountId: string },
   cursor: string,
 ): Promise<string> {
-  if (!CURSOR.test(cursor)) throw ApiError.field('nextPageUrl', 'not a nextPageUrl from a previous page');
+  if (!CURSOR.test(cursor)) throw Refusal.field('nextPageUrl', 'not a nextPageUrl from a previous page');
   const [row] = await db
     .select()
     .from(obPageCursors)
     .where(eq(obPageCursors.cursorHash, cursorHash(cursor)));
   if (!row || row.userId !== owner.userId || row.accountId !== owner.accountId)
-    throw ApiError.notFound('Page');
+    throw Refusal.notFound('Page');
   if (row.expiresAt.getTime() <= Date.now())
-    throw ApiError.field('nextPageUrl', 'expired: start again from the first page');
+    throw Refusal.field('nextPageUrl', 'expired: start again from the first page');
   return row.nextUrl;
 }
 
@@ -125,12 +126,12 @@ export const pagedTransactionsOperation = defineOperation({
     const { dateFrom, dateTo, nextPageUrl } = c.req.valid('query');
     const next = nextPageUrl ? await resolveCursor(db, owner, nextPageUrl) : undefined;
     if (!bank.supportsPagedTransactions)
-      throw ApiError.conflict(
+      throw Refusal.conflict(
         'paged_transactions_not_supported',
         `${bank.name} does not page transactions; use GET transactions/{ibanId}`,
       );
     if (consent.status !== 'ACTIVE' || !consent.bankConsentId)
-      throw ApiError.conflict(
+      throw Refusal.conflict(
         'consent_not_active',
         `The account’s consent is ${consent.status}; add the account again`,
       );
@@ -157,21 +158,21 @@ export const pagedTransactionsOperation = defineOperation({
     } catch (error) {
       switch (xs2aErrorTypeOf(error)) {
         case Xs2aErrorType.AccessExceeded:
-          throw new ApiError(
+          throw new Refusal(
             429,
             'bank_access_exceeded',
             'The bank allows no more reads of this account today',
           );
         case Xs2aErrorType.BankUnavailable:
         case Xs2aErrorType.ProtocolError:
-          throw new ApiError(503, 'bank_unavailable', 'The bank could not be reached; try again later');
+          throw new Refusal(503, 'bank_unavailable', 'The bank could not be reached; try again later');
         case Xs2aErrorType.ConsentExpired:
         case Xs2aErrorType.ConsentInvalid:
         case Xs2aErrorType.ConsentUnknown:
-          throw ApiError.conflict('consent_not_active', 'The bank no longer accepts the account’s consent');
+          throw Refusal.conflict('consent_not_active', 'The bank no longer accepts the account’s consent');
         case Xs2aErrorType.FormatError:
-          if (next) throw ApiError.field('nextPageUrl', 'not a nextPageUrl of this account');
-          throw ApiError.field('dateFrom', 'refused by the bank');
+          if (next) throw Refusal.field('nextPageUrl', 'not a nextPageUrl of this account');
+          throw Refusal.field('dateFrom', 'refused by the bank');
         default:
           throw error;
       }

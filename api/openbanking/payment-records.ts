@@ -4,6 +4,7 @@ import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/cl
 import { ApplicationFailure } from '@temporalio/common';
 import { and, eq } from 'drizzle-orm';
 import type { Context } from 'hono';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { digestOf, type UserIdentity } from '../../credentials/openbanking/identity.ts';
 import type { Database } from '../../db/client.ts';
 import { type obAccounts, obBanks, type obConsents, obHooks } from '../../db/schema/openbanking.ts';
@@ -38,7 +39,7 @@ import type { ScaApproach } from '../../domain/openbanking/xs2a.ts';
 import { BusinessStatus } from '../../domain/search-attributes.ts';
 import type { paymentExecution } from '../../workflows/openbanking/index.ts';
 import type { AppEnv } from '../shared/context.ts';
-import { ApiError, errorBodySchema } from '../shared/errors.ts';
+import { errorBodySchema } from '../shared/errors.ts';
 import { requireUserAccount } from './account-records.ts';
 import { bankHashParam, findBank } from './bank-records.ts';
 import { psuOf } from './consent.ts';
@@ -169,7 +170,7 @@ export async function findUserPayment(db: Database, user: UserIdentity, code: st
     .from(obPayments)
     .where(and(eq(obPayments.code, code), eq(obPayments.userId, user.userId)))
     .limit(1);
-  if (!row) throw ApiError.notFound('Payment');
+  if (!row) throw Refusal.notFound('Payment');
   return row;
 }
 
@@ -224,7 +225,7 @@ export async function createPayment(c: Context<AppEnv>, user: UserIdentity, draf
   const { db, config, temporal } = c.get('deps');
   const { order } = draft;
   if (order.hookHash && !(await findUsableHook(db, user, order.hookHash)))
-    throw ApiError.field('hookHash', 'not a hook of this user or its agent');
+    throw Refusal.field('hookHash', 'not a hook of this user or its agent');
   const code = `pay_${randomBytes(16).toString('hex')}`;
   const state = randomBytes(32).toString('base64url');
   const psu = psuOf(c, draft.userAgent);
@@ -315,7 +316,7 @@ export async function confirmPayment(
   if (row.state === 'CREATED' && authorization) {
     const flag = await authorization(row);
     if (flag && !flag.authorized)
-      throw ApiError.conflict(
+      throw Refusal.conflict(
         'payment_not_authorized',
         `Payments from this account need SCA first (${flag.reason}): POST payment/sca/${row.ibanId}`,
       );
@@ -369,7 +370,7 @@ export const SMS_REFUSALS = {
 
 const refusal = (type: keyof typeof SMS_REFUSALS) => {
   const { status, code, message } = SMS_REFUSALS[type];
-  return new ApiError(status, code, message);
+  return new Refusal(status, code, message);
 };
 
 /** Relays the bank's one-time code to the payment's authorisation at the bank; answers the payment. */
@@ -448,7 +449,7 @@ export async function draftFromAccount(
 ) {
   const { user, account, bank } = await requireUserAccount(c, body.ibanId);
   if (account.currency !== body.currency)
-    throw ApiError.field('currency', `must be the account’s currency (${account.currency})`);
+    throw Refusal.field('currency', `must be the account’s currency (${account.currency})`);
   const { ibanId, ...order } = body;
   return {
     user,

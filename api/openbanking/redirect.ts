@@ -1,7 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { eq } from 'drizzle-orm';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { obHooks } from '../../db/schema/openbanking.ts';
-import { ApiError, errorResponses } from '../shared/errors.ts';
+import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { assertOutboundUrlField } from '../shared/outbound-url.ts';
 import { findOwnedHook, hookCaller, hookSchema, toHookRecord } from './hook-records.ts';
@@ -46,7 +47,7 @@ export const redirectOperation = defineOperation({
     const { hookhash, redirectUrl } = c.req.valid('query');
     const { db, config } = c.get('deps');
     const hook = await findOwnedHook(db, caller, hookhash);
-    if (!hook) throw ApiError.notFound('Hook');
+    if (!hook) throw Refusal.notFound('Hook');
     assertOutboundUrlField(config, 'redirectUrl', redirectUrl);
     const [updated] = await db
       .update(obHooks)

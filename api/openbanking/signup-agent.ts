@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { enrolAgent } from '../../credentials/openbanking/identity.ts';
-import { ApiError, errorResponses } from '../shared/errors.ts';
+import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { ADMIN_SECURITY, IDENTITY_HEADERS, NO_SECURITY, requireAdmin } from './identity.ts';
@@ -67,7 +68,7 @@ export const signupAgentOperation = defineOperation({
       await requireAdmin(c);
     }
     const body = c.req.valid('json');
-    if (!body) throw ApiError.field('(body)', 'required');
+    if (!body) throw Refusal.field('(body)', 'required');
     return c.json(await enrolAgent(db, body), 201);
   },
 });

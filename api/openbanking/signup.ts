@@ -1,10 +1,11 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { issueCredential, resolveAgentHash } from '../../credentials/openbanking/identity.ts';
 import { sealIdentityReference } from '../../credentials/openbanking/identity-reference.ts';
 import { obUsers } from '../../db/schema/openbanking.ts';
 import { newId } from '../../domain/openbanking/ids.ts';
 import { isValidUic } from '../../domain/openbanking/uic.ts';
-import { ApiError, errorResponses } from '../shared/errors.ts';
+import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { assertOutboundUrlField } from '../shared/outbound-url.ts';
@@ -102,12 +103,12 @@ export const signupOperation = defineOperation({
     let agentId = fromHeader?.agentId;
     if (body.agentHash !== undefined) {
       if (fromHeader && body.agentHash !== c.req.header(IDENTITY_HEADERS.agent)) {
-        throw ApiError.field('agentHash', 'does not match the x-agent-hash header');
+        throw Refusal.field('agentHash', 'does not match the x-agent-hash header');
       }
       agentId ??= (await resolveAgentHash(db, body.agentHash))?.agentId;
     }
     if (!agentId) {
-      throw ApiError.unauthorized(
+      throw Refusal.unauthorized(
         body.agentHash === undefined
           ? 'The x-agent-hash header (or the body’s agentHash) is missing'
           : 'The agentHash is not valid',
@@ -139,7 +140,7 @@ export const signupOperation = defineOperation({
       return { row, userHash: credential.hash };
     });
     if (!created) {
-      throw new ApiError(409, 'user_exists', 'A user with this e-mail is already enrolled by this agent', [
+      throw new Refusal(409, 'user_exists', 'A user with this e-mail is already enrolled by this agent', [
         { field: 'email', message: 'already enrolled' },
       ]);
     }
@@ -168,7 +169,7 @@ function businessFields(body: SignupBody) {
     const missing = body.uic === undefined ? 'uic' : 'companyName';
     fields.push({ field: missing, message: 'companyName and uic go together' });
   }
-  if (fields.length > 0) throw ApiError.validation(fields);
+  if (fields.length > 0) throw Refusal.validation(fields);
   return {
     companyName: body.companyName ?? null,
     uic: body.uic ?? null,

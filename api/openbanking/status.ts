@@ -1,9 +1,10 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { and, desc, eq } from 'drizzle-orm';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { obHooks } from '../../db/schema/openbanking.ts';
 import { obPayments } from '../../db/schema/openbanking-payments.ts';
 import type { PaymentStatus } from '../../domain/openbanking/payments.ts';
-import { ApiError, errorResponses } from '../shared/errors.ts';
+import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { AGENT_SECURITY, requireAgent } from './identity.ts';
 import { paymentSchema, toPaymentRecord } from './payment-records.ts';
@@ -80,7 +81,7 @@ export const statusOperation = defineOperation({
       .from(obHooks)
       .where(and(eq(obHooks.hookHash, hookHash), eq(obHooks.agentId, agent.agentId)))
       .limit(1);
-    if (!hook) throw ApiError.notFound('Hook');
+    if (!hook) throw Refusal.notFound('Hook');
     const rows = await db
       .select()
       .from(obPayments)
@@ -88,7 +89,7 @@ export const statusOperation = defineOperation({
       .orderBy(desc(obPayments.createdAt), desc(obPayments.code))
       .limit(50);
     const latest = rows[0];
-    if (!latest) throw ApiError.notFound('Payment');
+    if (!latest) throw Refusal.notFound('Payment');
     return c.json(
       {
         hookHash,

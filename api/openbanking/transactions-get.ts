@@ -1,7 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { and, eq } from 'drizzle-orm';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { obTransactions } from '../../db/schema/openbanking.ts';
-import { ApiError, errorResponses } from '../shared/errors.ts';
+import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
 import {
   ibanIdParam,
@@ -48,7 +49,7 @@ export const transactionsGetOperation = defineOperation({
       .from(obTransactions)
       .where(and(eq(obTransactions.accountId, account.id), eq(obTransactions.transactionId, transactionId)))
       .limit(1);
-    if (!row) throw ApiError.notFound('Transaction');
+    if (!row) throw Refusal.notFound('Transaction');
     return c.json({ ibanId: account.id, ...toTransactionRecord(row) }, 200);
   },
 });

@@ -1,11 +1,11 @@
 import { z } from '@hono/zod-openapi';
 import { and, eq, isNull } from 'drizzle-orm';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { openIdentityReference } from '../../credentials/openbanking/identity-reference.ts';
 import type { Database } from '../../db/client.ts';
 import { obUsers } from '../../db/schema/openbanking.ts';
 import { KYC_STATUSES } from '../../domain/openbanking/kyc.ts';
 import type { Config } from '../../platform/config.ts';
-import { ApiError } from '../shared/errors.ts';
 
 /** Field schemas and the user record shared by the agent, signup, KYC and user-list operations. */
 
@@ -86,6 +86,6 @@ export async function findAgentUser(db: Database, agentId: string, userId: strin
     .from(obUsers)
     .where(and(eq(obUsers.id, userId), eq(obUsers.agentId, agentId), isNull(obUsers.deletedAt)))
     .limit(1);
-  if (!row) throw ApiError.notFound('User');
+  if (!row) throw Refusal.notFound('User');
   return row;
 }

@@ -3,6 +3,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ZodError } from 'zod';
+import { type ErrorBody, type FieldError, Refusal } from '../../application/shared/refusal.ts';
 
 /**
  * The one error model of every JSON service of the platform:
@@ -24,47 +25,6 @@ export const errorBodySchema = z
   })
   .openapi('Error');
 
-export type FieldError = z.infer<typeof fieldErrorSchema>;
-export type ErrorBody = z.infer<typeof errorBodySchema>;
-
-export class ApiError extends Error {
-  constructor(
-    readonly status: ContentfulStatusCode,
-    readonly code: string,
-    message: string,
-    readonly fields?: FieldError[],
-  ) {
-    super(message);
-    this.name = 'ApiError';
-  }
-
-  static validation(fields: FieldError[]): ApiError {
-    return new ApiError(400, 'validation_failed', 'The request is not valid', fields);
-  }
-
-  static field(field: string, message: string, status: ContentfulStatusCode = 400): ApiError {
-    return new ApiError(status, 'validation_failed', 'The request is not valid', [{ field, message }]);
-  }
-
-  static notFound(what: string): ApiError {
-    return new ApiError(404, 'not_found', `${what} not found`);
-  }
-
-  static unauthorized(message = 'Missing or invalid credentials'): ApiError {
-    return new ApiError(401, 'unauthorized', message);
-  }
-
-  static conflict(code: string, message: string): ApiError {
-    return new ApiError(409, code, message);
-  }
-
-  body(): ErrorBody {
-    return {
-      error: { code: this.code, message: this.message, ...(this.fields ? { fields: this.fields } : {}) },
-    };
-  }
-}
-
 export function fieldErrorsOf(error: ZodError): FieldError[] {
   return error.issues.map((issue) => ({
     field: issue.path.length > 0 ? issue.path.join('.') : '(body)',
@@ -75,7 +35,7 @@ export function fieldErrorsOf(error: ZodError): FieldError[] {
 /** `defaultHook` of every OpenAPIHono app: zod validation failures become 400 with the fields named. */
 export function validationHook(result: { success: true } | { success: false; error: ZodError }, c: Context) {
   if (!result.success) {
-    return c.json(ApiError.validation(fieldErrorsOf(result.error)).body(), 400);
+    return c.json(Refusal.validation(fieldErrorsOf(result.error)).body(), 400);
   }
   return undefined;
 }
@@ -94,22 +54,23 @@ export function toErrorResponse(
   c: Context,
   logUnexpected: (error: unknown) => void,
 ): Response {
-  if (error instanceof ApiError) return c.json(error.body(), error.status);
+  if (error instanceof Refusal) return c.json(error.body(), error.status);
   if (error instanceof HTTPException) {
     // Hono raises these for malformed bodies and similar protocol errors.
     const status = error.status as ContentfulStatusCode;
     const code = HTTP_ERROR_CODES[status] ?? 'http_error';
-    return c.json(new ApiError(status, code, error.message || 'Bad request').body(), status);
+    const body: ErrorBody = { error: { code, message: error.message || 'Bad request' } };
+    return c.json(body, status);
   }
   // decodeURIComponent of a parameter that was percent-encoded twice (or badly): the caller's mistake.
   if (error instanceof URIError) {
     return c.json(
-      new ApiError(400, 'malformed_request', 'A parameter is not valid percent-encoded UTF-8').body(),
+      new Refusal(400, 'malformed_request', 'A parameter is not valid percent-encoded UTF-8').body(),
       400,
     );
   }
   logUnexpected(error);
-  return c.json(new ApiError(500, 'internal_error', 'Internal error').body(), 500);
+  return c.json(new Refusal(500, 'internal_error', 'Internal error').body(), 500);
 }
 
 /** Shared OpenAPI response entries for the documented errors. */

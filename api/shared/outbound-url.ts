@@ -1,6 +1,6 @@
+import { Refusal } from '../../application/shared/refusal.ts';
 import { checkOutboundUrl, outboundUrlPolicy } from '../../domain/outbound-url.ts';
 import type { Config } from '../../platform/config.ts';
-import { ApiError } from './errors.ts';
 
 /**
  * Registration check of a tenant-controlled URL under the outbound-URL policy (decision 0027): a URL
@@ -14,5 +14,5 @@ export function assertOutboundUrlField(
 ): void {
   if (url === null || url === undefined) return;
   const check = checkOutboundUrl(outboundUrlPolicy(config), url);
-  if (!check.ok) throw ApiError.field(field, check.reason);
+  if (!check.ok) throw Refusal.field(field, check.reason);
 }

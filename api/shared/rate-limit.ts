@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { type RateLimit, TokenBuckets } from '../../domain/rate-limit.ts';
 import { callerAddress } from './caller-address.ts';
-import { ApiError } from './errors.ts';
 
 /**
  * Rate limiting per credential and per client address (token buckets, domain/rate-limit.ts), before
@@ -73,7 +73,7 @@ export function rateLimit(limits: RateLimits, now: () => number = Date.now): Mid
       c.header('retry-after', String(seconds));
       const which = result === address ? 'this client address' : 'this credential';
       return c.json(
-        new ApiError(429, 'rate_limited', `Too many requests for ${which}; retry after ${seconds} s`).body(),
+        new Refusal(429, 'rate_limited', `Too many requests for ${which}; retry after ${seconds} s`).body(),
         429,
       );
     }

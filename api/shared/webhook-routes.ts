@@ -1,6 +1,8 @@
 import { createRoute, type OpenAPIHono, type RouteConfig, z } from '@hono/zod-openapi';
 import { and, asc, count, desc, eq, type SQL, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
+import type { UseCaseDeps } from '../../application/shared/deps.ts';
+import { Refusal } from '../../application/shared/refusal.ts';
 import {
   currentSecretOf,
   ensureWebhookEndpoint,
@@ -12,8 +14,8 @@ import { webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/s
 import { BusinessStatus, OwnerId, PlatformService } from '../../domain/search-attributes.ts';
 import { deliveryTaskQueue } from '../../domain/task-queues.ts';
 import { type WebhookDeliveryInput, webhookReplayWorkflowId } from '../../domain/webhooks/processes.ts';
-import type { ApiDeps, AppEnv } from './context.ts';
-import { ApiError, errorBodySchema, errorResponses } from './errors.ts';
+import type { AppEnv } from './context.ts';
+import { errorBodySchema, errorResponses } from './errors.ts';
 import { jsonBody } from './openapi.ts';
 import { assertOutboundUrlField } from './outbound-url.ts';
 
@@ -378,7 +380,7 @@ export function registerWebhookRoutes<E extends AppEnv>(
   // Every AppEnv carries the deps; spelled out because TypeScript cannot resolve them through the generic E.
   const secured = <R extends RouteConfig>(route: R): R =>
     options.security ? { ...route, security: options.security } : route;
-  const depsOf = (c: Context<E>) => c.get('deps') as ApiDeps;
+  const depsOf = (c: Context<E>) => c.get('deps') as UseCaseDeps;
   const databaseOf = (c: Context<E>) => depsOf(c).db;
   const ownedBy = (ownerId: string) =>
     and(eq(webhookDeliveries.service, service), eq(webhookDeliveries.ownerId, ownerId));
@@ -415,7 +417,7 @@ export function registerWebhookRoutes<E extends AppEnv>(
       .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
       .where(and(eq(webhookDeliveries.id, id), ownedBy(await options.ownerOf(c))));
     // Another owner's delivery is "not found" too: existence is not leaked.
-    if (!row) throw ApiError.notFound('Webhook delivery');
+    if (!row) throw Refusal.notFound('Webhook delivery');
     const attempts = await db
       .select()
       .from(webhookAttempts)
@@ -472,7 +474,7 @@ export function registerWebhookRoutes<E extends AppEnv>(
       { service, ownerId: await options.ownerOf(c), endpointId: c.req.valid('param').id },
       config.WEBHOOK_SECRET_ROTATION_OVERLAP,
     );
-    if (!rotated) throw ApiError.notFound('Webhook endpoint');
+    if (!rotated) throw Refusal.notFound('Webhook endpoint');
     return c.json(endpointView(rotated.endpoint, rotated.secret), 200);
   });
 
@@ -496,8 +498,8 @@ export function registerWebhookRoutes<E extends AppEnv>(
         .select({ status: webhookDeliveries.status })
         .from(webhookDeliveries)
         .where(and(eq(webhookDeliveries.id, id), ownedBy(ownerId)));
-      if (!existing) throw ApiError.notFound('Webhook delivery');
-      throw ApiError.conflict(
+      if (!existing) throw Refusal.notFound('Webhook delivery');
+      throw Refusal.conflict(
         'delivery_not_failed',
         existing.status === 'delivered'
           ? 'The delivery was delivered; only a failed delivery can be replayed'

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { and, eq, gt, isNull } from 'drizzle-orm';
-import type { LendingPermission, LendingTenant } from '../../api/lending/context.ts';
 import type { Database } from '../../db/client.ts';
 import { lendingApiKeys, lendingSiteDomains, lendingTenants } from '../../db/schema/lending.ts';
+import type { LendingPermission, LendingTenant } from '../../domain/lending/tenancy.ts';
 import { digestOf } from './users.ts';
 
 /**

@@ -1,9 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, gt, isNull, ne } from 'drizzle-orm';
-import type { LendingUser } from '../../api/lending/context.ts';
 import type { Database } from '../../db/client.ts';
 import { lendingPasswordResets, lendingUsers, lendingUserTokens } from '../../db/schema/lending.ts';
 import { normalizeLogin } from '../../domain/lending/customers.ts';
+import type { LendingUser } from '../../domain/lending/tenancy.ts';
 import { decoyPasswordHash, hashPassword, verifyPassword } from '../shared/passwords.ts';
 
 /**

@@ -12,6 +12,7 @@ import { type ImportEdge, importCircles, importGraph } from '../support/import-g
 const SERVICES = ['messaging', 'collect', 'openbanking', 'lending'] as const;
 const SERVICE_LAYERS = [
   'api',
+  'application',
   'workflows',
   'activities',
   'domain',
@@ -104,6 +105,55 @@ describe('import rules (decision 0025)', () => {
     );
     expect(back.map(describeEdge)).toEqual([]);
   });
+
+  // Decision 0046: HTTP handlers parse, call one use case and map its answer; use cases are the only
+  // code that talks to the engine and the read models for a request.
+  it('no HTTP framework below the HTTP layer: hono only in api/, platform/ (wiring), sandbox/ and bench/', () => {
+    const below = edges.filter(
+      (edge) =>
+        !edge.local &&
+        (edge.to === 'hono' || edge.to.startsWith('hono/') || edge.to.startsWith('@hono/')) &&
+        !['api', 'platform', 'sandbox', 'bench'].includes(topFolder(edge.from)),
+    );
+    expect(below.map(describeEdge)).toEqual([]);
+  });
+
+  it('nothing but the API’s own wiring imports api/ (not even its types)', () => {
+    const upward = edges.filter(
+      (edge) =>
+        edge.local &&
+        topFolder(edge.to) === 'api' &&
+        !['api', 'platform', 'bench'].includes(topFolder(edge.from)) &&
+        // The simulated parties' pages use the one page helper.
+        !(topFolder(edge.from) === 'sandbox' && edge.to.startsWith(`api${path.sep}shared${path.sep}`)),
+    );
+    expect(upward.map(describeEdge)).toEqual([]);
+  });
+
+  /** What only use cases may touch: the engine, workflow and activity code, the read models. */
+  const behindUseCases = (edge: ImportEdge) =>
+    edge.local
+      ? ['workflows', 'activities', 'db'].includes(topFolder(edge.to))
+      : edge.to.startsWith('@temporalio/') || edge.to === 'drizzle-orm' || edge.to.startsWith('drizzle-orm/');
+  /** API folders whose handlers are not yet on use cases (issue 19 moves them; empty when done). */
+  const NOT_YET_ON_USE_CASES: readonly string[] = [
+    'messaging',
+    'collect',
+    'openbanking',
+    'lending',
+    'admin',
+    'shared',
+  ];
+  const apiFolderOf = (file: string) => (topFolder(file) === 'api' ? file.split(path.sep)[1] : undefined);
+
+  it.each([...SERVICES, 'admin', 'shared'])(
+    'api/%s calls use cases: no engine, workflow or read-model import',
+    (folder) => {
+      if (NOT_YET_ON_USE_CASES.includes(folder)) return;
+      const direct = edges.filter((edge) => apiFolderOf(edge.from) === folder && behindUseCases(edge));
+      expect(direct.map(describeEdge)).toEqual([]);
+    },
+  );
 
   it('no circle of imports spans two top-level folders', () => {
     const spanning = importCircles(edges).filter((circle) => new Set(circle.map(topFolder)).size > 1);

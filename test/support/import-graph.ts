@@ -25,6 +25,7 @@ export interface ImportEdge {
 const SOURCE_FOLDERS = [
   'api',
   'activities',
+  'application',
   'bench',
   'connectors',
   'credentials',

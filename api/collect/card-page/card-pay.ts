@@ -1,5 +1,6 @@
 import { createRoute } from '@hono/zod-openapi';
 import { and, eq, isNull } from 'drizzle-orm';
+import type { UseCaseDeps } from '../../../application/shared/deps.ts';
 import {
   AcquirerRefusal,
   AcquirerUnavailable,
@@ -11,7 +12,6 @@ import { collectCardPages } from '../../../db/schema/collect-card-page.ts';
 import { badField, missingField } from '../../../domain/collect/errors.ts';
 import { type CardPaymentDecision, cardPaymentUpdate } from '../../../domain/collect/processes.ts';
 import { type CardForm, isWellKnownTestCard, validateCard } from '../../../domain/collect/test-cards.ts';
-import type { ApiDeps } from '../../shared/context.ts';
 import { defineOperation } from '../../shared/operation.ts';
 import { publicBaseUrl } from '../../shared/public-url.ts';
 import { findObligation, type Obligation, updateObligation } from '../protocol.ts';
@@ -43,7 +43,7 @@ type CardPage = typeof collectCardPages.$inferSelect;
 
 /** Marks the page used; false when another submission got there first. */
 async function consume(
-  deps: ApiDeps,
+  deps: UseCaseDeps,
   page: CardPage,
   outcome: NonNullable<CardPage['outcome']>,
   authorisationId?: string,
@@ -62,7 +62,11 @@ const formText = (body: Record<string, unknown>, name: string) => {
 };
 
 /** Moves the obligation through its workflow; a refusal (expired meanwhile, ...) is a protocol error. */
-async function decide(deps: ApiDeps, obligation: Obligation, decision: CardPaymentDecision): Promise<void> {
+async function decide(
+  deps: UseCaseDeps,
+  obligation: Obligation,
+  decision: CardPaymentDecision,
+): Promise<void> {
   await updateObligation(deps, obligation, (handle) =>
     handle.executeUpdate(cardPaymentUpdate, { args: [decision] }),
   );
@@ -71,7 +75,7 @@ async function decide(deps: ApiDeps, obligation: Obligation, decision: CardPayme
 /** The customer's answer once the acquirer has decided (now, or after the 3-D Secure page). */
 export async function answerAuthorisation(
   c: PageContext,
-  deps: ApiDeps,
+  deps: UseCaseDeps,
   obligation: Obligation,
   page: Pick<CardPage, 'urlOk' | 'urlCancel'>,
   authorisation: Authorisation,
@@ -133,7 +137,7 @@ export function acquirerFailurePage(c: PageContext, error: unknown): Promise<Res
 }
 
 /** The customer's pay or cancel. */
-async function submitPage(c: PageContext, deps: ApiDeps): Promise<Response> {
+async function submitPage(c: PageContext, deps: UseCaseDeps): Promise<Response> {
   const type = c.req.header('content-type') ?? '';
   const body =
     type.startsWith('application/x-www-form-urlencoded') || type.startsWith('multipart/form-data')

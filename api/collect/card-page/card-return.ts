@@ -1,9 +1,9 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { eq } from 'drizzle-orm';
+import type { UseCaseDeps } from '../../../application/shared/deps.ts';
 import { acquirerFor } from '../../../connectors/collect/acquirer.ts';
 import { collectCardPages } from '../../../db/schema/collect-card-page.ts';
 import { CollectProtocolError, missingField } from '../../../domain/collect/errors.ts';
-import type { ApiDeps } from '../../shared/context.ts';
 import { defineOperation } from '../../shared/operation.ts';
 import { findObligation } from '../protocol.ts';
 import { acquirerFailurePage, answerAuthorisation } from './card-pay.ts';
@@ -24,7 +24,7 @@ import {
  * itself (authenticated with the gateway's API key), so a forged or replayed return decides nothing the
  * acquirer did not decide. Passed → as an approved card (PAID / HELD, 303 to URL_OK); failed → DENIED.
  */
-async function returnFromChallenge(c: PageContext, deps: ApiDeps): Promise<Response> {
+async function returnFromChallenge(c: PageContext, deps: UseCaseDeps): Promise<Response> {
   const authorisationId = c.req.query('authorisation');
   if (!authorisationId) throw missingField('authorisation');
   const [page] = await deps.db

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createRoute } from '@hono/zod-openapi';
+import type { UseCaseDeps } from '../../../application/shared/deps.ts';
 import { collectCardPages } from '../../../db/schema/collect-card-page.ts';
 import { badField, CollectProtocolError, missingField } from '../../../domain/collect/errors.ts';
 import {
@@ -7,7 +8,6 @@ import {
   PreauthRegisterPayload,
   parsePayload,
 } from '../../../domain/collect/payloads.ts';
-import type { ApiDeps } from '../../shared/context.ts';
 import { defineOperation } from '../../shared/operation.ts';
 import { authenticate, authenticationErrors, requestParams } from '../protocol.ts';
 import { registerObligation } from '../registration.ts';
@@ -50,7 +50,7 @@ function checkUnsignedReturnUrl(value: string | undefined, field: string): void 
 }
 
 /** Registers (or finds again) the obligation and answers a fresh card form for it. */
-async function openPage(c: PageContext, deps: ApiDeps): Promise<Response> {
+async function openPage(c: PageContext, deps: UseCaseDeps): Promise<Response> {
   const params = await requestParams(c);
   const page = params.PAGE;
   if (!page) throw missingField('PAGE');

@@ -2,12 +2,13 @@ import { createHash, randomBytes } from 'node:crypto';
 import { z } from '@hono/zod-openapi';
 import { eq } from 'drizzle-orm';
 import type { Context } from 'hono';
+import type { UseCaseDeps } from '../../../application/shared/deps.ts';
 import { collectMerchants } from '../../../db/schema/collect.ts';
 import { collectSavedCards } from '../../../db/schema/collect-saved-cards.ts';
 import { formatAmount } from '../../../domain/collect/amount.ts';
 import { CollectProtocolError } from '../../../domain/collect/errors.ts';
 import { formatExpTime } from '../../../domain/epay-time.ts';
-import type { ApiDeps, AppEnv } from '../../shared/context.ts';
+import type { AppEnv } from '../../shared/context.ts';
 import type { Html } from '../../shared/html.ts';
 import type { Obligation } from '../protocol.ts';
 import { errorPage, layout, type PaymentView, paymentPage, type ResultView } from './html.ts';
@@ -82,7 +83,7 @@ export const pageError = (c: PageContext, code: keyof typeof PAGE_ERRORS) =>
   errorAnswer(c, { code, ...PAGE_ERRORS[code] });
 
 /** Runs a page operation: protocol errors become an HTML error page with the code and its 4xx status. */
-export function pageHandler(operation: (c: PageContext, deps: ApiDeps) => Promise<Response>) {
+export function pageHandler(operation: (c: PageContext, deps: UseCaseDeps) => Promise<Response>) {
   return async (c: PageContext): Promise<Response> => {
     const deps = c.get('deps');
     try {
@@ -109,7 +110,7 @@ export function pageHandler(operation: (c: PageContext, deps: ApiDeps) => Promis
 const amountText = (obligation: Obligation) =>
   `${formatAmount(obligation.amountMinor)} ${obligation.currency}`;
 
-async function merchantName(deps: ApiDeps, min: string): Promise<string> {
+async function merchantName(deps: UseCaseDeps, min: string): Promise<string> {
   const [row] = await deps.db
     .select({ name: collectMerchants.name })
     .from(collectMerchants)
@@ -131,7 +132,7 @@ export function challengeReturnUrl(c: PageContext, baseUrl: string): string {
 
 /** The card an obligation's page saved (SAVECARD=1), as the customer is told of it. */
 export async function savedCardOf(
-  deps: ApiDeps,
+  deps: UseCaseDeps,
   idn: string,
 ): Promise<{ brand: string; last4: string } | undefined> {
   const [card] = await deps.db
@@ -193,7 +194,7 @@ export function closedView(
 /** The card form of an open obligation (again, with the customer's problems, after a bad submission). */
 export async function renderForm(
   c: PageContext,
-  deps: ApiDeps,
+  deps: UseCaseDeps,
   obligation: Obligation,
   options: { token: string; urlOk: string | null; urlCancel: string | null; status?: number } & Pick<
     PaymentView,

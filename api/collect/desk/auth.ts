@@ -1,10 +1,11 @@
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
+import { Refusal } from '../../../application/shared/refusal.ts';
 import { type DeskOperator, deskOperatorOfSession } from '../../../credentials/collect/desk-operators.ts';
 import { IDEMPOTENCY_KEY_PATTERN } from '../../../domain/collect/desk.ts';
 import type { AppEnv } from '../../shared/context.ts';
-import { ApiError, errorBodySchema } from '../../shared/errors.ts';
+import { errorBodySchema } from '../../shared/errors.ts';
 
 /**
  * The desk API's credential: `Authorization: Bearer dsk_...`, a session token from POST
@@ -21,7 +22,7 @@ export const requireDeskOperator = createMiddleware<AppEnv>(async (c, next) => {
   const operator = token ? await deskOperatorOfSession(c.get('deps').db, token) : undefined;
   if (!operator) {
     c.header('www-authenticate', 'Bearer realm="cash desk"');
-    throw ApiError.unauthorized('Missing or invalid desk session (Authorization: Bearer <token>)');
+    throw Refusal.unauthorized('Missing or invalid desk session (Authorization: Bearer <token>)');
   }
   operators.set(c.req.raw, operator);
   await next();
@@ -30,7 +31,7 @@ export const requireDeskOperator = createMiddleware<AppEnv>(async (c, next) => {
 /** The operator requireDeskOperator authenticated for this request. */
 export function deskOperatorOf(c: Context<AppEnv>): DeskOperator {
   const operator = operators.get(c.req.raw);
-  if (!operator) throw ApiError.unauthorized();
+  if (!operator) throw Refusal.unauthorized();
   return operator;
 }
 

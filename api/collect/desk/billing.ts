@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { eq } from 'drizzle-orm';
+import type { UseCaseDeps } from '../../../application/shared/deps.ts';
 import { loadBillingMerchant } from '../../../credentials/collect/merchants.ts';
 import { collectBillingPayments } from '../../../db/schema/collect-notifications.ts';
 import { type BillingCode, billingTid, isBillingCode } from '../../../domain/collect/billing.ts';
@@ -13,7 +14,6 @@ import {
 } from '../../../domain/collect/processes.ts';
 import { formatPayTime } from '../../../domain/epay-time.ts';
 import { BusinessStatus, OwnerId, PlatformService } from '../../../domain/search-attributes.ts';
-import type { ApiDeps } from '../../shared/context.ts';
 
 /**
  * A desk's payment (or check) of an IDN owned by a merchant's billing system: the `billing-<idn>-<tid>`
@@ -55,7 +55,7 @@ export type OfficeBillingResult =
  * office, trace number and time reaches the same workflow; once that has closed, its read model answers.
  */
 export async function officeBillingPayment(
-  deps: ApiDeps,
+  deps: UseCaseDeps,
   payment: OfficeBillingPayment,
 ): Promise<OfficeBillingResult> {
   const { db, config, temporal } = deps;
@@ -106,7 +106,7 @@ export async function officeBillingPayment(
 }
 
 /** What a closed billing payment answered, from its read model. */
-async function recordedOutcome(deps: ApiDeps, tid: string): Promise<BillingCheckOutcome> {
+async function recordedOutcome(deps: UseCaseDeps, tid: string): Promise<BillingCheckOutcome> {
   const [row] = await deps.db
     .select()
     .from(collectBillingPayments)

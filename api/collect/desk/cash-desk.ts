@@ -1,4 +1,6 @@
 import { and, desc, eq } from 'drizzle-orm';
+import type { UseCaseDeps } from '../../../application/shared/deps.ts';
+import { Refusal } from '../../../application/shared/refusal.ts';
 import type { DeskOperator } from '../../../credentials/collect/desk-operators.ts';
 import { collectObligationEvents } from '../../../db/schema/collect.ts';
 import { collectDeskOperations } from '../../../db/schema/collect-desk.ts';
@@ -21,8 +23,6 @@ import {
   type SettlementSource,
 } from '../../../domain/collect/processes.ts';
 import { formatExpTime } from '../../../domain/epay-time.ts';
-import type { ApiDeps } from '../../shared/context.ts';
-import { ApiError } from '../../shared/errors.ts';
 import { findObligation, type Obligation, updateObligation } from '../protocol.ts';
 import { billingRefusals, type OfficeBillingResult, officeBillingPayment } from './billing.ts';
 
@@ -108,16 +108,16 @@ interface StoredRefusal {
 }
 
 const refusalError = ({ refusal }: StoredRefusal) =>
-  new ApiError(refusal.status as 409, refusal.code, refusal.message);
+  new Refusal(refusal.status as 409, refusal.code, refusal.message);
 
 // --- look-up -------------------------------------------------------------------------------------
 
 /** An obligation, hold or payout by IDN, or what a merchant's billing system says is due on it. */
-export async function lookUpIdn(deps: ApiDeps, operator: DeskOperator, idn: string): Promise<IdnView> {
+export async function lookUpIdn(deps: UseCaseDeps, operator: DeskOperator, idn: string): Promise<IdnView> {
   const row = await findObligation(deps, idn);
   if (row) return obligationView(row);
   const billing = await officeBillingPayment(deps, { idn, action: 'CHECK', officeId: operator.officeId });
-  if (!billing.found) throw ApiError.notFound(`IDN ${idn}`);
+  if (!billing.found) throw Refusal.notFound(`IDN ${idn}`);
   const { outcome } = billing;
   if (outcome.result !== 'ok') throw billingRefusal(billing);
   return {
@@ -174,7 +174,7 @@ export interface DeskRequest {
 }
 
 /** Takes the payment of an office bill, deposit slip or bank transfer order, or of a billing IDN. */
-export async function takePayment(deps: ApiDeps, request: DeskRequest): Promise<DeskAnswer> {
+export async function takePayment(deps: UseCaseDeps, request: DeskRequest): Promise<DeskAnswer> {
   const row = await findObligation(deps, request.idn);
   if (!row) {
     return runOperation(deps, request, 'billing_payment', {}, (operation) =>
@@ -182,29 +182,29 @@ export async function takePayment(deps: ApiDeps, request: DeskRequest): Promise<
     );
   }
   if (row.kind === 'payout_office') {
-    throw new ApiError(409, 'wrong_kind', `${row.idn} is a cash payout: pay it out (POST /desk/api/payouts)`);
+    throw new Refusal(409, 'wrong_kind', `${row.idn} is a cash payout: pay it out (POST /desk/api/payouts)`);
   }
   if (!officePayableKinds.includes(row.kind)) {
-    throw new ApiError(409, 'wrong_kind', `a ${row.kind} is not paid at a cash desk`);
+    throw new Refusal(409, 'wrong_kind', `a ${row.kind} is not paid at a cash desk`);
   }
   return runOperation(deps, request, 'payment', {}, (operation) => settleAtDesk(deps, row, operation));
 }
 
 /** Hands out a cash payout, once the recipient's ID and name match those the merchant registered. */
 export async function payOutCash(
-  deps: ApiDeps,
+  deps: UseCaseDeps,
   request: DeskRequest & { recipientId: string; recipientName: string },
 ): Promise<DeskAnswer> {
   const row = await findObligation(deps, request.idn);
-  if (!row) throw ApiError.notFound(`IDN ${request.idn}`);
+  if (!row) throw Refusal.notFound(`IDN ${request.idn}`);
   if (row.kind !== 'payout_office') {
-    throw new ApiError(409, 'wrong_kind', `${row.idn} is no cash payout: take its payment instead`);
+    throw new Refusal(409, 'wrong_kind', `${row.idn} is no cash payout: take its payment instead`);
   }
   const presented = { recipientId: request.recipientId, recipientName: request.recipientName };
   return runOperation(deps, request, 'payout', presented, async (operation) => {
     // Which of the two differs is not said: the registered values are the merchant's, not the desk's.
     if (!recipientMatches(row.details, presented)) {
-      throw new ApiError(
+      throw new Refusal(
         422,
         'identity_mismatch',
         "the recipient's ID and name do not match the payout's recipient",
@@ -221,7 +221,7 @@ export async function payOutCash(
  * workflow Update id and the billing TID make the same operation, not a second one.
  */
 async function runOperation(
-  deps: ApiDeps,
+  deps: UseCaseDeps,
   request: DeskRequest,
   kind: DeskOperationKind,
   fields: Record<string, string>,
@@ -245,7 +245,7 @@ async function runOperation(
   const operation = inserted ?? (await operationByKey(deps, operator.id, idempotencyKey));
   if (!operation) throw new Error('desk operation vanished');
   if (operation.requestDigest !== requestDigest) {
-    throw new ApiError(
+    throw new Refusal(
       422,
       'idempotency_key_reused',
       'this Idempotency-Key was used for another request; use a new key for a new operation',
@@ -277,7 +277,7 @@ async function runOperation(
     return { receipt, replayed: !inserted };
   } catch (error) {
     // A billing refusal is final for its TID too: the same key answers it again.
-    if (error instanceof ApiError && (error.status < 500 || error instanceof BillingRefusal)) {
+    if (error instanceof Refusal && (error.status < 500 || error instanceof BillingRefusal)) {
       const stored: StoredRefusal = {
         refusal: { status: error.status, code: error.code, message: error.message },
       };
@@ -295,7 +295,7 @@ async function runOperation(
   }
 }
 
-async function operationByKey(deps: ApiDeps, operatorId: string, idempotencyKey: string) {
+async function operationByKey(deps: UseCaseDeps, operatorId: string, idempotencyKey: string) {
   const [row] = await deps.db
     .select()
     .from(collectDeskOperations)
@@ -320,7 +320,7 @@ function deskSource(operation: Operation): Extract<SettlementSource, { channel: 
 
 /** Settles the obligation through its workflow; its validator refuses a second payment. */
 async function settleAtDesk(
-  deps: ApiDeps,
+  deps: UseCaseDeps,
   row: Obligation,
   operation: Operation,
 ): Promise<Omit<DeskReceipt, 'completedAt'>> {
@@ -337,7 +337,7 @@ async function settleAtDesk(
         : undefined;
     if (!paidByUs) {
       if (error instanceof CollectProtocolError && error.status < 500) {
-        throw new ApiError(error.status as 409, error.code.toLowerCase(), error.message);
+        throw new Refusal(error.status as 409, error.code.toLowerCase(), error.message);
       }
       throw error;
     }
@@ -364,7 +364,7 @@ async function settleAtDesk(
 }
 
 /** The paid obligation, when the PAID event's source is this receipt. */
-async function paidWith(deps: ApiDeps, idn: string, receipt: string) {
+async function paidWith(deps: UseCaseDeps, idn: string, receipt: string) {
   const events = await deps.db
     .select({ detail: collectObligationEvents.detail })
     .from(collectObligationEvents)
@@ -384,7 +384,7 @@ async function paidWith(deps: ApiDeps, idn: string, receipt: string) {
 }
 
 /** The Update id is the operation's: a repeated request gets the first one's outcome from Temporal. */
-function executePayment(deps: ApiDeps, row: Obligation, operation: Operation, source: SettlementSource) {
+function executePayment(deps: UseCaseDeps, row: Obligation, operation: Operation, source: SettlementSource) {
   return updateObligation(deps, row, (handle) =>
     handle.executeUpdate(payObligationUpdate, {
       args: [{ stan: deskStan(operation.id), bcode: deskBcode(operation.officeId), source }],
@@ -394,7 +394,7 @@ function executePayment(deps: ApiDeps, row: Obligation, operation: Operation, so
 }
 
 async function payBillingIdn(
-  deps: ApiDeps,
+  deps: UseCaseDeps,
   request: DeskRequest,
   operation: Operation,
 ): Promise<Omit<DeskReceipt, 'completedAt'>> {
@@ -406,7 +406,7 @@ async function payBillingIdn(
     at: operation.createdAt,
     source: deskSource(operation),
   });
-  if (!billing.found) throw ApiError.notFound(`IDN ${request.idn}`);
+  if (!billing.found) throw Refusal.notFound(`IDN ${request.idn}`);
   if (billing.outcome.result !== 'ok') throw billingRefusal(billing);
   const amountMinor = billing.outcome.amountMinor;
   return {
@@ -430,7 +430,7 @@ async function payBillingIdn(
 }
 
 /** A refusal of the merchant's billing system: the desk API's error, with the merchant's code. */
-export class BillingRefusal extends ApiError {
+export class BillingRefusal extends Refusal {
   constructor(
     status: 404 | 409 | 502 | 503,
     code: string,
@@ -509,7 +509,7 @@ const recordOf = (row: Operation): DeskOperationRecord => ({
 
 /** One of the operator's own operations by receipt; another operator's is not found. */
 export async function operationOf(
-  deps: ApiDeps,
+  deps: UseCaseDeps,
   operator: DeskOperator,
   receipt: string,
 ): Promise<DeskOperationRecord> {
@@ -526,13 +526,13 @@ export async function operationOf(
           ),
         )
     : [];
-  if (!row) throw ApiError.notFound(`Receipt ${receipt}`);
+  if (!row) throw Refusal.notFound(`Receipt ${receipt}`);
   return recordOf(row);
 }
 
 /** The operator's latest operations, newest first. */
 export async function operationsOf(
-  deps: ApiDeps,
+  deps: UseCaseDeps,
   operator: DeskOperator,
   limit: number,
 ): Promise<DeskOperationRecord[]> {

@@ -1,11 +1,11 @@
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { Refusal } from '../../../application/shared/refusal.ts';
 import { type DeskOperator, deskOperatorOfSession } from '../../../credentials/collect/desk-operators.ts';
 import { IDEMPOTENCY_KEY_PATTERN } from '../../../domain/collect/desk.ts';
 import { IDN_TEXT } from '../../../domain/collect/payloads.ts';
 import type { AppEnv } from '../../shared/context.ts';
-import { ApiError } from '../../shared/errors.ts';
 import { type Html, html, htmlPage } from '../../shared/html.ts';
 import { htmlAnswer } from '../../shared/openapi.ts';
 import type { DeskReceipt, IdnView } from './cash-desk.ts';
@@ -70,7 +70,7 @@ export async function pageOperator(
 export function requireSameOrigin(c: DeskPageContext): void {
   const origin = c.req.header('origin');
   if (origin && origin !== 'null' && origin !== new URL(c.req.url).origin) {
-    throw new ApiError(403, 'cross_origin_post', 'The form was posted from another site');
+    throw new Refusal(403, 'cross_origin_post', 'The form was posted from another site');
   }
 }
 
@@ -79,7 +79,7 @@ export function checkCsrf(expected: string, presented: string): void {
   const a = Buffer.from(expected);
   const b = Buffer.from(presented);
   if (a.length !== b.length || !timingSafeEqual(a, b)) {
-    throw new ApiError(
+    throw new Refusal(
       403,
       'csrf_token_invalid',
       'The form is stale or was posted from elsewhere; reload the page',
@@ -90,7 +90,7 @@ export function checkCsrf(expected: string, presented: string): void {
 export async function formFields(c: DeskPageContext): Promise<Record<string, string>> {
   const type = c.req.header('content-type') ?? '';
   if (!type.startsWith('application/x-www-form-urlencoded') && !type.startsWith('multipart/form-data')) {
-    throw ApiError.field('(body)', 'must be a form (application/x-www-form-urlencoded)', 415);
+    throw Refusal.field('(body)', 'must be a form (application/x-www-form-urlencoded)', 415);
   }
   const body = await c.req.parseBody();
   return Object.fromEntries(
@@ -111,24 +111,24 @@ export async function requirePageForm<F extends string>(
 }> {
   requireSameOrigin(c);
   const session = await pageOperator(c);
-  if (!session) throw ApiError.unauthorized('Log in first: the session has ended');
+  if (!session) throw Refusal.unauthorized('Log in first: the session has ended');
   const form = await formFields(c);
   checkCsrf(session.csrf, form.csrf ?? '');
   if (!IDEMPOTENCY_KEY_PATTERN.test(form.requestId ?? '')) {
-    throw ApiError.field('requestId', 'requestId: 8-128 letters, digits or ._:-');
+    throw Refusal.field('requestId', 'requestId: 8-128 letters, digits or ._:-');
   }
   const values: Record<string, string> = { requestId: form.requestId! };
   for (const field of fields) {
     const value = form[field]?.trim();
-    if (!value) throw ApiError.field(field, `${field}: required`);
-    if (field === 'idn' && !IDN_TEXT.test(value)) throw ApiError.field(field, 'idn: must be 10 digits');
+    if (!value) throw Refusal.field(field, `${field}: required`);
+    if (field === 'idn' && !IDN_TEXT.test(value)) throw Refusal.field(field, 'idn: must be 10 digits');
     values[field] = value;
   }
   return { session, form: values as Record<F | 'requestId', string> };
 }
 
 /** An error as the page says it: the message, and each field at fault. */
-const errorText = (error: ApiError) =>
+const errorText = (error: Refusal) =>
   error.fields?.length ? error.fields.map((field) => field.message).join('; ') : error.message;
 
 const STYLE =
@@ -176,7 +176,7 @@ function header(c: DeskPageContext, operator: DeskOperator, csrf: string) {
 export function deskPage(
   c: DeskPageContext,
   session: { operator: DeskOperator; csrf: string },
-  found?: { view: IdnView } | { error: ApiError },
+  found?: { view: IdnView } | { error: Refusal },
 ) {
   const status = found && 'error' in found ? found.error.status : 200;
   return pageAnswer(
@@ -239,7 +239,7 @@ export function receiptPage(
 export function refusalPage(
   c: DeskPageContext,
   session: { operator: DeskOperator; csrf: string },
-  error: ApiError,
+  error: Refusal,
 ) {
   return pageAnswer(
     c,
@@ -250,13 +250,13 @@ export function refusalPage(
   );
 }
 
-/** Runs a page operation: an ApiError of the desk becomes the page with its message and status. */
+/** Runs a page operation: an Refusal of the desk becomes the page with its message and status. */
 export function deskPageHandler(operation: (c: DeskPageContext) => Promise<Response>) {
   return async (c: DeskPageContext): Promise<Response> => {
     try {
       return await operation(c);
     } catch (error) {
-      if (!(error instanceof ApiError) || error.status >= 500) throw error;
+      if (!(error instanceof Refusal) || error.status >= 500) throw error;
       const session = await pageOperator(c);
       if (!session) return loginPage(c, error.status, errorText(error));
       return refusalPage(c, session, error);

@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { Refusal } from '../../../application/shared/refusal.ts';
 import { IDN_TEXT } from '../../../domain/collect/payloads.ts';
-import { ApiError } from '../../shared/errors.ts';
 import { htmlAnswer } from '../../shared/openapi.ts';
 import { defineOperation } from '../../shared/operation.ts';
 import { lookUpIdn } from './cash-desk.ts';
@@ -34,11 +34,11 @@ export const deskPageOperation = defineOperation({
       const idn = c.req.query('idn')?.trim();
       if (!idn) return deskPage(c, session);
       if (!IDN_TEXT.test(idn))
-        return deskPage(c, session, { error: ApiError.field('idn', 'idn: must be 10 digits') });
+        return deskPage(c, session, { error: Refusal.field('idn', 'idn: must be 10 digits') });
       try {
         return deskPage(c, session, { view: await lookUpIdn(c.get('deps'), session.operator, idn) });
       } catch (error) {
-        if (error instanceof ApiError && error.status < 500) return deskPage(c, session, { error });
+        if (error instanceof Refusal && error.status < 500) return deskPage(c, session, { error });
         throw error;
       }
     }),

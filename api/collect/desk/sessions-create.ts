@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { Refusal } from '../../../application/shared/refusal.ts';
 import { logInDeskOperator } from '../../../credentials/collect/desk-operators.ts';
-import { ApiError } from '../../shared/errors.ts';
 import { jsonBody } from '../../shared/openapi.ts';
 import { defineOperation } from '../../shared/operation.ts';
 import { deskErrorResponses } from './auth.ts';
@@ -53,7 +53,7 @@ export const deskSessionsCreateOperation = defineOperation({
   handler: () => async (c) => {
     const { db, config } = c.get('deps');
     const session = await logInDeskOperator(db, c.req.valid('json'), config.COLLECT_DESK_SESSION_TTL);
-    if (!session) throw ApiError.unauthorized('Wrong login or password');
+    if (!session) throw Refusal.unauthorized('Wrong login or password');
     return c.json(
       { token: session.token, expiresAt: session.expiresAt.toISOString(), operator: session.operator },
       201,

@@ -2,7 +2,8 @@ import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ZodError } from 'zod';
-import type { ApiDeps, AppEnv } from '../../shared/context.ts';
+import type { UseCaseDeps } from '../../../application/shared/deps.ts';
+import type { AppEnv } from '../../shared/context.ts';
 
 /**
  * One-touch answers in ePay.bg's one-touch shape, so existing one-touch clients parse them unchanged:
@@ -112,7 +113,10 @@ function duplicateParameter(c: Context<AppEnv>): OneTouchError | undefined {
  * `ACQUIRER_NOT_CONFIGURED`: one-touch pays with the sandbox card, it is not connected to the card
  * acquirer) and answers a thrown OneTouchError in the one-touch shape.
  */
-export async function answerOneTouch<R>(c: Context<AppEnv>, run: (deps: ApiDeps) => Promise<R>): Promise<R> {
+export async function answerOneTouch<R>(
+  c: Context<AppEnv>,
+  run: (deps: UseCaseDeps) => Promise<R>,
+): Promise<R> {
   try {
     const duplicate = duplicateParameter(c);
     if (duplicate) throw duplicate;
