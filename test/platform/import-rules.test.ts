@@ -139,7 +139,6 @@ describe('import rules (decision 0025)', () => {
   const NOT_YET_ON_USE_CASES: readonly string[] = [
     'messaging',
     'collect',
-    'openbanking',
     'lending',
     'admin',
     'shared',
