@@ -23,12 +23,13 @@ import type { AppEnv } from '../shared/context.ts';
  *   x-admin-hash   a platform operator                        → requireAdmin(c)
  *   consent-details  context flag on AIS reads               → readConsentDetails(c)
  *
- * Use in a handler, first thing, then scope every query by the returned ids:
+ * Use in a handler, first thing, then hand the returned ids to the use case, which scopes every query
+ * by them:
  *
  * ```ts
  * handler: () => async (c) => {
- *   const { userId, agentId } = await requireUser(c);          // 401 when missing/unknown/deleted
- *   const row = await findAccount(db, { userId, ibanId });       // another user's account → 404 (not 403)
+ *   const user = await requireUser(c);                              // 401 when missing/unknown/deleted
+ *   return c.json(await readBalance(c.get('deps'), user, ibanId), 200); // another user's account → 404
  * }
  * ```
  *
