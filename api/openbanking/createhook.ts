@@ -1,10 +1,10 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { createHook } from '../../application/openbanking/hooks.ts';
+import { assertOutboundUrlField } from '../../application/shared/outbound-url.ts';
 import { HOOK_EVENTS } from '../../domain/openbanking/hook-events.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineOperation } from '../shared/operation.ts';
-import { assertOutboundUrlField } from '../shared/outbound-url.ts';
 import { hookSchema } from './hook-schemas.ts';
 import { hookCaller, security } from './identity.ts';
 import { webUrlField } from './user-schemas.ts';

@@ -1,8 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { setHookRedirect } from '../../application/openbanking/hooks.ts';
+import { assertOutboundUrlField } from '../../application/shared/outbound-url.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
-import { assertOutboundUrlField } from '../shared/outbound-url.ts';
 import { hookSchema } from './hook-schemas.ts';
 import { hookCaller, security } from './identity.ts';
 import { webUrlField } from './user-schemas.ts';

@@ -1,11 +1,11 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { signUpUser } from '../../application/openbanking/users.ts';
+import { assertOutboundUrlField } from '../../application/shared/outbound-url.ts';
 import { Refusal } from '../../application/shared/refusal.ts';
 import { resolveAgentHash } from '../../credentials/openbanking/identity.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineOperation } from '../shared/operation.ts';
-import { assertOutboundUrlField } from '../shared/outbound-url.ts';
 import { AGENT_SECURITY, IDENTITY_HEADERS, NO_SECURITY, optionalAgent } from './identity.ts';
 import { emailField, kycStatusField, personNameField, webUrlField } from './user-schemas.ts';
 
