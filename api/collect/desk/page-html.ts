@@ -1,6 +1,7 @@
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import type { DeskReceipt, IdnView } from '../../../application/collect/cash-desk.ts';
 import { Refusal } from '../../../application/shared/refusal.ts';
 import { type DeskOperator, deskOperatorOfSession } from '../../../credentials/collect/desk-operators.ts';
 import { IDEMPOTENCY_KEY_PATTERN } from '../../../domain/collect/desk.ts';
@@ -8,7 +9,6 @@ import { IDN_TEXT } from '../../../domain/collect/payloads.ts';
 import type { AppEnv } from '../../shared/context.ts';
 import { type Html, html, htmlPage } from '../../shared/html.ts';
 import { htmlAnswer } from '../../shared/openapi.ts';
-import type { DeskReceipt, IdnView } from './cash-desk.ts';
 
 /**
  * The hosted cash-desk page (GET /desk and its forms): a person logs in, looks up an IDN, takes a
