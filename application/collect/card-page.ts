@@ -33,6 +33,8 @@ type CardPage = typeof collectCardPages.$inferSelect;
 /** Where the customer goes back to the merchant (the signed packet's URL_OK / URL_CANCEL). */
 export type ReturnUrls = Pick<CardPage, 'urlOk' | 'urlCancel'>;
 
+const urlsOf = (page: ReturnUrls): ReturnUrls => ({ urlOk: page.urlOk, urlCancel: page.urlCancel });
+
 /** Errors of the page itself (beside the ENCODED protocol's codes). */
 export type PageErrorCode =
   | 'PAGE_NOT_FOUND'
@@ -270,11 +272,12 @@ export async function submitCardPage(
   if (!page) return { type: 'error', code: 'PAGE_NOT_FOUND' };
   const obligation = await findObligation(deps, page.idn);
   if (!obligation) return { type: 'error', code: 'PAGE_NOT_FOUND' };
-  if (page.usedAt) return { type: 'used', obligation, page };
+  const urls = urlsOf(page);
+  if (page.usedAt) return { type: 'used', obligation, page: urls };
   if (obligation.status !== 'PENDING' || obligation.expiresAt.getTime() <= Date.now()) {
-    return { type: 'closed', obligation, page };
+    return { type: 'closed', obligation, page: urls };
   }
-  if (page.expiresAt.getTime() <= Date.now()) return { type: 'page_expired', page };
+  if (page.expiresAt.getTime() <= Date.now()) return { type: 'page_expired', page: urls };
 
   if (submission.action === 'cancel') {
     if (!(await consume(deps, page, 'cancelled'))) return { type: 'error', code: 'PAGE_USED' };
@@ -296,7 +299,7 @@ export async function submitCardPage(
       type: 'form',
       subject: await formSubject(deps, obligation),
       token,
-      page,
+      page: urls,
       invalid: { values: form, problems: problems ?? {} },
     };
   }
@@ -332,7 +335,7 @@ export async function submitCardPage(
         ? 'paid'
         : 'declined';
   if (!(await consume(deps, page, outcome, authorisation.id))) return { type: 'error', code: 'PAGE_USED' };
-  return decideAuthorisation(deps, acquirer, obligation, page, authorisation);
+  return decideAuthorisation(deps, acquirer, obligation, urls, authorisation);
 }
 
 /**
@@ -357,7 +360,7 @@ export async function returnFromChallenge(
   const closed = async (latest: Obligation): Promise<CardPageOutcome> => ({
     type: 'closed',
     obligation: latest,
-    page,
+    page: urlsOf(page),
     savedCard: await savedCardOf(deps, obligation.idn),
   });
   // Returned again (reload, back button): where the payment stands.
@@ -371,7 +374,7 @@ export async function returnFromChallenge(
   }
   if (authorisation.reference !== obligation.idn) return { type: 'error', code: 'PAGE_NOT_FOUND' };
   try {
-    return await decideAuthorisation(deps, acquirer, obligation, page, authorisation);
+    return await decideAuthorisation(deps, acquirer, obligation, urlsOf(page), authorisation);
   } catch (error) {
     // Two returns at once: the other one decided; answer where the payment stands now.
     if (!(error instanceof CollectProtocolError)) throw error;
