@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { z } from '@hono/zod-openapi';
 import { and, desc, eq } from 'drizzle-orm';
 import type { Context } from 'hono';
+import { listBankAccounts } from '../../application/lending/bank-accounts.ts';
+import { loanOf } from '../../application/lending/loans.ts';
 import { Refusal } from '../../application/shared/refusal.ts';
 import {
   type OpenBankingClient,
@@ -24,10 +26,8 @@ import { verifyBankAccount } from '../../domain/lending/bank-verification.ts';
 import { openLoanStatuses } from '../../domain/lending/loan-lifecycle.ts';
 import { publicBaseUrl } from '../shared/public-url.ts';
 import { lendingErrorResponses } from './auth.ts';
-import { listBankAccounts } from './bank-account-records.ts';
 import type { LendingEnv } from './context.ts';
-import { customerLoan } from './loan-records.ts';
-import { bankVerificationErrors } from './payment-method-records.ts';
+import { bankVerificationErrors } from './payment-option-schemas.ts';
 
 /**
  * Bank verification of a loan (decision 0042): a one-shot `account-list` consent through the
@@ -240,7 +240,7 @@ async function currentVerification(c: Context<LendingEnv>, loanId: string): Prom
 
 /** The customer's loan (404 for another's) and its current verification. */
 async function loanAndVerification(c: Context<LendingEnv>, customerId: string, loanId: string) {
-  const loan = await customerLoan(c, customerId, loanId);
+  const loan = await loanOf(c.get('deps'), { tenantId: c.get('lendingTenant').id, customerId }, loanId);
   return { loan, current: await currentVerification(c, loan.loanId) };
 }
 

@@ -2,7 +2,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity, requireCustomer } from './auth.ts';
 import { bankVerificationSchema, verificationSettings } from './bank-verification-records.ts';
 import { lendingPath } from './paths.ts';
-import { bankVerificationErrors } from './payment-method-records.ts';
+import { bankVerificationErrors } from './payment-option-schemas.ts';
 
 /**
  * `GET /PaymentOptions/BankVerification/Settings?loanId=&bankHash=`: what the front end needs to open the

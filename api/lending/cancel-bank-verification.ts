@@ -1,9 +1,9 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity, requireCustomer } from './auth.ts';
 import { bankVerificationSchema, skipVerification } from './bank-verification-records.ts';
-import { loanIdParams } from './loan-records.ts';
+import { loanIdParams } from './loan-schemas.ts';
 import { lendingPath } from './paths.ts';
-import { bankVerificationErrors } from './payment-method-records.ts';
+import { bankVerificationErrors } from './payment-option-schemas.ts';
 
 /** `POST /PaymentOptions/BankVerification/CancelBankVerification/{loanId}?reason=`: skips it, recorded. */
 export const cancelBankVerificationOperation = defineLendingOperation({

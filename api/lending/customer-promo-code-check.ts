@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { findCreditProduct } from '../../application/lending/credit-products.ts';
 import { offeredInState, promoCodeOf } from '../../domain/lending/credit-products.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from './auth.ts';
-import { findCreditProduct } from './credit-product-records.ts';
 import { lendingPath } from './paths.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { deleteBankAccount } from '../../application/lending/bank-accounts.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from './auth.ts';
-import { deleteBankAccount } from './bank-account-records.ts';
 import { customerIdParams } from './management-customers-get.ts';
 import { lendingPath } from './paths.ts';
 

@@ -1,6 +1,8 @@
 import { createRoute } from '@hono/zod-openapi';
+import { loanOf, loanView, moveLoan } from '../../application/lending/loans.ts';
 import { cancelUpdate } from '../../domain/lending/loan-process.ts';
 import { defineLendingOperation, lendingSecurity, requireCustomer } from './auth.ts';
+import { actorOf } from './callers.ts';
 import {
   DOCUMENT_DECLINED_REASON,
   docTypeQuery,
@@ -8,7 +10,7 @@ import {
   documentToDecide,
   recordDecline,
 } from './loan-document-records.ts';
-import { actorOf, customerLoan, loanIdParams, loanSchema, loanView, moveLoan } from './loan-records.ts';
+import { loanIdParams, loanSchema } from './loan-schemas.ts';
 import { lendingPath } from './paths.ts';
 
 /**
@@ -35,7 +37,11 @@ export const declineDocumentOperation = defineLendingOperation({
   handler: () => async (c) => {
     const { db } = c.get('deps');
     const user = requireCustomer(c);
-    const row = await customerLoan(c, user.customerId, c.req.valid('param').loanId);
+    const row = await loanOf(
+      c.get('deps'),
+      { tenantId: c.get('lendingTenant').id, customerId: user.customerId },
+      c.req.valid('param').loanId,
+    );
     const { document } = await documentToDecide(db, row, 'declineDocument', c.req.valid('query').docTypeId);
     // Recorded first: a crash before the cancel leaves the decline, and DeclineDocument again finishes it.
     await recordDecline(db, row, document, user.id);

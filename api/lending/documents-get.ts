@@ -1,4 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { loanOf } from '../../application/lending/loans.ts';
 import { Refusal } from '../../application/shared/refusal.ts';
 import { defineLendingOperation, lendingSecurity, requireCustomer } from './auth.ts';
 import {
@@ -8,7 +9,7 @@ import {
   documentView,
   loanDocumentWithContentSchema,
 } from './loan-document-records.ts';
-import { customerLoan, loanIdParams } from './loan-records.ts';
+import { loanIdParams } from './loan-schemas.ts';
 import { lendingPath } from './paths.ts';
 
 /** `GET /Customer/Loans/{loanId}/Documents/{docTypeId}`: one system document with its text (decision 0040). */
@@ -42,7 +43,7 @@ export const documentsGetOperation = defineLendingOperation({
   handler: () => async (c) => {
     const { customerId } = requireCustomer(c);
     const { loanId, docTypeId } = c.req.valid('param');
-    const row = await customerLoan(c, customerId, loanId);
+    const row = await loanOf(c.get('deps'), { tenantId: c.get('lendingTenant').id, customerId }, loanId);
     const known = docTypeIdSchema.safeParse(docTypeId);
     const loan = await documentsOfLoan(c.get('deps').db, row);
     const document = known.success

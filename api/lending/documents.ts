@@ -1,4 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { loanOf } from '../../application/lending/loans.ts';
 import { defineLendingOperation, lendingSecurity, requireCustomer } from './auth.ts';
 import {
   documentErrorResponses,
@@ -6,7 +7,7 @@ import {
   documentView,
   loanDocumentSchema,
 } from './loan-document-records.ts';
-import { customerLoan, loanIdParams } from './loan-records.ts';
+import { loanIdParams } from './loan-schemas.ts';
 import { lendingPath } from './paths.ts';
 
 /**
@@ -40,7 +41,11 @@ export const documentsOperation = defineLendingOperation({
     }),
   handler: () => async (c) => {
     const { customerId } = requireCustomer(c);
-    const row = await customerLoan(c, customerId, c.req.valid('param').loanId);
+    const row = await loanOf(
+      c.get('deps'),
+      { tenantId: c.get('lendingTenant').id, customerId },
+      c.req.valid('param').loanId,
+    );
     const loan = await documentsOfLoan(c.get('deps').db, row);
     return c.json({ documents: loan.documents.map((document) => documentView(loan, document)) }, 200);
   },

@@ -1,6 +1,9 @@
 import { z } from '@hono/zod-openapi';
 import { and, desc, eq, isNull, lt } from 'drizzle-orm';
 import type { Context } from 'hono';
+import { calculateLoan } from '../../application/lending/credit-products.ts';
+import { readCustomer } from '../../application/lending/customers.ts';
+import { invalidStatus, type LoanRow } from '../../application/lending/loans.ts';
 import { Refusal } from '../../application/shared/refusal.ts';
 import { SmsNotSent, sendSms } from '../../connectors/lending/messaging.ts';
 import {
@@ -23,9 +26,7 @@ import { type LoanOperation, stepOf } from '../../domain/lending/loan-lifecycle.
 import { errorBodySchema } from '../shared/errors.ts';
 import { publicBaseUrl } from '../shared/public-url.ts';
 import type { LendingEnv } from './context.ts';
-import { calculateLoan } from './credit-product-records.ts';
-import { readCustomer } from './customer-records.ts';
-import { invalidStatus, type LoanRow, loanErrorResponses } from './loan-records.ts';
+import { loanErrorResponses } from './loan-schemas.ts';
 
 /**
  * The system documents of a loan for the API (decision 0040): generated from the loan and its accepted

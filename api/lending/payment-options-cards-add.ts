@@ -1,8 +1,9 @@
 import { createRoute } from '@hono/zod-openapi';
+import { createCard } from '../../application/lending/cards.ts';
 import { errorBodySchema } from '../shared/errors.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity, requireCustomer } from './auth.ts';
-import { cardPageSchema, cardSchema, createCard, newCardSchema } from './card-records.ts';
 import { lendingPath } from './paths.ts';
+import { cardPageSchema, cardSchema, newCardSchema } from './payment-option-schemas.ts';
 
 /**
  * `POST /PaymentOptions/Cards`: a pending card and the collection gateway's card page form that saves it

@@ -1,8 +1,9 @@
 import { createRoute } from '@hono/zod-openapi';
+import { deletePaymentMethod } from '../../application/lending/payment-methods.ts';
 import { errorBodySchema } from '../shared/errors.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity, requireCustomer } from './auth.ts';
 import { lendingPath } from './paths.ts';
-import { deletePaymentMethod, paymentMethodIdQuery } from './payment-method-records.ts';
+import { paymentMethodIdQuery } from './payment-option-schemas.ts';
 
 /** `DELETE /PaymentOptions/DeleteMethod?paymentMethodId=`: deletes one of the customer's methods. */
 export const paymentOptionsDeleteMethodOperation = defineLendingOperation({

@@ -1,4 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
+import { loanOf } from '../../application/lending/loans.ts';
 import { defineLendingOperation, lendingSecurity, requireCustomer } from './auth.ts';
 import {
   docTypeQuery,
@@ -7,7 +8,7 @@ import {
   sendSigningCode,
   signingCodeSentSchema,
 } from './loan-document-records.ts';
-import { customerLoan, loanIdParams } from './loan-records.ts';
+import { loanIdParams } from './loan-schemas.ts';
 import { lendingPath } from './paths.ts';
 
 /**
@@ -38,7 +39,11 @@ export const resendSmsCodeOperation = defineLendingOperation({
     }),
   handler: () => async (c) => {
     const { customerId } = requireCustomer(c);
-    const row = await customerLoan(c, customerId, c.req.valid('param').loanId);
+    const row = await loanOf(
+      c.get('deps'),
+      { tenantId: c.get('lendingTenant').id, customerId },
+      c.req.valid('param').loanId,
+    );
     const { document } = await documentToDecide(
       c.get('deps').db,
       row,

@@ -1,4 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { loanOf } from '../../application/lending/loans.ts';
 import { defineLendingOperation, lendingSecurity, requireCustomer } from './auth.ts';
 import {
   docTypeIdSchema,
@@ -9,7 +10,7 @@ import {
   loanDocumentSchema,
   signWithCode,
 } from './loan-document-records.ts';
-import { customerLoan, loanIdParams } from './loan-records.ts';
+import { loanIdParams } from './loan-schemas.ts';
 import { lendingPath } from './paths.ts';
 
 /** `POST /Customer/Loans/{loanId}/SignDocument?code=&docTypeId=`: signs a system document with the SMS code. */
@@ -48,7 +49,11 @@ export const signDocumentOperation = defineLendingOperation({
   handler: () => async (c) => {
     const { db } = c.get('deps');
     const user = requireCustomer(c);
-    const row = await customerLoan(c, user.customerId, c.req.valid('param').loanId);
+    const row = await loanOf(
+      c.get('deps'),
+      { tenantId: c.get('lendingTenant').id, customerId: user.customerId },
+      c.req.valid('param').loanId,
+    );
     const { code, docTypeId } = c.req.valid('query');
     const { document } = await documentToDecide(db, row, 'signDocument', docTypeId);
     await signWithCode(c, row, document, code, user.id);

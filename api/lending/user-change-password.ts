@@ -10,7 +10,7 @@ import {
   requireUser,
 } from './auth.ts';
 import { lendingPath } from './paths.ts';
-import { newPasswordParameter, presentedPasswordParameter } from './user-records.ts';
+import { newPasswordParameter, presentedPasswordParameter } from './user-schemas.ts';
 
 /**
  * `POST /User/ChangePassword?currentPassword=&newPassword=`: the user's own password. The user's other

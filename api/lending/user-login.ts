@@ -3,7 +3,7 @@ import { Refusal } from '../../application/shared/refusal.ts';
 import { logInUser } from '../../credentials/lending/users.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from './auth.ts';
 import { lendingPath } from './paths.ts';
-import { presentedPasswordParameter, userTokenAnswer, userTokenSchema } from './user-records.ts';
+import { presentedPasswordParameter, userTokenAnswer, userTokenSchema } from './user-schemas.ts';
 
 /**
  * `POST /User/Login?login=&password=`: a new user token. An unknown login, a wrong password and an

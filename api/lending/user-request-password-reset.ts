@@ -1,10 +1,10 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { readCustomer } from '../../application/lending/customers.ts';
+import { sendUserMail } from '../../application/lending/mail-outbox.ts';
+import { requireTenantSiteUrl } from '../../application/lending/tenant-site.ts';
 import { findUserByLogin, issuePasswordResetCode } from '../../credentials/lending/users.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from './auth.ts';
-import { readCustomer } from './customer-records.ts';
-import { sendUserMail } from './mail-outbox.ts';
 import { lendingPath } from './paths.ts';
-import { requireTenantSiteUrl } from './tenant-site.ts';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 

@@ -3,7 +3,7 @@ import { Refusal } from '../../application/shared/refusal.ts';
 import { resetPassword } from '../../credentials/lending/users.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from './auth.ts';
 import { lendingPath } from './paths.ts';
-import { newPasswordParameter } from './user-records.ts';
+import { newPasswordParameter } from './user-schemas.ts';
 
 /**
  * `POST /User/ResetPassword?newPassword=&code=`: sets the password with the code of a reset link. The
