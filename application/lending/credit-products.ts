@@ -172,6 +172,28 @@ export async function putCreditProduct(
   }
 }
 
+/**
+ * Customer/PromoCode/Check: whether `promoCode` is a promo code of a product offered in `state` (a
+ * product's Name is not a promo code, even though Calculate accepts both).
+ */
+export async function checkPromoCode(
+  deps: Pick<UseCaseDeps, 'db'>,
+  tenantId: string,
+  input: { promoCode: string; state?: string | undefined },
+): Promise<
+  { exists: false } | { exists: true; promoCode: string; productName: string; promoRateDiscount: string }
+> {
+  const product = await findCreditProduct(deps.db, tenantId, input.promoCode);
+  const code = product ? promoCodeOf(product, input.promoCode) : undefined;
+  if (!product || code === undefined || !offeredInState(product, input.state)) return { exists: false };
+  return {
+    exists: true,
+    promoCode: code,
+    productName: product.name,
+    promoRateDiscount: product.promoRateDiscount,
+  };
+}
+
 // --- What the API shows ----------------------------------------------------------------------------
 
 /** A product as a customer sees it (Customer/CreditProducts): without its promo codes. */
