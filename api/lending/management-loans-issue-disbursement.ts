@@ -10,7 +10,7 @@ import { lendingPath } from './paths.ts';
  * registered at the payment-collection gateway (decision 0041), through its public merchant interface
  * with the tenant's merchant credentials; the customer collects it at a cash desk with their name and
  * national id. The loan stays Approved until the gateway notifies the payout: PAID → Active with the
- * disbursement registered, EXPIRED → IssueDisbursement again (api/lending/collect-notifications.ts).
+ * disbursement registered, EXPIRED → IssueDisbursement again (application/lending/collect-notifications.ts).
  */
 
 const payoutSchema = z

@@ -31,6 +31,7 @@ import {
 
 export type RepaymentRow = typeof lendingLoanRepayments.$inferSelect;
 type Deps = Pick<UseCaseDeps, 'db' | 'temporal'>;
+type LoanHandle = Parameters<Parameters<typeof moveLoan>[3]>[0];
 
 /** A repayment id: unique per tenant (random, 64 bits). */
 const newRepaymentId = () => `rpm_${randomBytes(8).toString('hex')}`;
@@ -149,50 +150,26 @@ export async function registerRepayment(
   };
 }
 
-/** Edits a repayment in force; balances and status are recomputed, also for a Repaid loan. */
-export async function editRepayment(
+/**
+ * A correction of a repayment (edit or reversal): its loan's Update, also for a Repaid loan; answers the
+ * repayment as the loan now holds it.
+ */
+async function correctRepayment(
   deps: Deps,
   caller: LoanCaller,
   repaymentId: string,
-  input: RepaymentFields,
+  /** Checks the request against the loan (before its status is), then sends its Update. */
+  updateOf: (row: LoanRow) => (loan: LoanHandle) => Promise<LoanSnapshot>,
 ): Promise<RepaymentAnswer> {
   const row = await loanOfRepayment(deps, caller, repaymentId);
-  const repayment = {
-    repaymentId,
-    amount: input.amount,
-    date: repaymentDate(row, input.date),
-    mode: input.mode,
-  };
+  const update = updateOf(row);
   let answered: LoanSnapshot | undefined;
   const moved = await moveLoan(
     deps,
     row,
     'correctRepayment',
     async (loan) => {
-      answered = await loan.executeUpdate(editRepaymentUpdate, { args: [{ by: caller.actor, repayment }] });
-      return answered;
-    },
-    true,
-  );
-  return { repayment: repaymentIn(answered, repayment), loan: await loanView(deps.db, moved, 'management') };
-}
-
-/** Reverses a repayment; balances and status are recomputed, also for a Repaid loan. */
-export async function reverseRepayment(
-  deps: Deps,
-  caller: LoanCaller,
-  repaymentId: string,
-): Promise<RepaymentAnswer> {
-  const row = await loanOfRepayment(deps, caller, repaymentId);
-  let answered: LoanSnapshot | undefined;
-  const moved = await moveLoan(
-    deps,
-    row,
-    'correctRepayment',
-    async (loan) => {
-      answered = await loan.executeUpdate(reverseRepaymentUpdate, {
-        args: [{ by: caller.actor, repaymentId }],
-      });
+      answered = await update(loan);
       return answered;
     },
     true,
@@ -202,3 +179,20 @@ export async function reverseRepayment(
     loan: await loanView(deps.db, moved, 'management'),
   };
 }
+
+/** Edits a repayment in force; balances and status are recomputed, also for a Repaid loan. */
+export const editRepayment = (deps: Deps, caller: LoanCaller, repaymentId: string, input: RepaymentFields) =>
+  correctRepayment(deps, caller, repaymentId, (row) => {
+    const date = repaymentDate(row, input.date);
+    const repayment = { repaymentId, amount: input.amount, date, mode: input.mode };
+    return (loan) => loan.executeUpdate(editRepaymentUpdate, { args: [{ by: caller.actor, repayment }] });
+  });
+
+/** Reverses a repayment; balances and status are recomputed, also for a Repaid loan. */
+export const reverseRepayment = (deps: Deps, caller: LoanCaller, repaymentId: string) =>
+  correctRepayment(
+    deps,
+    caller,
+    repaymentId,
+    () => (loan) => loan.executeUpdate(reverseRepaymentUpdate, { args: [{ by: caller.actor, repaymentId }] }),
+  );
