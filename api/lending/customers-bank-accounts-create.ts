@@ -32,7 +32,7 @@ export const managementBankAccountsCreateOperation = defineLendingOperation({
   handler: () => async (c) =>
     c.json(
       await addBankAccount(
-        c.get('deps').db,
+        c.get('deps'),
         c.get('lendingTenant').id,
         c.req.valid('param').customerId,
         c.req.valid('json'),

@@ -23,7 +23,7 @@ export const managementBankAccountsDeleteOperation = defineLendingOperation({
     }),
   handler: () => async (c) => {
     const { customerId, profileId } = c.req.valid('param');
-    await deleteBankAccount(c.get('deps').db, c.get('lendingTenant').id, customerId, profileId);
+    await deleteBankAccount(c.get('deps'), c.get('lendingTenant').id, customerId, profileId);
     return c.body(null, 204);
   },
 });

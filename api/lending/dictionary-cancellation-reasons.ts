@@ -23,5 +23,5 @@ export const dictionaryCancellationReasonsOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) =>
-    c.json({ items: await frontOfficeCancellationReasons(c.get('deps').db, c.get('lendingTenant').id) }, 200),
+    c.json({ items: await frontOfficeCancellationReasons(c.get('deps'), c.get('lendingTenant').id) }, 200),
 });

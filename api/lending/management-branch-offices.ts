@@ -24,5 +24,5 @@ export const managementBranchOfficesOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) =>
-    c.json({ items: await branchOffices(c.get('deps').db, c.get('lendingTenant').id) }, 200),
+    c.json({ items: await branchOffices(c.get('deps'), c.get('lendingTenant').id) }, 200),
 });

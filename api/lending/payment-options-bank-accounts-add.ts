@@ -31,7 +31,7 @@ export const paymentOptionsBankAccountsAddOperation = defineLendingOperation({
   handler: () => async (c) => {
     const { customerId } = requireCustomer(c);
     return c.json(
-      await addBankAccount(c.get('deps').db, c.get('lendingTenant').id, customerId, c.req.valid('json')),
+      await addBankAccount(c.get('deps'), c.get('lendingTenant').id, customerId, c.req.valid('json')),
       201,
     );
   },

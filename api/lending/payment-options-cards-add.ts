@@ -44,10 +44,8 @@ export const paymentOptionsCardsAddOperation = defineLendingOperation({
     }),
   handler: () => async (c) => {
     const { customerId } = requireCustomer(c);
-    const { db, config } = c.get('deps');
     const { card, cardPage } = await createCard(
-      db,
-      config,
+      c.get('deps'),
       c.get('lendingTenant'),
       customerId,
       c.req.valid('json') ?? {},

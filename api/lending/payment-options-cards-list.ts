@@ -26,7 +26,7 @@ export const paymentOptionsCardsListOperation = defineLendingOperation({
     }),
   handler: () => async (c) => {
     const { customerId } = requireCustomer(c);
-    const cards = await listCards(c.get('deps').db, { tenantId: c.get('lendingTenant').id, customerId });
+    const cards = await listCards(c.get('deps'), { tenantId: c.get('lendingTenant').id, customerId });
     return c.json({ cards }, 200);
   },
 });

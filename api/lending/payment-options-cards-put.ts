@@ -39,7 +39,7 @@ export const paymentOptionsCardsPutOperation = defineLendingOperation({
   handler: () => async (c) => {
     const { customerId } = requireCustomer(c);
     const card = await updateCard(
-      c.get('deps').db,
+      c.get('deps'),
       { tenantId: c.get('lendingTenant').id, customerId },
       c.req.valid('param').cardId,
       c.req.valid('json'),

@@ -31,8 +31,7 @@ export const paymentOptionsDeleteMethodOperation = defineLendingOperation({
   handler: () => async (c) => {
     const { customerId } = requireCustomer(c);
     await deletePaymentMethod(
-      c.get('deps').db,
-      c.get('deps').config,
+      c.get('deps'),
       c.get('lendingTenant').id,
       customerId,
       c.req.valid('query').paymentMethodId,

@@ -34,7 +34,7 @@ export const paymentOptionsSetDefaultMethodOperation = defineLendingOperation({
     const { customerId } = requireCustomer(c);
     return c.json(
       await setDefaultPaymentMethod(
-        c.get('deps').db,
+        c.get('deps'),
         c.get('lendingTenant').id,
         customerId,
         c.req.valid('query').paymentMethodId,

@@ -2,6 +2,7 @@ import { and, asc, eq, isNull } from 'drizzle-orm';
 import { newRecordId } from '../../credentials/lending/tenants.ts';
 import type { Database } from '../../db/client.ts';
 import { lendingBankAccounts, lendingCustomers } from '../../db/schema/lending.ts';
+import type { UseCaseDeps } from '../shared/deps.ts';
 import { Refusal } from '../shared/refusal.ts';
 import {
   hasPaymentMethod,
@@ -77,7 +78,7 @@ export async function listBankAccounts(
 }
 
 export async function addBankAccount(
-  db: Database,
+  { db }: Pick<UseCaseDeps, 'db'>,
   tenantId: string,
   customerId: string,
   input: NewBankAccount,
@@ -111,7 +112,7 @@ export async function addBankAccount(
 
 /** Deletes an account of the customer (404 when it is not theirs or already deleted). */
 export async function deleteBankAccount(
-  db: Database,
+  { db }: Pick<UseCaseDeps, 'db'>,
   tenantId: string,
   customerId: string,
   profileId: string,

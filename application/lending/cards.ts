@@ -13,6 +13,7 @@ import type { Database } from '../../db/client.ts';
 import { lendingCards } from '../../db/schema/lending-payment-options.ts';
 import { cardInvoice } from '../../domain/lending/repayment-submissions.ts';
 import type { Config } from '../../platform/config.ts';
+import type { UseCaseDeps } from '../shared/deps.ts';
 import { Refusal } from '../shared/refusal.ts';
 import { requireCollectMerchant } from './collect-merchants.ts';
 import {
@@ -86,7 +87,10 @@ const liveCard = ({ tenantId, customerId }: MethodOwner, cardId: string) =>
     isNull(lendingCards.deletedAt),
   );
 
-export async function listCards(db: Database, { tenantId, customerId }: MethodOwner): Promise<CardView[]> {
+export async function listCards(
+  { db }: Pick<UseCaseDeps, 'db'>,
+  { tenantId, customerId }: MethodOwner,
+): Promise<CardView[]> {
   const rows = await db
     .select()
     .from(lendingCards)
@@ -110,8 +114,7 @@ async function ownCard(db: Pick<Database, 'select'>, owner: MethodOwner, cardId:
 
 /** A pending card and the card page's form that saves it. */
 export async function createCard(
-  db: Database,
-  config: Config,
+  { db, config }: Pick<UseCaseDeps, 'db' | 'config'>,
   tenant: { id: string; name: string },
   customerId: string,
   input: NewCard,
@@ -142,7 +145,7 @@ export async function createCard(
 
 /** PUT Cards/{cardId}: the nickname, and whether it is the default method. */
 export async function updateCard(
-  db: Database,
+  { db }: Pick<UseCaseDeps, 'db'>,
   owner: MethodOwner,
   cardId: string,
   change: CardChange,

@@ -1,6 +1,7 @@
 import { and, asc, eq } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { lendingBranchOffices, lendingCancellationReasons } from '../../db/schema/lending.ts';
+import type { UseCaseDeps } from '../shared/deps.ts';
 
 /**
  * A tenant's dictionaries: cancellation reasons (each front-office visible or back-office only) and
@@ -29,7 +30,7 @@ export async function findCancellationReason(
 }
 
 /** The reasons a customer may give (front-office visible), by name. */
-export async function frontOfficeCancellationReasons(db: Database, tenantId: string) {
+export async function frontOfficeCancellationReasons({ db }: Pick<UseCaseDeps, 'db'>, tenantId: string) {
   const rows = await db
     .select({ reasonId: lendingCancellationReasons.id, name: lendingCancellationReasons.name })
     .from(lendingCancellationReasons)
@@ -43,7 +44,7 @@ export async function frontOfficeCancellationReasons(db: Database, tenantId: str
   return rows;
 }
 
-export async function branchOffices(db: Database, tenantId: string) {
+export async function branchOffices({ db }: Pick<UseCaseDeps, 'db'>, tenantId: string) {
   return db
     .select({
       branchOfficeId: lendingBranchOffices.id,

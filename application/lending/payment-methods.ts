@@ -1,7 +1,6 @@
 import { and, eq, isNull } from 'drizzle-orm';
-import type { Database } from '../../db/client.ts';
 import { lendingBankAccounts } from '../../db/schema/lending.ts';
-import type { Config } from '../../platform/config.ts';
+import type { UseCaseDeps } from '../shared/deps.ts';
 import { Refusal } from '../shared/refusal.ts';
 import { type BankAccountView, deleteBankAccount, listBankAccounts } from './bank-accounts.ts';
 import { type CardView, deleteCard, setDefaultCard } from './cards.ts';
@@ -20,20 +19,20 @@ const isCardId = (paymentMethodId: string) => paymentMethodId.startsWith('card_'
 
 /** DeleteMethod: a card is forgotten at the gateway too; when the default is deleted, the oldest remaining method becomes the default. */
 export async function deletePaymentMethod(
-  db: Database,
-  config: Config,
+  deps: Pick<UseCaseDeps, 'db' | 'config'>,
   tenantId: string,
   customerId: string,
   paymentMethodId: string,
 ) {
-  if (isCardId(paymentMethodId)) return deleteCard(db, config, { tenantId, customerId }, paymentMethodId);
+  if (isCardId(paymentMethodId))
+    return deleteCard(deps.db, deps.config, { tenantId, customerId }, paymentMethodId);
   if (!isBankAccountId(paymentMethodId)) throw Refusal.notFound('Payment method');
-  await deleteBankAccount(db, tenantId, customerId, paymentMethodId);
+  await deleteBankAccount(deps, tenantId, customerId, paymentMethodId);
 }
 
 /** SetDefaultMethod: the method becomes the customer's only default (404 when it is not theirs). */
 export async function setDefaultPaymentMethod(
-  db: Database,
+  { db }: Pick<UseCaseDeps, 'db'>,
   tenantId: string,
   customerId: string,
   paymentMethodId: string,
