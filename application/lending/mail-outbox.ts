@@ -1,8 +1,8 @@
 import { eq } from 'drizzle-orm';
 import { createTransport, type Transporter } from 'nodemailer';
-import type { UseCaseDeps } from '../../application/shared/deps.ts';
 import { newRecordId } from '../../credentials/lending/tenants.ts';
 import { lendingEmailOutbox } from '../../db/schema/lending.ts';
+import type { UseCaseDeps } from '../shared/deps.ts';
 
 /**
  * E-mail to lending users (decision 0037). Every message is written to lending_email_outbox, the

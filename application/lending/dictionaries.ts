@@ -1,7 +1,7 @@
-import { z } from '@hono/zod-openapi';
 import { and, asc, eq } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { lendingBranchOffices, lendingCancellationReasons } from '../../db/schema/lending.ts';
+import type { UseCaseDeps } from '../shared/deps.ts';
 
 /**
  * A tenant's dictionaries: cancellation reasons (each front-office visible or back-office only) and
@@ -29,15 +29,8 @@ export async function findCancellationReason(
   return row;
 }
 
-export const cancellationReasonSchema = z
-  .object({
-    reasonId: z.string().openapi({ example: 'crs_0b6f3c9e2d1a4f5b8c7e6d5a' }),
-    name: z.string().openapi({ example: 'Changed my mind' }),
-  })
-  .openapi('CancellationReason');
-
 /** The reasons a customer may give (front-office visible), by name. */
-export async function frontOfficeCancellationReasons(db: Database, tenantId: string) {
+export async function frontOfficeCancellationReasons({ db }: Pick<UseCaseDeps, 'db'>, tenantId: string) {
   const rows = await db
     .select({ reasonId: lendingCancellationReasons.id, name: lendingCancellationReasons.name })
     .from(lendingCancellationReasons)
@@ -51,16 +44,7 @@ export async function frontOfficeCancellationReasons(db: Database, tenantId: str
   return rows;
 }
 
-export const branchOfficeSchema = z
-  .object({
-    branchOfficeId: z.string().openapi({ example: 'bro_4a1d9c0e7b2f4e3a8d6c5b10' }),
-    name: z.string().openapi({ example: 'Downtown office' }),
-    address: z.string().nullable(),
-    phone: z.string().nullable(),
-  })
-  .openapi('BranchOffice');
-
-export async function branchOffices(db: Database, tenantId: string) {
+export async function branchOffices({ db }: Pick<UseCaseDeps, 'db'>, tenantId: string) {
   return db
     .select({
       branchOfficeId: lendingBranchOffices.id,

@@ -1,10 +1,9 @@
-import { z } from '@hono/zod-openapi';
 import { and, asc, eq, isNull } from 'drizzle-orm';
-import { Refusal } from '../../application/shared/refusal.ts';
 import { newRecordId } from '../../credentials/lending/tenants.ts';
 import type { Database } from '../../db/client.ts';
 import { lendingBankAccounts, lendingCustomers } from '../../db/schema/lending.ts';
-import { bankAccountBicSchema, bankAccountIbanSchema } from '../../domain/lending/customers.ts';
+import type { UseCaseDeps } from '../shared/deps.ts';
+import { Refusal } from '../shared/refusal.ts';
 import {
   hasPaymentMethod,
   lockCustomerMethods,
@@ -19,32 +18,26 @@ import {
  * keeps the row (`deleted_at`) for the loans that paid to it.
  */
 
-export const newBankAccountSchema = z
-  .object({
-    // A domain schema (built before zod is extended for OpenAPI): described with meta, not openapi.
-    iban: bankAccountIbanSchema.meta({
-      example: 'DE89370400440532013000',
-      description: 'Spaces allowed; checked',
-    }),
-    bic: bankAccountBicSchema.optional().meta({ example: 'COBADEFFXXX' }),
-    holderName: z.string().trim().min(1).max(140).optional().openapi({ example: 'Jane Doe' }),
-    isDefault: z.boolean().optional().openapi({ description: 'Make it the default account' }),
-  })
-  .openapi('NewBankAccount');
+/** A bank account (profile) as the API answers it (api/lending/payment-option-schemas.ts). */
+export interface BankAccountView {
+  profileId: string;
+  iban: string;
+  bic: string | null;
+  holderName: string | null;
+  isDefault: boolean;
+  createdAt: string;
+}
 
-export const bankAccountSchema = z
-  .object({
-    profileId: z.string().openapi({ example: 'bac_9d2c4f1e0a7b4c6d8e3f2a10' }),
-    iban: z.string(),
-    bic: z.string().nullable(),
-    holderName: z.string().nullable(),
-    isDefault: z.boolean(),
-    createdAt: z.string(),
-  })
-  .openapi('BankAccount');
+export interface NewBankAccount {
+  /** Checked and normalised by the API's schema (domain/lending/customers.ts). */
+  iban: string;
+  bic?: string | undefined;
+  holderName?: string | undefined;
+  isDefault?: boolean | undefined;
+}
 
 type Row = typeof lendingBankAccounts.$inferSelect;
-const accountOf = (row: Row): z.infer<typeof bankAccountSchema> => ({
+const accountOf = (row: Row): BankAccountView => ({
   profileId: row.id,
   iban: row.iban,
   bic: row.bic,
@@ -70,7 +63,11 @@ const liveAccounts = (tenantId: string, customerId: string) =>
     isNull(lendingBankAccounts.deletedAt),
   );
 
-export async function listBankAccounts(db: Database, tenantId: string, customerId: string) {
+export async function listBankAccounts(
+  db: Database,
+  tenantId: string,
+  customerId: string,
+): Promise<BankAccountView[]> {
   await requireOwnCustomer(db, tenantId, customerId);
   const rows = await db
     .select()
@@ -81,11 +78,11 @@ export async function listBankAccounts(db: Database, tenantId: string, customerI
 }
 
 export async function addBankAccount(
-  db: Database,
+  { db }: Pick<UseCaseDeps, 'db'>,
   tenantId: string,
   customerId: string,
-  input: z.infer<typeof newBankAccountSchema>,
-) {
+  input: NewBankAccount,
+): Promise<BankAccountView> {
   const owner = { tenantId, customerId };
   return db.transaction(async (tx) => {
     await requireOwnCustomer(tx, tenantId, customerId);
@@ -115,7 +112,7 @@ export async function addBankAccount(
 
 /** Deletes an account of the customer (404 when it is not theirs or already deleted). */
 export async function deleteBankAccount(
-  db: Database,
+  { db }: Pick<UseCaseDeps, 'db'>,
   tenantId: string,
   customerId: string,
   profileId: string,

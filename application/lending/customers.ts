@@ -1,6 +1,4 @@
-import { z } from '@hono/zod-openapi';
 import { and, asc, count, eq, type SQL, sql } from 'drizzle-orm';
-import { Refusal } from '../../application/shared/refusal.ts';
 import {
   type NationalIdField,
   nationalIdDigest,
@@ -8,16 +6,27 @@ import {
   sealNationalId,
 } from '../../credentials/lending/personal-data.ts';
 import { newRecordId } from '../../credentials/lending/tenants.ts';
+import { type IssuedUserToken, issueUserToken, passwordHashOf } from '../../credentials/lending/users.ts';
 import type { Database } from '../../db/client.ts';
-import { type LendingCustomerOrigin, lendingCustomers, lendingUsers } from '../../db/schema/lending.ts';
+import {
+  type LendingCustomerOrigin,
+  type LendingDisclaimerSettings,
+  lendingCustomers,
+  lendingTenants,
+  lendingUsers,
+} from '../../db/schema/lending.ts';
 import {
   type CustomerDetails,
-  customerDetailsSchema,
   missingCustomerDetails,
+  normalizeLogin,
   normalizeNationalId,
   normalizePhone,
 } from '../../domain/lending/customers.ts';
+import type { LendingTenant } from '../../domain/lending/tenancy.ts';
 import type { Config } from '../../platform/config.ts';
+import type { UseCaseDeps } from '../shared/deps.ts';
+import { Refusal } from '../shared/refusal.ts';
+import { customerDetailsCompleted } from './loans.ts';
 
 /**
  * The customers' read and write model (lending_customers): details as JSON, the national ids sealed
@@ -28,6 +37,7 @@ import type { Config } from '../../platform/config.ts';
 type KeyConfig = Pick<Config, 'LENDING_DATA_KEY' | 'PLATFORM_MODE'>;
 type CustomerRow = typeof lendingCustomers.$inferSelect;
 type Executor = Pick<Database, 'select' | 'insert' | 'update'>;
+type Deps = Pick<UseCaseDeps, 'db' | 'config'>;
 
 /** The columns that store `details` of customer `customerId`: plain JSON, sealed ids, their digests. */
 function storedDetails(config: KeyConfig, tenantId: string, customerId: string, details: CustomerDetails) {
@@ -68,7 +78,7 @@ function detailsOf(
 }
 
 /**
- * One customer of a tenant (the contract of api/lending/customer-records.ts for the loan helpers):
+ * One customer of a tenant (for the loan use cases):
  * undefined for an unknown customer or another tenant's. Pass `config` to read the national ids.
  */
 export async function readCustomer(
@@ -89,29 +99,19 @@ export async function readCustomer(
 
 // ─── What the API answers ───────────────────────────────────────────────────────────────────────
 
-/** The domain schema (built before zod is extended for OpenAPI, so described with meta). */
-export const customerDetailsBody = customerDetailsSchema.meta({
-  description: 'Personal details (decision 0037); every field optional, unknown fields refused',
-});
-
-export const customerRecordSchema = z
-  .object({
-    customerId: z.string().openapi({ example: 'cus_5f1c0e2a9b7d4c3e8a6b1f20' }),
-    login: z.string().openapi({ example: 'jane.doe@example.com' }),
-    origin: z.enum(['registration', 'management', 'back_office']).openapi({
-      description: 'Customer/Register, Management/Customers/Create, or the back office',
-    }),
-    details: customerDetailsBody,
-    detailsComplete: z.boolean().openapi({
-      description: 'Whether every required detail is given (a loan application can leave Pre-Origination)',
-    }),
-    missingDetails: z.array(z.string()).openapi({ example: ['ssn', 'address.state'] }),
-    disclaimerConfirmedAt: z.string().nullable(),
-    createdAt: z.string(),
-    updatedAt: z.string(),
-  })
-  .openapi('Customer');
-export type CustomerRecord = z.infer<typeof customerRecordSchema>;
+/** A customer as the API answers it (api/lending/customer-schemas.ts). */
+export interface CustomerRecord {
+  customerId: string;
+  login: string;
+  origin: LendingCustomerOrigin;
+  details: CustomerDetails;
+  /** Whether every required detail is given (a loan application can leave Pre-Origination). */
+  detailsComplete: boolean;
+  missingDetails: string[];
+  disclaimerConfirmedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
 
 async function recordOf(db: Executor, config: KeyConfig, row: CustomerRow): Promise<CustomerRecord> {
   const [user] = await db
@@ -148,8 +148,7 @@ async function customerRow(
 
 /** The customer's record for the API; 404 `not_found` for an unknown customer or another tenant's. */
 export async function customerRecord(
-  db: Database,
-  config: KeyConfig,
+  { db, config }: Deps,
   tenantId: string,
   customerId: string,
 ): Promise<CustomerRecord> {
@@ -160,8 +159,7 @@ export async function customerRecord(
 
 /** Creates a customer with its user (login, optional password hash) in one transaction. */
 export async function createCustomer(
-  db: Database,
-  config: KeyConfig,
+  { db, config }: Deps,
   input: {
     tenantId: string;
     origin: LendingCustomerOrigin;
@@ -206,25 +204,32 @@ export async function createCustomer(
   });
 }
 
-/** Replaces a customer's details (PUT semantics); 404 for an unknown customer or another tenant's. */
+/**
+ * Replaces a customer's details (PUT semantics; Customer/Details, Management/Customers/{customerId});
+ * 404 for an unknown customer or another tenant's. When the details are complete, the customer's loan
+ * applications waiting in Pre-Origination move on: on every update that leaves them complete, so a
+ * move missed once is made the next time.
+ */
 export async function replaceCustomerDetails(
-  db: Database,
-  config: KeyConfig,
+  deps: Deps & Pick<UseCaseDeps, 'temporal'>,
   tenantId: string,
   customerId: string,
   details: CustomerDetails,
 ): Promise<CustomerRecord> {
+  const { db, config } = deps;
   const [row] = await db
     .update(lendingCustomers)
     .set({ ...storedDetails(config, tenantId, customerId, details), updatedAt: new Date() })
     .where(and(eq(lendingCustomers.id, customerId), eq(lendingCustomers.tenantId, tenantId)))
     .returning();
   if (!row) throw Refusal.notFound('Customer');
-  return recordOf(db, config, row);
+  const record = await recordOf(db, config, row);
+  if (record.detailsComplete) await customerDetailsCompleted(deps.temporal, tenantId, customerId);
+  return record;
 }
 
 /** Records the customer's confirmation of the disclaimer `version` (the first one is kept). */
-export async function confirmDisclaimer(
+async function confirmDisclaimer(
   db: Database,
   tenantId: string,
   customerId: string,
@@ -247,6 +252,70 @@ export async function confirmDisclaimer(
   return updated!;
 }
 
+/** The tenant's disclaimer settings (Customer/Disclaimer). */
+export async function disclaimerOf(db: Database, tenantId: string): Promise<LendingDisclaimerSettings> {
+  const [row] = await db
+    .select({ disclaimer: lendingTenants.disclaimer })
+    .from(lendingTenants)
+    .where(eq(lendingTenants.id, tenantId));
+  return row!.disclaimer;
+}
+
+/** Customer/ConfirmAccount: the customer confirms the tenant's current disclaimer. */
+export async function confirmAccount(
+  { db }: Pick<UseCaseDeps, 'db'>,
+  tenantId: string,
+  customerId: string,
+): Promise<{ confirmedAt: string; disclaimerVersion: string }> {
+  const { version } = await disclaimerOf(db, tenantId);
+  const row = await confirmDisclaimer(db, tenantId, customerId, version);
+  return {
+    confirmedAt: row.disclaimerConfirmedAt!.toISOString(),
+    disclaimerVersion: row.disclaimerVersion ?? version,
+  };
+}
+
+/**
+ * Customer/States: the tenant's states of operation. A tenant without state management has no such
+ * list: 404 `state_management_disabled` (decision 0037).
+ */
+export async function statesOf(
+  { db }: Pick<UseCaseDeps, 'db'>,
+  tenant: Pick<LendingTenant, 'id' | 'features'>,
+): Promise<{ states: string[] }> {
+  if (!tenant.features.stateManagement) {
+    throw new Refusal(404, 'state_management_disabled', 'State management is not enabled for this tenant');
+  }
+  const [row] = await db
+    .select({ states: lendingTenants.states })
+    .from(lendingTenants)
+    .where(eq(lendingTenants.id, tenant.id));
+  return { states: row?.states ?? [] };
+}
+
+/**
+ * Customer/Register: a customer with its user and password, signed in at once (a user token). The
+ * password must not be the login.
+ */
+export async function registerCustomer(
+  deps: Deps,
+  tenantId: string,
+  input: { login: string; password: string; details: CustomerDetails },
+): Promise<{ issued: IssuedUserToken; userId: string; customerId: string }> {
+  const { db, config } = deps;
+  if (normalizeLogin(input.password) === normalizeLogin(input.login))
+    throw Refusal.field('password', 'must not be the login');
+  const { userId, customerId } = await createCustomer(deps, {
+    tenantId,
+    origin: 'registration',
+    login: normalizeLogin(input.login),
+    passwordHash: await passwordHashOf(input.password),
+    details: input.details,
+  });
+  const issued = await issueUserToken(db, { tenantId, userId }, config.LENDING_USER_TOKEN_TTL);
+  return { issued, userId, customerId };
+}
+
 // ─── Search ─────────────────────────────────────────────────────────────────────────────────────
 
 export interface CustomerSearchFilters {
@@ -259,19 +328,17 @@ export interface CustomerSearchFilters {
   phone?: string | undefined;
 }
 
-export const customerSummarySchema = z
-  .object({
-    customerId: z.string(),
-    login: z.string(),
-    firstName: z.string().nullable(),
-    lastName: z.string().nullable(),
-    birthDate: z.string().nullable(),
-    email: z.string().nullable(),
-    phone: z.string().nullable(),
-    detailsComplete: z.boolean(),
-    createdAt: z.string(),
-  })
-  .openapi('CustomerSummary');
+export interface CustomerSummary {
+  customerId: string;
+  login: string;
+  firstName: string | null;
+  lastName: string | null;
+  birthDate: string | null;
+  email: string | null;
+  phone: string | null;
+  detailsComplete: boolean;
+  createdAt: string;
+}
 
 /**
  * Management/Customers/Search: a customer matches when every non-empty filter matches — names and
@@ -279,12 +346,11 @@ export const customerSummarySchema = z
  * driver's licence by their normalised keyed digest. Oldest first; `total` counts every match.
  */
 export async function searchCustomers(
-  db: Database,
-  config: KeyConfig,
+  { db, config }: Deps,
   tenantId: string,
   filters: CustomerSearchFilters,
   page: { pageNumber: number; pageSize: number },
-) {
+): Promise<{ items: CustomerSummary[]; total: number; pageNumber: number; pageSize: number }> {
   // Field names come from the fixed list below, never from the request.
   const text = (field: 'firstName' | 'lastName' | 'email') =>
     sql`lower(${lendingCustomers.details}->>${sql.raw(`'${field}'`)})`;

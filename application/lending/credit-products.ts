@@ -1,18 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { z } from '@hono/zod-openapi';
 import { and, asc, eq, sql } from 'drizzle-orm';
-import { Refusal } from '../../application/shared/refusal.ts';
 import type { Database } from '../../db/client.ts';
 import { lendingTenants } from '../../db/schema/lending.ts';
 import { lendingCreditProducts, lendingPromoCodes } from '../../db/schema/lending-products.ts';
 import {
-  AMORTISATION_METHODS,
   type CreditProduct,
   normalisePromoCode,
   offeredInState,
   promoCodeOf,
 } from '../../domain/lending/credit-products.ts';
 import { calculateSchedule, LoanTermsRefused, type Schedule } from '../../domain/lending/schedule.ts';
+import type { UseCaseDeps } from '../shared/deps.ts';
+import { Refusal } from '../shared/refusal.ts';
 
 /**
  * Credit products as the lending operations see them (decision 0038): found by Name or promo code,
@@ -150,125 +149,70 @@ export async function saveCreditProduct(
   });
 }
 
+/**
+ * The operator's PUT of a product (api/admin/lending-credit-products.ts): created or replaced; 404 for an
+ * unknown tenant, 409 `credit_product_conflict` naming the field whose promo code or Name is taken.
+ */
+export async function putCreditProduct(
+  deps: Pick<UseCaseDeps, 'db'>,
+  tenantId: string,
+  product: CreditProduct,
+): Promise<{ product: CreditProduct; created: boolean }> {
+  try {
+    const saved = await saveCreditProduct(deps.db, tenantId, product);
+    if (!saved) throw Refusal.notFound('Lending tenant');
+    return saved;
+  } catch (error) {
+    if (error instanceof CreditProductConflict) {
+      throw new Refusal(409, 'credit_product_conflict', error.message, [
+        { field: error.field, message: error.message },
+      ]);
+    }
+    throw error;
+  }
+}
+
+/**
+ * Customer/PromoCode/Check: whether `promoCode` is a promo code of a product offered in `state` (a
+ * product's Name is not a promo code, even though Calculate accepts both).
+ */
+export async function checkPromoCode(
+  deps: Pick<UseCaseDeps, 'db'>,
+  tenantId: string,
+  input: { promoCode: string; state?: string | undefined },
+): Promise<
+  { exists: false } | { exists: true; promoCode: string; productName: string; promoRateDiscount: string }
+> {
+  const product = await findCreditProduct(deps.db, tenantId, input.promoCode);
+  const code = product ? promoCodeOf(product, input.promoCode) : undefined;
+  if (!product || code === undefined || !offeredInState(product, input.state)) return { exists: false };
+  return {
+    exists: true,
+    promoCode: code,
+    productName: product.name,
+    promoRateDiscount: product.promoRateDiscount,
+  };
+}
+
 // --- What the API shows ----------------------------------------------------------------------------
 
-const decimal = (description: string, example: string) => z.string().openapi({ description, example });
-
-const productFields = {
-  name: z.string().openapi({ description: 'The Name: what a loan is issued under', example: 'Personal 12' }),
-  description: z.string().optional().openapi({ example: 'Unsecured personal loan, 3 to 36 months' }),
-  currency: z.string().openapi({ description: 'ISO 4217', example: 'EUR' }),
-  secured: z.boolean().openapi({ description: 'A secured loan goes to Collateral when processed' }),
-  states: z
-    .array(z.string())
-    .openapi({ description: 'States it is offered in; empty: every state', example: ['CA'] }),
-  amount: z
-    .object({ min: decimal('Smallest amount', '500.00'), max: decimal('Largest amount', '20000.00') })
-    .openapi({ description: 'Loan amount bounds, inclusive' }),
-  term: z
-    .object({ min: z.number().int().openapi({ example: 3 }), max: z.number().int().openapi({ example: 36 }) })
-    .openapi({ description: 'Term bounds in months (one instalment a month), inclusive' }),
-  annualInterestRate: decimal('Nominal annual interest rate, percent; a twelfth of it a month', '12.5'),
-  amortisation: z.enum(AMORTISATION_METHODS).openapi({
-    description: '`equal_instalments` (annuity: equal principal + interest) or `equal_principal`',
-  }),
-  fees: z
-    .object({
-      originationPercent: decimal('Percent of the amount, due with the first instalment', '1.5'),
-      originationFixed: decimal('Fixed amount, due with the first instalment', '20.00'),
-      monthly: decimal('Due with every instalment', '2.00'),
-    })
-    .openapi({ description: 'Fees; never financed (no interest on them)' }),
-  firstDueDate: z
-    .object({
-      rule: z.enum(['one_month_after_start', 'day_of_month']),
-      day: z.number().int().optional().openapi({ description: 'day_of_month: 1-31 (31 = last day)' }),
-      minimumDays: z.number().int().optional().openapi({ description: 'day_of_month: days after the start' }),
-    })
-    .openapi({ description: 'When the first instalment falls due; the others follow monthly' }),
-};
-
 /** A product as a customer sees it (Customer/CreditProducts): without its promo codes. */
-export const customerCreditProductSchema = z.object(productFields).openapi('LendingCreditProduct');
-
-/** A product as management and the operator see it: with its promo codes and their discount. */
-export const creditProductRecordSchema = z
-  .object({
-    ...productFields,
-    promoCodes: z
-      .array(z.string())
-      .openapi({ description: 'Codes standing in for the Name', example: ['SPRING-26'] }),
-    promoRateDiscount: decimal('Percentage points off the rate under a promo code', '2.5'),
-  })
-  .openapi('LendingCreditProductForManagement');
-
-type CustomerCreditProduct = z.infer<typeof customerCreditProductSchema>;
+export type CustomerCreditProduct = Omit<CreditProduct, 'promoCodes' | 'promoRateDiscount'>;
 
 export function forCustomer(product: CreditProduct): CustomerCreditProduct {
   const { promoCodes: _codes, promoRateDiscount: _discount, ...shown } = product;
   return shown;
 }
 
-export const forManagement = (product: CreditProduct): z.infer<typeof creditProductRecordSchema> => product;
-
-// --- Loan terms (Calculate, Loans/Create) ----------------------------------------------------------
-
-/** The terms a customer asks a schedule (or a loan) for. */
-export const loanTermsBodySchema = z
-  .object({
-    productName: z.string().trim().min(1).max(100).openapi({
-      description: 'The credit product’s Name, or a promo code standing in for it',
-      example: 'Personal 12',
-    }),
-    amount: z
-      .string()
-      .trim()
-      .regex(/^\d{1,15}(\.\d+)?$/, 'must be a positive decimal amount like 1500.00')
-      .openapi({ description: 'In the product’s currency', example: '5000.00' }),
-    term: z
-      .number()
-      .int()
-      .min(1)
-      .max(600)
-      .openapi({ description: 'Number of monthly instalments', example: 12 }),
-    startDate: z.iso.date().optional().openapi({
-      description: 'When the loan starts (YYYY-MM-DD); today (UTC) when left out',
-      example: '2026-03-10',
-    }),
-  })
-  .openapi('LendingLoanTerms');
-export type LoanTermsBody = z.infer<typeof loanTermsBodySchema>;
-
-const instalmentSchema = z.object({
-  number: z.number().int().openapi({ example: 1 }),
-  dueDate: z.string().openapi({ example: '2026-04-10' }),
-  principal: decimal('Principal repaid', '393.36'),
-  interest: decimal('Interest: balance × annual rate / 12, rounded half-up to the minor unit', '50.00'),
-  fee: decimal('Fees due with this instalment', '2.00'),
-  total: decimal('principal + interest + fee', '445.36'),
-  remainingBalance: decimal('Principal owed after this instalment', '4606.64'),
-});
-
-export const scheduleSchema = z
-  .object({
-    productName: z.string().openapi({ example: 'Personal 12' }),
-    currency: z.string().openapi({ example: 'EUR' }),
-    amortisation: z.enum(AMORTISATION_METHODS),
-    amount: decimal('The loan amount', '5000.00'),
-    term: z.number().int().openapi({ example: 12 }),
-    startDate: z.string().openapi({ example: '2026-03-10' }),
-    promoCode: z.string().optional().openapi({ description: 'The promo code applied', example: 'SPRING-26' }),
-    annualInterestRate: decimal('The rate applied (less a promo discount)', '12'),
-    instalments: z.array(instalmentSchema),
-    totals: z.object({
-      principal: decimal('Sum of principal parts: the amount', '5000.00'),
-      interest: decimal('Sum of interest', '330.93'),
-      fees: decimal('Sum of fees', '24.00'),
-      payable: decimal('Everything due', '5354.93'),
-    }),
-    apr: decimal('Annual percentage rate: 12 × the monthly internal rate of return, 2 decimals', '13.02'),
-  })
-  .openapi('LendingLoanSchedule');
+/** The terms a customer asks a schedule (or a loan) for (api/lending/credit-product-schemas.ts). */
+export interface LoanTerms {
+  /** The credit product's Name, or a promo code standing in for it. */
+  productName: string;
+  amount: string;
+  term: number;
+  /** YYYY-MM-DD; today (UTC) when left out. */
+  startDate?: string | undefined;
+}
 
 /** Today's date in UTC (YYYY-MM-DD): the start of a loan whose terms name none. */
 export const todayUtc = (now = new Date()) => now.toISOString().slice(0, 10);
@@ -281,7 +225,7 @@ export const todayUtc = (now = new Date()) => now.toISOString().slice(0, 10);
 export async function calculateLoan(
   db: Database,
   tenantId: string,
-  terms: LoanTermsBody,
+  terms: LoanTerms,
   today = todayUtc(),
 ): Promise<{ product: CreditProduct; promoCode: string | undefined; schedule: Schedule }> {
   const product = await findCreditProduct(db, tenantId, terms.productName);

@@ -1,5 +1,4 @@
 import { and, desc, eq } from 'drizzle-orm';
-import { Refusal } from '../../application/shared/refusal.ts';
 import type { Database } from '../../db/client.ts';
 import { lendingLoanDocumentDecisions } from '../../db/schema/lending-documents.ts';
 import { lendingLoanStatusHistory } from '../../db/schema/lending-loans.ts';
@@ -10,15 +9,35 @@ import {
   systemDocumentsOf,
 } from '../../domain/lending/loan-documents.ts';
 import { type LoanOperation, stepOf } from '../../domain/lending/loan-lifecycle.ts';
-import { calculateLoan } from './credit-product-records.ts';
-import type { LoanDocumentView } from './document-schemas.ts';
-import { invalidStatus, type LoanRow } from './loan-records.ts';
+import { cancelUpdate } from '../../domain/lending/loan-process.ts';
+import type { UseCaseDeps } from '../shared/deps.ts';
+import { Refusal } from '../shared/refusal.ts';
+import { calculateLoan } from './credit-products.ts';
+import {
+  invalidStatus,
+  type LoanCaller,
+  type LoanRow,
+  type LoanView,
+  loanOf,
+  loanView,
+  moveLoan,
+} from './loans.ts';
+import { DOCUMENT_DECLINED_REASON, recordDecline, sendSigningCode, signWithCode } from './signing-codes.ts';
 
 /**
  * The system documents of a loan (decision 0040): generated from the loan and its accepted offer
- * (domain/lending/loan-documents.ts) with the customer's decisions on them. They move to
- * application/lending/ with the credit products' calculation (calculateLoan) they are built from.
+ * (domain/lending/loan-documents.ts) with the customer's decisions on them.
  */
+
+/** A system document as the customer sees it. */
+export interface LoanDocumentView {
+  docTypeId: DocTypeId;
+  name: string;
+  status: DocumentDecision | 'unsigned';
+  contentHash: string;
+  decidedAt: string | null;
+  signable: boolean;
+}
 
 export interface LoanDocuments {
   documents: SystemDocument[];
@@ -127,4 +146,87 @@ export async function documentToDecide(
   if (decided?.decision === 'declined' && operation !== 'declineDocument')
     throw Refusal.conflict('document_declined', `the ${document.name} was declined`);
   return { loan, document };
+}
+
+/** A customer acting on their own loan's documents. */
+export type DocumentCaller = LoanCaller & { customerId: string; userId: string };
+
+/** `GET …/Documents`: the loan's system documents as the customer sees them. */
+export async function listLoanDocuments(
+  deps: Pick<UseCaseDeps, 'db'>,
+  caller: DocumentCaller,
+  loanId: string,
+) {
+  const loan = await documentsOfLoan(deps.db, await loanOf(deps, caller, loanId));
+  return loan.documents.map((document) => documentView(loan, document));
+}
+
+/** `GET …/Documents/{docTypeId}`: one document with its content (404 for a type the loan does not have). */
+export async function getLoanDocument(
+  deps: Pick<UseCaseDeps, 'db'>,
+  caller: DocumentCaller,
+  loanId: string,
+  docTypeId: string,
+): Promise<LoanDocumentView & { content: string }> {
+  const loan = await documentsOfLoan(deps.db, await loanOf(deps, caller, loanId));
+  const document = loan.documents.find((candidate) => candidate.docTypeId === docTypeId);
+  if (!document) throw Refusal.notFound('Document');
+  return { ...documentView(loan, document), content: document.content };
+}
+
+/** ResendSmsCode: a new code for the document, sent by SMS (the answer never carries it). */
+export async function resendSigningCode(
+  deps: UseCaseDeps,
+  caller: DocumentCaller,
+  loanId: string,
+  docTypeId: DocTypeId,
+  apiBaseUrl: string,
+) {
+  const row = await loanOf(deps, caller, loanId);
+  const { document } = await documentToDecide(deps.db, row, 'resendSmsCode', docTypeId);
+  return sendSigningCode(deps, row, document, { apiBaseUrl });
+}
+
+/** SignDocument: the document signed with the latest code sent for it; answers the document. */
+export async function signLoanDocument(
+  deps: Pick<UseCaseDeps, 'db' | 'config'>,
+  caller: DocumentCaller,
+  loanId: string,
+  docTypeId: DocTypeId,
+  code: string,
+): Promise<LoanDocumentView> {
+  const row = await loanOf(deps, caller, loanId);
+  const { document } = await documentToDecide(deps.db, row, 'signDocument', docTypeId);
+  await signWithCode(deps, row, document, code, caller.userId);
+  return documentView(await documentsOfLoan(deps.db, row), document);
+}
+
+/** DeclineDocument: the decline recorded, then the application cancelled through the loan workflow. */
+export async function declineLoanDocument(
+  deps: UseCaseDeps,
+  caller: DocumentCaller,
+  loanId: string,
+  docTypeId: DocTypeId,
+): Promise<LoanView> {
+  const row = await loanOf(deps, caller, loanId);
+  const { document } = await documentToDecide(deps.db, row, 'declineDocument', docTypeId);
+  // Recorded first: a crash before the cancel leaves the decline, and DeclineDocument again finishes it.
+  await recordDecline(deps.db, row, document, caller.userId);
+  const moved = await moveLoan(deps, row, 'cancel', (loan) =>
+    loan.executeUpdate(cancelUpdate, {
+      args: [
+        {
+          by: caller.actor,
+          reasonId: DOCUMENT_DECLINED_REASON,
+          comments: `the customer declined the ${document.name}`,
+        },
+      ],
+    }),
+  );
+  return loanView(deps.db, moved, 'customer');
+}
+
+/** Approve's check: the documents an accepted offer still waits for. */
+export async function unsignedDocumentsOf(deps: Pick<UseCaseDeps, 'db'>, row: LoanRow) {
+  return unsignedDocuments(await documentsOfLoan(deps.db, row));
 }

@@ -1,7 +1,7 @@
-import { Refusal } from '../../application/shared/refusal.ts';
 import { type CollectMerchant, loadCollectMerchant } from '../../credentials/lending/collect-merchants.ts';
 import type { Database } from '../../db/client.ts';
 import type { Config } from '../../platform/config.ts';
+import { Refusal } from '../shared/refusal.ts';
 
 /**
  * The tenant's merchant at the collection gateway (decisions 0041, 0045) for the operations that use the

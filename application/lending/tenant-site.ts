@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
-import { Refusal } from '../../application/shared/refusal.ts';
 import type { Database } from '../../db/client.ts';
 import { lendingSiteDomains } from '../../db/schema/lending.ts';
+import { Refusal } from '../shared/refusal.ts';
 
 /**
  * A URL the platform sends the customer to (a reset link, the card page's way back) must be on one of

@@ -1,5 +1,4 @@
 import { randomInt } from 'node:crypto';
-import { z } from '@hono/zod-openapi';
 import {
   type Client,
   WithStartWorkflowOperation,
@@ -10,9 +9,6 @@ import {
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { and, asc, eq, inArray } from 'drizzle-orm';
-import type { Context } from 'hono';
-import type { UseCaseDeps } from '../../application/shared/deps.ts';
-import { Refusal } from '../../application/shared/refusal.ts';
 import type { Database } from '../../db/client.ts';
 import { lendingLoanStatusHistory, lendingLoans } from '../../db/schema/lending-loans.ts';
 import {
@@ -21,14 +17,18 @@ import {
   type LoanOperation,
   LoanRefusal,
   type LoanStatus,
-  loanStatuses,
   openLoanStatuses,
   statusesOf,
 } from '../../domain/lending/loan-lifecycle.ts';
 import {
   detailsCompletedUpdate,
   type LoanActor,
+  type LoanCoApplicant,
+  type LoanCollateral,
+  type LoanDecision,
+  type LoanDisbursement,
   type LoanInput,
+  type LoanOffer,
   type LoanSnapshot,
   loanCreatedUpdate,
   loanWorkflowId,
@@ -41,13 +41,12 @@ import {
   TenantId,
 } from '../../domain/search-attributes.ts';
 import type { lendingLoan } from '../../workflows/lending/loan.ts';
-import { errorBodySchema } from '../shared/errors.ts';
-import { lendingErrorResponses } from './auth.ts';
-import type { LendingEnv } from './context.ts';
-import { servicingSchema, servicingView } from './servicing-view.ts';
+import type { UseCaseDeps } from '../shared/deps.ts';
+import { Refusal } from '../shared/refusal.ts';
+import { type ServicingView, servicingView } from './loan-servicing.ts';
 
 /**
- * Loans for the API: the read model (lending_loans, written by the loan workflow's activities), the
+ * Loans (use cases, decision 0046): the read model (lending_loans, written by the loan workflow's activities), the
  * workflow's Updates with their refusals as the platform's errors, and the loan as the API answers it.
  * Every read is scoped by tenant, and a customer's by customer: another's loan is not found.
  */
@@ -56,95 +55,41 @@ export type LoanRow = typeof lendingLoans.$inferSelect;
 
 // --- what the API answers ------------------------------------------------------------------------
 
-const amountText = z.string().openapi({ example: '1500.00' });
-
-export const loanOfferSchema = z
-  .object({
-    offerId: z.string().openapi({ example: '482913675-1' }),
-    productName: z.string().openapi({ example: 'Personal loan' }),
-    amount: amountText,
-    term: z.number().int().openapi({ description: 'Monthly instalments', example: 12 }),
-  })
-  .openapi('LoanOffer');
-
-export const collateralSchema = z
-  .object({
-    collateralId: z.string().openapi({ example: '1' }),
-    kind: z.string().openapi({ example: 'vehicle' }),
-    description: z.string().openapi({ example: 'Toyota Corolla 2019, VIN JTDBR32E...' }),
-    value: amountText,
-  })
-  .openapi('Collateral');
-
-export const coApplicantSchema = z
-  .object({
-    firstName: z.string().trim().min(1).max(100).openapi({ example: 'John' }),
-    lastName: z.string().trim().min(1).max(100).openapi({ example: 'Doe' }),
-    birthDate: z
-      .string()
-      .regex(/^\d{4}-\d{2}-\d{2}$/, 'a date YYYY-MM-DD')
-      .optional()
-      .openapi({ example: '1988-02-14' }),
-    ssn: z.string().trim().min(4).max(20).optional().openapi({ example: '987-65-4321' }),
-    email: z.email().max(254).optional().openapi({ example: 'john.doe@example.com' }),
-    phone: z
-      .string()
-      .regex(/^\+[1-9]\d{6,14}$/, 'an international number, e.g. +15551234567')
-      .optional(),
-    relationship: z.string().trim().max(50).optional().openapi({ example: 'spouse' }),
-  })
-  .strict()
-  .openapi('CoApplicant');
-
-const statusChangeSchema = z.object({
-  status: z.enum(loanStatuses),
-  at: z.string(),
-  by: z.enum(['customer', 'management', 'system']),
-  comments: z.string().nullable(),
-  reasonId: z.string().nullable(),
-});
-
-export const loanSchema = z
-  .object({
-    loanId: z.string().openapi({ example: '482913675' }),
-    customerId: z.string(),
-    status: z.enum(loanStatuses).openapi({
-      description: 'See the transition table (docs/lending.md; decision 0039)',
-      example: 'Origination',
-    }),
-    productName: z.string().openapi({ example: 'Personal loan' }),
-    promoCode: z.string().nullable(),
-    currency: z.string().openapi({ example: 'EUR' }),
-    amount: amountText,
-    term: z.number().int().openapi({ description: 'Monthly instalments', example: 12 }),
-    secured: z.boolean(),
-    offers: z
-      .array(loanOfferSchema)
-      .openapi({ description: 'The offers of the decision (Offer confirmation)' }),
-    acceptedOfferId: z.string().nullable(),
-    collaterals: z.array(collateralSchema),
-    coApplicant: coApplicantSchema.nullable(),
-    rolloverRequested: z.boolean(),
-    autocharge: z.object({ enabled: z.boolean(), comment: z.string().nullable() }),
-    disbursement: z.object({ amount: amountText, date: z.string() }).nullable(),
-    decision: z
-      .object({
-        outcome: z.enum(['approve', 'decline', 'refer', 'unavailable']),
-        score: z.number().nullable(),
-        reasons: z.array(z.string()),
-        at: z.string(),
-      })
-      .nullable()
-      .openapi({ description: 'The credit bureau’s decision (Management only; null for customers)' }),
-    statusHistory: z.array(statusChangeSchema),
-    servicing: servicingSchema.nullable().openapi({
-      description: 'Schedule, repayments, balances and days past due once paid out (decision 0043)',
-    }),
-    createdAt: z.string(),
-    updatedAt: z.string(),
-  })
-  .openapi('Loan');
-export type LoanView = z.infer<typeof loanSchema>;
+/** A loan as the API answers it (api/lending/loan-schemas.ts describes it). */
+export interface LoanView {
+  loanId: string;
+  customerId: string;
+  status: LoanStatus;
+  productName: string;
+  promoCode: string | null;
+  currency: string;
+  amount: string;
+  term: number;
+  secured: boolean;
+  offers: LoanOffer[];
+  acceptedOfferId: string | null;
+  collaterals: LoanCollateral[];
+  coApplicant: LoanCoApplicant | null;
+  rolloverRequested: boolean;
+  autocharge: { enabled: boolean; comment: string | null };
+  disbursement: LoanDisbursement | null;
+  decision: {
+    outcome: LoanDecision['outcome'];
+    score: number | null;
+    reasons: string[];
+    at: string;
+  } | null;
+  statusHistory: {
+    status: LoanStatus;
+    at: string;
+    by: 'customer' | 'management' | 'system';
+    comments: string | null;
+    reasonId: string | null;
+  }[];
+  servicing: ServicingView | null;
+  createdAt: string;
+  updatedAt: string;
+}
 
 /** The loan as the API answers it; `audience` customer leaves the bureau's decision out. */
 export async function loanView(
@@ -201,30 +146,6 @@ export async function loanView(
   };
 }
 
-export const loanIdParams = z.object({
-  loanId: z
-    .string()
-    .max(40)
-    .openapi({ param: { name: 'loanId', in: 'path' }, example: '482913675' }),
-});
-
-/** The documented errors of a loan operation: the platform's, and 409 for a loan in another status. */
-export const loanErrorResponses = {
-  ...lendingErrorResponses,
-  409: {
-    description:
-      '`invalid_loan_status` (the message names the current status), or another refusal of the loan ' +
-      '(`collateral_required`, `rollover_already_requested`, `rollover_not_requested`, `multiple_offers_disabled`, ' +
-      '`decision_in_progress`)',
-    content: { 'application/json': { schema: errorBodySchema } },
-  },
-} as const;
-
-export const loanAnswer = (description: string) => ({
-  200: { description, content: { 'application/json': { schema: loanSchema } } },
-  ...loanErrorResponses,
-});
-
 // --- reading ---------------------------------------------------------------------------------------
 
 export async function findLoan(db: Database, tenantId: string, loanId: string): Promise<LoanRow | undefined> {
@@ -236,22 +157,40 @@ export async function findLoan(db: Database, tenantId: string, loanId: string): 
   return row;
 }
 
-/** A loan of the request's tenant (management): 404 for an unknown one or another tenant's. */
-export async function tenantLoan(c: Context<LendingEnv>, loanId: string): Promise<LoanRow> {
-  const row = await findLoan(c.get('deps').db, c.get('lendingTenant').id, loanId);
-  if (!row) throw Refusal.notFound('Loan');
+/**
+ * Who asks for a loan: management (the tenant's key: any loan of the tenant) or a customer (the user
+ * token's: only their own loans, another's is not found, and without the bureau's decision).
+ */
+export interface LoanCaller {
+  tenantId: string;
+  /** Set when a customer asks. */
+  customerId?: string | undefined;
+  /** Recorded in the loan's status history. */
+  actor: LoanActor;
+}
+
+export const audienceOf = (caller: LoanCaller): 'customer' | 'management' =>
+  caller.customerId === undefined ? 'management' : 'customer';
+
+/** A loan the caller may see: 404 for an unknown one, another tenant's or another customer's. */
+export async function loanOf(
+  deps: Pick<UseCaseDeps, 'db'>,
+  caller: Pick<LoanCaller, 'tenantId' | 'customerId'>,
+  loanId: string,
+): Promise<LoanRow> {
+  const row = await findLoan(deps.db, caller.tenantId, loanId);
+  if (!row || (caller.customerId !== undefined && row.customerId !== caller.customerId))
+    throw Refusal.notFound('Loan');
   return row;
 }
 
-/** A loan of the customer: 404 for another customer's (existence is not leaked). */
-export async function customerLoan(
-  c: Context<LendingEnv>,
-  customerId: string,
+/** The loan as the caller sees it (GET Customer/Loans/{loanId}, Management/Loans/{loanId}). */
+export async function readLoan(
+  deps: Pick<UseCaseDeps, 'db'>,
+  caller: LoanCaller,
   loanId: string,
-): Promise<LoanRow> {
-  const row = await findLoan(c.get('deps').db, c.get('lendingTenant').id, loanId);
-  if (!row || row.customerId !== customerId) throw Refusal.notFound('Loan');
-  return row;
+): Promise<LoanView> {
+  return loanView(deps.db, await loanOf(deps, caller, loanId), audienceOf(caller));
 }
 
 /** The customer's loans that are not closed (the spec's "active loans only"), newest first. */
@@ -281,13 +220,16 @@ export function refuseOutsideStatuses(row: LoanRow, operation: LoanOperation): v
   if (!statusesOf(operation).includes(row.status)) throw invalidStatus(operation, row.status);
 }
 
-// --- moving a loan ------------------------------------------------------------------------------------
-
-/** Who is asking: the customer of the user token, else management (the key). */
-export function actorOf(c: Context<LendingEnv>): LoanActor {
-  const user = c.get('lendingUser');
-  return user?.customerId ? { role: 'customer', id: user.id } : { role: 'management' };
+/** Customer/Loans: the customer's loans that are not closed, newest first. */
+export async function customerActiveLoans(
+  deps: Pick<UseCaseDeps, 'db'>,
+  caller: LoanCaller & { customerId: string },
+): Promise<LoanView[]> {
+  const rows = await activeLoansOf(deps.db, caller.tenantId, caller.customerId);
+  return Promise.all(rows.map((row) => loanView(deps.db, row, 'customer')));
 }
+
+// --- moving a loan ------------------------------------------------------------------------------------
 
 const REFUSALS: Record<string, (message: string) => Refusal> = {
   [LoanRefusal.invalidStatus]: (message) => Refusal.conflict(LoanRefusal.invalidStatus, message),

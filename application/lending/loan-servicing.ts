@@ -1,60 +1,48 @@
-import { z } from '@hono/zod-openapi';
 import { and, eq } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { lendingLoanServicing } from '../../db/schema/lending-servicing.ts';
-import { daysPastDue, repaymentModes } from '../../domain/lending/servicing.ts';
+import { daysPastDue, type RepaymentMode } from '../../domain/lending/servicing.ts';
 
 /**
  * A paid-out loan's servicing as the API answers it (decision 0043): from the read model the loan
  * workflow writes (lending_loan_servicing); days past due are counted to today.
  */
 
-const amount = z.string().openapi({ example: '128.50' });
+/** A repayment as the API shows it (its id under `id`). */
+export interface RepaymentView {
+  id: string;
+  amount: string;
+  date: string;
+  mode: RepaymentMode;
+  reference: string | null;
+  reversed: boolean;
+}
 
-export const repaymentSchema = z
-  .object({
-    id: z.string().openapi({ description: 'The repayment id (Management/Loans/Repayments/{id})' }),
-    amount,
-    date: z.string().openapi({ example: '2026-03-10' }),
-    mode: z.enum(repaymentModes),
-    reference: z.string().nullable(),
-    reversed: z.boolean(),
-  })
-  .openapi('Repayment');
-
-export const servicingSchema = z
-  .object({
-    status: z.enum(['current', 'overdue', 'repaid']),
-    daysPastDue: z
-      .number()
-      .int()
-      .openapi({ description: 'Days since the oldest overdue due date (0 if none)' }),
-    pastDueSince: z.string().nullable(),
-    overdueAmount: amount,
-    dueNow: amount.openapi({ description: 'Unpaid amount of every instalment due today or before' }),
-    payoffAmount: amount.openapi({ description: 'Everything still owed' }),
-    outstandingPrincipal: amount,
-    paidTotal: amount,
-    nextDueDate: z.string().nullable(),
-    nextDueAmount: amount.nullable(),
-    asOf: z.string().openapi({ description: 'When the loan last assessed its position' }),
-    instalments: z.array(
-      z.object({
-        number: z.number().int(),
-        dueDate: z.string(),
-        principal: amount,
-        interest: amount,
-        fee: amount,
-        total: amount,
-        paid: amount,
-        outstanding: amount,
-        overdue: z.boolean(),
-      }),
-    ),
-    repayments: z.array(repaymentSchema),
-  })
-  .openapi('LoanServicing');
-export type ServicingView = z.infer<typeof servicingSchema>;
+export interface ServicingView {
+  status: 'current' | 'overdue' | 'repaid';
+  daysPastDue: number;
+  pastDueSince: string | null;
+  overdueAmount: string;
+  dueNow: string;
+  payoffAmount: string;
+  outstandingPrincipal: string;
+  paidTotal: string;
+  nextDueDate: string | null;
+  nextDueAmount: string | null;
+  asOf: string;
+  instalments: {
+    number: number;
+    dueDate: string;
+    principal: string;
+    interest: string;
+    fee: string;
+    total: string;
+    paid: string;
+    outstanding: string;
+    overdue: boolean;
+  }[];
+  repayments: RepaymentView[];
+}
 
 /** The loan's servicing, or null before it is paid out. */
 export async function servicingView(

@@ -1,7 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { z } from '@hono/zod-openapi';
 import { and, asc, eq, isNull } from 'drizzle-orm';
-import { Refusal } from '../../application/shared/refusal.ts';
 import {
   type CardPageForm,
   cardSavingForm,
@@ -15,7 +13,9 @@ import type { Database } from '../../db/client.ts';
 import { lendingCards } from '../../db/schema/lending-payment-options.ts';
 import { cardInvoice } from '../../domain/lending/repayment-submissions.ts';
 import type { Config } from '../../platform/config.ts';
-import { requireCollectMerchant } from './collect-merchant-records.ts';
+import type { UseCaseDeps } from '../shared/deps.ts';
+import { Refusal } from '../shared/refusal.ts';
+import { requireCollectMerchant } from './collect-merchants.ts';
 import {
   lockCustomerMethods,
   type MethodOwner,
@@ -38,68 +38,32 @@ type KeyConfig = Pick<Config, 'LENDING_DATA_KEY' | 'PLATFORM_MODE'>;
 /** A card id: `card_` and 16 hex digits (random, 64 bits). */
 export const newCardId = () => `card_${randomBytes(8).toString('hex')}`;
 
-export const cardSchema = z
-  .object({
-    cardId: z.string().openapi({ example: 'card_3f2a9c1d7e5b4a60' }),
-    status: z.enum(['pending', 'active', 'failed']).openapi({
-      description:
-        '`pending` until the customer has passed the card page; `active` once the gateway saved the card; `failed` when the card was declined or the page expired',
-    }),
-    isDefault: z.boolean(),
-    nickname: z.string().nullable(),
-    brand: z.string().nullable().openapi({ example: 'VISA' }),
-    last4: z.string().nullable().openapi({ example: '4242' }),
-    expiryMonth: z.number().int().nullable().openapi({ example: 12 }),
-    expiryYear: z.number().int().nullable().openapi({ example: 2029 }),
-    reason: z.string().nullable().openapi({ description: 'Why the card failed' }),
-    createdAt: z.string(),
-    activatedAt: z.string().nullable(),
-  })
-  .openapi('Card');
-export type CardView = z.infer<typeof cardSchema>;
+/** A card as the API answers it (api/lending/payment-option-schemas.ts). */
+export interface CardView {
+  cardId: string;
+  status: CardRow['status'];
+  isDefault: boolean;
+  nickname: string | null;
+  brand: string | null;
+  last4: string | null;
+  expiryMonth: number | null;
+  expiryYear: number | null;
+  reason: string | null;
+  createdAt: string;
+  activatedAt: string | null;
+}
 
-const nickname = z.string().trim().min(1).max(50).openapi({ example: 'My salary card' });
+export interface NewCard {
+  isDefault?: boolean | undefined;
+  nickname?: string | undefined;
+  /** Where the card page sends the customer back; on a site domain of the tenant. */
+  returnUrl?: string | undefined;
+}
 
-export const newCardSchema = z
-  .object({
-    isDefault: z.boolean().optional().openapi({ description: 'Make it the default method once it is saved' }),
-    nickname: nickname.optional(),
-    returnUrl: z
-      .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
-      .max(500)
-      .optional()
-      .openapi({
-        description:
-          'Where the card page sends the customer back (URL_OK, URL_CANCEL); on a site domain of the tenant',
-        example: 'https://loans.acme.example/cards/done',
-      }),
-  })
-  .strict()
-  .openapi('NewCard');
-
-export const cardChangeSchema = z
-  .object({
-    isDefault: z.boolean().optional().openapi({
-      description:
-        '`true` makes it the default method (a pending card once saved); `false` on the default moves the default to the oldest other method',
-    }),
-    nickname: nickname.nullable().optional(),
-  })
-  .strict()
-  .refine((change) => change.isDefault !== undefined || change.nickname !== undefined, {
-    message: 'give isDefault or nickname',
-  })
-  .openapi('CardChange');
-
-export const cardPageSchema = z
-  .object({
-    action: z.string().openapi({ example: 'https://platform.example/collect/' }),
-    method: z.literal('POST'),
-    fields: z.record(z.string(), z.string()).openapi({
-      description: 'Hidden fields of the form: PAGE, ENCODED, CHECKSUM',
-    }),
-  })
-  .openapi('CardPageForm');
+export interface CardChange {
+  isDefault?: boolean | undefined;
+  nickname?: string | null | undefined;
+}
 
 const cardOf = (row: CardRow): CardView => ({
   cardId: row.id,
@@ -123,7 +87,10 @@ const liveCard = ({ tenantId, customerId }: MethodOwner, cardId: string) =>
     isNull(lendingCards.deletedAt),
   );
 
-export async function listCards(db: Database, { tenantId, customerId }: MethodOwner): Promise<CardView[]> {
+export async function listCards(
+  { db }: Pick<UseCaseDeps, 'db'>,
+  { tenantId, customerId }: MethodOwner,
+): Promise<CardView[]> {
   const rows = await db
     .select()
     .from(lendingCards)
@@ -147,11 +114,10 @@ async function ownCard(db: Pick<Database, 'select'>, owner: MethodOwner, cardId:
 
 /** A pending card and the card page's form that saves it. */
 export async function createCard(
-  db: Database,
-  config: Config,
+  { db, config }: Pick<UseCaseDeps, 'db' | 'config'>,
   tenant: { id: string; name: string },
   customerId: string,
-  input: z.infer<typeof newCardSchema>,
+  input: NewCard,
 ): Promise<{ card: CardView; cardPage: CardPageForm & { method: 'POST' } }> {
   const merchant = await requireCollectMerchant(db, config, tenant.id);
   if (input.returnUrl) await requireTenantSiteUrl(db, tenant.id, 'returnUrl', input.returnUrl);
@@ -179,10 +145,10 @@ export async function createCard(
 
 /** PUT Cards/{cardId}: the nickname, and whether it is the default method. */
 export async function updateCard(
-  db: Database,
+  { db }: Pick<UseCaseDeps, 'db'>,
   owner: MethodOwner,
   cardId: string,
-  change: z.infer<typeof cardChangeSchema>,
+  change: CardChange,
 ): Promise<CardView> {
   await db.transaction(async (tx) => {
     await lockCustomerMethods(tx, owner);
