@@ -30,7 +30,6 @@ import { unsignedDocumentsOf } from './loan-documents.ts';
 import {
   audienceOf,
   type LoanCaller,
-  type LoanRow,
   type LoanView,
   loanOf,
   loanView,

@@ -32,7 +32,7 @@ function fixtures(): Fixture[] {
 }
 
 /** Replays fixtures against the bundle of today's workflow code; answers the failures, by fixture. */
-export async function replayFailures(bundlePath: string, replayed: readonly Fixture[]) {
+async function replayFailures(bundlePath: string, replayed: readonly Fixture[]) {
   async function* histories() {
     for (const fixture of replayed) {
       yield {

@@ -1,9 +1,9 @@
 import { apiCodeGetOperation } from './api-code-get.ts';
+import { paymentNoregSendStatusOperation } from './api-payment-noreg-send-status.ts';
 import { apiTokenGetOperation } from './api-token-get.ts';
 import { apiTokenInvalidateOperation } from './api-token-invalidate.ts';
 import { paymentCheckOperation } from './payment-check.ts';
 import { paymentInitOperation } from './payment-init.ts';
-import { paymentNoregSendStatusOperation } from './payment-noreg-send-status.ts';
 import { paymentSendStatusOperation } from './payment-send-status.ts';
 
 /**

@@ -1,0 +1,32 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { acceptLoanOffer } from '../../../application/lending/loan-moves.ts';
+import { defineLendingOperation, lendingSecurity } from '../auth.ts';
+import { customerCaller } from '../callers.ts';
+import { loanAnswer, loanIdParams } from '../loan-schemas.ts';
+import { lendingPath } from '../paths.ts';
+
+/** `POST /Customer/Loans/{loanId}/AcceptLoanOffer?offerId=`: only in Offer confirmation → Waiting for approval. */
+export const acceptLoanOfferOperation = defineLendingOperation({
+  route: () =>
+    createRoute({
+      method: 'post',
+      path: lendingPath('/Customer/Loans/{loanId}/AcceptLoanOffer'),
+      tags: ['Customer loans'],
+      summary: 'Accept the offer',
+      description:
+        'Only in Offer confirmation (else 409 `invalid_loan_status`). The loan takes the offer’s amount and term ' +
+        'and waits for management’s approval (Waiting for approval). `offerId` picks one of several offers; ' +
+        'left out, the first. An unknown `offerId` is 400 `offer_not_found`.',
+      security: lendingSecurity.user,
+      request: {
+        params: loanIdParams,
+        query: z.object({ offerId: z.string().max(60).optional().openapi({ example: '482913675-1' }) }),
+      },
+      responses: loanAnswer('The loan, waiting for approval'),
+    }),
+  handler: () => async (c) => {
+    const { loanId } = c.req.valid('param');
+    const { offerId } = c.req.valid('query');
+    return c.json(await acceptLoanOffer(c.get('deps'), customerCaller(c), loanId, offerId), 200);
+  },
+});

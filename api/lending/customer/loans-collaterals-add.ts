@@ -1,0 +1,46 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { addCollateral } from '../../../application/lending/loan-moves.ts';
+import { jsonBody } from '../../shared/openapi.ts';
+import { defineLendingOperation, lendingSecurity } from '../auth.ts';
+import { customerCaller } from '../callers.ts';
+import { loanAnswer, loanIdParams } from '../loan-schemas.ts';
+import { lendingPath } from '../paths.ts';
+
+export const collateralBodySchema = z
+  .object({
+    kind: z.string().trim().min(1).max(50).openapi({ example: 'vehicle' }),
+    description: z.string().trim().min(1).max(1000).openapi({ example: 'Toyota Corolla 2019' }),
+    value: z
+      .string()
+      .trim()
+      .regex(/^\d{1,15}(\.\d{1,6})?$/, 'must be a decimal amount like 9500.00')
+      .openapi({ description: 'Estimated value, in the loan’s currency', example: '9500.00' }),
+  })
+  .strict()
+  .openapi('CollateralInput');
+
+/**
+ * `POST /Customer/Loans/{loanId}/Collaterals`: registers a collateral (its id is in the answer's
+ * `collaterals`). Before a decision the status stays; in Offer confirmation or Waiting for approval the
+ * loan goes to Reprocessing (design).
+ */
+export const collateralsAddOperation = defineLendingOperation({
+  route: () =>
+    createRoute({
+      method: 'post',
+      path: lendingPath('/Customer/Loans/{loanId}/Collaterals'),
+      tags: ['Customer loans'],
+      summary: 'Add a collateral',
+      description:
+        'Allowed in Pre-Origination, Origination, Reprocessing and Collateral (status unchanged), and in Offer ' +
+        'confirmation and Waiting for approval (→ Reprocessing); else 409 `invalid_loan_status`. A secured loan in ' +
+        'Collateral is processed once it has a collateral.',
+      security: lendingSecurity.user,
+      request: { params: loanIdParams, body: jsonBody(collateralBodySchema) },
+      responses: loanAnswer('The loan with the collateral'),
+    }),
+  handler: () => async (c) => {
+    const { loanId } = c.req.valid('param');
+    return c.json(await addCollateral(c.get('deps'), customerCaller(c), loanId, c.req.valid('json')), 200);
+  },
+});

@@ -1,0 +1,38 @@
+import { createRoute } from '@hono/zod-openapi';
+import { applyForLoan } from '../../../application/lending/loan-creation.ts';
+import { jsonBody } from '../../shared/openapi.ts';
+import { defineLendingOperation, lendingSecurity } from '../auth.ts';
+import { customerCaller } from '../callers.ts';
+import { loanTermsBodySchema } from '../credit-product-schemas.ts';
+import { loanErrorResponses, loanSchema } from '../loan-schemas.ts';
+import { lendingPath } from '../paths.ts';
+
+/**
+ * `POST /Customer/Loans/Create`: a loan application from terms and the Name of a credit product (or a
+ * promo code standing in for it). Pre-Origination while the customer's details are incomplete, else
+ * Origination (the spec's rows); one workflow per loan from here on.
+ */
+export const customerLoansCreateOperation = defineLendingOperation({
+  route: () =>
+    createRoute({
+      method: 'post',
+      path: lendingPath('/Customer/Loans/Create'),
+      tags: ['Customer loans'],
+      summary: 'Create a loan application',
+      description:
+        'Creates a loan application of the authenticated customer from terms (`productName` or a promo code, ' +
+        '`amount`, `term`). Its status is Pre-Origination while the customer’s details are incomplete, else Origination. ' +
+        '400 names the field the product refuses (bounds in the message).',
+      security: lendingSecurity.user,
+      request: { body: jsonBody(loanTermsBodySchema) },
+      responses: {
+        201: { description: 'Created', content: { 'application/json': { schema: loanSchema } } },
+        ...loanErrorResponses,
+      },
+    }),
+  handler: () => async (c) => {
+    const caller = customerCaller(c);
+    const view = await applyForLoan(c.get('deps'), c.get('lendingTenant'), caller, c.req.valid('json'));
+    return c.json(view, 201);
+  },
+});

@@ -1,0 +1,37 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { logIn } from '../../../application/lending/users.ts';
+import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from '../auth.ts';
+import { lendingPath } from '../paths.ts';
+import { presentedPasswordParameter, userTokenAnswer, userTokenSchema } from '../user-schemas.ts';
+
+/**
+ * `POST /User/Login?login=&password=`: a new user token. An unknown login, a wrong password and an
+ * account without a password answer the same 401 `invalid_credentials`, after the same scrypt work.
+ */
+export const userLoginOperation = defineLendingOperation({
+  route: () =>
+    createRoute({
+      method: 'post',
+      path: lendingPath('/User/Login'),
+      tags: ['User'],
+      summary: 'Log in',
+      description:
+        'Answers a `lender_UserAuthToken` for the login and password (query parameters, never logged). ' +
+        '401 `invalid_credentials` when they do not match (whether or not the login exists).',
+      security: lendingSecurity.apiKey,
+      request: {
+        query: z.object({
+          login: z.string().trim().min(1).max(200).openapi({ example: 'jane.doe@example.com' }),
+          password: presentedPasswordParameter,
+        }),
+      },
+      responses: {
+        200: { description: 'Logged in', content: { 'application/json': { schema: userTokenSchema } } },
+        ...lendingErrorResponses,
+      },
+    }),
+  handler: () => async (c) => {
+    const loggedIn = await logIn(c.get('deps'), c.get('lendingTenant').id, c.req.valid('query'));
+    return c.json(userTokenAnswer(loggedIn, loggedIn.user), 200);
+  },
+});
