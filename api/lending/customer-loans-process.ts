@@ -22,8 +22,9 @@ export const commentsQuery = z.object({
 /**
  * Process (customer or management): only from Origination or Reprocessing (and, by design, Collateral
  * once a collateral is registered). A secured loan goes to Collateral; otherwise the credit bureau
- * decides, and the answer comes once its decision is recorded. A loan still in Pre-Origination whose
- * customer's details are complete by now is first moved on (a missed `detailsCompleted`).
+ * decides, and the answer comes once the request is recorded (the decision follows in the loan). A
+ * loan still in Pre-Origination whose customer's details are complete by now is first moved on (a
+ * missed `detailsCompleted`).
  */
 export async function sendForProcessing(c: Context<LendingEnv>, row: LoanRow, comments: string | undefined) {
   const deps = c.get('deps');
@@ -59,7 +60,9 @@ export const customerLoansProcessOperation = defineLendingOperation({
         'Only in Origination or Reprocessing (or Collateral once a collateral is registered); else 409 ' +
         '`invalid_loan_status` naming the current status. A secured loan goes to Collateral; an unsecured one is ' +
         'decided by the credit bureau: Offer confirmation, Rejected, or Waiting for approval (referred, or the ' +
-        'bureau did not answer). Answers once the outcome is recorded.',
+        'bureau did not answer). Answers at once, once the request is recorded: the loan in Collateral, or still in ' +
+        'its status with the decision pending (a second Process meanwhile is 409 `decision_in_progress`). The ' +
+        'decision arrives through the loan: poll `GET Customer/Loans/{loanId}` for its next status.',
       security: lendingSecurity.user,
       request: { params: loanIdParams, query: commentsQuery },
       responses: loanAnswer('The loan after processing'),

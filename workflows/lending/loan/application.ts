@@ -1,4 +1,4 @@
-import { condition, setHandler } from '@temporalio/workflow';
+import { condition, patched, setHandler } from '@temporalio/workflow';
 import { type LoanOperation, LoanRefusal, stepOf } from '../../../domain/lending/loan-lifecycle.ts';
 import {
   addCollateralUpdate,
@@ -130,7 +130,8 @@ function completeDetails(state: LoanState): Promise<LoanSnapshot> {
 
 /**
  * Process: a secured loan goes to Collateral; otherwise the request is recorded and handed to the main
- * loop, which asks the bureau; answers once the decision is recorded.
+ * loop, which asks the bureau. Answers once the request is on record (the decision follows through the
+ * read model and the loan-status webhook); histories of before that change wait for the decision.
  */
 async function sendForProcessing(
   state: LoanState,
@@ -143,9 +144,10 @@ async function sendForProcessing(
   }
   // Refuses a second Process from here on; the request is in the history, then the bureau is asked.
   state.deciding = true;
-  await state.record({ by, comments: comments ?? 'sent for processing' });
+  const recorded = await state.record({ by, comments: comments ?? 'sent for processing' });
   const before = state.decisions;
   state.submitted = { applicant, by, comments };
+  if (patched('lending-process-answers-at-once')) return recorded;
   await condition(() => state.decisions > before);
   return state.copy();
 }
@@ -171,6 +173,8 @@ async function changeApplication(
 export async function decide(state: LoanState, request: ProcessRequest): Promise<void> {
   const { loan, input } = state;
   const decision = await askBureau(input, loan, request.applicant);
+  // The bureau has answered: the decided loan takes its next operations once the read model shows it.
+  state.deciding = false;
   const step = stepOf('decision', loan.status, state.facts({ bureau: decision.outcome }));
   // Cancelled while the bureau was asked: the answer changes nothing.
   if (step.allowed) {
@@ -180,7 +184,6 @@ export async function decide(state: LoanState, request: ProcessRequest): Promise
     state.move(step);
     await state.record({ by: { role: 'system' }, comments: decisionComment(decision) });
   }
-  state.deciding = false;
   state.decisions += 1;
 }
 
