@@ -6,7 +6,7 @@ import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
 import { and, eq, isNull } from 'drizzle-orm';
 import { Hono } from 'hono';
-import { listUserAccounts } from '../api/openbanking/account-records.ts';
+import { listUserAccounts } from '../application/openbanking/accounts.ts';
 import { openDatabase } from '../db/client.ts';
 import { messagingMessages } from '../db/schema/messaging.ts';
 import { obAccounts, obBalances } from '../db/schema/openbanking.ts';

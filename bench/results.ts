@@ -56,7 +56,7 @@ export function report(row: ResultRow): void {
   );
 }
 
-/** The whole table, printed and written to bench/results/latest.md (the README's table comes from it). */
+/** The whole table, printed and written to bench/results/latest.md (bench/README.md's tables come from it). */
 export function writeResults(header: string[]): string {
   const cell = (text: string | undefined) => (text ?? '').replaceAll('|', '\\|');
   const lines = [

@@ -2,7 +2,7 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 
 /**
  * Custom search attributes of the platform, registered on the embedded dev server at start and
- * documented for clusters (README). They make the Temporal Web UI searchable by business keys,
+ * documented for clusters (docs/operations.md). They make the Temporal Web UI searchable by business keys,
  * e.g. `PlatformService = "messaging" AND OwnerId = "acc_..."`.
  */
 export const PlatformService = defineSearchAttributeKey('PlatformService', SearchAttributeType.KEYWORD);

@@ -76,6 +76,9 @@ async function main() {
     : undefined;
   if (sandbox) stops.unshift(() => sandbox.stop());
 
+  // Sandbox: lending's own account at the messaging gateway (decision 0040), before the worker copies the
+  // configuration: the signing-code activity sends with its token (decision 0047).
+  await provisionSandboxLendingMessaging(database.db, config);
   const temporal = await connectTemporal({ ...config, TEMPORAL_ADDRESS: temporalAddress }, logger);
   stops.unshift(() => temporal.close());
   const worker = await runWorker({
@@ -86,8 +89,6 @@ async function main() {
     workflowBundlePath: await bundle,
   });
   stops.unshift(() => worker.stop());
-  // Sandbox: lending's own account at the messaging gateway (decision 0040), before the API serves.
-  await provisionSandboxLendingMessaging(database.db, config);
   const api = await serveApi({ config, db: database.db, client: temporal.client, logger });
   // The sandbox merchant verifies notification SIGNATUREs with the key this API publishes.
   sandbox?.merchant.trustGateway(`${api.url}/collect/.well-known/notification-key.pem`);

@@ -1,9 +1,11 @@
 import type { ActivityDeps } from '../shared/deps.ts';
+import { createBankVerificationActivities } from './bank-verification.ts';
 import { createDecisionActivities, type DecisionActivityDeps } from './decision.ts';
 import { createDisbursementActivities } from './disbursement.ts';
 import { createLoanRecordActivities } from './loan.ts';
 import { createRepaymentActivities } from './repayments.ts';
 import { createServicingActivities } from './servicing.ts';
+import { createSigningCodeActivities } from './signing-codes.ts';
 
 /** Every activity of the lending platform; its workflows proxy `LendingActivities`. */
 export function createLendingActivities(deps: ActivityDeps & Pick<DecisionActivityDeps, 'bureau'>) {
@@ -17,3 +19,11 @@ export function createLendingActivities(deps: ActivityDeps & Pick<DecisionActivi
 }
 
 export type LendingActivities = ReturnType<typeof createLendingActivities>;
+
+/**
+ * Activities of the processes that call sibling services (decision 0047): bank verification and signing
+ * codes. Registered beside the loan's; their workflows proxy their own factories' types.
+ */
+export function createSiblingCallActivities(deps: ActivityDeps) {
+  return { ...createBankVerificationActivities(deps), ...createSigningCodeActivities(deps) };
+}

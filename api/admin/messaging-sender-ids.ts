@@ -1,19 +1,15 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import { Refusal } from '../../application/shared/refusal.ts';
 import {
-  decideSenderId,
-  SenderIdDecisionRefused,
-  senderIdsAwaitingApproval,
-} from '../../credentials/messaging/senders.ts';
-import type { messagingSenderIds } from '../../db/schema/messaging.ts';
+  decideSenderIdAsOperator,
+  senderIdsWaitingForApproval,
+} from '../../application/messaging/sender-id-decisions.ts';
 import type { AppEnv } from '../shared/context.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 
 /**
  * Operator endpoints of sender IDs (HTTP twin of `npm run admin -- messaging:sender-ids|approve|reject`,
- * decision 0028): the registrations their accounts confirmed, waiting for approval; approve or reject one
- * with a reason (shown to the account) and a note (for operators).
+ * decision 0028); the use cases are application/messaging/sender-id-decisions.ts.
  */
 
 const registrationSchema = z
@@ -30,19 +26,6 @@ const registrationSchema = z
     operatorNote: z.string().nullable(),
   })
   .openapi('SenderIdRegistrationForOperator');
-
-const forOperator = (row: typeof messagingSenderIds.$inferSelect) => ({
-  id: row.id,
-  accountId: row.accountId,
-  senderId: row.senderId,
-  description: row.description,
-  status: row.status,
-  createdAt: row.createdAt.toISOString(),
-  confirmedAt: row.confirmedAt?.toISOString() ?? null,
-  decidedAt: row.decidedAt?.toISOString() ?? null,
-  decisionReason: row.decisionReason,
-  operatorNote: row.operatorNote,
-});
 
 const listRoute = createRoute({
   method: 'get',
@@ -91,29 +74,20 @@ const decisionRoute = (decision: 'approve' | 'reject') =>
 
 export function registerMessagingSenderIdAdminRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(listRoute, async (c) =>
-    c.json({ items: (await senderIdsAwaitingApproval(c.get('deps').db)).map(forOperator) }, 200),
+    c.json({ items: await senderIdsWaitingForApproval(c.get('deps')) }, 200),
   );
   for (const [action, decision] of [
     ['approve', 'approved'],
     ['reject', 'rejected'],
   ] as const) {
     app.openapi(decisionRoute(action), async (c) => {
-      const { db, temporal } = c.get('deps');
       const { reason, note } = c.req.valid('json');
-      try {
-        const row = await decideSenderId({ db, temporal }, c.req.valid('param').id, {
-          decision,
-          reason,
-          note,
-        });
-        return c.json(forOperator(row), 200);
-      } catch (error) {
-        if (error instanceof SenderIdDecisionRefused) {
-          if (error.code === 'not_found') throw Refusal.notFound('Sender ID');
-          throw Refusal.conflict(error.code, error.message);
-        }
-        throw error;
-      }
+      const decided = await decideSenderIdAsOperator(c.get('deps'), c.req.valid('param').id, {
+        decision,
+        reason,
+        note,
+      });
+      return c.json(decided, 200);
     });
   }
 }

@@ -1,6 +1,11 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { defineLendingOperation, lendingSecurity, requireCustomer } from './auth.ts';
-import { bankVerificationResponses, processVerification } from './bank-verification-records.ts';
+import { processVerification } from '../../application/lending/bank-verification.ts';
+import { defineLendingOperation, lendingSecurity } from './auth.ts';
+import {
+  bankVerificationResponses,
+  verificationCaller,
+  verifyingCustomer,
+} from './bank-verification-schemas.ts';
 import { lendingPath } from './paths.ts';
 
 /** `GET /PaymentOptions/BankVerification/IsDataProcessed?loanId=`: whether the verification passed. */
@@ -20,7 +25,13 @@ export const bankVerificationIsDataProcessedOperation = defineLendingOperation({
       responses: bankVerificationResponses,
     }),
   handler: () => async (c) => {
-    const { customerId } = requireCustomer(c);
-    return c.json(await processVerification(c, customerId, c.req.valid('query').loanId), 200);
+    const { loanId } = c.req.valid('query');
+    const view = await processVerification(
+      c.get('deps'),
+      verifyingCustomer(c),
+      loanId,
+      verificationCaller(c),
+    );
+    return c.json(view, 200);
   },
 });

@@ -1,7 +1,13 @@
 import { createRoute } from '@hono/zod-openapi';
+import { saveFrameData } from '../../application/lending/bank-verification.ts';
 import { jsonBody } from '../shared/openapi.ts';
-import { defineLendingOperation, lendingSecurity, requireCustomer } from './auth.ts';
-import { bankVerificationResponses, saveDataSchema, saveFrameData } from './bank-verification-records.ts';
+import { defineLendingOperation, lendingSecurity } from './auth.ts';
+import {
+  bankVerificationResponses,
+  saveDataSchema,
+  verificationCaller,
+  verifyingCustomer,
+} from './bank-verification-schemas.ts';
 import { lendingPath } from './paths.ts';
 
 /** `POST /PaymentOptions/BankVerification/SaveData`: what the frame returned (decision 0042). */
@@ -22,7 +28,7 @@ export const bankVerificationSaveDataOperation = defineLendingOperation({
       responses: bankVerificationResponses,
     }),
   handler: () => async (c) => {
-    const { customerId } = requireCustomer(c);
-    return c.json(await saveFrameData(c, customerId, c.req.valid('json')), 200);
+    const data = c.req.valid('json');
+    return c.json(await saveFrameData(c.get('deps'), verifyingCustomer(c), data, verificationCaller(c)), 200);
   },
 });

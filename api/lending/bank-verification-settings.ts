@@ -1,6 +1,11 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { defineLendingOperation, lendingErrorResponses, lendingSecurity, requireCustomer } from './auth.ts';
-import { bankVerificationSchema, verificationSettings } from './bank-verification-records.ts';
+import { verificationSettings } from '../../application/lending/bank-verification.ts';
+import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from './auth.ts';
+import {
+  bankVerificationSchema,
+  verificationCaller,
+  verifyingCustomer,
+} from './bank-verification-schemas.ts';
 import { lendingPath } from './paths.ts';
 import { bankVerificationErrors } from './payment-method-records.ts';
 
@@ -53,7 +58,10 @@ export const bankVerificationSettingsOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    const { customerId } = requireCustomer(c);
-    return c.json(await verificationSettings(c, customerId, c.req.valid('query')), 200);
+    const query = c.req.valid('query');
+    return c.json(
+      await verificationSettings(c.get('deps'), verifyingCustomer(c), query, verificationCaller(c)),
+      200,
+    );
   },
 });

@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { defineLendingOperation, lendingErrorResponses, lendingSecurity, requireCustomer } from './auth.ts';
-import { bankVerificationSchema, skipVerification } from './bank-verification-records.ts';
+import { skipVerification } from '../../application/lending/bank-verification.ts';
+import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from './auth.ts';
+import { bankVerificationSchema, verifyingCustomer } from './bank-verification-schemas.ts';
 import { loanIdParams } from './loan-records.ts';
 import { lendingPath } from './paths.ts';
 import { bankVerificationErrors } from './payment-method-records.ts';
@@ -30,8 +31,8 @@ export const cancelBankVerificationOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    const { customerId } = requireCustomer(c);
     const { loanId } = c.req.valid('param');
-    return c.json(await skipVerification(c, customerId, loanId, c.req.valid('query').reason), 200);
+    const { reason } = c.req.valid('query');
+    return c.json(await skipVerification(c.get('deps'), verifyingCustomer(c), loanId, reason), 200);
   },
 });

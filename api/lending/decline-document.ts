@@ -1,13 +1,9 @@
 import { createRoute } from '@hono/zod-openapi';
+import { DOCUMENT_DECLINED_REASON, recordDecline } from '../../application/lending/signing-codes.ts';
 import { cancelUpdate } from '../../domain/lending/loan-process.ts';
 import { defineLendingOperation, lendingSecurity, requireCustomer } from './auth.ts';
-import {
-  DOCUMENT_DECLINED_REASON,
-  docTypeQuery,
-  documentErrorResponses,
-  documentToDecide,
-  recordDecline,
-} from './loan-document-records.ts';
+import { docTypeQuery, documentErrorResponses } from './document-schemas.ts';
+import { documentToDecide } from './loan-documents.ts';
 import { actorOf, customerLoan, loanIdParams, loanSchema, loanView, moveLoan } from './loan-records.ts';
 import { lendingPath } from './paths.ts';
 

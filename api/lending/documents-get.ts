@@ -4,10 +4,9 @@ import { defineLendingOperation, lendingSecurity, requireCustomer } from './auth
 import {
   docTypeIdSchema,
   documentErrorResponses,
-  documentsOfLoan,
-  documentView,
   loanDocumentWithContentSchema,
-} from './loan-document-records.ts';
+} from './document-schemas.ts';
+import { documentsOfLoan, documentView } from './loan-documents.ts';
 import { customerLoan, loanIdParams } from './loan-records.ts';
 import { lendingPath } from './paths.ts';
 

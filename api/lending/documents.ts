@@ -1,11 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { defineLendingOperation, lendingSecurity, requireCustomer } from './auth.ts';
-import {
-  documentErrorResponses,
-  documentsOfLoan,
-  documentView,
-  loanDocumentSchema,
-} from './loan-document-records.ts';
+import { documentErrorResponses, loanDocumentSchema } from './document-schemas.ts';
+import { documentsOfLoan, documentView } from './loan-documents.ts';
 import { customerLoan, loanIdParams } from './loan-records.ts';
 import { lendingPath } from './paths.ts';
 

@@ -4,7 +4,7 @@ import { LoanRefusal } from '../../domain/lending/loan-lifecycle.ts';
 import { approveUpdate } from '../../domain/lending/loan-process.ts';
 import { defineLendingOperation, lendingSecurity } from './auth.ts';
 import { commentsQuery } from './customer-loans-process.ts';
-import { documentsOfLoan, unsignedDocuments } from './loan-document-records.ts';
+import { documentsOfLoan, unsignedDocuments } from './loan-documents.ts';
 import { actorOf, loanAnswer, loanIdParams, loanView, moveLoan, tenantLoan } from './loan-records.ts';
 import { lendingPath } from './paths.ts';
 

@@ -1,18 +1,16 @@
 import { createRoute } from '@hono/zod-openapi';
+import { sendSigningCode } from '../../application/lending/signing-codes.ts';
+import { publicBaseUrl } from '../shared/public-url.ts';
 import { defineLendingOperation, lendingSecurity, requireCustomer } from './auth.ts';
-import {
-  docTypeQuery,
-  documentErrorResponses,
-  documentToDecide,
-  sendSigningCode,
-  signingCodeSentSchema,
-} from './loan-document-records.ts';
+import { docTypeQuery, documentErrorResponses, signingCodeSentSchema } from './document-schemas.ts';
+import { documentToDecide } from './loan-documents.ts';
 import { customerLoan, loanIdParams } from './loan-records.ts';
 import { lendingPath } from './paths.ts';
 
 /**
  * `POST /Customer/Loans/{loanId}/ResendSmsCode?docTypeId=`: sends a code (the first, or a new one) by SMS
- * to the customer's phone through the messaging gateway; the previous code of the document is dead.
+ * to the customer's phone through the messaging gateway (from an activity, decision 0047); the previous
+ * code of the document is dead.
  */
 export const resendSmsCodeOperation = defineLendingOperation({
   route: () =>
@@ -45,6 +43,6 @@ export const resendSmsCodeOperation = defineLendingOperation({
       'resendSmsCode',
       c.req.valid('query').docTypeId,
     );
-    return c.json(await sendSigningCode(c, row, document), 202);
+    return c.json(await sendSigningCode(c.get('deps'), row, document, { apiBaseUrl: publicBaseUrl(c) }), 202);
   },
 });

@@ -1,14 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { signWithCode } from '../../application/lending/signing-codes.ts';
 import { defineLendingOperation, lendingSecurity, requireCustomer } from './auth.ts';
-import {
-  docTypeIdSchema,
-  documentErrorResponses,
-  documentsOfLoan,
-  documentToDecide,
-  documentView,
-  loanDocumentSchema,
-  signWithCode,
-} from './loan-document-records.ts';
+import { docTypeIdSchema, documentErrorResponses, loanDocumentSchema } from './document-schemas.ts';
+import { documentsOfLoan, documentToDecide, documentView } from './loan-documents.ts';
 import { customerLoan, loanIdParams } from './loan-records.ts';
 import { lendingPath } from './paths.ts';
 
@@ -46,12 +40,13 @@ export const signDocumentOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    const { db } = c.get('deps');
+    const deps = c.get('deps');
+    const { db } = deps;
     const user = requireCustomer(c);
     const row = await customerLoan(c, user.customerId, c.req.valid('param').loanId);
     const { code, docTypeId } = c.req.valid('query');
     const { document } = await documentToDecide(db, row, 'signDocument', docTypeId);
-    await signWithCode(c, row, document, code, user.id);
+    await signWithCode(deps, row, document, code, user.id);
     const loan = await documentsOfLoan(db, row);
     return c.json(documentView(loan, document), 200);
   },

@@ -1,6 +1,7 @@
 import { createRoute } from '@hono/zod-openapi';
+import { acceptMessage } from '../../application/messaging/messages.ts';
 import { defineMessagingOperation } from './auth.ts';
-import { acceptMessage, sendMessageRoute } from './message-acceptance.ts';
+import { sendMessageRoute } from './send-message-route.ts';
 
 /** `POST /chatapp`: accepts a chat-app message; the same message workflow (`sms-<id>`) as an SMS delivers it. */
 export const chatappOperation = defineMessagingOperation({

@@ -1,8 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { and, eq } from 'drizzle-orm';
-import { Refusal } from '../../application/shared/refusal.ts';
-import { messagingHlrLookups } from '../../db/schema/messaging.ts';
-import type { HlrResult } from '../../domain/messaging/processes.ts';
+import { getHlrLookup } from '../../application/messaging/hlr.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineMessagingOperation } from './auth.ts';
 
@@ -69,29 +66,6 @@ export const hlrGetOperation = defineMessagingOperation({
         ...errorResponses,
       },
     }),
-  handler: () => async (c) => {
-    const [row] = await c
-      .get('deps')
-      .db.select()
-      .from(messagingHlrLookups)
-      .where(
-        and(
-          eq(messagingHlrLookups.id, c.req.valid('param').id),
-          eq(messagingHlrLookups.accountId, c.get('accountId')),
-        ),
-      );
-    if (!row) throw Refusal.notFound('HLR lookup');
-    return c.json(
-      {
-        id: row.id,
-        number: row.number,
-        status: row.status,
-        callBackUrl: row.callBackUrl,
-        result: (row.result as HlrResult | null) ?? null,
-        createdAt: row.createdAt.toISOString(),
-        completedAt: row.completedAt?.toISOString() ?? null,
-      },
-      200,
-    );
-  },
+  handler: () => async (c) =>
+    c.json(await getHlrLookup(c.get('deps'), c.get('accountId'), c.req.valid('param').id), 200),
 });

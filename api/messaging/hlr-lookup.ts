@@ -1,15 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { createRoute, z } from '@hono/zod-openapi';
-import { eq } from 'drizzle-orm';
-import { Refusal } from '../../application/shared/refusal.ts';
-import { messagingHlrLookups } from '../../db/schema/messaging.ts';
-import { normaliseNumber } from '../../domain/messaging/phone.ts';
-import { type HlrLookupInput, hlrWorkflowId } from '../../domain/messaging/processes.ts';
-import { BusinessStatus, OwnerId, PlatformService } from '../../domain/search-attributes.ts';
-import { hlrLookup } from '../../workflows/messaging/hlr.ts';
+import { startHlrLookup } from '../../application/messaging/hlr.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
-import { assertOutboundUrlField } from '../shared/outbound-url.ts';
 import { defineMessagingOperation } from './auth.ts';
 
 /**
@@ -65,43 +57,6 @@ export const hlrLookupOperation = defineMessagingOperation({
         ...errorResponses,
       },
     }),
-  handler: () => async (c) => {
-    const { db, temporal, config } = c.get('deps');
-    const accountId = c.get('accountId');
-    const body = c.req.valid('json');
-    const number = normaliseNumber(body.number);
-    if (!number) throw Refusal.field('number', 'not a valid phone number in international format');
-    assertOutboundUrlField(config, 'callBackUrl', body.callBackUrl);
-
-    const id = randomUUID();
-    await db
-      .insert(messagingHlrLookups)
-      .values({ id, accountId, number: number.e164, callBackUrl: body.callBackUrl, status: 'pending' });
-    const input: HlrLookupInput = {
-      lookupId: id,
-      accountId,
-      number: number.e164,
-      numberCountry: number.countryIso ?? null,
-      callBackUrl: body.callBackUrl,
-      lookupTimeoutMs: config.HLR_LOOKUP_TIMEOUT,
-    };
-    try {
-      await temporal.workflow.start(hlrLookup, {
-        taskQueue: config.TEMPORAL_TASK_QUEUE,
-        workflowId: hlrWorkflowId(id),
-        args: [input],
-        typedSearchAttributes: [
-          { key: PlatformService, value: 'messaging' },
-          { key: OwnerId, value: accountId },
-          { key: BusinessStatus, value: 'pending' },
-        ],
-        staticSummary: `HLR lookup of ${number.e164}`,
-      });
-    } catch (error) {
-      // No workflow, no result: do not leave a lookup behind that stays pending for ever.
-      await db.delete(messagingHlrLookups).where(eq(messagingHlrLookups.id, id));
-      throw error;
-    }
-    return c.json({ id, number: number.e164, status: 'pending' as const }, 202);
-  },
+  handler: () => async (c) =>
+    c.json(await startHlrLookup(c.get('deps'), c.get('accountId'), c.req.valid('json')), 202),
 });

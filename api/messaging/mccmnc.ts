@@ -1,8 +1,9 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { MCCMNC_PAGE_SIZE, networksOfCountry, pageOf } from '../../domain/messaging/reference-data.ts';
+import { networksPage } from '../../application/messaging/reference-data.ts';
+import { MCCMNC_PAGE_SIZE } from '../../domain/messaging/reference-data.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineMessagingOperation } from './auth.ts';
-import { countryParam, knownCountry, mobileNetworkSchema, networkBody } from './reference-schemas.ts';
+import { countryParam, mobileNetworkSchema, networkBody } from './reference-schemas.ts';
 
 /** `GET /mccmnc/{country}`: the mobile networks (MCC/MNC) of a country, one page at a time. */
 export const mccmncOperation = defineMessagingOperation({
@@ -50,9 +51,7 @@ export const mccmncOperation = defineMessagingOperation({
       },
     }),
   handler: () => (c) => {
-    const country = knownCountry(c.req.valid('param').country);
-    const page = Number(c.req.valid('query').Page ?? '1');
-    const result = pageOf(networksOfCountry(country), page, MCCMNC_PAGE_SIZE);
-    return c.json({ country, ...result, items: result.items.map(networkBody) }, 200);
+    const page = networksPage(c.req.valid('param').country, Number(c.req.valid('query').Page ?? '1'));
+    return c.json({ ...page, items: page.items.map(networkBody) }, 200);
   },
 });

@@ -1,9 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { and, desc, eq } from 'drizzle-orm';
-import { messagingSenderNumbers } from '../../db/schema/messaging.ts';
+import { listNumbers } from '../../application/messaging/numbers.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineMessagingOperation } from './auth.ts';
-import { senderNumberSchema, toNumberRecord } from './numbers-records.ts';
+import { senderNumberSchema } from './numbers-schemas.ts';
 
 /** `GET /numbers` (beyond the spec, decision 0028): the account's `from` numbers, newest first. */
 export const numbersListOperation = defineMessagingOperation({
@@ -34,18 +33,6 @@ export const numbersListOperation = defineMessagingOperation({
         ...errorResponses,
       },
     }),
-  handler: () => async (c) => {
-    const { status, page, size } = c.req.valid('query');
-    const { db, config } = c.get('deps');
-    const conditions = [eq(messagingSenderNumbers.accountId, c.get('accountId'))];
-    if (status) conditions.push(eq(messagingSenderNumbers.status, status));
-    const rows = await db
-      .select()
-      .from(messagingSenderNumbers)
-      .where(and(...conditions))
-      .orderBy(desc(messagingSenderNumbers.createdAt), desc(messagingSenderNumbers.id))
-      .limit(size)
-      .offset((page - 1) * size);
-    return c.json({ page, size, items: rows.map((row) => toNumberRecord(row, config)) }, 200);
-  },
+  handler: () => async (c) =>
+    c.json(await listNumbers(c.get('deps'), c.get('accountId'), c.req.valid('query')), 200),
 });

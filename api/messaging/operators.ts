@@ -1,6 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { Refusal } from '../../application/shared/refusal.ts';
-import { findOperator } from '../../domain/messaging/reference-data.ts';
+import { operatorOf } from '../../application/messaging/reference-data.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineMessagingOperation } from './auth.ts';
 import { mobileNetworkSchema, networkBody } from './reference-schemas.ts';
@@ -43,9 +42,7 @@ export const operatorsOperation = defineMessagingOperation({
       },
     }),
   handler: () => (c) => {
-    const { operatorId } = c.req.valid('param');
-    const found = findOperator(operatorId);
-    if (!found) throw Refusal.notFound(`Operator ${operatorId}`);
+    const found = operatorOf(c.req.valid('param').operatorId);
     return c.json(
       { ...networkBody(found.network), otherListings: found.otherListings.map(networkBody) },
       200,

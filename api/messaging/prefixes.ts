@@ -1,6 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { Refusal } from '../../application/shared/refusal.ts';
-import { diallingPlan } from '../../domain/messaging/reference-data.ts';
+import { diallingPlanOf } from '../../application/messaging/reference-data.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineMessagingOperation } from './auth.ts';
 import { countryParam } from './reference-schemas.ts';
@@ -60,10 +59,5 @@ export const prefixesOperation = defineMessagingOperation({
         ...errorResponses,
       },
     }),
-  handler: () => (c) => {
-    const { country } = c.req.valid('param');
-    const plan = diallingPlan(country);
-    if (!plan) throw Refusal.notFound(`Country ${country}`);
-    return c.json(plan, 200);
-  },
+  handler: () => (c) => c.json(diallingPlanOf(c.req.valid('param').country), 200),
 });

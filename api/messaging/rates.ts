@@ -1,20 +1,11 @@
-import { readFileSync } from 'node:fs';
 import { createRoute, z } from '@hono/zod-openapi';
-import { parseRatesCsv, type Rate, ratesToCsv } from '../../domain/messaging/reference-data.ts';
+import { readRateCard } from '../../application/messaging/reference-data.ts';
+import { ratesToCsv } from '../../domain/messaging/reference-data.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineMessagingOperation } from './auth.ts';
-import { countryParam, knownCountry } from './reference-schemas.ts';
+import { countryParam } from './reference-schemas.ts';
 
 /** `GET /rates/`: the rate card, as JSON or CSV. */
-
-const RATES_FILE = new URL('../../datasets/messaging-rates.csv', import.meta.url);
-let rateCard: Rate[] | undefined;
-
-/** Read once per process; a malformed file fails the first request loudly rather than pricing wrongly. */
-function rates(): Rate[] {
-  rateCard ??= parseRatesCsv(readFileSync(RATES_FILE, 'utf8'));
-  return rateCard;
-}
 
 const rateSchema = z
   .object({
@@ -92,11 +83,10 @@ export const ratesOperation = defineMessagingOperation({
     }),
   handler: () => (c) => {
     const { format, country } = c.req.valid('query');
-    if (country) knownCountry(country);
-    const items = country ? rates().filter((rate) => rate.countryIso === country) : rates();
+    const card = readRateCard(country);
     if (format === 'csv') {
-      return c.body(ratesToCsv(items), 200, { 'content-type': 'text/csv; charset=utf-8' });
+      return c.body(ratesToCsv(card.items), 200, { 'content-type': 'text/csv; charset=utf-8' });
     }
-    return c.json({ currency: 'EUR' as const, country: country ?? null, items }, 200);
+    return c.json(card, 200);
   },
 });

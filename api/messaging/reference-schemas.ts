@@ -1,10 +1,10 @@
 import { z } from '@hono/zod-openapi';
-import { Refusal } from '../../application/shared/refusal.ts';
-import { isKnownCountry, type MobileNetwork } from '../../domain/messaging/reference-data.ts';
+import type { MobileNetwork } from '../../domain/messaging/reference-data.ts';
 
 /**
  * What the reference-data operations share (mccmnc.ts, operators.ts, prefixes.ts, rates.ts): the
- * country parameter and the mobile network as answered. They read shipped data sets only.
+ * country parameter and the mobile network as answered. The use cases read shipped data sets only
+ * (application/messaging/reference-data.ts).
  */
 
 export const countryParam = z
@@ -12,12 +12,6 @@ export const countryParam = z
   .regex(/^[A-Za-z]{2}$/, 'must be an ISO 3166-1 alpha-2 country code')
   .transform((value) => value.toUpperCase())
   .openapi({ description: 'ISO 3166-1 alpha-2 country code (case-insensitive)', example: 'BG' });
-
-/** The country when the reference data knows it; 404 otherwise. */
-export function knownCountry(country: string): string {
-  if (!isKnownCountry(country)) throw Refusal.notFound(`Country ${country}`);
-  return country;
-}
 
 export const mobileNetworkSchema = z
   .object({

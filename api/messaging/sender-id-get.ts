@@ -1,7 +1,8 @@
 import { createRoute } from '@hono/zod-openapi';
+import { getSenderId } from '../../application/messaging/sender-ids.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineMessagingOperation } from './auth.ts';
-import { findOwn, idParams, senderIdSchema, toRecord } from './sender-id-records.ts';
+import { idParams, senderIdSchema } from './sender-id-schemas.ts';
 
 /** `GET /senderId/{id}`: one sender-ID registration of the account. */
 export const senderIdGetOperation = defineMessagingOperation({
@@ -21,5 +22,5 @@ export const senderIdGetOperation = defineMessagingOperation({
       },
     }),
   handler: () => async (c) =>
-    c.json(toRecord(await findOwn(c.get('deps').db, c.get('accountId'), c.req.valid('param').id)), 200),
+    c.json(await getSenderId(c.get('deps'), c.get('accountId'), c.req.valid('param').id), 200),
 });

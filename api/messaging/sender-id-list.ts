@@ -1,9 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { and, desc, eq } from 'drizzle-orm';
-import { messagingSenderIds } from '../../db/schema/messaging.ts';
+import { listSenderIds, SENDER_ID_STATUSES } from '../../application/messaging/sender-ids.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineMessagingOperation } from './auth.ts';
-import { SENDER_ID_STATUSES, senderIdSchema, toRecord } from './sender-id-records.ts';
+import { senderIdSchema } from './sender-id-schemas.ts';
 
 /** `GET /senderId`: the account's sender-ID registrations, newest first. */
 export const senderIdListOperation = defineMessagingOperation({
@@ -33,18 +32,6 @@ export const senderIdListOperation = defineMessagingOperation({
         ...errorResponses,
       },
     }),
-  handler: () => async (c) => {
-    const { status, page, size } = c.req.valid('query');
-    const conditions = [eq(messagingSenderIds.accountId, c.get('accountId'))];
-    if (status) conditions.push(eq(messagingSenderIds.status, status));
-    const rows = await c
-      .get('deps')
-      .db.select()
-      .from(messagingSenderIds)
-      .where(and(...conditions))
-      .orderBy(desc(messagingSenderIds.createdAt), desc(messagingSenderIds.id))
-      .limit(size)
-      .offset((page - 1) * size);
-    return c.json({ page, size, items: rows.map(toRecord) }, 200);
-  },
+  handler: () => async (c) =>
+    c.json(await listSenderIds(c.get('deps'), c.get('accountId'), c.req.valid('query')), 200),
 });

@@ -1,8 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { and, eq } from 'drizzle-orm';
-import { Refusal } from '../../application/shared/refusal.ts';
-import { messagingMessages } from '../../db/schema/messaging.ts';
-import { MESSAGE_STATUSES, type MessageStatus } from '../../domain/messaging/delivery-receipt.ts';
+import { getMessage } from '../../application/messaging/messages.ts';
+import { MESSAGE_STATUSES } from '../../domain/messaging/delivery-receipt.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineMessagingOperation } from './auth.ts';
 
@@ -43,36 +41,6 @@ export const smsGetOperation = defineMessagingOperation({
         ...errorResponses,
       },
     }),
-  handler: () => async (c) => {
-    const [row] = await c
-      .get('deps')
-      .db.select()
-      .from(messagingMessages)
-      .where(
-        and(
-          eq(messagingMessages.id, c.req.valid('param').id),
-          eq(messagingMessages.accountId, c.get('accountId')),
-        ),
-      );
-    if (!row) throw Refusal.notFound('Message');
-    return c.json(
-      {
-        id: row.id,
-        channel: row.channel,
-        status: row.status as MessageStatus,
-        to: row.to,
-        from: row.from,
-        message: row.message,
-        encoding: row.encoding,
-        parts: row.parts,
-        scheduled: row.scheduled?.toISOString() ?? null,
-        dlrUrl: row.dlrUrl,
-        error: row.error,
-        createdAt: row.createdAt.toISOString(),
-        submittedAt: row.submittedAt?.toISOString() ?? null,
-        doneAt: row.doneAt?.toISOString() ?? null,
-      },
-      200,
-    );
-  },
+  handler: () => async (c) =>
+    c.json(await getMessage(c.get('deps'), c.get('accountId'), c.req.valid('param').id), 200),
 });

@@ -1,6 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { and, asc, eq, gte, lt } from 'drizzle-orm';
-import { messagingMessages } from '../../db/schema/messaging.ts';
+import { listScheduledMessages } from '../../application/messaging/messages.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineMessagingOperation } from './auth.ts';
 
@@ -53,39 +52,11 @@ export const smsListOperation = defineMessagingOperation({
     }),
   handler: () => async (c) => {
     const { scheduled, page, size } = c.req.valid('query');
-    const conditions = [
-      eq(messagingMessages.accountId, c.get('accountId')),
-      eq(messagingMessages.status, 'scheduled'),
-    ];
-    if (scheduled) {
-      const dayStart = new Date(`${scheduled}T00:00:00Z`);
-      conditions.push(
-        gte(messagingMessages.scheduled, dayStart),
-        lt(messagingMessages.scheduled, new Date(dayStart.getTime() + 86_400_000)),
-      );
-    }
-    const rows = await c
-      .get('deps')
-      .db.select()
-      .from(messagingMessages)
-      .where(and(...conditions))
-      .orderBy(asc(messagingMessages.scheduled), asc(messagingMessages.id))
-      .limit(size)
-      .offset((page - 1) * size);
-    return c.json(
-      {
-        page,
-        size,
-        items: rows.map((row) => ({
-          id: row.id,
-          scheduled: (row.scheduled ?? row.createdAt).toISOString(),
-          from: row.from,
-          to: row.to,
-          message: row.message,
-          dlrUrl: row.dlrUrl,
-        })),
-      },
-      200,
-    );
+    const listed = await listScheduledMessages(c.get('deps'), c.get('accountId'), {
+      scheduledOn: scheduled,
+      page,
+      size,
+    });
+    return c.json(listed, 200);
   },
 });

@@ -1,6 +1,7 @@
 import { createRoute } from '@hono/zod-openapi';
+import { acceptMessage } from '../../application/messaging/messages.ts';
 import { defineMessagingOperation } from './auth.ts';
-import { acceptMessage, sendMessageRoute } from './message-acceptance.ts';
+import { sendMessageRoute } from './send-message-route.ts';
 
 /** `POST /sms`: accepts an SMS; the message workflow (`sms-<id>`) delivers it and reports to `dlrUrl`. */
 export const smsSendOperation = defineMessagingOperation({

@@ -1,6 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { desc, eq } from 'drizzle-orm';
-import { obBanks, obListedAccounts } from '../../db/schema/openbanking.ts';
+import { listListedAccounts } from '../../application/openbanking/accounts.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { requireUser, USER_SECURITY } from './identity.ts';
@@ -50,32 +49,6 @@ export const accountListOperation = defineOperation({
     }),
   handler: () => async (c) => {
     const { userId } = await requireUser(c);
-    const rows = await c
-      .get('deps')
-      .db.select({ listed: obListedAccounts, bankName: obBanks.name })
-      .from(obListedAccounts)
-      .innerJoin(obBanks, eq(obBanks.bankHash, obListedAccounts.bankHash))
-      .where(eq(obListedAccounts.userId, userId))
-      .orderBy(desc(obListedAccounts.listedAt));
-    const latest = new Map<string, (typeof rows)[number]>();
-    for (const row of rows) {
-      const key = `${row.listed.bankHash}|${row.listed.iban}|${row.listed.currency}`;
-      if (!latest.has(key)) latest.set(key, row);
-    }
-    return c.json(
-      {
-        accounts: [...latest.values()].map(({ listed, bankName }) => ({
-          iban: listed.iban,
-          ownerName: listed.ownerName,
-          currency: listed.currency,
-          name: listed.name,
-          bankHash: listed.bankHash,
-          bankName,
-          consentId: listed.consentId,
-          listedAt: listed.listedAt.toISOString(),
-        })),
-      },
-      200,
-    );
+    return c.json(await listListedAccounts(c.get('deps'), userId), 200);
   },
 });

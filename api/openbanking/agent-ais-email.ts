@@ -1,16 +1,11 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { sendAisEmail } from '../../application/openbanking/users.ts';
 import { Refusal } from '../../application/shared/refusal.ts';
-import { digestOf } from '../../credentials/openbanking/identity.ts';
-import { AUDIENCE, signJwt } from '../../credentials/openbanking/jws.ts';
-import { obEmailOutbox } from '../../db/schema/openbanking.ts';
-import { newId } from '../../domain/openbanking/ids.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { AIS_LINK_PATH } from './ais-link.ts';
-import { findUsableHook } from './hook-records.ts';
 import { optionalAgent, requireUser, security } from './identity.ts';
 import { publicBaseUrl } from './public-url.ts';
-import { findAgentUser } from './user-records.ts';
 
 /**
  * `POST /api/8/agent/ais/email`: "sends an e-mail with an AIS link" to the user. The platform has no mail
@@ -70,44 +65,8 @@ export const agentAisEmailOperation = defineOperation({
     const user = await requireUser(c);
     const agent = await optionalAgent(c);
     if (agent && agent.agentId !== user.agentId) throw Refusal.notFound('User');
-    const { db, config, logger } = c.get('deps');
     const body = c.req.valid('json') ?? {};
-    const row = await findAgentUser(db, user.agentId, user.userId);
-    if (row.kycStatus === 'REJECTED') {
-      throw Refusal.conflict('kyc_rejected', 'The user’s KYC status is REJECTED; no AIS link is sent');
-    }
-    if (body.hookHash && !(await findUsableHook(db, user, body.hookHash))) {
-      throw new Refusal(404, 'not_found', 'Hook not found', [{ field: 'hookHash', message: 'unknown hook' }]);
-    }
-    const { token, expiresAt } = await signJwt(db, config, {
-      audience: AUDIENCE.aisLink,
-      subject: user.userId,
-      expiresInMs: config.OPENBANKING_AIS_LINK_TTL,
-      claims: {
-        agent: user.agentId,
-        ...(body.hookHash ? { hookHash: body.hookHash } : {}),
-        ...(body.bankHash ? { bankHash: body.bankHash } : {}),
-      },
-    });
-    const link = `${publicBaseUrl(c)}${AIS_LINK_PATH}?token=${token}`;
-    const messageId = newId('eml');
-    const subject = 'Connect your bank account';
-    await db.insert(obEmailOutbox).values({
-      id: messageId,
-      agentId: user.agentId,
-      userId: user.userId,
-      kind: 'ais_link',
-      recipient: row.email,
-      subject,
-      body: `Hello ${row.name},\n\nto share your account information, open this link (valid until ${expiresAt.toISOString()}):\n${link}\n`,
-      // The token is a bearer credential: the row keeps its digest; the body is the e-mail as sent.
-      tokenDigest: digestOf(token),
-    });
-    // The link is a bearer credential for starting a consent: log the message, not the link.
-    logger.info(
-      { kind: 'email', messageId, userId: user.userId, subject },
-      'AIS e-mail recorded in the outbox',
-    );
-    return c.json({ messageId, recipient: row.email, link, expiresAt: expiresAt.toISOString() }, 202);
+    const linkBase = `${publicBaseUrl(c)}${AIS_LINK_PATH}`;
+    return c.json(await sendAisEmail(c.get('deps'), user, { ...body, linkBase }), 202);
   },
 });

@@ -1,12 +1,10 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { and, eq, isNull, sql } from 'drizzle-orm';
-import { resolveUserHash } from '../../credentials/openbanking/identity.ts';
-import { obUsers } from '../../db/schema/openbanking.ts';
+import { checkUser } from '../../application/openbanking/users.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { requireAgent, security } from './identity.ts';
-import { emailField, kycStatusField } from './user-records.ts';
+import { emailField, kycStatusField } from './user-schemas.ts';
 
 /**
  * `POST /api/8/agent/user/check`: whether the agent enrolled a live user with this e-mail, and whether a
@@ -56,33 +54,6 @@ export const agentUserCheckOperation = defineOperation({
     }),
   handler: () => async (c) => {
     const { agentId } = await requireAgent(c);
-    const { db } = c.get('deps');
-    const { email, userHash } = c.req.valid('json');
-    const [user] = await db
-      .select()
-      .from(obUsers)
-      .where(
-        and(
-          eq(obUsers.agentId, agentId),
-          sql`lower(${obUsers.email}) = lower(${email})`,
-          isNull(obUsers.deletedAt),
-        ),
-      )
-      .limit(1);
-    let hashMatches: boolean | null = null;
-    if (userHash !== undefined) {
-      const holder = user ? await resolveUserHash(db, userHash) : undefined;
-      hashMatches = holder?.userId === user?.id && holder !== undefined;
-    }
-    return c.json(
-      {
-        registered: user !== undefined,
-        userId: user?.id ?? null,
-        kycStatus: user?.kycStatus ?? null,
-        createdAt: user?.createdAt.toISOString() ?? null,
-        hashMatches,
-      },
-      200,
-    );
+    return c.json(await checkUser(c.get('deps'), agentId, c.req.valid('json')), 200);
   },
 });

@@ -1,11 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { WithStartWorkflowOperation } from '@temporalio/client';
-import {
-  openBankingSearchAttributes,
-  userDeletedUpdate,
-  userDeletionWorkflowId,
-} from '../../domain/openbanking/processes.ts';
-import type { userDeletion } from '../../workflows/openbanking/index.ts';
+import { deleteUser } from '../../application/openbanking/users.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { requireAgentAndUser, security } from './identity.ts';
@@ -33,19 +27,9 @@ export const agentUserOperation = defineOperation({
       responses: { 204: { description: 'Deleted' }, ...errorResponses },
     }),
   handler: () => async (c) => {
-    const { userId, agentId } = await requireAgentAndUser(c);
-    const { temporal, config } = c.get('deps');
+    const user = await requireAgentAndUser(c);
     // The workflow marks the user deleted (answered here), then ends its consents at their banks.
-    await temporal.workflow.executeUpdateWithStart(userDeletedUpdate, {
-      startWorkflowOperation: new WithStartWorkflowOperation<typeof userDeletion>('userDeletion', {
-        workflowId: userDeletionWorkflowId(userId),
-        taskQueue: config.TEMPORAL_TASK_QUEUE,
-        workflowIdConflictPolicy: 'USE_EXISTING',
-        args: [{ userId }],
-        typedSearchAttributes: openBankingSearchAttributes({ agentId, userId }),
-        staticSummary: `Delete user ${userId} and end its consents`,
-      }),
-    });
+    await deleteUser(c.get('deps'), user);
     return c.body(null, 204);
   },
 });

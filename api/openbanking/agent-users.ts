@@ -1,11 +1,10 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { and, count, desc, eq, gte, ilike, isNull, lt, or, type SQL } from 'drizzle-orm';
+import { listUsers } from '../../application/openbanking/users.ts';
 import { Refusal } from '../../application/shared/refusal.ts';
-import { obUsers } from '../../db/schema/openbanking.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { IDENTITY_HEADERS, optionalAgent, requireAdmin, security } from './identity.ts';
-import { toUserRecord, userRecordSchema } from './user-records.ts';
+import { userRecordSchema } from './user-schemas.ts';
 
 /**
  * `GET /api/8/agent/users`: the agent's users, a page at a time, filtered by enrolment day and text.
@@ -88,44 +87,7 @@ export const agentUsersOperation = defineOperation({
       }
       await requireAdmin(c);
     }
-    const { page, size, dateFrom, dateTo, text } = c.req.valid('query');
-    const conditions: SQL[] = [isNull(obUsers.deletedAt)];
-    if (agent) conditions.push(eq(obUsers.agentId, agent.agentId));
-    if (dateFrom) conditions.push(gte(obUsers.createdAt, new Date(`${dateFrom}T00:00:00Z`)));
-    if (dateTo)
-      conditions.push(lt(obUsers.createdAt, new Date(Date.parse(`${dateTo}T00:00:00Z`) + 86_400_000)));
-    if (text) {
-      const pattern = `%${text.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
-      const columns = [
-        obUsers.name,
-        obUsers.middleName,
-        obUsers.family,
-        obUsers.companyName,
-        obUsers.uic,
-        obUsers.email,
-      ];
-      conditions.push(or(...columns.map((column) => ilike(column, pattern)))!);
-    }
-    const where = and(...conditions);
-    const { db } = c.get('deps');
-    const [rows, [total]] = await Promise.all([
-      db
-        .select()
-        .from(obUsers)
-        .where(where)
-        .orderBy(desc(obUsers.createdAt), desc(obUsers.id))
-        .limit(size)
-        .offset((page - 1) * size),
-      db.select({ value: count() }).from(obUsers).where(where),
-    ]);
-    return c.json(
-      {
-        page,
-        size,
-        total: total?.value ?? 0,
-        items: rows.map((row) => toUserRecord(row, c.get('deps').config)),
-      },
-      200,
-    );
+    const query = c.req.valid('query');
+    return c.json(await listUsers(c.get('deps'), { ...query, agentId: agent?.agentId }), 200);
   },
 });

@@ -1,9 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { and, eq, isNull } from 'drizzle-orm';
 import type { Context } from 'hono';
-import type { UserIdentity } from '../../credentials/openbanking/identity.ts';
-import { AUDIENCE, verifyJwt } from '../../credentials/openbanking/jws.ts';
-import { obUsers } from '../../db/schema/openbanking.ts';
 import type { AppEnv } from '../shared/context.ts';
 import { type Html, html, htmlPage } from '../shared/html.ts';
 
@@ -12,7 +8,8 @@ import { type Html, html, htmlPage } from '../shared/html.ts';
  * shows the bank (or the banks to choose from) with a button; the button POSTs here, which starts the
  * consent exactly as POST consent does (with the link's hook) and sends the browser to the bank's SCA page.
  * The token (a signed JWT, audience `openbanking:ais-link`) is the credential. Opening the link creates
- * nothing, so mail scanners that fetch links start no consents. Answers are HTML.
+ * nothing, so mail scanners that fetch links start no consents. Answers are HTML. The use cases:
+ * application/openbanking/consents.ts.
  */
 
 /** Where the AIS e-mail links to (with `?token=`). */
@@ -26,34 +23,6 @@ export function page(
   body: Html,
 ) {
   return c.html(htmlPage({ title, body: html`<h1>${title}</h1>${body}` }), status);
-}
-
-export interface LinkClaims {
-  user: UserIdentity;
-  hookHash: string | undefined;
-  bankHash: string | undefined;
-}
-
-/** The live user and the choices of a valid, unexpired AIS link token; undefined otherwise. */
-export async function claimsOf(
-  c: Context<AppEnv>,
-  token: string | undefined,
-): Promise<LinkClaims | undefined> {
-  if (!token || token.length > 4000) return undefined;
-  const { db, config } = c.get('deps');
-  const payload = await verifyJwt(db, config, token, AUDIENCE.aisLink);
-  if (!payload?.sub || typeof payload.agent !== 'string') return undefined;
-  const [live] = await db
-    .select({ id: obUsers.id })
-    .from(obUsers)
-    .where(and(eq(obUsers.id, payload.sub), eq(obUsers.agentId, payload.agent), isNull(obUsers.deletedAt)))
-    .limit(1);
-  if (!live) return undefined;
-  return {
-    user: { userId: payload.sub, agentId: payload.agent },
-    hookHash: typeof payload.hookHash === 'string' ? payload.hookHash : undefined,
-    bankHash: typeof payload.bankHash === 'string' ? payload.bankHash : undefined,
-  };
 }
 
 export const invalidLink = (c: Context<AppEnv>) =>

@@ -1,8 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { aisLinkBanks } from '../../application/openbanking/consents.ts';
 import { html } from '../shared/html.ts';
 import { defineOperation } from '../shared/operation.ts';
-import { AIS_LINK_PATH, aisLinkPath, claimsOf, htmlContent, invalidLink, page } from './ais-link.ts';
-import { type BankRecord, findBank, listBanks } from './bank-records.ts';
+import { AIS_LINK_PATH, aisLinkPath, htmlContent, invalidLink, page } from './ais-link.ts';
 import { NO_SECURITY } from './identity.ts';
 
 /** `GET /openbanking/ais/start?token=`: the AIS link page, showing the bank(s) to connect; creates nothing. */
@@ -25,15 +25,8 @@ export const aisStartShowOperation = defineOperation({
     }),
   handler: () => async (c) => {
     const token = c.req.valid('query').token;
-    const claims = await claimsOf(c, token);
-    if (!claims) return invalidLink(c);
-    const { db } = c.get('deps');
-    let banks: BankRecord[];
-    try {
-      banks = claims.bankHash ? [await findBank(db, claims.bankHash)] : await listBanks(db);
-    } catch {
-      banks = await listBanks(db);
-    }
+    const banks = await aisLinkBanks(c.get('deps'), token);
+    if (!banks) return invalidLink(c);
     const buttons = banks.map(
       (bank) =>
         html`<form method="post" action="${AIS_LINK_PATH}"><input type="hidden" name="token" value="${token!}"><input type="hidden" name="bankHash" value="${bank.bankHash}"><button type="submit">Connect ${bank.name}</button></form>`,

@@ -1,10 +1,10 @@
 import { createRoute } from '@hono/zod-openapi';
+import { startAisLinkConsent } from '../../application/openbanking/consents.ts';
 import { Refusal } from '../../application/shared/refusal.ts';
-import { CONSENT_SCOPES } from '../../domain/openbanking/consents.ts';
 import { html } from '../shared/html.ts';
 import { defineOperation } from '../shared/operation.ts';
-import { aisLinkPath, claimsOf, htmlContent, invalidLink, page } from './ais-link.ts';
-import { startConsentFlow } from './consent.ts';
+import { aisLinkPath, htmlContent, invalidLink, page } from './ais-link.ts';
+import { flowOriginOf } from './flow-origin.ts';
 import { NO_SECURITY } from './identity.ts';
 
 /**
@@ -31,28 +31,18 @@ export const aisStartSubmitOperation = defineOperation({
     }),
   handler: () => async (c) => {
     const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
-    const claims = await claimsOf(c, typeof form.token === 'string' ? form.token : undefined);
-    if (!claims) return invalidLink(c);
-    const bankHash = claims.bankHash ?? (typeof form.bankHash === 'string' ? form.bankHash : '');
-    if (!/^[0-9a-f]{24}$/.test(bankHash))
-      return page(c, 400, 'Choose a bank', html`<p>No bank was chosen.</p>`);
     try {
-      const started = await startConsentFlow(
-        c,
-        claims.user,
+      const started = await startAisLinkConsent(
+        c.get('deps'),
         {
-          bankHash,
-          ...(claims.hookHash ? { hookHash: claims.hookHash } : {}),
-          app: 'ais-link',
-          kind: 'ais',
-          access: [...CONSENT_SCOPES],
-          ibans: [],
+          token: typeof form.token === 'string' ? form.token : undefined,
+          bankHash: typeof form.bankHash === 'string' ? form.bankHash : undefined,
         },
-        c.req.header('user-agent'),
+        flowOriginOf(c, c.req.header('user-agent')),
       );
-      // The AIS link page takes no bank user id, so its consents are redirect ones (decoupled banks: 400).
-      if (!started.scaRedirectUrl)
-        throw Refusal.field('bankHash', 'this bank approves in its app; use POST consent');
+      if (started.outcome === 'invalid_link') return invalidLink(c);
+      if (started.outcome === 'no_bank')
+        return page(c, 400, 'Choose a bank', html`<p>No bank was chosen.</p>`);
       return c.redirect(started.scaRedirectUrl, 303);
     } catch (error) {
       if (!(error instanceof Refusal)) throw error;

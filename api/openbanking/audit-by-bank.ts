@@ -1,12 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { and, asc, count, eq, gte, lt, sum } from 'drizzle-orm';
-import { obBanks } from '../../db/schema/openbanking.ts';
-import { obPayments } from '../../db/schema/openbanking-payments.ts';
-import { decimalOf, PAYMENT_STATUSES, type PaymentStatus } from '../../domain/openbanking/payments.ts';
+import { auditByBank } from '../../application/openbanking/reports.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { AGENT_SECURITY, requireAgent } from './identity.ts';
-import { dayRange } from './payment-search.ts';
 import { MAX_REPORT_DAYS, periodRules, reportPeriodFields } from './reports-active-users.ts';
 
 /**
@@ -41,8 +37,6 @@ const auditSchema = z
   })
   .openapi('AuditByBank');
 
-type Currency = z.infer<typeof auditSchema>['banks'][number]['currencies'][number];
-
 export const auditByBankOperation = defineOperation({
   versions: [9],
   route: () =>
@@ -65,65 +59,6 @@ export const auditByBankOperation = defineOperation({
     }),
   handler: () => async (c) => {
     const { agentId } = await requireAgent(c);
-    const { dateFrom, dateTo } = c.req.valid('query');
-    const { from, to } = dayRange(dateFrom, dateTo);
-    const rows = await c
-      .get('deps')
-      .db.select({
-        bankHash: obPayments.bankHash,
-        bankName: obBanks.name,
-        currency: obPayments.currency,
-        status: obPayments.status,
-        count: count(),
-        amountMinor: sum(obPayments.amountMinor),
-      })
-      .from(obPayments)
-      .innerJoin(obBanks, eq(obBanks.bankHash, obPayments.bankHash))
-      .where(
-        and(eq(obPayments.agentId, agentId), gte(obPayments.createdAt, from), lt(obPayments.createdAt, to)),
-      )
-      .groupBy(obPayments.bankHash, obBanks.name, obPayments.currency, obPayments.status)
-      .orderBy(asc(obBanks.name), asc(obPayments.bankHash), asc(obPayments.currency));
-
-    const banks = new Map<
-      string,
-      { bankHash: string; bankName: string; currencies: Map<string, Record<string, number>> }
-    >();
-    for (const row of rows) {
-      const bank = banks.get(row.bankHash) ?? {
-        bankHash: row.bankHash,
-        bankName: row.bankName,
-        currencies: new Map(),
-      };
-      banks.set(row.bankHash, bank);
-      const totals = bank.currencies.get(row.currency) ?? {};
-      bank.currencies.set(row.currency, totals);
-      totals[`${row.status}:count`] = row.count;
-      totals[`${row.status}:amount`] = Number(row.amountMinor ?? 0);
-    }
-    const figuresOf = (totals: Record<string, number>, statuses: readonly PaymentStatus[]) => ({
-      count: statuses.reduce((total, status) => total + (totals[`${status}:count`] ?? 0), 0),
-      amount: decimalOf(statuses.reduce((total, status) => total + (totals[`${status}:amount`] ?? 0), 0)),
-    });
-    return c.json(
-      {
-        dateFrom,
-        dateTo,
-        banks: [...banks.values()].map((bank) => ({
-          bankHash: bank.bankHash,
-          bankName: bank.bankName,
-          currencies: [...bank.currencies.entries()].map(
-            ([currency, totals]): Currency => ({
-              currency,
-              ...figuresOf(totals, PAYMENT_STATUSES),
-              confirmed: figuresOf(totals, ['CONFIRMED']),
-              failed: figuresOf(totals, ['FAILED']),
-              waiting: figuresOf(totals, ['WAITING']),
-            }),
-          ),
-        })),
-      },
-      200,
-    );
+    return c.json(await auditByBank(c.get('deps'), agentId, c.req.valid('query')), 200);
   },
 });

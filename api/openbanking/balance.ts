@@ -1,10 +1,9 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { eq } from 'drizzle-orm';
-import { obBalances } from '../../db/schema/openbanking.ts';
+import { readBalance } from '../../application/openbanking/accounts.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
-import { freshnessSchema, ibanIdParam, requireUserAccount, toFreshness } from './account-records.ts';
-import { USER_SECURITY } from './identity.ts';
+import { freshnessSchema, ibanIdParam } from './account-schemas.ts';
+import { requireAccountUser, USER_SECURITY } from './identity.ts';
 
 /** `GET /api/{6,7,8}/balance/{ibanId}`: the account's balances as last read from the bank. */
 
@@ -53,29 +52,7 @@ export const balanceOperation = defineOperation({
       },
     }),
   handler: () => async (c) => {
-    const { account } = await requireUserAccount(c, c.req.valid('param').ibanId);
-    const rows = await c
-      .get('deps')
-      .db.select()
-      .from(obBalances)
-      .where(eq(obBalances.accountId, account.id))
-      .orderBy(obBalances.balanceType);
-    return c.json(
-      {
-        ibanId: account.id,
-        iban: account.iban,
-        currency: account.currency,
-        balances: rows.map((row) => ({
-          balanceType: row.balanceType,
-          amount: row.amount,
-          currency: row.currency,
-          referenceDate: row.referenceDate,
-          lastChangeDateTime: row.lastChangeDateTime,
-          fetchedAt: row.fetchedAt.toISOString(),
-        })),
-        freshness: toFreshness(account),
-      },
-      200,
-    );
+    const user = await requireAccountUser(c);
+    return c.json(await readBalance(c.get('deps'), user, c.req.valid('param').ibanId), 200);
   },
 });

@@ -1,9 +1,10 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { findBank } from '../../application/openbanking/banks.ts';
 import { Refusal } from '../../application/shared/refusal.ts';
 import { BANK_FLOW_TYPES, type BankFlowType } from '../../domain/openbanking/xs2a.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
-import { bankHashParam, bankSchema, findBank } from './bank-records.ts';
+import { bankHashParam, bankSchema } from './bank-schemas.ts';
 import { requireUser, USER_SECURITY } from './identity.ts';
 
 /**
@@ -129,11 +130,11 @@ export const bankOperation = defineOperation({
     }),
   handler: (v) => async (c) => {
     await requireUser(c);
-    const { row, ...bank } = await findBank(c.get('deps').db, c.req.valid('param').bankHash);
+    const bank = await findBank(c.get('deps'), c.req.valid('param').bankHash);
     const wanted = c.req.valid('query').bankFlowType;
-    if (wanted && wanted !== row.bankFlowType)
-      throw Refusal.field('bankFlowType', `${row.name} supports ${row.bankFlowType} only`);
-    const flow = row.bankFlowType;
+    if (wanted && wanted !== bank.bankFlowType)
+      throw Refusal.field('bankFlowType', `${bank.name} supports ${bank.bankFlowType} only`);
+    const flow = bank.bankFlowType;
     const consentPath = `/openbanking/api/${v}/consent`;
     return c.json(
       {
@@ -141,7 +142,7 @@ export const bankOperation = defineOperation({
         bankFlowType: flow,
         scaApproach: SCA_APPROACH[flow],
         inputs: INPUTS[flow],
-        start: { method: 'POST' as const, path: consentPath, body: { bankHash: row.bankHash } },
+        start: { method: 'POST' as const, path: consentPath, body: { bankHash: bank.bankHash } },
         redirect:
           flow === 'redirect'
             ? {

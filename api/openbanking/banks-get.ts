@@ -1,7 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { findBank } from '../../application/openbanking/banks.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
-import { bankHashParam, bankSchema, countryQueryField, findBank } from './bank-records.ts';
+import { bankHashParam, bankSchema, countryQueryField } from './bank-schemas.ts';
 import { requireUser, USER_SECURITY } from './identity.ts';
 
 /**
@@ -32,11 +33,7 @@ export const banksGetOperation = defineOperation({
     }),
   handler: () => async (c) => {
     await requireUser(c);
-    const { row: _row, ...bank } = await findBank(
-      c.get('deps').db,
-      c.req.valid('param').bankHash,
-      c.req.valid('query').country,
-    );
+    const bank = await findBank(c.get('deps'), c.req.valid('param').bankHash, c.req.valid('query').country);
     return c.json(bank, 200);
   },
 });

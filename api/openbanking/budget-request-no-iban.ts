@@ -1,18 +1,18 @@
 import { createRoute } from '@hono/zod-openapi';
+import { createDirectPayment } from '../../application/openbanking/payments.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineOperation } from '../shared/operation.ts';
+import { flowOriginOf } from './flow-origin.ts';
 import { requireUser, USER_SECURITY } from './identity.ts';
 import {
   budgetFields,
   budgetOf,
   createdSchema,
-  createPayment,
   directFields,
-  draftDirect,
   paymentOrderBody,
   userAgentHeaders,
-} from './payment-records.ts';
+} from './payment-schemas.ts';
 
 /**
  * `POST /api/{7,8}/budget-request/no-iban`: a budget payment from an IBAN the user names at a bank,
@@ -42,8 +42,13 @@ export const budgetRequestNoIbanOperation = defineOperation({
   handler: () => async (c) => {
     const user = await requireUser(c);
     const request = c.req.valid('json');
-    const draft = await draftDirect(c, 'budget_no_iban', request, c.req.valid('header')['user-agent']);
-    const payment = await createPayment(c, user, { ...draft, budget: budgetOf(request) });
-    return c.json({ ...payment, authorized: null }, 201);
+    const origin = flowOriginOf(c, c.req.valid('header')['user-agent']);
+    const payment = await createDirectPayment(
+      c.get('deps'),
+      user,
+      { kind: 'budget_no_iban', order: request, budget: budgetOf(request) },
+      origin,
+    );
+    return c.json(payment, 201);
   },
 });

@@ -1,20 +1,18 @@
 import { createRoute } from '@hono/zod-openapi';
+import { createPaymentFromAccount } from '../../application/openbanking/payments.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineOperation } from '../shared/operation.ts';
-import { requireUserAccount } from './account-records.ts';
-import { USER_SECURITY } from './identity.ts';
+import { flowOriginOf } from './flow-origin.ts';
+import { requireUser, USER_SECURITY } from './identity.ts';
 import {
   budgetFields,
   budgetOf,
   createdSchema,
-  createPayment,
-  draftFromAccount,
   fromAccountFields,
-  paymentAuthorizationOf,
   paymentOrderBody,
   userAgentHeaders,
-} from './payment-records.ts';
+} from './payment-schemas.ts';
 
 /**
  * `POST /api/{6,7,8}/budget-request`: a budget payment from an added account: a payment carrying the
@@ -47,10 +45,15 @@ export const budgetRequestOperation = defineOperation({
       },
     }),
   handler: () => async (c) => {
+    const user = await requireUser(c);
     const request = c.req.valid('json');
-    const { user, draft } = await draftFromAccount(c, 'budget', request, c.req.valid('header')['user-agent']);
-    const payment = await createPayment(c, user, { ...draft, budget: budgetOf(request) });
-    const { account, consent } = await requireUserAccount(c, draft.ibanId);
-    return c.json({ ...payment, authorized: paymentAuthorizationOf(account, consent).authorized }, 201);
+    const origin = flowOriginOf(c, c.req.valid('header')['user-agent']);
+    const payment = await createPaymentFromAccount(
+      c.get('deps'),
+      user,
+      { kind: 'budget', order: request, budget: budgetOf(request) },
+      origin,
+    );
+    return c.json(payment, 201);
   },
 });

@@ -1,4 +1,4 @@
-import { bulkOperation } from './bulk-payment-records.ts';
+import { bulkOperation } from './bulk-operation.ts';
 
 /** `POST /api/8/bulk-payments/budget-payment`: a bulk of budget payments from a debtor IBAN the user names. */
 export const bulkPaymentsBudgetPaymentOperation = bulkOperation(

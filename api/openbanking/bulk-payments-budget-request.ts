@@ -1,4 +1,4 @@
-import { bulkOperation } from './bulk-payment-records.ts';
+import { bulkOperation } from './bulk-operation.ts';
 
 /** `POST /api/8/bulk-payments/budget-request`: a bulk of budget payments from an added account (`ibanId`). */
 export const bulkPaymentsBudgetRequestOperation = bulkOperation(

@@ -1,4 +1,4 @@
-import { bulkOperation } from './bulk-payment-records.ts';
+import { bulkOperation } from './bulk-operation.ts';
 
 /** `POST /api/8/bulk-payments/payment`: a bulk from a debtor IBAN the user names (no added account). */
 export const bulkPaymentsPaymentOperation = bulkOperation(

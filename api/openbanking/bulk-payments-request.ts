@@ -1,4 +1,4 @@
-import { bulkOperation } from './bulk-payment-records.ts';
+import { bulkOperation } from './bulk-operation.ts';
 
 /** `POST /api/8/bulk-payments/request`: a bulk from an account the user added (`ibanId`). */
 export const bulkPaymentsRequestOperation = bulkOperation(

@@ -1,22 +1,18 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { and, asc, count, desc, eq, gte, inArray, lt, type SQL } from 'drizzle-orm';
-import { obBulkPayments } from '../../db/schema/openbanking-bulk-payments.ts';
-import { obPayments } from '../../db/schema/openbanking-payments.ts';
+import { BULK_SORT_FIELDS, searchBulks } from '../../application/openbanking/bulk-payments.ts';
 import { BULK_KINDS, BULK_STATES } from '../../domain/openbanking/bulk-payments.ts';
 import { PAYMENT_STATUSES } from '../../domain/openbanking/payments.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineOperation } from '../shared/operation.ts';
-import { bulkRecordSchema, entryCountsOf, toBulkRecord } from './bulk-payment-records.ts';
+import { bulkRecordSchema } from './bulk-operation.ts';
 import { AGENT_SECURITY, requireAgent } from './identity.ts';
 import {
   agentPaymentSchema,
   DATES_OUT_OF_ORDER,
   datesInOrder,
-  dayRange,
   isoDay,
   pagingFields,
-  toAgentPayment,
 } from './payment-search.ts';
 
 /**
@@ -26,7 +22,6 @@ import {
  */
 
 const MAX_ENTRIES = 1000;
-const SORT_FIELDS = ['createdAt', 'statusChangedAt', 'entries'] as const;
 
 const body = z
   .object({
@@ -44,7 +39,7 @@ const body = z
       })
       .refine(datesInOrder, DATES_OUT_OF_ORDER)
       .optional(),
-    sortBy: z.enum(SORT_FIELDS).default('createdAt'),
+    sortBy: z.enum(BULK_SORT_FIELDS).default('createdAt'),
     sortDirection: z.enum(['asc', 'desc']).default('desc'),
     ...pagingFields,
     entryStatuses: z
@@ -73,12 +68,6 @@ const answerSchema = z
   })
   .openapi('BulkPaymentPage');
 
-const SORT_COLUMNS = {
-  createdAt: obBulkPayments.createdAt,
-  statusChangedAt: obBulkPayments.statusChangedAt,
-  entries: obBulkPayments.entryCount,
-} as const;
-
 export const bulkPaymentsSearchOperation = defineOperation({
   versions: [8],
   route: () =>
@@ -102,59 +91,6 @@ export const bulkPaymentsSearchOperation = defineOperation({
     }),
   handler: () => async (c) => {
     const { agentId } = await requireAgent(c);
-    const input = c.req.valid('json');
-    const { db } = c.get('deps');
-    const criteria = input.criteria ?? {};
-    const conditions: (SQL | undefined)[] = [eq(obBulkPayments.agentId, agentId)];
-    if (criteria.statuses) conditions.push(inArray(obBulkPayments.status, criteria.statuses));
-    if (criteria.kinds) conditions.push(inArray(obBulkPayments.kind, criteria.kinds));
-    if (criteria.bulkId) conditions.push(eq(obBulkPayments.id, criteria.bulkId));
-    if (criteria.userId) conditions.push(eq(obBulkPayments.userId, criteria.userId));
-    if (criteria.bankHash) conditions.push(eq(obBulkPayments.bankHash, criteria.bankHash));
-    if (criteria.hookHash) conditions.push(eq(obBulkPayments.hookHash, criteria.hookHash));
-    if (criteria.clientReference)
-      conditions.push(eq(obBulkPayments.clientReference, criteria.clientReference));
-    if (criteria.dateFrom)
-      conditions.push(gte(obBulkPayments.createdAt, dayRange(criteria.dateFrom, criteria.dateFrom).from));
-    if (criteria.dateTo)
-      conditions.push(lt(obBulkPayments.createdAt, dayRange(criteria.dateTo, criteria.dateTo).to));
-    const where = and(...conditions);
-    const order = input.sortDirection === 'asc' ? asc : desc;
-    const [rows, [total]] = await Promise.all([
-      db
-        .select()
-        .from(obBulkPayments)
-        .where(where)
-        .orderBy(order(SORT_COLUMNS[input.sortBy]), order(obBulkPayments.id))
-        .limit(input.size)
-        .offset((input.page - 1) * input.size),
-      db.select({ value: count() }).from(obBulkPayments).where(where),
-    ]);
-    const counts = await entryCountsOf(
-      db,
-      rows.map((row) => row.id),
-    );
-    const items = await Promise.all(
-      rows.map(async (row) => {
-        const entries =
-          input.entriesLimit === 0
-            ? []
-            : await db
-                .select()
-                .from(obPayments)
-                .where(
-                  and(
-                    eq(obPayments.bulkId, row.id),
-                    eq(obPayments.agentId, agentId),
-                    gte(obPayments.bulkSeq, input.entriesOffset),
-                    input.entryStatuses ? inArray(obPayments.status, input.entryStatuses) : undefined,
-                  ),
-                )
-                .orderBy(asc(obPayments.bulkSeq))
-                .limit(input.entriesLimit);
-        return { ...toBulkRecord(row, counts.get(row.id)), payments: entries.map(toAgentPayment) };
-      }),
-    );
-    return c.json({ page: input.page, size: input.size, total: total?.value ?? 0, items }, 200);
+    return c.json(await searchBulks(c.get('deps'), agentId, c.req.valid('json')), 200);
   },
 });

@@ -1,11 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { and, count, desc, eq } from 'drizzle-orm';
-import { Refusal } from '../../application/shared/refusal.ts';
-import { obHooks } from '../../db/schema/openbanking.ts';
-import { obBulkPayments } from '../../db/schema/openbanking-bulk-payments.ts';
+import { bulksOfHook } from '../../application/openbanking/bulk-payments.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
-import { bulkRecordSchema, entryCountsOf, toBulkRecord } from './bulk-payment-records.ts';
+import { bulkRecordSchema } from './bulk-operation.ts';
 import { AGENT_SECURITY, requireAgent } from './identity.ts';
 
 /**
@@ -56,31 +53,6 @@ export const bulkPaymentsStatusOperation = defineOperation({
     }),
   handler: () => async (c) => {
     const { agentId } = await requireAgent(c);
-    const { hookHash } = c.req.valid('param');
-    const { db } = c.get('deps');
-    const [hook] = await db
-      .select({ hookHash: obHooks.hookHash })
-      .from(obHooks)
-      .where(and(eq(obHooks.hookHash, hookHash), eq(obHooks.agentId, agentId)))
-      .limit(1);
-    if (!hook) throw Refusal.notFound('Hook');
-    const where = and(eq(obBulkPayments.hookHash, hookHash), eq(obBulkPayments.agentId, agentId));
-    const [rows, [total]] = await Promise.all([
-      db
-        .select()
-        .from(obBulkPayments)
-        .where(where)
-        .orderBy(desc(obBulkPayments.createdAt), desc(obBulkPayments.id))
-        .limit(MAX_BULKS),
-      db.select({ value: count() }).from(obBulkPayments).where(where),
-    ]);
-    const counts = await entryCountsOf(
-      db,
-      rows.map((row) => row.id),
-    );
-    return c.json(
-      { hookHash, total: total?.value ?? 0, bulks: rows.map((row) => toBulkRecord(row, counts.get(row.id))) },
-      200,
-    );
+    return c.json(await bulksOfHook(c.get('deps'), agentId, c.req.valid('param').hookHash, MAX_BULKS), 200);
   },
 });

@@ -1,12 +1,9 @@
 import { createRoute } from '@hono/zod-openapi';
-import { Refusal } from '../../application/shared/refusal.ts';
-import { resolveUserHash } from '../../credentials/openbanking/identity.ts';
-import { obConsentsRequests } from '../../db/schema/openbanking.ts';
-import { newId } from '../../domain/openbanking/ids.ts';
+import { createConsentsRequest } from '../../application/openbanking/consents-requests.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineOperation } from '../shared/operation.ts';
-import { consentsRequestSchema, requestBody, toRecord } from './consents-request-records.ts';
+import { consentsRequestSchema, requestBody } from './consents-request-schemas.ts';
 import { requireAdmin, requireAgent, security } from './identity.ts';
 
 /** `POST /api/cgate/consents-request`: an operator asks one of an agent's users for a consent. */
@@ -32,22 +29,6 @@ export const cgateConsentsRequestCreateOperation = defineOperation({
   handler: () => async (c) => {
     await requireAdmin(c);
     const { agentId } = await requireAgent(c);
-    const { db } = c.get('deps');
-    const body = c.req.valid('json');
-    const user = await resolveUserHash(db, body.userHash);
-    if (!user || user.agentId !== agentId) throw Refusal.notFound('User');
-    const [row] = await db
-      .insert(obConsentsRequests)
-      .values({
-        id: newId('cgr'),
-        agentId,
-        userId: user.userId,
-        banks: [...new Set(body.banks)],
-        scopes: [...new Set(body.scopes)],
-        message: body.message ?? null,
-        status: 'open',
-      })
-      .returning();
-    return c.json(toRecord(row!), 201);
+    return c.json(await createConsentsRequest(c.get('deps'), agentId, c.req.valid('json')), 201);
   },
 });

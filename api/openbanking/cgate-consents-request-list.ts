@@ -1,9 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { Refusal } from '../../application/shared/refusal.ts';
-import { resolveUserHash } from '../../credentials/openbanking/identity.ts';
+import { listConsentsRequests } from '../../application/openbanking/consents-requests.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
-import { fulfilledQuery, listOfUser, listSchema } from './consents-request-records.ts';
+import { fulfilledQuery, listSchema } from './consents-request-schemas.ts';
 import { ADMIN_SECURITY, requireAdmin } from './identity.ts';
 
 /** `GET /api/cgate/consents-request/{userHash}`: an operator lists a user's consents requests. */
@@ -35,9 +34,10 @@ export const cgateConsentsRequestListOperation = defineOperation({
     }),
   handler: () => async (c) => {
     await requireAdmin(c);
-    const { db } = c.get('deps');
-    const user = await resolveUserHash(db, c.req.valid('param').userHash);
-    if (!user) throw Refusal.notFound('User');
-    return c.json(await listOfUser(db, user.userId, c.req.valid('query').fulfilled), 200);
+    const { userHash } = c.req.valid('param');
+    return c.json(
+      await listConsentsRequests(c.get('deps'), { userHash }, c.req.valid('query').fulfilled),
+      200,
+    );
   },
 });

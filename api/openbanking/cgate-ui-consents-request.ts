@@ -1,7 +1,8 @@
 import { createRoute } from '@hono/zod-openapi';
+import { listConsentsRequests } from '../../application/openbanking/consents-requests.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
-import { fulfilledQuery, listOfUser, listSchema } from './consents-request-records.ts';
+import { fulfilledQuery, listSchema } from './consents-request-schemas.ts';
 import { requireUser, USER_SECURITY } from './identity.ts';
 
 /** `GET /api/cgate/ui/consents-request`: the calling user's own consents requests. */
@@ -24,6 +25,6 @@ export const cgateUiConsentsRequestOperation = defineOperation({
     }),
   handler: () => async (c) => {
     const { userId } = await requireUser(c);
-    return c.json(await listOfUser(c.get('deps').db, userId, c.req.valid('query').fulfilled), 200);
+    return c.json(await listConsentsRequests(c.get('deps'), { userId }, c.req.valid('query').fulfilled), 200);
   },
 });

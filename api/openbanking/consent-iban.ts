@@ -1,12 +1,9 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { and, desc, eq } from 'drizzle-orm';
 import { electronicFormatIBAN, isValidIBAN } from 'ibantools';
-import type { UseCaseDeps } from '../../application/shared/deps.ts';
+import { findConsentDetailsByIban } from '../../application/openbanking/accounts.ts';
 import { Refusal } from '../../application/shared/refusal.ts';
-import { obAccounts, obConsents, obUsers } from '../../db/schema/openbanking.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
-import { agentAccounts } from './account-records.ts';
 import { AGENT_SECURITY, requireAgent } from './identity.ts';
 
 /**
@@ -30,38 +27,6 @@ export const consentDetailsSchema = z
     createdAt: z.string().openapi({ example: '2026-11-23T09:00:00.000Z' }),
   })
   .openapi('ConsentDetails');
-
-export type ConsentDetails = z.infer<typeof consentDetailsSchema>;
-
-/**
- * The consent details of `iban` among the agent's live users (the most recently added account with that
- * IBAN), or undefined. Read from the account read model; `status` is the bank's consent status as last
- * read, or the gateway's state while the bank has not been asked.
- */
-export async function findConsentDetailsByIban(
-  deps: UseCaseDeps,
-  query: { agentId: string; iban: string },
-): Promise<ConsentDetails | undefined> {
-  const [row] = await deps.db
-    .select({ account: obAccounts, consent: obConsents })
-    .from(obAccounts)
-    .innerJoin(obConsents, eq(obConsents.id, obAccounts.consentId))
-    .innerJoin(obUsers, eq(obUsers.id, obAccounts.userId))
-    .where(and(eq(obAccounts.iban, query.iban), agentAccounts(query.agentId)))
-    .orderBy(desc(obAccounts.createdAt))
-    .limit(1);
-  if (!row) return undefined;
-  return {
-    iban: row.account.iban,
-    ibanId: row.account.id,
-    userId: row.account.userId,
-    bankHash: row.account.bankHash,
-    consentId: row.consent.id,
-    status: row.consent.bankStatus ?? row.consent.status,
-    validUntil: row.consent.validUntil,
-    createdAt: row.consent.createdAt.toISOString(),
-  };
-}
 
 export const consentIbanOperation = defineOperation({
   versions: [8],
@@ -96,8 +61,6 @@ export const consentIbanOperation = defineOperation({
     const { agentId } = await requireAgent(c);
     const iban = electronicFormatIBAN(decodeURIComponent(c.req.valid('param').iban)) ?? '';
     if (!isValidIBAN(iban)) throw Refusal.field('iban', 'not a valid IBAN');
-    const details = await findConsentDetailsByIban(c.get('deps'), { agentId, iban });
-    if (!details) throw Refusal.notFound('Consent for this IBAN');
-    return c.json(details, 200);
+    return c.json(await findConsentDetailsByIban(c.get('deps'), { agentId, iban }), 200);
   },
 });

@@ -1,15 +1,9 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { desc, eq } from 'drizzle-orm';
-import { obConsentAccounts, obConsents } from '../../db/schema/openbanking.ts';
+import { listAccountConsents } from '../../application/openbanking/accounts.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
-import {
-  consentSummarySchema,
-  ibanIdParam,
-  requireUserAccount,
-  toConsentSummary,
-} from './account-records.ts';
-import { USER_SECURITY } from './identity.ts';
+import { consentSummarySchema, ibanIdParam } from './account-schemas.ts';
+import { requireAccountUser, USER_SECURITY } from './identity.ts';
 
 /**
  * `GET /api/{6,7,8}/consents/{ibanId}`: the consents that gave access to the account, the current one
@@ -54,21 +48,7 @@ export const consentsOperation = defineOperation({
       },
     }),
   handler: () => async (c) => {
-    const { account } = await requireUserAccount(c, c.req.valid('param').ibanId);
-    const rows = await c
-      .get('deps')
-      .db.select({ consent: obConsents })
-      .from(obConsentAccounts)
-      .innerJoin(obConsents, eq(obConsents.id, obConsentAccounts.consentId))
-      .where(eq(obConsentAccounts.accountId, account.id))
-      .orderBy(desc(obConsents.createdAt));
-    const consents = rows
-      .map(({ consent }) => ({
-        ...toConsentSummary(consent),
-        current: consent.id === account.consentId,
-        createdAt: consent.createdAt.toISOString(),
-      }))
-      .sort((a, b) => Number(b.current) - Number(a.current));
-    return c.json({ ibanId: account.id, iban: account.iban, consents }, 200);
+    const user = await requireAccountUser(c);
+    return c.json(await listAccountConsents(c.get('deps'), user, c.req.valid('param').ibanId), 200);
   },
 });

@@ -1,16 +1,13 @@
-import { randomBytes } from 'node:crypto';
 import { createRoute, z } from '@hono/zod-openapi';
-import { currentSecretOf, ensureWebhookEndpoint } from '../../credentials/webhooks/endpoints.ts';
-import { webhookSecretKey } from '../../credentials/webhooks/signing-secrets.ts';
-import { obHooks } from '../../db/schema/openbanking.ts';
+import { createHook } from '../../application/openbanking/hooks.ts';
+import { assertOutboundUrlField } from '../../application/shared/outbound-url.ts';
 import { HOOK_EVENTS } from '../../domain/openbanking/hook-events.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineOperation } from '../shared/operation.ts';
-import { assertOutboundUrlField } from '../shared/outbound-url.ts';
-import { hookCaller, hookSchema, toHookRecord } from './hook-records.ts';
-import { security } from './identity.ts';
-import { webUrlField } from './user-records.ts';
+import { hookSchema } from './hook-schemas.ts';
+import { hookCaller, security } from './identity.ts';
+import { webUrlField } from './user-schemas.ts';
 
 /**
  * `POST /api/{6,7,8,9}/createhook`: registers a URL called back when adding IBANs or a payment finishes,
@@ -90,34 +87,9 @@ export const createhookOperation = defineOperation({
   handler: (v) => async (c) => {
     const caller = await hookCaller(c, { publicHash: v === 9 });
     const body = c.req.valid('json');
-    assertOutboundUrlField(c.get('deps').config, 'url', body.url);
-    assertOutboundUrlField(c.get('deps').config, 'redirectUrl', body.redirectUrl);
-    const [row] = await c
-      .get('deps')
-      .db.insert(obHooks)
-      .values({
-        hookHash: `hook_${randomBytes(24).toString('base64url')}`,
-        agentId: caller.agentId,
-        userId: caller.userId ?? null,
-        url: body.url,
-        redirectUrl: body.redirectUrl ?? null,
-        events: body.events ? [...new Set(body.events)] : [...HOOK_EVENTS],
-      })
-      .returning();
-    const key = webhookSecretKey(c.get('deps').config);
-    const { endpoint } = await ensureWebhookEndpoint(c.get('deps').db, key, {
-      service: 'openbanking',
-      ownerId: caller.agentId,
-      url: body.url,
-    });
-    const byAgent = caller.via === 'agent';
-    return c.json(
-      {
-        ...toHookRecord(row!),
-        webhookEndpointId: endpoint.id,
-        signingSecret: byAgent ? currentSecretOf(key, endpoint) : null,
-      },
-      201,
-    );
+    const { config } = c.get('deps');
+    assertOutboundUrlField(config, 'url', body.url);
+    assertOutboundUrlField(config, 'redirectUrl', body.redirectUrl);
+    return c.json(await createHook(c.get('deps'), caller, body), 201);
   },
 });

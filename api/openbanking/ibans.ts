@@ -1,7 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { listAccounts } from '../../application/openbanking/accounts.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
-import { accountSchema, listUserAccounts, toAccountRecord } from './account-records.ts';
+import { accountSchema } from './account-schemas.ts';
 import { CONSENT_DETAILS_HEADER, readConsentDetails, requireUser, USER_SECURITY } from './identity.ts';
 
 /**
@@ -41,7 +42,6 @@ export const ibansOperation = defineOperation({
   handler: () => async (c) => {
     const { userId } = await requireUser(c);
     const withConsent = readConsentDetails(c);
-    const rows = await listUserAccounts(c.get('deps').db, userId);
-    return c.json({ ibans: rows.map((row) => toAccountRecord(row, withConsent)) }, 200);
+    return c.json(await listAccounts(c.get('deps'), userId, withConsent), 200);
   },
 });

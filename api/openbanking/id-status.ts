@@ -1,9 +1,9 @@
 import { createRoute } from '@hono/zod-openapi';
+import { readKycStatus } from '../../application/openbanking/users.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { requireUser, USER_SECURITY } from './identity.ts';
-import { kycStatusSchema, toKycStatus } from './kyc-status.ts';
-import { findAgentUser } from './user-records.ts';
+import { kycStatusSchema } from './kyc-status.ts';
 
 /**
  * `GET /api/{6,7,8}/id/status`: the customer's KYC status (states and moves: domain/openbanking/kyc.ts).
@@ -25,7 +25,7 @@ export const idStatusOperation = defineOperation({
       },
     }),
   handler: () => async (c) => {
-    const { userId, agentId } = await requireUser(c);
-    return c.json(toKycStatus(await findAgentUser(c.get('deps').db, agentId, userId)), 200);
+    const user = await requireUser(c);
+    return c.json(await readKycStatus(c.get('deps'), user), 200);
   },
 });

@@ -1,16 +1,17 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { and, eq, isNull } from 'drizzle-orm';
 import type { Context, MiddlewareHandler } from 'hono';
+import type { HookCaller } from '../../application/openbanking/hooks.ts';
 import { Refusal } from '../../application/shared/refusal.ts';
 import {
   type AdminIdentity,
   type AgentIdentity,
+  type CredentialKind,
+  isLiveUserOf,
   type ResolvedCredential,
   resolveCredential,
   type UserIdentity,
 } from '../../credentials/openbanking/identity.ts';
 import { verifyUserToken } from '../../credentials/openbanking/jws.ts';
-import { type CredentialKind, obUsers } from '../../db/schema/openbanking.ts';
 import type { AppEnv } from '../shared/context.ts';
 
 /**
@@ -22,12 +23,13 @@ import type { AppEnv } from '../shared/context.ts';
  *   x-admin-hash   a platform operator                        → requireAdmin(c)
  *   consent-details  context flag on AIS reads               → readConsentDetails(c)
  *
- * Use in a handler, first thing, then scope every query by the returned ids:
+ * Use in a handler, first thing, then hand the returned ids to the use case, which scopes every query
+ * by them:
  *
  * ```ts
  * handler: () => async (c) => {
- *   const { userId, agentId } = await requireUser(c);          // 401 when missing/unknown/deleted
- *   const row = await findAccount(db, { userId, ibanId });       // another user's account → 404 (not 403)
+ *   const user = await requireUser(c);                              // 401 when missing/unknown/deleted
+ *   return c.json(await readBalance(c.get('deps'), user, ibanId), 200); // another user's account → 404
  * }
  * ```
  *
@@ -155,24 +157,13 @@ async function userOfToken(c: Context<AppEnv>, token: string): Promise<UserIdent
   const { db, config } = c.get('deps');
   const claims = await verifyUserToken(db, config, token);
   if (!claims) return undefined;
-  const [live] = await db
-    .select({ id: obUsers.id })
-    .from(obUsers)
-    .where(and(eq(obUsers.id, claims.userId), eq(obUsers.agentId, claims.agentId), isNull(obUsers.deletedAt)))
-    .limit(1);
-  return live ? claims : undefined;
+  return (await isLiveUserOf(db, claims)) ? claims : undefined;
 }
 
 /** The calling agent, which must have enrolled `userId`; another agent's (or a deleted) user is 404. */
 export async function requireAgentOwningUser(c: Context<AppEnv>, userId: string): Promise<UserIdentity> {
   const { agentId } = await requireAgent(c);
-  const [row] = await c
-    .get('deps')
-    .db.select({ id: obUsers.id })
-    .from(obUsers)
-    .where(and(eq(obUsers.id, userId), eq(obUsers.agentId, agentId), isNull(obUsers.deletedAt)))
-    .limit(1);
-  if (!row) throw Refusal.notFound('User');
+  if (!(await isLiveUserOf(c.get('deps').db, { userId, agentId }))) throw Refusal.notFound('User');
   return { userId, agentId };
 }
 
@@ -182,6 +173,37 @@ export async function requireAgentAndUser(c: Context<AppEnv>): Promise<UserIdent
   const user = await requireUser(c);
   if (user.agentId !== agentId) throw Refusal.notFound('User');
   return user;
+}
+
+/**
+ * The calling user of an account operation. With `agentHeader`, an x-agent-hash sent along must be the
+ * user's agent, else 404 (as if the account were not the user's).
+ */
+export async function requireAccountUser(
+  c: Context<AppEnv>,
+  options: { agentHeader?: boolean } = {},
+): Promise<UserIdentity> {
+  const user = await requireUser(c);
+  if (options.agentHeader) {
+    const agent = await optionalAgent(c);
+    if (agent && agent.agentId !== user.agentId) throw Refusal.notFound('Account');
+  }
+  return user;
+}
+
+/** Who registers or changes a hook: the user, else the agent, else (where allowed) the public hash. */
+export async function hookCaller(c: Context<AppEnv>, options: { publicHash: boolean }): Promise<HookCaller> {
+  const user = await optionalUser(c);
+  if (user) return { ...user, via: 'user' };
+  const agent = await optionalAgent(c);
+  if (agent) return { ...agent, via: 'agent' };
+  if (options.publicHash) {
+    const publicTier = await optionalPublic(c);
+    if (publicTier) return { ...publicTier, via: 'public' };
+  }
+  throw Refusal.unauthorized(
+    `One of the x-user-hash, x-agent-hash${options.publicHash ? ', x-public-hash' : ''} headers is required`,
+  );
 }
 
 /**

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { kycStatusField, type UserRow } from './user-records.ts';
+import { kycStatusField } from './user-schemas.ts';
 
 /**
  * The KYC status record of a customer, answered by GET id/status and POST kyc/update. The agent runs the identity check and reports its outcome with
@@ -15,10 +15,3 @@ export const kycStatusSchema = z
     updatedAt: z.string().nullable().openapi({ description: 'Last change; null while NOT_STARTED' }),
   })
   .openapi('KycStatus');
-
-export const toKycStatus = (row: UserRow) => ({
-  userId: row.id,
-  status: row.kycStatus,
-  reason: row.kycReason,
-  updatedAt: row.kycUpdatedAt?.toISOString() ?? null,
-});

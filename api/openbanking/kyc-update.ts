@@ -1,14 +1,11 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { and, eq, isNull } from 'drizzle-orm';
-import { Refusal } from '../../application/shared/refusal.ts';
-import { obUsers } from '../../db/schema/openbanking.ts';
-import { KYC_UPDATE_STATUSES, kycTransitionAllowed } from '../../domain/openbanking/kyc.ts';
+import { updateKycStatus } from '../../application/openbanking/users.ts';
+import { KYC_UPDATE_STATUSES } from '../../domain/openbanking/kyc.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { AGENT_SECURITY, requireAgent } from './identity.ts';
-import { kycStatusSchema, toKycStatus } from './kyc-status.ts';
-import { findAgentUser } from './user-records.ts';
+import { kycStatusSchema } from './kyc-status.ts';
 
 /**
  * `POST /api/8/kyc/update`: the agent reports the outcome of its identity check of a customer (states and
@@ -53,26 +50,6 @@ export const kycUpdateOperation = defineOperation({
     }),
   handler: () => async (c) => {
     const { agentId } = await requireAgent(c);
-    const { db } = c.get('deps');
-    const body = c.req.valid('json');
-    const user = await findAgentUser(db, agentId, body.userId);
-    if (user.kycStatus === body.status && (body.reason ?? null) === user.kycReason) {
-      return c.json(toKycStatus(user), 200);
-    }
-    if (user.kycStatus !== body.status && !kycTransitionAllowed(user.kycStatus, body.status)) {
-      throw Refusal.conflict(
-        'kyc_transition_not_allowed',
-        `The KYC status cannot move from ${user.kycStatus} to ${body.status}`,
-      );
-    }
-    // Conditional on the status read, so two concurrent updates cannot both move it.
-    const [updated] = await db
-      .update(obUsers)
-      .set({ kycStatus: body.status, kycReason: body.reason ?? null, kycUpdatedAt: new Date() })
-      .where(and(eq(obUsers.id, user.id), eq(obUsers.kycStatus, user.kycStatus), isNull(obUsers.deletedAt)))
-      .returning();
-    if (!updated)
-      throw Refusal.conflict('kyc_transition_not_allowed', 'The KYC status changed meanwhile; retry');
-    return c.json(toKycStatus(updated), 200);
+    return c.json(await updateKycStatus(c.get('deps'), agentId, c.req.valid('json')), 200);
   },
 });

@@ -1,16 +1,11 @@
 import { createRoute } from '@hono/zod-openapi';
+import { confirmPayment } from '../../application/openbanking/payments.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineOperation, type OperationHandler } from '../shared/operation.ts';
+import { psuRequestOf } from './flow-origin.ts';
 import { requireUser, USER_SECURITY } from './identity.ts';
-import {
-  accountAuthorization,
-  confirmBody,
-  confirmPayment,
-  paymentErrorResponses,
-  paymentSchema,
-  userAgentHeaders,
-} from './payment-records.ts';
+import { confirmBody, paymentErrorResponses, paymentSchema, userAgentHeaders } from './payment-schemas.ts';
 
 /**
  * `POST` and `PUT /api/{6,7,8}/payment`: confirm a payment with its code (the two are the same
@@ -44,12 +39,8 @@ const route = (method: 'post' | 'put') =>
 const confirm: OperationHandler<ReturnType<typeof route>> = async (c) => {
   const user = await requireUser(c);
   const body = c.req.valid('json');
-  const answer = await confirmPayment(
-    c,
-    user,
-    { ...body, userAgent: c.req.valid('header')['user-agent'] },
-    accountAuthorization(c),
-  );
+  const psu = psuRequestOf(c, c.req.valid('header')['user-agent']);
+  const answer = await confirmPayment(c.get('deps'), user, { ...body, checkAccount: true }, psu);
   return c.json(answer, 200);
 };
 

@@ -1,18 +1,13 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { initiateDirectPayment } from '../../application/openbanking/payments.ts';
 import { PAYMENT_SCA_METHODS } from '../../domain/openbanking/payments.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineOperation } from '../shared/operation.ts';
+import { flowOriginOf } from './flow-origin.ts';
 import { requireUser, USER_SECURITY } from './identity.ts';
 import { directBody } from './payment-direct.ts';
-import {
-  confirmPayment,
-  createdSchema,
-  createPayment,
-  draftDirect,
-  paymentErrorResponses,
-  userAgentHeaders,
-} from './payment-records.ts';
+import { createdSchema, paymentErrorResponses, userAgentHeaders } from './payment-schemas.ts';
 
 /**
  * `POST /api/8/payment/direct-initiate`: POST payment/direct and its confirmation in one call: creates
@@ -50,10 +45,8 @@ export const paymentDirectInitiateOperation = defineOperation({
     }),
   handler: () => async (c) => {
     const user = await requireUser(c);
-    const { scaMethod, ...request } = c.req.valid('json');
-    const userAgent = c.req.valid('header')['user-agent'];
-    const created = await createPayment(c, user, await draftDirect(c, 'direct', request, userAgent));
-    const confirmed = await confirmPayment(c, user, { code: created.code, scaMethod, userAgent });
-    return c.json({ ...confirmed, callbackState: created.callbackState, authorized: null }, 201);
+    const { scaMethod, ...order } = c.req.valid('json');
+    const origin = flowOriginOf(c, c.req.valid('header')['user-agent']);
+    return c.json(await initiateDirectPayment(c.get('deps'), user, { order, scaMethod }, origin), 201);
   },
 });

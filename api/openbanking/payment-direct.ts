@@ -1,16 +1,11 @@
 import { createRoute } from '@hono/zod-openapi';
+import { createDirectPayment } from '../../application/openbanking/payments.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineOperation } from '../shared/operation.ts';
+import { flowOriginOf } from './flow-origin.ts';
 import { requireUser, USER_SECURITY } from './identity.ts';
-import {
-  createdSchema,
-  createPayment,
-  directFields,
-  draftDirect,
-  paymentOrderBody,
-  userAgentHeaders,
-} from './payment-records.ts';
+import { createdSchema, directFields, paymentOrderBody, userAgentHeaders } from './payment-schemas.ts';
 
 /**
  * `POST /api/{7,8}/payment/direct`: a payment transfer from an IBAN the user names at a bank, without a
@@ -39,7 +34,8 @@ export const paymentDirectOperation = defineOperation({
     }),
   handler: () => async (c) => {
     const user = await requireUser(c);
-    const draft = await draftDirect(c, 'direct', c.req.valid('json'), c.req.valid('header')['user-agent']);
-    return c.json({ ...(await createPayment(c, user, draft)), authorized: null }, 201);
+    const origin = flowOriginOf(c, c.req.valid('header')['user-agent']);
+    const order = c.req.valid('json');
+    return c.json(await createDirectPayment(c.get('deps'), user, { kind: 'direct', order }, origin), 201);
   },
 });

@@ -1,18 +1,11 @@
 import { createRoute } from '@hono/zod-openapi';
+import { createPaymentFromAccount } from '../../application/openbanking/payments.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineOperation } from '../shared/operation.ts';
-import { requireUserAccount } from './account-records.ts';
-import { USER_SECURITY } from './identity.ts';
-import {
-  createdSchema,
-  createPayment,
-  draftFromAccount,
-  fromAccountFields,
-  paymentAuthorizationOf,
-  paymentOrderBody,
-  userAgentHeaders,
-} from './payment-records.ts';
+import { flowOriginOf } from './flow-origin.ts';
+import { requireUser, USER_SECURITY } from './identity.ts';
+import { createdSchema, fromAccountFields, paymentOrderBody, userAgentHeaders } from './payment-schemas.ts';
 
 /**
  * `POST /api/{6,7,8}/payment/iban`: a payment transfer from an added account to an IBAN. Answers the
@@ -43,14 +36,9 @@ export const paymentIbanOperation = defineOperation({
       },
     }),
   handler: () => async (c) => {
-    const { user, draft } = await draftFromAccount(
-      c,
-      'iban',
-      c.req.valid('json'),
-      c.req.valid('header')['user-agent'],
-    );
-    const payment = await createPayment(c, user, draft);
-    const { account, consent } = await requireUserAccount(c, draft.ibanId);
-    return c.json({ ...payment, authorized: paymentAuthorizationOf(account, consent).authorized }, 201);
+    const user = await requireUser(c);
+    const origin = flowOriginOf(c, c.req.valid('header')['user-agent']);
+    const order = c.req.valid('json');
+    return c.json(await createPaymentFromAccount(c.get('deps'), user, { kind: 'iban', order }, origin), 201);
   },
 });

@@ -1,9 +1,10 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { readPaymentAuthorization } from '../../application/openbanking/payments.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
-import { ibanIdParam, requireUserAccount } from './account-records.ts';
-import { USER_SECURITY } from './identity.ts';
-import { authorizationSchema, paymentAuthorizationOf } from './payment-records.ts';
+import { ibanIdParam } from './account-schemas.ts';
+import { requireAccountUser, USER_SECURITY } from './identity.ts';
+import { authorizationSchema } from './payment-schemas.ts';
 
 /**
  * `GET /api/{6,7,8}/payment/ibans/{ibanId}`: the account's authorization flag for payments (the spec's
@@ -30,15 +31,7 @@ export const paymentIbansOperation = defineOperation({
       },
     }),
   handler: () => async (c) => {
-    const { account, consent } = await requireUserAccount(c, c.req.valid('param').ibanId);
-    return c.json(
-      {
-        ibanId: account.id,
-        iban: account.iban,
-        ...paymentAuthorizationOf(account, consent),
-        consentValidUntil: consent.validUntil,
-      },
-      200,
-    );
+    const user = await requireAccountUser(c);
+    return c.json(await readPaymentAuthorization(c.get('deps'), user, c.req.valid('param').ibanId), 200);
   },
 });

@@ -1,10 +1,11 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { startPaymentAuthorization } from '../../application/openbanking/consents.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
-import { ibanIdParam, requireUserAccount } from './account-records.ts';
-import { startConsentFlow } from './consent.ts';
-import { USER_SECURITY } from './identity.ts';
-import { paymentAuthorizationOf, userAgentHeaders } from './payment-records.ts';
+import { ibanIdParam } from './account-schemas.ts';
+import { flowOriginOf } from './flow-origin.ts';
+import { requireAccountUser, USER_SECURITY } from './identity.ts';
+import { userAgentHeaders } from './payment-schemas.ts';
 
 /**
  * `POST /api/{6,7,8}/payment/sca/{ibanId}`: how to obtain the payment authorization of an account.
@@ -66,48 +67,12 @@ export const paymentScaOperation = defineOperation({
       },
     }),
   handler: () => async (c) => {
-    const { user, account, consent, bank } = await requireUserAccount(c, c.req.valid('param').ibanId);
-    const flag = paymentAuthorizationOf(account, consent);
-    if (flag.authorized)
-      return c.json(
-        {
-          ibanId: account.id,
-          authorized: true,
-          action: 'none' as const,
-          scaRedirectUrl: null,
-          scaDeadline: null,
-          consentId: null,
-          state: null,
-        },
-        200,
-      );
-    const body = (await c.req.json().catch(() => ({}))) as z.infer<typeof scaBody>;
-    const parsed = scaBody.safeParse(body ?? {});
+    const user = await requireAccountUser(c);
+    const { ibanId } = c.req.valid('param');
+    // The body may be empty; a malformed one is as good as none.
+    const parsed = scaBody.safeParse((await c.req.json().catch(() => ({}))) ?? {});
     const options = parsed.success ? parsed.data : {};
-    const started = await startConsentFlow(
-      c,
-      user,
-      {
-        bankHash: bank.bankHash,
-        app: options.app ?? 'web',
-        kind: 'ais',
-        access: ['accounts', 'balances', 'transactions'],
-        ibans: [account.iban],
-        ...(options.hookHash ? { hookHash: options.hookHash } : {}),
-      },
-      c.req.valid('header')['user-agent'],
-    );
-    return c.json(
-      {
-        ibanId: account.id,
-        authorized: false,
-        action: 'redirect' as const,
-        scaRedirectUrl: started.scaRedirectUrl,
-        scaDeadline: started.scaDeadline,
-        consentId: started.consentId,
-        state: started.state,
-      },
-      200,
-    );
+    const origin = flowOriginOf(c, c.req.valid('header')['user-agent']);
+    return c.json(await startPaymentAuthorization(c.get('deps'), user, ibanId, options, origin), 200);
   },
 });

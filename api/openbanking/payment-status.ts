@@ -1,8 +1,9 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { readPayment } from '../../application/openbanking/payments.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { requireUser, USER_SECURITY } from './identity.ts';
-import { findUserPayment, paymentCodeSchema, paymentSchema, toPaymentRecord } from './payment-records.ts';
+import { paymentCodeSchema, paymentSchema } from './payment-schemas.ts';
 
 /** `GET /api/{6,7,8}/payment/status?code=`: the payment by its code, from the read model. */
 export const paymentStatusOperation = defineOperation({
@@ -26,9 +27,6 @@ export const paymentStatusOperation = defineOperation({
     }),
   handler: () => async (c) => {
     const user = await requireUser(c);
-    return c.json(
-      toPaymentRecord(await findUserPayment(c.get('deps').db, user, c.req.valid('query').code)),
-      200,
-    );
+    return c.json(await readPayment(c.get('deps'), user, c.req.valid('query').code), 200);
   },
 });

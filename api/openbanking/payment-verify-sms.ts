@@ -1,16 +1,17 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { verifySms } from '../../application/openbanking/payments.ts';
 import { SMS_CODE_PATTERN } from '../../domain/openbanking/payments.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineOperation } from '../shared/operation.ts';
+import { psuRequestOf } from './flow-origin.ts';
 import { requireUser, USER_SECURITY } from './identity.ts';
 import {
   paymentCodeSchema,
   paymentErrorResponses,
   paymentSchema,
   userAgentHeaders,
-  verifySms,
-} from './payment-records.ts';
+} from './payment-schemas.ts';
 
 /**
  * `PUT /api/8/payment/verify-sms`: the one-time code the bank texted the user (embedded SCA), relayed to
@@ -52,10 +53,7 @@ export const paymentVerifySmsOperation = defineOperation({
     }),
   handler: () => async (c) => {
     const user = await requireUser(c);
-    const request = c.req.valid('json');
-    return c.json(
-      await verifySms(c, user, { ...request, userAgent: c.req.valid('header')['user-agent'] }),
-      200,
-    );
+    const psu = psuRequestOf(c, c.req.valid('header')['user-agent']);
+    return c.json(await verifySms(c.get('deps'), user, c.req.valid('json'), psu), 200);
   },
 });

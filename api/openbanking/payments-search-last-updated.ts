@@ -1,4 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { searchPayments } from '../../application/openbanking/payment-searches.ts';
 import { PAYMENT_STATUSES } from '../../domain/openbanking/payments.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
@@ -10,7 +11,6 @@ import {
   isoDay,
   pagingFields,
   paymentPageSchema,
-  searchPayments,
 } from './payment-search.ts';
 
 /**
@@ -66,7 +66,7 @@ export const paymentsSearchLastUpdatedOperation = defineOperation({
     const { statuses, dateFrom, dateTo, page, size } = c.req.valid('json');
     return c.json(
       await searchPayments(
-        c.get('deps').db,
+        c.get('deps'),
         agentId,
         {
           statuses,

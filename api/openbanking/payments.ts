@@ -1,15 +1,10 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { PAYMENT_SORT_FIELDS, searchPayments } from '../../application/openbanking/payment-searches.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { AGENT_SECURITY, requireAgent } from './identity.ts';
-import {
-  PAYMENT_SORT_FIELDS,
-  pagingFields,
-  paymentCriteriaSchema,
-  paymentPageSchema,
-  searchPayments,
-} from './payment-search.ts';
+import { pagingFields, paymentCriteriaSchema, paymentPageSchema } from './payment-search.ts';
 
 /**
  * `POST /api/{7,8}/payments`: the agent's payments (single payments and bulk entries) matching the
@@ -52,9 +47,13 @@ export const paymentsOperation = defineOperation({
   handler: () => async (c) => {
     const { agentId } = await requireAgent(c);
     const { criteria, sortBy, sortDirection, page, size } = c.req.valid('json');
-    return c.json(
-      await searchPayments(c.get('deps').db, agentId, criteria, { sortBy, sortDirection }, { page, size }),
-      200,
+    const answer = await searchPayments(
+      c.get('deps'),
+      agentId,
+      criteria,
+      { sortBy, sortDirection },
+      { page, size },
     );
+    return c.json(answer, 200);
   },
 });

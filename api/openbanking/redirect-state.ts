@@ -1,17 +1,10 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { WorkflowNotFoundError } from '@temporalio/common';
-import { and, eq, isNull } from 'drizzle-orm';
 import type { Context } from 'hono';
-import { digestOf } from '../../credentials/openbanking/identity.ts';
-import { obConsents, obHooks } from '../../db/schema/openbanking.ts';
-import { APP_PATTERN, STATE_PATTERN } from '../../domain/openbanking/consents.ts';
-import { bankCallbackSignal, consentWorkflowId } from '../../domain/openbanking/processes.ts';
+import { receiveBankCallback } from '../../application/openbanking/bank-callback.ts';
 import type { AppEnv } from '../shared/context.ts';
 import { html, htmlPage } from '../shared/html.ts';
 import { defineOperation } from '../shared/operation.ts';
-import { bulkBankCallback } from './bulk-payment-records.ts';
 import { NO_SECURITY } from './identity.ts';
-import { paymentBankCallback } from './payment-records.ts';
 
 /**
  * `POST /redirect/{app}/state/{state}`: the bank sends the user's browser here at the last step of the
@@ -74,54 +67,28 @@ export const redirectStateOperation = defineOperation({
     }),
   handler: () => async (c) => {
     const { app, state } = c.req.valid('param');
-    const { db, temporal, logger } = c.get('deps');
-    const notFound = () =>
-      page(c, 404, 'Unknown request', 'This link does not belong to a request of ours, or it has expired.');
-    const sendOn = (redirectUrl: string) => {
-      const target = new URL(redirectUrl);
-      target.searchParams.set('state', state);
-      return c.redirect(target.toString(), 303);
-    };
-    const thanks = () =>
-      page(
+    const sent = await receiveBankCallback(c.get('deps'), {
+      app,
+      state,
+      nok: c.req.valid('query').outcome === 'nok',
+      form: () => c.req.parseBody().catch(() => ({}) as Record<string, unknown>),
+    });
+    if (!sent)
+      return page(
+        c,
+        404,
+        'Unknown request',
+        'This link does not belong to a request of ours, or it has expired.',
+      );
+    if (!sent.redirectUrl)
+      return page(
         c,
         200,
         'Thank you',
         'Your bank has sent you back. The provider is being told the result; you may close this window.',
       );
-    if (!STATE_PATTERN.test(state) || !APP_PATTERN.test(app)) return notFound();
-    const [row] = await db
-      .select({ consent: obConsents, redirectUrl: obHooks.redirectUrl })
-      .from(obConsents)
-      .leftJoin(obHooks, eq(obHooks.hookHash, obConsents.hookHash))
-      .where(and(eq(obConsents.stateDigest, digestOf(state)), eq(obConsents.app, app)))
-      .limit(1);
-    if (!row) {
-      // Not a consent's state: a payment's or a bulk payment's SCA may have ended.
-      const other = (await paymentBankCallback(c, app, state)) ?? (await bulkBankCallback(c, app, state));
-      if (!other) return notFound();
-      return other.redirectUrl ? sendOn(other.redirectUrl) : thanks();
-    }
-
-    // The form the bank posts carries its consent id and status; both are only hints.
-    const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
-    const text = (value: unknown) => (typeof value === 'string' ? value.slice(0, 100) : null);
-    await db
-      .update(obConsents)
-      .set({ callbackAt: new Date() })
-      .where(and(eq(obConsents.id, row.consent.id), isNull(obConsents.callbackAt)));
-    try {
-      await temporal.workflow.getHandle(consentWorkflowId(row.consent.id)).signal(bankCallbackSignal, {
-        nok: c.req.valid('query').outcome === 'nok',
-        bankConsentId: text(form.consentId),
-        reportedStatus: text(form.consentStatus),
-      });
-    } catch (error) {
-      // The consent already ended (abandoned, or a repeated callback): the user is still sent on.
-      if (!(error instanceof WorkflowNotFoundError)) throw error;
-      logger.info({ consentId: row.consent.id }, 'bank callback after the consent ended');
-    }
-
-    return row.redirectUrl ? sendOn(row.redirectUrl) : thanks();
+    const target = new URL(sent.redirectUrl);
+    target.searchParams.set('state', state);
+    return c.redirect(target.toString(), 303);
   },
 });

@@ -1,13 +1,11 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { eq } from 'drizzle-orm';
-import { Refusal } from '../../application/shared/refusal.ts';
-import { obHooks } from '../../db/schema/openbanking.ts';
+import { setHookRedirect } from '../../application/openbanking/hooks.ts';
+import { assertOutboundUrlField } from '../../application/shared/outbound-url.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
-import { assertOutboundUrlField } from '../shared/outbound-url.ts';
-import { findOwnedHook, hookCaller, hookSchema, toHookRecord } from './hook-records.ts';
-import { security } from './identity.ts';
-import { webUrlField } from './user-records.ts';
+import { hookSchema } from './hook-schemas.ts';
+import { hookCaller, security } from './identity.ts';
+import { webUrlField } from './user-schemas.ts';
 
 /**
  * `PUT /api/{6,7,8}/redirect`: attaches to a hook the URL the user's browser is sent to when the process
@@ -45,15 +43,10 @@ export const redirectOperation = defineOperation({
   handler: () => async (c) => {
     const caller = await hookCaller(c, { publicHash: false });
     const { hookhash, redirectUrl } = c.req.valid('query');
-    const { db, config } = c.get('deps');
-    const hook = await findOwnedHook(db, caller, hookhash);
-    if (!hook) throw Refusal.notFound('Hook');
-    assertOutboundUrlField(config, 'redirectUrl', redirectUrl);
-    const [updated] = await db
-      .update(obHooks)
-      .set({ redirectUrl, updatedAt: new Date() })
-      .where(eq(obHooks.hookHash, hook.hookHash))
-      .returning();
-    return c.json(toHookRecord(updated!), 200);
+    const { config } = c.get('deps');
+    const hook = await setHookRedirect(c.get('deps'), caller, { hookHash: hookhash, redirectUrl }, (url) =>
+      assertOutboundUrlField(config, 'redirectUrl', url),
+    );
+    return c.json(hook, 200);
   },
 });

@@ -1,14 +1,15 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { activeUsersDetails } from '../../application/openbanking/reports.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { AGENT_SECURITY, requireAgent } from './identity.ts';
 import { pagingFields } from './payment-search.ts';
-import { activeUsersOf, MAX_REPORT_DAYS, periodRules, reportPeriodFields } from './reports-active-users.ts';
+import { MAX_REPORT_DAYS, periodRules, reportPeriodFields } from './reports-active-users.ts';
 
 /**
  * `POST /api/8/reports/active-users-details`: the agent's active users of a period (the definition is
- * in reports-active-users.ts), one line each, most recently active first, a page at a time.
+ * in application/openbanking/reports.ts), one line each, most recently active first, a page at a time.
  */
 
 const body = periodRules(z.object({ ...reportPeriodFields, ...pagingFields })).openapi(
@@ -61,18 +62,6 @@ export const reportsActiveUsersDetailsOperation = defineOperation({
     }),
   handler: () => async (c) => {
     const { agentId } = await requireAgent(c);
-    const { dateFrom, dateTo, page, size } = c.req.valid('json');
-    const users = await activeUsersOf(c.get('deps').db, agentId, { dateFrom, dateTo });
-    return c.json(
-      {
-        dateFrom,
-        dateTo,
-        page,
-        size,
-        total: users.length,
-        items: users.slice((page - 1) * size, page * size),
-      },
-      200,
-    );
+    return c.json(await activeUsersDetails(c.get('deps'), agentId, c.req.valid('json')), 200);
   },
 });

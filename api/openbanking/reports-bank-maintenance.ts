@@ -1,8 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { and, asc, eq, gt } from 'drizzle-orm';
-import { obBankMaintenanceNotices, obBanks } from '../../db/schema/openbanking.ts';
+import { bankMaintenanceReport } from '../../application/openbanking/banks.ts';
 import { defineOperation } from '../shared/operation.ts';
-import { maintenanceNoticeSchema, toNotice } from './bank-records.ts';
+import { maintenanceNoticeSchema } from './bank-schemas.ts';
 import { NO_SECURITY } from './identity.ts';
 
 /**
@@ -44,27 +43,5 @@ export const reportsBankMaintenanceOperation = defineOperation({
         200: { description: 'The notices', content: { 'application/json': { schema: reportSchema } } },
       },
     }),
-  handler: () => async (c) => {
-    const now = new Date();
-    const rows = await c
-      .get('deps')
-      .db.select({ notice: obBankMaintenanceNotices, bank: obBanks })
-      .from(obBankMaintenanceNotices)
-      .innerJoin(obBanks, eq(obBanks.bankHash, obBankMaintenanceNotices.bankHash))
-      .where(and(eq(obBanks.active, true), gt(obBankMaintenanceNotices.endsAt, now)))
-      .orderBy(asc(obBankMaintenanceNotices.startsAt), asc(obBanks.name));
-    return c.json(
-      {
-        generatedAt: now.toISOString(),
-        notices: rows.map(({ notice, bank }) => ({
-          bankHash: bank.bankHash,
-          bankName: bank.name,
-          country: bank.country,
-          ...toNotice(notice, now),
-          fetchedAt: notice.fetchedAt.toISOString(),
-        })),
-      },
-      200,
-    );
-  },
+  handler: () => async (c) => c.json(await bankMaintenanceReport(c.get('deps')), 200),
 });

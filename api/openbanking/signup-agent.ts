@@ -1,11 +1,11 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { enrolAgent } from '../../application/openbanking/operators.ts';
 import { Refusal } from '../../application/shared/refusal.ts';
-import { enrolAgent } from '../../credentials/openbanking/identity.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { ADMIN_SECURITY, IDENTITY_HEADERS, NO_SECURITY, requireAdmin } from './identity.ts';
-import { emailField } from './user-records.ts';
+import { emailField } from './user-schemas.ts';
 
 /**
  * `POST /api/{7,8}/signup/agent`: enrols an agent and returns its agent hash and public hash (shown once).
@@ -63,12 +63,12 @@ export const signupAgentOperation = defineOperation({
       },
     }),
   handler: () => async (c) => {
-    const { db, config } = c.get('deps');
+    const { config } = c.get('deps');
     if (config.PLATFORM_MODE === 'production' || c.req.header(IDENTITY_HEADERS.admin) !== undefined) {
       await requireAdmin(c);
     }
     const body = c.req.valid('json');
     if (!body) throw Refusal.field('(body)', 'required');
-    return c.json(await enrolAgent(db, body), 201);
+    return c.json(await enrolAgent(c.get('deps'), body), 201);
   },
 });

@@ -1,16 +1,13 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { signUpUser } from '../../application/openbanking/users.ts';
+import { assertOutboundUrlField } from '../../application/shared/outbound-url.ts';
 import { Refusal } from '../../application/shared/refusal.ts';
-import { issueCredential, resolveAgentHash } from '../../credentials/openbanking/identity.ts';
-import { sealIdentityReference } from '../../credentials/openbanking/identity-reference.ts';
-import { obUsers } from '../../db/schema/openbanking.ts';
-import { newId } from '../../domain/openbanking/ids.ts';
-import { isValidUic } from '../../domain/openbanking/uic.ts';
+import { resolveAgentHash } from '../../credentials/openbanking/identity.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineOperation } from '../shared/operation.ts';
-import { assertOutboundUrlField } from '../shared/outbound-url.ts';
 import { AGENT_SECURITY, IDENTITY_HEADERS, NO_SECURITY, optionalAgent } from './identity.ts';
-import { emailField, kycStatusField, personNameField, webUrlField } from './user-records.ts';
+import { emailField, kycStatusField, personNameField, webUrlField } from './user-schemas.ts';
 
 /**
  * `POST /api/{6,7,8}/signup`: an agent enrols a customer and receives the customer's user hash (shown once).
@@ -97,7 +94,7 @@ export const signupOperation = defineOperation({
       },
     }),
   handler: (v) => async (c) => {
-    const { db } = c.get('deps');
+    const { db, config } = c.get('deps');
     const body = c.req.valid('json') as SignupBody;
     const fromHeader = await optionalAgent(c);
     let agentId = fromHeader?.agentId;
@@ -114,65 +111,11 @@ export const signupOperation = defineOperation({
           : 'The agentHash is not valid',
       );
     }
-    const business = v === 8 ? businessFields(body) : { companyName: null, uic: null, webhookUrl: null };
-    assertOutboundUrlField(c.get('deps').config, 'webhookUrl', business.webhookUrl);
-
-    const userId = newId('usr');
-    const created = await db.transaction(async (tx) => {
-      const [row] = await tx
-        .insert(obUsers)
-        .values({
-          id: userId,
-          agentId,
-          name: body.name,
-          middleName: body.middleName ?? null,
-          family: body.family,
-          identityHash: body.identityHash
-            ? sealIdentityReference(c.get('deps').config, userId, body.identityHash)
-            : null,
-          email: body.email,
-          ...business,
-        })
-        .onConflictDoNothing()
-        .returning();
-      if (!row) return undefined;
-      const credential = await issueCredential(tx, { kind: 'user', agentId, userId, label: 'signup' });
-      return { row, userHash: credential.hash };
-    });
-    if (!created) {
-      throw new Refusal(409, 'user_exists', 'A user with this e-mail is already enrolled by this agent', [
-        { field: 'email', message: 'already enrolled' },
-      ]);
-    }
-    return c.json(
-      {
-        userId,
-        userHash: created.userHash,
-        agentId,
-        kycStatus: created.row.kycStatus,
-        createdAt: created.row.createdAt.toISOString(),
-      },
-      201,
+    const { companyName, uic, webhookUrl, ...personal } = body;
+    const request = v === 8 ? { ...personal, business: { companyName, uic, webhookUrl } } : personal;
+    const signedUp = await signUpUser(c.get('deps'), agentId, request, (url) =>
+      assertOutboundUrlField(config, 'webhookUrl', url),
     );
+    return c.json(signedUp, 201);
   },
 });
-
-function businessFields(body: SignupBody) {
-  const fields: { field: string; message: string }[] = [];
-  if (body.uic !== undefined && !isValidUic(body.uic)) {
-    fields.push({
-      field: 'uic',
-      message: 'not a valid Bulgarian UIC (9 or 13 digits with a valid check digit)',
-    });
-  }
-  if ((body.uic === undefined) !== (body.companyName === undefined)) {
-    const missing = body.uic === undefined ? 'uic' : 'companyName';
-    fields.push({ field: missing, message: 'companyName and uic go together' });
-  }
-  if (fields.length > 0) throw Refusal.validation(fields);
-  return {
-    companyName: body.companyName ?? null,
-    uic: body.uic ?? null,
-    webhookUrl: body.webhookUrl ?? null,
-  };
-}

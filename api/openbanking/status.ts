@@ -1,13 +1,10 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { and, desc, eq } from 'drizzle-orm';
-import { Refusal } from '../../application/shared/refusal.ts';
-import { obHooks } from '../../db/schema/openbanking.ts';
-import { obPayments } from '../../db/schema/openbanking-payments.ts';
+import { paymentsOfHook } from '../../application/openbanking/payments.ts';
 import type { PaymentStatus } from '../../domain/openbanking/payments.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { AGENT_SECURITY, requireAgent } from './identity.ts';
-import { paymentSchema, toPaymentRecord } from './payment-records.ts';
+import { paymentSchema } from './payment-schemas.ts';
 
 /**
  * `GET /api/{7,8}/status/{hookHash}`: the status of a payment by its hook hash, for the agent. A hook
@@ -73,30 +70,16 @@ export const statusOperation = defineOperation({
       },
     }),
   handler: () => async (c) => {
-    const agent = await requireAgent(c);
-    const { db } = c.get('deps');
+    const { agentId } = await requireAgent(c);
     const { hookHash } = c.req.valid('param');
-    const [hook] = await db
-      .select({ hookHash: obHooks.hookHash })
-      .from(obHooks)
-      .where(and(eq(obHooks.hookHash, hookHash), eq(obHooks.agentId, agent.agentId)))
-      .limit(1);
-    if (!hook) throw Refusal.notFound('Hook');
-    const rows = await db
-      .select()
-      .from(obPayments)
-      .where(and(eq(obPayments.hookHash, hookHash), eq(obPayments.agentId, agent.agentId)))
-      .orderBy(desc(obPayments.createdAt), desc(obPayments.code))
-      .limit(50);
-    const latest = rows[0];
-    if (!latest) throw Refusal.notFound('Payment');
+    const { latest, payments } = await paymentsOfHook(c.get('deps'), agentId, hookHash);
     return c.json(
       {
         hookHash,
         status: latest.status,
         message: MESSAGES[c.req.valid('query').lng][latest.status],
-        payment: toPaymentRecord(latest),
-        payments: rows.map(toPaymentRecord),
+        payment: latest,
+        payments,
       },
       200,
     );

@@ -1,11 +1,10 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { and, desc, eq, sql } from 'drizzle-orm';
-import { obAccounts, obBanks, obConsents } from '../../db/schema/openbanking.ts';
+import { listConsentTokens } from '../../application/openbanking/accounts.ts';
 import { CONSENT_KINDS } from '../../domain/openbanking/consents.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
-import { consentSummarySchema, toConsentSummary } from './account-records.ts';
-import { countryQueryField } from './bank-records.ts';
+import { consentSummarySchema } from './account-schemas.ts';
+import { countryQueryField } from './bank-schemas.ts';
 import { requireUser, USER_SECURITY } from './identity.ts';
 
 /**
@@ -54,34 +53,6 @@ export const tokensOperation = defineOperation({
     }),
   handler: () => async (c) => {
     const { userId } = await requireUser(c);
-    const { country } = c.req.valid('query');
-    const rows = await c
-      .get('deps')
-      .db.select({
-        consent: obConsents,
-        bankName: obBanks.name,
-        country: obBanks.country,
-        accounts: sql<number>`(select count(*)::int from ${obAccounts} where ${obAccounts.consentId} = ${obConsents.id} and ${obAccounts.deletedAt} is null)`,
-      })
-      .from(obConsents)
-      .innerJoin(obBanks, eq(obBanks.bankHash, obConsents.bankHash))
-      .where(and(eq(obConsents.userId, userId), country ? eq(obBanks.country, country) : undefined))
-      .orderBy(desc(obConsents.createdAt));
-    return c.json(
-      {
-        tokens: rows.map((row) => ({
-          ...toConsentSummary(row.consent),
-          kind: row.consent.kind,
-          bankHash: row.consent.bankHash,
-          bankName: row.bankName,
-          country: row.country,
-          accounts: row.accounts,
-          statusReason: row.consent.statusReason,
-          createdAt: row.consent.createdAt.toISOString(),
-          finishedAt: row.consent.finishedAt?.toISOString() ?? null,
-        })),
-      },
-      200,
-    );
+    return c.json(await listConsentTokens(c.get('deps'), userId, c.req.valid('query').country), 200);
   },
 });

@@ -1,17 +1,9 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { and, eq } from 'drizzle-orm';
-import { Refusal } from '../../application/shared/refusal.ts';
-import { obTransactions } from '../../db/schema/openbanking.ts';
+import { readTransaction } from '../../application/openbanking/accounts.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
-import {
-  ibanIdParam,
-  requireUserAccount,
-  toTransactionRecord,
-  transactionIdParam,
-  transactionSchema,
-} from './account-records.ts';
-import { USER_SECURITY } from './identity.ts';
+import { ibanIdParam, transactionIdParam, transactionSchema } from './account-schemas.ts';
+import { requireAccountUser, USER_SECURITY } from './identity.ts';
 
 /** `GET /api/{6,7,8}/transactions/{ibanId}/{transactionId}`: one transaction from the read model. */
 
@@ -42,14 +34,7 @@ export const transactionsGetOperation = defineOperation({
     }),
   handler: () => async (c) => {
     const { ibanId, transactionId } = c.req.valid('param');
-    const { account } = await requireUserAccount(c, ibanId);
-    const [row] = await c
-      .get('deps')
-      .db.select()
-      .from(obTransactions)
-      .where(and(eq(obTransactions.accountId, account.id), eq(obTransactions.transactionId, transactionId)))
-      .limit(1);
-    if (!row) throw Refusal.notFound('Transaction');
-    return c.json({ ibanId: account.id, ...toTransactionRecord(row) }, 200);
+    const user = await requireAccountUser(c);
+    return c.json(await readTransaction(c.get('deps'), user, ibanId, transactionId), 200);
   },
 });

@@ -1,18 +1,9 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { and, desc, eq, gte, lte } from 'drizzle-orm';
-import { obTransactions } from '../../db/schema/openbanking.ts';
+import { listTransactions } from '../../application/openbanking/accounts.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
-import {
-  dateRangeQuery,
-  freshnessSchema,
-  ibanIdParam,
-  requireUserAccount,
-  toFreshness,
-  toTransactionRecord,
-  transactionSchema,
-} from './account-records.ts';
-import { security, USER_SECURITY } from './identity.ts';
+import { dateRangeQuery, freshnessSchema, ibanIdParam, transactionSchema } from './account-schemas.ts';
+import { requireAccountUser, security, USER_SECURITY } from './identity.ts';
 
 /**
  * `GET /api/{6,7,8}/transactions/{ibanId}`: the account's transactions from the read model, newest first,
@@ -59,33 +50,8 @@ export const transactionsListOperation = defineOperation({
       },
     }),
   handler: (v) => async (c) => {
-    const { account } = await requireUserAccount(c, c.req.valid('param').ibanId, { agentHeader: v === 8 });
-    const { dateFrom, dateTo } = c.req.valid('query');
-    const rows = await c
-      .get('deps')
-      .db.select()
-      .from(obTransactions)
-      .where(
-        and(
-          eq(obTransactions.accountId, account.id),
-          dateFrom ? gte(obTransactions.date, dateFrom) : undefined,
-          dateTo ? lte(obTransactions.date, dateTo) : undefined,
-        ),
-      )
-      .orderBy(desc(obTransactions.date), desc(obTransactions.entryReference), obTransactions.transactionId);
-    const records = rows.map(toTransactionRecord);
-    return c.json(
-      {
-        ibanId: account.id,
-        iban: account.iban,
-        currency: account.currency,
-        dateFrom: dateFrom ?? null,
-        dateTo: dateTo ?? null,
-        booked: records.filter((record) => record.bookingStatus === 'booked'),
-        pending: records.filter((record) => record.bookingStatus === 'pending'),
-        freshness: toFreshness(account),
-      },
-      200,
-    );
+    const user = await requireAccountUser(c, { agentHeader: v === 8 });
+    const ibanId = c.req.valid('param').ibanId;
+    return c.json(await listTransactions(c.get('deps'), user, ibanId, c.req.valid('query')), 200);
   },
 });

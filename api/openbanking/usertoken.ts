@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { AUDIENCE, signJwt } from '../../credentials/openbanking/jws.ts';
+import { issueUserToken } from '../../application/openbanking/users.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { requireUserHash, security } from './identity.ts';
@@ -41,23 +41,7 @@ export const usertokenOperation = defineOperation({
       },
     }),
   handler: () => async (c) => {
-    const { userId, agentId } = await requireUserHash(c);
-    const { db, config } = c.get('deps');
-    const { token, kid, expiresAt } = await signJwt(db, config, {
-      audience: AUDIENCE.userToken,
-      subject: userId,
-      expiresInMs: config.OPENBANKING_USER_TOKEN_TTL,
-      claims: { agent: agentId },
-    });
-    return c.json(
-      {
-        token,
-        tokenType: 'Bearer' as const,
-        expiresIn: Math.round((expiresAt.getTime() - Date.now()) / 1000),
-        expiresAt: expiresAt.toISOString(),
-        kid,
-      },
-      200,
-    );
+    const user = await requireUserHash(c);
+    return c.json(await issueUserToken(c.get('deps'), user), 200);
   },
 });

@@ -1,29 +1,29 @@
 import { createRoute, type OpenAPIHono, type RouteConfig, z } from '@hono/zod-openapi';
-import { and, asc, count, desc, eq, type SQL, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { UseCaseDeps } from '../../application/shared/deps.ts';
-import { Refusal } from '../../application/shared/refusal.ts';
+import { assertOutboundUrlField } from '../../application/shared/outbound-url.ts';
 import {
-  currentSecretOf,
-  ensureWebhookEndpoint,
-  rotateWebhookSecret,
-  type WebhookEndpointRow,
-} from '../../credentials/webhooks/endpoints.ts';
-import { webhookSecretKey } from '../../credentials/webhooks/signing-secrets.ts';
-import { webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/schema/webhooks.ts';
-import { BusinessStatus, OwnerId, PlatformService } from '../../domain/search-attributes.ts';
-import { deliveryTaskQueue } from '../../domain/task-queues.ts';
-import { type WebhookDeliveryInput, webhookReplayWorkflowId } from '../../domain/webhooks/processes.ts';
+  DELIVERY_STATUSES,
+  getWebhookDelivery,
+  listWebhookDeliveries,
+  replayWebhookDelivery,
+} from '../../application/webhooks/deliveries.ts';
+import {
+  createWebhookEndpoint,
+  listWebhookEndpoints,
+  rotateWebhookEndpointSecret,
+} from '../../application/webhooks/endpoints.ts';
+import type { WebhookOwner } from '../../application/webhooks/owner.ts';
 import type { AppEnv } from './context.ts';
 import { errorBodySchema, errorResponses } from './errors.ts';
 import { jsonBody } from './openapi.ts';
-import { assertOutboundUrlField } from './outbound-url.ts';
 
 /**
  * Routes of the shared webhook delivery engine, mounted by each service under its base path: an owner
  * sees its own deliveries, every attempt of them, and its endpoints with their signing secrets; it can
  * create an endpoint (and read its secret) before the first delivery, rotate a secret, and replay a
- * failed delivery. Everything else is written by the delivery workflows.
+ * failed delivery. The use cases are in application/webhooks/; everything else is written by the
+ * delivery workflows.
  */
 export interface WebhookRoutesOptions<E extends AppEnv> {
   /** The service whose deliveries these routes show, e.g. 'messaging'. */
@@ -33,8 +33,6 @@ export interface WebhookRoutesOptions<E extends AppEnv> {
   /** OpenAPI security of the routes when the service's document has no global one (open banking). */
   security?: Record<string, string[]>[];
 }
-
-const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
 
 const deliverySchema = z
   .object({
@@ -313,232 +311,44 @@ const replayDeliveryRoute = createRoute({
   },
 });
 
-function endpointView(row: WebhookEndpointRow, secret: string) {
-  return {
-    id: row.id,
-    url: row.url,
-    secret,
-    secretRotatedAt: row.secretRotatedAt?.toISOString() ?? null,
-    previousSecretExpiresAt: row.previousSecretExpiresAt?.toISOString() ?? null,
-    createdAt: row.createdAt.toISOString(),
-  };
-}
-
-const deliveryColumns = {
-  id: webhookDeliveries.id,
-  endpointId: webhookDeliveries.endpointId,
-  url: webhookEndpoints.url,
-  eventType: webhookDeliveries.eventType,
-  eventId: webhookDeliveries.eventId,
-  subjectId: webhookDeliveries.subjectId,
-  status: webhookDeliveries.status,
-  attemptCount: webhookDeliveries.attemptCount,
-  replayCount: webhookDeliveries.replayCount,
-  createdAt: webhookDeliveries.createdAt,
-  lastAttemptAt: webhookDeliveries.lastAttemptAt,
-  completedAt: webhookDeliveries.completedAt,
-  payload: webhookDeliveries.payload,
-};
-
-interface DeliveryRow {
-  id: string;
-  endpointId: string;
-  url: string;
-  eventType: string;
-  eventId: string;
-  subjectId: string | null;
-  status: (typeof DELIVERY_STATUSES)[number];
-  attemptCount: number;
-  replayCount: number;
-  createdAt: Date;
-  lastAttemptAt: Date | null;
-  completedAt: Date | null;
-}
-
-function deliveryView(row: DeliveryRow) {
-  return {
-    id: row.id,
-    endpointId: row.endpointId,
-    url: row.url,
-    eventType: row.eventType,
-    eventId: row.eventId,
-    subjectId: row.subjectId,
-    status: row.status,
-    attemptCount: row.attemptCount,
-    replayCount: row.replayCount,
-    createdAt: row.createdAt.toISOString(),
-    lastAttemptAt: row.lastAttemptAt?.toISOString() ?? null,
-    completedAt: row.completedAt?.toISOString() ?? null,
-  };
-}
-
 export function registerWebhookRoutes<E extends AppEnv>(
   app: OpenAPIHono<E>,
   options: WebhookRoutesOptions<E>,
 ): void {
-  const { service } = options;
-  // Every AppEnv carries the deps; spelled out because TypeScript cannot resolve them through the generic E.
   const secured = <R extends RouteConfig>(route: R): R =>
     options.security ? { ...route, security: options.security } : route;
+  // Every AppEnv carries the deps; spelled out because TypeScript cannot resolve them through the generic E.
   const depsOf = (c: Context<E>) => c.get('deps') as UseCaseDeps;
-  const databaseOf = (c: Context<E>) => depsOf(c).db;
-  const ownedBy = (ownerId: string) =>
-    and(eq(webhookDeliveries.service, service), eq(webhookDeliveries.ownerId, ownerId));
-
-  app.openapi(secured(listDeliveriesRoute), async (c) => {
-    const { subjectId, status, page, size } = c.req.valid('query');
-    const conditions: (SQL | undefined)[] = [ownedBy(await options.ownerOf(c))];
-    if (subjectId) conditions.push(eq(webhookDeliveries.subjectId, subjectId));
-    if (status) conditions.push(eq(webhookDeliveries.status, status));
-    const db = databaseOf(c);
-    const [rows, [counted]] = await Promise.all([
-      db
-        .select(deliveryColumns)
-        .from(webhookDeliveries)
-        .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
-        .where(and(...conditions))
-        .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
-        .limit(size)
-        .offset((page - 1) * size),
-      db
-        .select({ total: count() })
-        .from(webhookDeliveries)
-        .where(and(...conditions)),
-    ]);
-    return c.json({ page, size, total: counted?.total ?? 0, items: rows.map(deliveryView) }, 200);
+  const ownerOf = async (c: Context<E>): Promise<WebhookOwner> => ({
+    service: options.service,
+    ownerId: await options.ownerOf(c),
   });
 
-  app.openapi(secured(getDeliveryRoute), async (c) => {
-    const db = databaseOf(c);
-    const { id } = c.req.valid('param');
-    const [row] = await db
-      .select(deliveryColumns)
-      .from(webhookDeliveries)
-      .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
-      .where(and(eq(webhookDeliveries.id, id), ownedBy(await options.ownerOf(c))));
-    // Another owner's delivery is "not found" too: existence is not leaked.
-    if (!row) throw Refusal.notFound('Webhook delivery');
-    const attempts = await db
-      .select()
-      .from(webhookAttempts)
-      .where(eq(webhookAttempts.deliveryId, id))
-      .orderBy(asc(webhookAttempts.attempt));
-    return c.json(
-      {
-        ...deliveryView(row),
-        payload: row.payload,
-        attempts: attempts.map((attempt) => ({
-          attempt: attempt.attempt,
-          attemptedAt: attempt.attemptedAt.toISOString(),
-          statusCode: attempt.statusCode,
-          latencyMs: attempt.latencyMs,
-          error: attempt.error,
-          retryAfterMs: attempt.retryAfterMs,
-        })),
-      },
-      200,
-    );
-  });
+  app.openapi(secured(listDeliveriesRoute), async (c) =>
+    c.json(await listWebhookDeliveries(depsOf(c), await ownerOf(c), c.req.valid('query')), 200),
+  );
 
-  app.openapi(secured(listEndpointsRoute), async (c) => {
-    const key = webhookSecretKey(depsOf(c).config);
-    const rows = await databaseOf(c)
-      .select()
-      .from(webhookEndpoints)
-      .where(
-        and(eq(webhookEndpoints.service, service), eq(webhookEndpoints.ownerId, await options.ownerOf(c))),
-      )
-      .orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id));
-    return c.json({ items: rows.map((row) => endpointView(row, currentSecretOf(key, row))) }, 200);
-  });
+  app.openapi(secured(getDeliveryRoute), async (c) =>
+    c.json(await getWebhookDelivery(depsOf(c), await ownerOf(c), c.req.valid('param').id), 200),
+  );
+
+  app.openapi(secured(listEndpointsRoute), async (c) =>
+    c.json({ items: await listWebhookEndpoints(depsOf(c), await ownerOf(c)) }, 200),
+  );
 
   app.openapi(secured(createEndpointRoute), async (c) => {
-    const { config } = depsOf(c);
     const { url } = c.req.valid('json');
-    assertOutboundUrlField(config, 'url', url);
-    const key = webhookSecretKey(config);
-    const { endpoint, created } = await ensureWebhookEndpoint(databaseOf(c), key, {
-      service,
-      ownerId: await options.ownerOf(c),
-      url,
-    });
-    const view = endpointView(endpoint, currentSecretOf(key, endpoint));
-    return created ? c.json(view, 201) : c.json(view, 200);
+    // Checked before the owner is resolved, as it always was: a refused URL is a 400 before the 401.
+    assertOutboundUrlField(depsOf(c).config, 'url', url);
+    const { endpoint, created } = await createWebhookEndpoint(depsOf(c), await ownerOf(c), url);
+    return created ? c.json(endpoint, 201) : c.json(endpoint, 200);
   });
 
-  app.openapi(secured(rotateSecretRoute), async (c) => {
-    const { config } = depsOf(c);
-    const rotated = await rotateWebhookSecret(
-      databaseOf(c),
-      webhookSecretKey(config),
-      { service, ownerId: await options.ownerOf(c), endpointId: c.req.valid('param').id },
-      config.WEBHOOK_SECRET_ROTATION_OVERLAP,
-    );
-    if (!rotated) throw Refusal.notFound('Webhook endpoint');
-    return c.json(endpointView(rotated.endpoint, rotated.secret), 200);
-  });
+  app.openapi(secured(rotateSecretRoute), async (c) =>
+    c.json(await rotateWebhookEndpointSecret(depsOf(c), await ownerOf(c), c.req.valid('param').id), 200),
+  );
 
-  app.openapi(secured(replayDeliveryRoute), async (c) => {
-    const { db, config, temporal } = depsOf(c);
-    const { id } = c.req.valid('param');
-    const ownerId = await options.ownerOf(c);
-    // Only a failed delivery goes back to pending; the condition makes two concurrent replays one.
-    const [replayed] = await db
-      .update(webhookDeliveries)
-      .set({
-        status: 'pending',
-        completedAt: null,
-        replayCount: sql`${webhookDeliveries.replayCount} + 1`,
-        lastReplayedAt: new Date(),
-      })
-      .where(and(eq(webhookDeliveries.id, id), ownedBy(ownerId), eq(webhookDeliveries.status, 'failed')))
-      .returning();
-    if (!replayed) {
-      const [existing] = await db
-        .select({ status: webhookDeliveries.status })
-        .from(webhookDeliveries)
-        .where(and(eq(webhookDeliveries.id, id), ownedBy(ownerId)));
-      if (!existing) throw Refusal.notFound('Webhook delivery');
-      throw Refusal.conflict(
-        'delivery_not_failed',
-        existing.status === 'delivered'
-          ? 'The delivery was delivered; only a failed delivery can be replayed'
-          : 'Attempts of this delivery still go on; only a failed delivery can be replayed',
-      );
-    }
-    const input: WebhookDeliveryInput = {
-      deliveryId: replayed.id,
-      format: replayed.format,
-      eventType: replayed.eventType,
-      retryScheduleMs: config.WEBHOOK_RETRY_SCHEDULE,
-      requestTimeoutMs: config.WEBHOOK_REQUEST_TIMEOUT,
-      firstAttempt: replayed.attemptCount + 1,
-    };
-    try {
-      await temporal.workflow.start('webhookDelivery', {
-        workflowId: webhookReplayWorkflowId(replayed.id, replayed.replayCount),
-        taskQueue: deliveryTaskQueue(config.TEMPORAL_TASK_QUEUE),
-        args: [input],
-        typedSearchAttributes: [
-          { key: PlatformService, value: service },
-          { key: OwnerId, value: ownerId },
-          { key: BusinessStatus, value: 'pending' },
-        ],
-        staticSummary: `${replayed.eventType} webhook replay ${replayed.replayCount} of ${replayed.id}`,
-      });
-    } catch (error) {
-      // Not started: the delivery stays failed (and replayable), as before this request.
-      await db
-        .update(webhookDeliveries)
-        .set({ status: 'failed', completedAt: replayed.lastAttemptAt ?? new Date() })
-        .where(and(eq(webhookDeliveries.id, id), eq(webhookDeliveries.status, 'pending')));
-      throw error;
-    }
-    const [row] = await db
-      .select(deliveryColumns)
-      .from(webhookDeliveries)
-      .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
-      .where(eq(webhookDeliveries.id, id));
-    return c.json(deliveryView(row!), 202);
-  });
+  app.openapi(secured(replayDeliveryRoute), async (c) =>
+    c.json(await replayWebhookDelivery(depsOf(c), await ownerOf(c), c.req.valid('param').id), 202),
+  );
 }

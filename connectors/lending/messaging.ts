@@ -1,6 +1,6 @@
 /**
- * The lending platform as a client of the messaging gateway's public HTTP API (README "Messaging
- * gateway"), with its own access token: `POST {baseUrl}/sms?at={token}` with `{ to, from, message }`,
+ * The lending platform as a client of the messaging gateway's public HTTP API (docs/messaging.md),
+ * with its own access token: `POST {baseUrl}/sms?at={token}` with `{ to, from, message }`,
  * answered 202 `{ id, status, ... }`. The `Idempotency-Key` makes a repeated request send once.
  * Never logs the message (it carries a signing code).
  */

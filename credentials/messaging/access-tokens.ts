@@ -65,7 +65,7 @@ export const SANDBOX_ACCOUNT_ID = 'acc_sandbox';
 
 /**
  * What the sandbox account may send from without the proof (decision 0028), so that `npm run demo` and
- * the README's examples work on a fresh `npm start`: granted in sandbox mode only.
+ * the examples of docs/messaging.md work on a fresh `npm start`: granted in sandbox mode only.
  */
 export const SANDBOX_SENDERS = { numbers: ['+359888000111'], senderIds: ['DEMO'] } as const;
 

@@ -4,6 +4,8 @@ import type { Database } from '../../db/client.ts';
 import { type CredentialKind, obAgents, obCredentials, obUsers } from '../../db/schema/openbanking.ts';
 import { newId } from '../../domain/openbanking/ids.ts';
 
+export type { CredentialKind };
+
 /**
  * The open-banking identity hashes: how they are issued, stored and checked. Hashes are `<kind>_` + 32
  * random bytes in base64url, shown once; only their SHA-256 digest is stored (ob_credentials) and a
@@ -129,4 +131,14 @@ export async function resolveAgentHash(db: Database, hash: string): Promise<Agen
 export async function resolveUserHash(db: Database, hash: string): Promise<UserIdentity | undefined> {
   const credential = await resolveCredential(db, 'user', hash);
   return credential ? { userId: credential.userId!, agentId: credential.agentId! } : undefined;
+}
+
+/** Whether `userId` is a live (not deleted) user of `agentId`: a token's or a path's user still counts. */
+export async function isLiveUserOf(db: Database, user: UserIdentity): Promise<boolean> {
+  const [live] = await db
+    .select({ id: obUsers.id })
+    .from(obUsers)
+    .where(and(eq(obUsers.id, user.userId), eq(obUsers.agentId, user.agentId), isNull(obUsers.deletedAt)))
+    .limit(1);
+  return live !== undefined;
 }

@@ -5,8 +5,9 @@ import { openSecret, sealSecret, secretBoxKey } from '../shared/secret-box.ts';
  * Webhook signing secrets must stay usable (the engine computes an HMAC with them on every attempt), so
  * they are encrypted at rest, not hashed (decision 0006): AES-256-GCM with WEBHOOK_SECRET_KEY and the
  * endpoint's id as additional data (a ciphertext copied onto another endpoint's row does not decrypt),
- * by the shared secret box. The webhook engine (activities/webhooks) and the webhook routes
- * (api/shared/webhook-routes.ts, open banking's createhook) are the only readers; a secret is never logged.
+ * by the shared secret box. The webhook engine (activities/webhooks) and the webhook endpoints' use
+ * cases (application/webhooks/endpoints.ts, open banking's createhook) are the only readers; a secret is
+ * never logged.
  */
 
 /** The development default (sandbox, tests): SHA-256 of a fixed text; production requires the key. */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { electronicFormatIBAN } from 'ibantools';
 
 /**
@@ -69,3 +70,6 @@ export function verifyBankAccount(
         reason: 'none of the accounts at the bank is one of the customer’s bank accounts',
       };
 }
+
+/** What a consent's `state` (shown once by the gateway) is kept and matched as: its SHA-256. */
+export const consentStateDigest = (state: string) => createHash('sha256').update(state).digest('hex');

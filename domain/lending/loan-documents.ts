@@ -103,5 +103,11 @@ export function systemDocumentsOf(facts: LoanDocumentFacts): SystemDocument[] {
 export const signingCodeMessage = (documentName: string, loanId: string, code: string, ttlMinutes: number) =>
   `${code} is your code to sign the ${documentName} of loan ${loanId}. It expires in ${ttlMinutes} min. Never share it.`;
 
+/** What a signing code's digest is bound to: the tenant, loan, document and the content it signs. */
+export const signingCodeBinding = (
+  code: { tenantId: string; loanId: string },
+  document: { docTypeId: DocTypeId; contentHash: string },
+) => `${code.tenantId}/${code.loanId}/${document.docTypeId}/${document.contentHash}`;
+
 /** Why a presented signing code is refused (the API answers each with its own code). */
 export type SigningCodeRefusal = 'not_sent' | 'wrong' | 'expired' | 'exhausted' | 'used';

@@ -1,4 +1,4 @@
-import { createLendingActivities } from '../../activities/lending/index.ts';
+import { createLendingActivities, createSiblingCallActivities } from '../../activities/lending/index.ts';
 import { createLendingApi } from '../../api/lending/index.ts';
 import type { PlatformServiceModule } from '../service.ts';
 
@@ -7,6 +7,7 @@ export const lendingService: PlatformServiceModule = {
   name: 'lending',
   api: { basePath: '/lending', mount: (app, basePath) => app.route(basePath, createLendingApi()) },
   worker({ config, db, logger }) {
-    return { activities: createLendingActivities({ db, config, logger }) };
+    const deps = { db, config, logger };
+    return { activities: { ...createLendingActivities(deps), ...createSiblingCallActivities(deps) } };
   },
 };

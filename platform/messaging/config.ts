@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { duration, port } from '../config-fields.ts';
 
-/** Configuration of the messaging gateway: its carriers and process timeouts (README, Configuration). */
+/** Configuration of the messaging gateway: its carriers and process timeouts (docs/configuration.md). */
 export const messagingConfig = z.object({
   /** Messaging carrier (SMPP 3.4 SMSC). */
   SMPP_URL: z.string().default('smpp://127.0.0.1:2775'),

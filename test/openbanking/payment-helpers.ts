@@ -1,7 +1,7 @@
 import { compactVerify, createRemoteJWKSet } from 'jose';
 import { expect } from 'vitest';
 import type { PaymentFinishedEvent } from '../../activities/openbanking/payment.ts';
-import type { PaymentRecord } from '../../api/openbanking/payment-records.ts';
+import type { PaymentView as PaymentRecord } from '../../application/openbanking/payments.ts';
 import type { SandboxBank } from '../../sandbox/openbanking/bank.ts';
 import type { ReceivedRequest, startReceiver } from '../../sandbox/webhook-receiver.ts';
 import { eventually, type TestPlatform } from '../support/platform.ts';

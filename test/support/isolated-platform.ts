@@ -1,4 +1,7 @@
 import { generateKeyPairSync, randomBytes, randomInt } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { createMerchant, type NewMerchant } from '../../credentials/collect/merchants.ts';
 import { createOneTouchApp, type NewOneTouchApp } from '../../credentials/collect/one-touch-apps.ts';
 import { issueAccessToken } from '../../credentials/messaging/access-tokens.ts';
@@ -26,6 +29,11 @@ export interface IsolatedPlatformOptions {
    * separate OS process (`platform/worker-main.ts` with `env`) and kill it.
    */
   worker?: 'in-process' | 'none';
+  /**
+   * 'pglite': the embedded database `npm start` uses without DATABASE_URL (one connection, in a temporary
+   * folder), instead of a database of its own on the suite's PostgreSQL server.
+   */
+  database?: 'postgres' | 'pglite';
 }
 
 /**
@@ -54,7 +62,11 @@ export const TEST_ACQUIRER_API_KEY = 'test-acquirer-key-0123456789';
 export const TEST_BUREAU_API_KEY = 'test-bureau-key-0123456789';
 
 export async function startIsolatedPlatform(options: IsolatedPlatformOptions) {
-  const database = await createTestDatabase();
+  const pgliteDir =
+    options.database === 'pglite' ? mkdtempSync(path.join(tmpdir(), 'platform-pglite-')) : undefined;
+  const database = pgliteDir
+    ? { url: undefined, drop: async () => rmSync(pgliteDir, { recursive: true, force: true }) }
+    : await createTestDatabase();
   const sandbox = await startSandbox({
     smppPort: 0,
     httpPort: 0,
@@ -73,7 +85,7 @@ export async function startIsolatedPlatform(options: IsolatedPlatformOptions) {
     NODE_ENV: 'test',
     PORT: '0',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-    DATABASE_URL: database.url,
+    ...(database.url ? { DATABASE_URL: database.url } : {}),
     DATABASE_POOL_SIZE: '5',
     TEMPORAL_ADDRESS: options.temporalAddress,
     TEMPORAL_TASK_QUEUE: `test-${randomBytes(6).toString('hex')}`,
@@ -126,6 +138,7 @@ export async function startIsolatedPlatform(options: IsolatedPlatformOptions) {
   const logger = createLogger(config.LOG_LEVEL, { test: true });
   const { db, close: closeDb } = await openDatabase({
     url: config.DATABASE_URL,
+    ...(pgliteDir ? { pgliteDir } : {}),
     poolSize: config.DATABASE_POOL_SIZE,
   });
   const temporal = await connectTemporal(config, logger);

@@ -1,14 +1,11 @@
 import { z } from '@hono/zod-openapi';
-import { and, desc, eq, type SQL } from 'drizzle-orm';
-import type { Database } from '../../db/client.ts';
-import { obConsentsRequests } from '../../db/schema/openbanking.ts';
 
 /**
  * Consents requests ("cgate", unversioned paths under /api/cgate): an operator, acting for an agent,
  * asks one of the agent's users to grant a consent for given banks and scopes. The user's interface lists
  * its requests; a request is fulfilled when the user completes a consent that covers it
  * (fulfilConsentsRequests in activities/openbanking/consent.ts, called by the consent flow). The
- * records and lists the three cgate operations answer.
+ * records and lists the three cgate operations answer; use cases: application/openbanking/consents-requests.ts.
  */
 
 export const CONSENT_SCOPES = ['accounts', 'balances', 'transactions'] as const;
@@ -57,35 +54,9 @@ export const consentsRequestSchema = z
 
 export const listSchema = z.object({ items: z.array(consentsRequestSchema) }).openapi('ConsentsRequestList');
 
-export type Row = typeof obConsentsRequests.$inferSelect;
-export const toRecord = (row: Row): z.infer<typeof consentsRequestSchema> => ({
-  id: row.id,
-  userId: row.userId,
-  agentId: row.agentId,
-  banks: row.banks,
-  scopes: row.scopes as z.infer<typeof consentsRequestSchema>['scopes'],
-  message: row.message,
-  fulfilled: row.status === 'fulfilled',
-  consentId: row.consentId,
-  createdAt: row.createdAt.toISOString(),
-  fulfilledAt: row.fulfilledAt?.toISOString() ?? null,
-});
-
 export const fulfilledQuery = z.object({
   fulfilled: z
     .enum(['true', 'false'])
     .optional()
     .openapi({ description: 'true: fulfilled only; false: open only; omitted: all' }),
 });
-
-export async function listOfUser(db: Database, userId: string, fulfilled: 'true' | 'false' | undefined) {
-  const conditions: SQL[] = [eq(obConsentsRequests.userId, userId)];
-  if (fulfilled) conditions.push(eq(obConsentsRequests.status, fulfilled === 'true' ? 'fulfilled' : 'open'));
-  const rows = await db
-    .select()
-    .from(obConsentsRequests)
-    .where(and(...conditions))
-    .orderBy(desc(obConsentsRequests.createdAt), desc(obConsentsRequests.id))
-    .limit(200);
-  return { items: rows.map(toRecord) };
-}

@@ -1,28 +1,14 @@
 import { z } from '@hono/zod-openapi';
-import { and, eq, isNull } from 'drizzle-orm';
-import type { Context } from 'hono';
-import { Refusal } from '../../application/shared/refusal.ts';
-import type { Database } from '../../db/client.ts';
-import {
-  obAccounts,
-  obBanks,
-  obConsents,
-  type obTransactions,
-  obUsers,
-} from '../../db/schema/openbanking.ts';
 import {
   CONSENT_STATES,
   IBAN_ID_PATTERN,
   TRANSACTION_ID_PATTERN,
 } from '../../domain/openbanking/consents.ts';
 import { CONSENT_STATUSES } from '../../domain/openbanking/xs2a.ts';
-import type { AppEnv } from '../shared/context.ts';
-import { optionalAgent, requireUser } from './identity.ts';
 
 /**
- * Records and reads shared by the account-information operations (GET ibans, balance, transactions,
- * consents, DELETE iban, ...). Everything here reads the read model (ob_accounts, ob_balances,
- * ob_transactions, ob_consents); nothing calls a bank.
+ * Schemas shared by the account-information operations (GET ibans, balance, transactions, consents,
+ * DELETE iban, ...); their use cases are application/openbanking/accounts.ts.
  */
 
 export const ibanIdParam = z
@@ -149,99 +135,3 @@ export const transactionSchema = z
     bankTransactionCode: z.string().nullable().openapi({ example: 'PMNT-CCRD-POSD' }),
   })
   .openapi('Transaction');
-export type TransactionRecord = z.infer<typeof transactionSchema>;
-
-export const toTransactionRecord = ({
-  accountId: _accountId,
-  date: _date,
-  ...row
-}: typeof obTransactions.$inferSelect): TransactionRecord => row;
-
-type AccountRow = typeof obAccounts.$inferSelect;
-type ConsentRow = typeof obConsents.$inferSelect;
-
-export const toFreshness = (row: AccountRow) => ({
-  refreshedAt: row.refreshedAt?.toISOString() ?? null,
-  refreshAttemptedAt: row.refreshAttemptedAt?.toISOString() ?? null,
-  refreshError: row.refreshError,
-});
-
-export const toConsentSummary = (consent: ConsentRow): z.infer<typeof consentSummarySchema> => ({
-  consentId: consent.id,
-  status: consent.status,
-  bankStatus: consent.bankStatus,
-  bankStatusCheckedAt: consent.bankStatusCheckedAt?.toISOString() ?? null,
-  validUntil: consent.validUntil,
-  frequencyPerDay: consent.frequencyPerDay,
-  accessExceededAt: consent.accessExceededAt?.toISOString() ?? null,
-});
-
-export function toAccountRecord(
-  row: { account: AccountRow; bankName: string; consent: ConsentRow },
-  withConsent: boolean,
-): z.infer<typeof accountSchema> {
-  const { account } = row;
-  return {
-    ibanId: account.id,
-    iban: account.iban,
-    currency: account.currency,
-    name: account.name,
-    product: account.product,
-    ownerName: account.ownerName,
-    bic: account.bic,
-    bankHash: account.bankHash,
-    bankName: row.bankName,
-    addedAt: account.createdAt.toISOString(),
-    freshness: toFreshness(account),
-    ...(withConsent ? { consent: toConsentSummary(row.consent) } : {}),
-  };
-}
-
-/**
- * The accounts an agent reaches: live accounts of its live users. For a query that joins ob_users on
- * the account's user.
- */
-export const agentAccounts = (agentId: string) =>
-  and(eq(obAccounts.agentId, agentId), isNull(obAccounts.deletedAt), isNull(obUsers.deletedAt));
-
-/** The user's live accounts with their bank and consent, oldest first. */
-export async function listUserAccounts(db: Database, userId: string) {
-  return db
-    .select({ account: obAccounts, bankName: obBanks.name, consent: obConsents })
-    .from(obAccounts)
-    .innerJoin(obBanks, eq(obBanks.bankHash, obAccounts.bankHash))
-    .innerJoin(obConsents, eq(obConsents.id, obAccounts.consentId))
-    .where(and(eq(obAccounts.userId, userId), isNull(obAccounts.deletedAt)))
-    .orderBy(obAccounts.createdAt, obAccounts.id);
-}
-
-/** One live account of the user; an unknown, deleted or another user's account is 404. */
-async function findUserAccount(db: Database, userId: string, ibanId: string) {
-  const [row] = await db
-    .select({ account: obAccounts, bank: obBanks, consent: obConsents })
-    .from(obAccounts)
-    .innerJoin(obBanks, eq(obBanks.bankHash, obAccounts.bankHash))
-    .innerJoin(obConsents, eq(obConsents.id, obAccounts.consentId))
-    .where(and(eq(obAccounts.id, ibanId), eq(obAccounts.userId, userId), isNull(obAccounts.deletedAt)))
-    .limit(1);
-  if (!row) throw Refusal.notFound('Account');
-  return row;
-}
-
-/**
- * The calling user's account `ibanId` with its bank and consent, for the account operations: 401
- * without a user credential, 404 when it is not the user's live account. With `agentHeader`, an
- * x-agent-hash sent along must be the user's agent (else 404).
- */
-export async function requireUserAccount(
-  c: Context<AppEnv>,
-  ibanId: string,
-  options: { agentHeader?: boolean } = {},
-) {
-  const user = await requireUser(c);
-  if (options.agentHeader) {
-    const agent = await optionalAgent(c);
-    if (agent && agent.agentId !== user.agentId) throw Refusal.notFound('Account');
-  }
-  return { user, ...(await findUserAccount(c.get('deps').db, user.userId, ibanId)) };
-}

@@ -1,13 +1,7 @@
 import { z } from '@hono/zod-openapi';
-import { and, eq, isNull } from 'drizzle-orm';
-import { Refusal } from '../../application/shared/refusal.ts';
-import { openIdentityReference } from '../../credentials/openbanking/identity-reference.ts';
-import type { Database } from '../../db/client.ts';
-import { obUsers } from '../../db/schema/openbanking.ts';
 import { KYC_STATUSES } from '../../domain/openbanking/kyc.ts';
-import type { Config } from '../../platform/config.ts';
 
-/** Field schemas and the user record shared by the agent, signup, KYC and user-list operations. */
+/** Field schemas and the user record shared by the agent, signup, KYC and user-list operations (application/openbanking/users.ts). */
 
 export const emailField = z
   .string()
@@ -59,33 +53,3 @@ export const userRecordSchema = z
     createdAt: z.string().openapi({ example: '2026-11-23T09:00:00.000Z' }),
   })
   .openapi('User');
-
-export type UserRecord = z.infer<typeof userRecordSchema>;
-export type UserRow = typeof obUsers.$inferSelect;
-
-/** The record an agent reads; the identity hash is decrypted for it (it is stored encrypted). */
-export const toUserRecord = (row: UserRow, config: Config): UserRecord => ({
-  userId: row.id,
-  agentId: row.agentId,
-  companyName: row.companyName,
-  uic: row.uic,
-  name: row.name,
-  middleName: row.middleName,
-  family: row.family,
-  identityHash: row.identityHash ? openIdentityReference(config, row.id, row.identityHash) : null,
-  email: row.email,
-  webhookUrl: row.webhookUrl,
-  kycStatus: row.kycStatus,
-  createdAt: row.createdAt.toISOString(),
-});
-
-/** A live user of the agent; another agent's, a deleted or an unknown user is 404. */
-export async function findAgentUser(db: Database, agentId: string, userId: string): Promise<UserRow> {
-  const [row] = await db
-    .select()
-    .from(obUsers)
-    .where(and(eq(obUsers.id, userId), eq(obUsers.agentId, agentId), isNull(obUsers.deletedAt)))
-    .limit(1);
-  if (!row) throw Refusal.notFound('User');
-  return row;
-}

@@ -1,22 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import { z } from '@hono/zod-openapi';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import { and, eq } from 'drizzle-orm';
-import type { UseCaseDeps } from '../../application/shared/deps.ts';
-import { Refusal } from '../../application/shared/refusal.ts';
+import { and, asc, eq, gte, lt } from 'drizzle-orm';
 import { messagingMessages } from '../../db/schema/messaging.ts';
+import type { MessageStatus } from '../../domain/messaging/delivery-receipt.ts';
 import { isAlphanumericSender, normaliseNumber } from '../../domain/messaging/phone.ts';
 import { type MessageDeliveryInput, messageWorkflowId } from '../../domain/messaging/processes.ts';
 import { countSegments, MAX_SMS_PARTS } from '../../domain/messaging/segments.ts';
 import { OwnerId, PlatformService } from '../../domain/search-attributes.ts';
-import { messageDelivery } from '../../workflows/messaging/sms.ts';
-import { errorResponses } from '../shared/errors.ts';
+import type { messageDelivery } from '../../workflows/messaging/sms.ts';
+import type { UseCaseDeps } from '../shared/deps.ts';
 import { assertOutboundUrlField } from '../shared/outbound-url.ts';
-import { assertUsableSender } from './sender-id-records.ts';
+import { Refusal } from '../shared/refusal.ts';
+import { offsetOf, type Page } from './page.ts';
+import { assertUsableSender } from './sender-ids.ts';
 
 /**
- * Accepting a message, shared by POST /sms (sms-send.ts) and POST /chatapp (chatapp.ts): the request and
- * answer of both, the checks, the idempotency key and the start of the message workflow (`sms-<id>`).
+ * Messages of an account (POST /sms, POST /chatapp, GET /sms/{id}, GET /sms): accepting one (the checks,
+ * the idempotency key and the start of the message workflow `sms-<id>`) and reading the read model.
  */
 
 /** Chat-app messages are not split into segments; the provider accepts up to this many characters. */
@@ -24,91 +24,60 @@ const MAX_CHATAPP_LENGTH = 4096;
 /** How far ahead a message may be scheduled. */
 const MAX_SCHEDULE_AHEAD_MS = 365 * 86_400_000;
 
-const messageRequestSchema = z
-  .object({
-    to: z
-      .string()
-      .min(1)
-      .max(32)
-      .openapi({ description: 'Recipient, international (+359…) format', example: '+359888123456' }),
-    from: z.string().min(1).max(16).openapi({
-      description:
-        'Sender: a phone number your account verified (POST /numbers), or an alphanumeric sender ID (1-11 characters) approved for your account',
-      example: 'ACME',
-    }),
-    message: z
-      .string()
-      .min(1)
-      .max(5000)
-      .openapi({ description: 'Text of the message', example: 'Your code is 4711' }),
-    scheduled: z.iso.datetime({ offset: true }).optional().openapi({
-      description: 'Send at this time (ISO 8601 with offset); at once when absent',
-      example: '2026-12-01T09:00:00Z',
-    }),
-    dlrUrl: z
-      .url({ protocol: /^https?$/ })
-      .optional()
-      .openapi({
-        description: 'Where the delivery report is POSTed (signed, retried)',
-        example: 'https://example.com/dlr',
-      }),
-  })
-  .openapi('MessageRequest');
+export type Channel = 'sms' | 'chatapp';
+export type Encoding = 'GSM-7' | 'UCS-2' | 'UTF-8';
 
-const acceptedMessageSchema = z
-  .object({
-    id: z
-      .string()
-      .openapi({ description: 'Unique message id', example: '0f8fad5b-d9cb-469f-a165-70867728950e' }),
-    status: z.enum(['accepted', 'scheduled']).openapi({ description: 'Initial status' }),
-    to: z.string().openapi({ description: 'Recipient in E.164', example: '+359888123456' }),
-    from: z.string().openapi({ example: 'ACME' }),
-    encoding: z
-      .enum(['GSM-7', 'UCS-2', 'UTF-8'])
-      .openapi({ description: 'Encoding used on the air interface' }),
-    parts: z.number().int().openapi({ description: 'Number of SMS segments billed', example: 1 }),
-    scheduled: z.string().nullable().openapi({ description: 'Scheduled time, if any' }),
-    dlrUrl: z.string().nullable(),
-    createdAt: z.string(),
-  })
-  .openapi('AcceptedMessage');
+/** A message as the account asks for it (the API's MessageRequest). */
+export interface MessageRequest {
+  to: string;
+  from: string;
+  message: string;
+  /** ISO 8601 with offset. */
+  scheduled?: string | undefined;
+  dlrUrl?: string | undefined;
+}
 
-const idempotencyHeaderSchema = z.object({
-  'idempotency-key': z.string().min(1).max(255).optional().openapi({
-    description: 'Repeating a request with the same key returns the first message instead of sending again',
-    example: 'order-4711-sms',
-  }),
-});
+export interface AcceptedMessage {
+  id: string;
+  status: 'accepted' | 'scheduled';
+  to: string;
+  from: string;
+  encoding: Encoding;
+  parts: number;
+  scheduled: string | null;
+  dlrUrl: string | null;
+  createdAt: string;
+}
 
-/** Everything of the route of POST /sms and POST /chatapp but its method, path and summary. */
-export const sendMessageRoute = {
-  tags: ['Messages'],
-  description:
-    'Validates and accepts the message at once; a workflow hands it to the carrier at the scheduled time, ' +
-    'waits for the delivery receipt and POSTs the delivery report to `dlrUrl`.',
-  request: {
-    headers: idempotencyHeaderSchema,
-    body: { required: true, content: { 'application/json': { schema: messageRequestSchema } } },
-  },
-  responses: {
-    202: { description: 'Accepted', content: { 'application/json': { schema: acceptedMessageSchema } } },
-    ...errorResponses,
-    422: {
-      description:
-        '`idempotency_key_reused`: the Idempotency-Key was used for a request with another body; ' +
-        '`sender_id_not_approved`: the sender ID is not approved for this account; ' +
-        '`number_not_verified`: the `from` number is not verified by this account (POST /numbers)',
-      content: errorResponses[400].content,
-    },
-  },
-};
+export interface MessageView {
+  id: string;
+  channel: Channel;
+  status: MessageStatus;
+  to: string;
+  from: string;
+  message: string;
+  encoding: Encoding;
+  parts: number;
+  scheduled: string | null;
+  dlrUrl: string | null;
+  error: string | null;
+  createdAt: string;
+  submittedAt: string | null;
+  doneAt: string | null;
+}
 
-type Channel = 'sms' | 'chatapp';
-type MessageRequest = z.infer<typeof messageRequestSchema>;
+export interface ScheduledMessage {
+  id: string;
+  scheduled: string;
+  from: string;
+  to: string;
+  message: string;
+  dlrUrl: string | null;
+}
 
 interface ValidatedMessage {
   to: string;
-  encoding: 'GSM-7' | 'UCS-2' | 'UTF-8';
+  encoding: Encoding;
   parts: number;
   scheduled: Date | undefined;
 }
@@ -126,9 +95,9 @@ async function validateMessage(
   if (!isAlphanumericSender(body.from) && !normaliseNumber(body.from)) {
     throw Refusal.field('from', 'must be a phone number or an alphanumeric sender ID of 1-11 characters');
   }
-  await assertUsableSender(deps.db, accountId, body.from);
+  await assertUsableSender(deps, accountId, body.from);
 
-  let encoding: ValidatedMessage['encoding'] = 'UTF-8';
+  let encoding: Encoding = 'UTF-8';
   let parts = 1;
   if (channel === 'sms') {
     ({ encoding, parts } = countSegments(body.message));
@@ -156,7 +125,7 @@ export async function acceptMessage(
   channel: Channel,
   body: MessageRequest,
   idempotencyKey: string | undefined,
-) {
+): Promise<AcceptedMessage> {
   const checked = await validateMessage(deps, accountId, channel, body);
   const now = new Date();
   const waits = checked.scheduled !== undefined && checked.scheduled.getTime() > now.getTime();
@@ -222,7 +191,7 @@ export async function acceptMessage(
     ...(row.dlrUrl ? { dlrUrl: row.dlrUrl } : {}),
   };
   try {
-    await deps.temporal.workflow.start(messageDelivery, {
+    await deps.temporal.workflow.start<typeof messageDelivery>('messageDelivery', {
       taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
       workflowId: messageWorkflowId(row.id),
       args: [input],
@@ -237,7 +206,7 @@ export async function acceptMessage(
   }
   return {
     id: row.id,
-    status: row.status === 'scheduled' ? ('scheduled' as const) : ('accepted' as const),
+    status: row.status === 'scheduled' ? 'scheduled' : 'accepted',
     to: row.to,
     from: row.from,
     encoding: row.encoding,
@@ -245,5 +214,66 @@ export async function acceptMessage(
     scheduled: row.scheduled?.toISOString() ?? null,
     dlrUrl: row.dlrUrl,
     createdAt: row.createdAt.toISOString(),
+  };
+}
+
+/** One message of the account (SMS or chat-app) from the read model; 404 for another account's. */
+export async function getMessage(deps: UseCaseDeps, accountId: string, id: string): Promise<MessageView> {
+  const [row] = await deps.db
+    .select()
+    .from(messagingMessages)
+    .where(and(eq(messagingMessages.id, id), eq(messagingMessages.accountId, accountId)));
+  if (!row) throw Refusal.notFound('Message');
+  return {
+    id: row.id,
+    channel: row.channel,
+    status: row.status as MessageStatus,
+    to: row.to,
+    from: row.from,
+    message: row.message,
+    encoding: row.encoding,
+    parts: row.parts,
+    scheduled: row.scheduled?.toISOString() ?? null,
+    dlrUrl: row.dlrUrl,
+    error: row.error,
+    createdAt: row.createdAt.toISOString(),
+    submittedAt: row.submittedAt?.toISOString() ?? null,
+    doneAt: row.doneAt?.toISOString() ?? null,
+  };
+}
+
+/** The account's messages that wait for their scheduled time (on one UTC day if given), earliest first. */
+export async function listScheduledMessages(
+  deps: UseCaseDeps,
+  accountId: string,
+  query: { scheduledOn?: string | undefined; page: number; size: number },
+): Promise<Page<ScheduledMessage>> {
+  const { scheduledOn, page, size } = query;
+  const conditions = [eq(messagingMessages.accountId, accountId), eq(messagingMessages.status, 'scheduled')];
+  if (scheduledOn) {
+    const dayStart = new Date(`${scheduledOn}T00:00:00Z`);
+    conditions.push(
+      gte(messagingMessages.scheduled, dayStart),
+      lt(messagingMessages.scheduled, new Date(dayStart.getTime() + 86_400_000)),
+    );
+  }
+  const rows = await deps.db
+    .select()
+    .from(messagingMessages)
+    .where(and(...conditions))
+    .orderBy(asc(messagingMessages.scheduled), asc(messagingMessages.id))
+    .limit(size)
+    .offset(offsetOf(page, size));
+  return {
+    page,
+    size,
+    items: rows.map((row) => ({
+      id: row.id,
+      scheduled: (row.scheduled ?? row.createdAt).toISOString(),
+      from: row.from,
+      to: row.to,
+      message: row.message,
+      dlrUrl: row.dlrUrl,
+    })),
   };
 }

@@ -1,5 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createRoute, z } from '@hono/zod-openapi';
 import {
   WithStartWorkflowOperation,
   WorkflowExecutionAlreadyStartedError,
@@ -7,28 +6,23 @@ import {
   WorkflowUpdateFailedError,
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { and, count, eq, inArray, isNull, or } from 'drizzle-orm';
-import type { Context } from 'hono';
-import { Refusal } from '../../application/shared/refusal.ts';
+import { and, asc, count, desc, eq, gte, inArray, isNull, lt, or, type SQL } from 'drizzle-orm';
+import type { z } from 'zod';
 import { digestOf, type UserIdentity } from '../../credentials/openbanking/identity.ts';
 import type { Database } from '../../db/client.ts';
 import { obAccounts, obHooks } from '../../db/schema/openbanking.ts';
 import { obBulkPayments } from '../../db/schema/openbanking-bulk-payments.ts';
 import { obPayments } from '../../db/schema/openbanking-payments.ts';
-import {
-  BULK_KINDS,
-  BULK_STATES,
-  type BulkKind,
-  MAX_BULK_ENTRIES,
-} from '../../domain/openbanking/bulk-payments.ts';
+import type { BulkKind, BulkState } from '../../domain/openbanking/bulk-payments.ts';
 import { APP_PATTERN, STATE_PATTERN } from '../../domain/openbanking/consents.ts';
 import { newId } from '../../domain/openbanking/ids.ts';
 import {
+  type BudgetDetails,
   budgetDetailsSchema,
-  ibanSchema,
   minorOf,
   type PaymentKind,
-  paymentOrderSchema,
+  type PaymentStatus,
+  type paymentOrderSchema,
 } from '../../domain/openbanking/payments.ts';
 import {
   type BulkPaymentInput,
@@ -42,21 +36,17 @@ import {
 import type { PaymentProduct } from '../../domain/openbanking/xs2a.ts';
 import { BusinessStatus } from '../../domain/search-attributes.ts';
 import type { bulkPayment } from '../../workflows/openbanking/index.ts';
-import type { AppEnv } from '../shared/context.ts';
-import { errorBodySchema, errorResponses } from '../shared/errors.ts';
-import { jsonBody } from '../shared/openapi.ts';
-import { defineOperation } from '../shared/operation.ts';
-import { bankHashParam, findBank } from './bank-records.ts';
-import { psuOf } from './consent.ts';
-import { findUsableHook } from './hook-records.ts';
-import { requireUser, USER_SECURITY } from './identity.ts';
-import { publicBaseUrl } from './public-url.ts';
+import type { UseCaseDeps } from '../shared/deps.ts';
+import { Refusal } from '../shared/refusal.ts';
+import { findBankRow } from './banks.ts';
+import { findUsableHook, requireAgentHook } from './hooks.ts';
+import { type AgentPaymentView, dayRange, toAgentPayment } from './payment-searches.ts';
+import { callbackUrlsOf, type FlowOrigin, psuOf } from './psu.ts';
 
 /**
- * The four bulk operations of version 8 (`POST bulk-payments/payment`, `/request`, `/budget-payment`,
- * `/budget-request`) share everything but their body: this file holds their schemas, the one way a
- * bulk is started (`bulkOperation`), the bulk's record, and the bank callback of a bulk's SCA. See
- * docs/openbanking.md, "Bulk payments", and decision 0034.
+ * Bulk payments of version 8 (decision 0034): starting one (its record and entries, then the
+ * Update-with-start of `ob-bulk-<bulkId>` that answers once the bank bulk exists), repeated requests
+ * (Idempotency-Key, clientReference), the bank's callback of a bulk's SCA, and the agent's reads.
  */
 
 /** The kind of each single payment an entry of a bulk kind is (ob_payments.kind). */
@@ -73,143 +63,30 @@ const productOf = (currencies: Iterable<string>): PaymentProduct =>
     ? 'sepa-credit-transfers'
     : 'domestic-credit-transfers';
 
-const entrySchema = paymentOrderSchema;
-const budgetEntrySchema = paymentOrderSchema.extend(budgetDetailsSchema.shape);
+type OrderEntry = z.infer<typeof paymentOrderSchema>;
+export type BulkEntry = OrderEntry | (OrderEntry & BudgetDetails);
 
-const commonFields = {
-  hookHash: z.string().min(1).max(100).optional().openapi({
-    description: 'A hook of the user or its agent (createhook): called once when the whole bulk ends',
-  }),
-  app: z
-    .string()
-    .regex(APP_PATTERN, 'lower-case letters, digits and dashes, at most 32')
-    .default('web')
-    .openapi({ description: 'Your application’s name in the bank callback path', example: 'web' }),
-  clientReference: z.string().trim().min(1).max(64).optional().openapi({
-    description:
-      'Your reference of this bulk, unique per user: a repeated request with it answers the bulk already started',
-    example: 'payroll-2026-11',
-  }),
-};
-const fromIban = {
-  bankHash: bankHashParam.openapi({ param: undefined, description: 'The bank of the debtor account' }),
-  debtorIban: ibanSchema,
-};
-const fromAccount = {
-  ibanId: z.string().min(1).max(64).openapi({ description: 'An added account of the user (GET ibans)' }),
-};
-const payments = <T extends z.ZodType>(entry: T) =>
-  z
-    .array(entry)
-    .min(1)
-    .max(MAX_BULK_ENTRIES)
-    .openapi({ description: `1–${MAX_BULK_ENTRIES} payments` });
+/** A bulk request as the four bulk operations validated it: from an added account, or from an IBAN. */
+export type BulkRequest = {
+  hookHash?: string | undefined;
+  app: string;
+  clientReference?: string | undefined;
+  payments: BulkEntry[];
+} & ({ ibanId: string } | { bankHash: string; debtorIban: string });
 
-export const BULK_BODIES = {
-  payment: z.object({ ...fromIban, ...commonFields, payments: payments(entrySchema) }).openapi('BulkPayment'),
-  request: z
-    .object({ ...fromAccount, ...commonFields, payments: payments(entrySchema) })
-    .openapi('BulkRequest'),
-  'budget-payment': z
-    .object({ ...fromIban, ...commonFields, payments: payments(budgetEntrySchema) })
-    .openapi('BulkBudgetPayment'),
-  'budget-request': z
-    .object({ ...fromAccount, ...commonFields, payments: payments(budgetEntrySchema) })
-    .openapi('BulkBudgetRequest'),
-} as const;
-
-type BulkBody = z.infer<(typeof BULK_BODIES)[BulkKind]>;
-type BulkEntry = z.infer<typeof budgetEntrySchema> | z.infer<typeof entrySchema>;
-
-export const bulkStartedSchema = z
-  .object({
-    bulkId: z.string().openapi({ example: 'blk_0f8fad5b…' }),
-    kind: z.enum(BULK_KINDS),
-    status: z.enum(BULK_STATES),
-    entries: z.number().int(),
-    scaRedirectUrl: z.string().nullable().openapi({
-      description: 'Send the user’s browser here to authorise the whole bulk once (null once FAILED)',
-    }),
-    scaDeadline: z.string(),
-    state: z.string().optional().openapi({
-      description:
-        'Appended to your hook call and redirectUrl. Only in the first answer (a repeated request does not get it again)',
-    }),
-    repeated: z.boolean().openapi({
-      description: 'true: a repeated request (same Idempotency-Key or clientReference) answered',
-    }),
-    reason: z.string().nullable(),
-  })
-  .openapi('BulkStarted');
-type BulkStarted = z.infer<typeof bulkStartedSchema>;
-
-const bulkHeaders = z.object({
-  'user-agent': z
-    .string()
-    .max(1000)
-    .optional()
-    .openapi({ description: 'The user’s browser, forwarded to the bank' }),
-  'idempotency-key': z
-    .string()
-    .min(1)
-    .max(100)
-    .regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces')
-    .optional()
-    .openapi({
-      description: 'Retry with the same key: the bulk already started is answered, none is started again',
-    }),
-});
-
-/** One of the four bulk operations: the same route shape and handler around its body. */
-export function bulkOperation(kind: BulkKind, summary: string, description: string) {
-  return defineOperation({
-    versions: [8],
-    route: () =>
-      createRoute({
-        method: 'post',
-        path: `/bulk-payments/${kind}`,
-        operationId: `bulk${kind.replace(/(^|-)(\w)/g, (_, __, ch: string) => ch.toUpperCase())}`,
-        tags: ['Bulk payments'],
-        summary,
-        description:
-          `${description} The answer carries the bank’s SCA page: the user authorises the whole bulk there once. ` +
-          'The bank then executes every entry on its own (one rejected entry does not stop the others); the entries ' +
-          'and the overall status are read with GET bulk-payments/status/{hookHash} and POST bulk-payments/search. ' +
-          'A repeated request with the same `Idempotency-Key` header or `clientReference` answers the same bulk (200, ' +
-          '`repeated: true`) and starts nothing; the same key with another body is 409 `idempotency_conflict`.',
-        security: USER_SECURITY,
-        request: { headers: bulkHeaders, body: jsonBody(BULK_BODIES[kind]) },
-        responses: {
-          201: { description: 'Started', content: { 'application/json': { schema: bulkStartedSchema } } },
-          200: {
-            description: 'A repeated request',
-            content: { 'application/json': { schema: bulkStartedSchema } },
-          },
-          ...errorResponses,
-          409: {
-            description: 'The Idempotency-Key or clientReference was used for another request',
-            content: { 'application/json': { schema: errorBodySchema } },
-          },
-          502: {
-            description: 'The bank refused the bulk',
-            content: { 'application/json': { schema: errorBodySchema } },
-          },
-          503: {
-            description: 'The bank could not be reached',
-            content: { 'application/json': { schema: errorBodySchema } },
-          },
-        },
-      }),
-    handler: () => async (c) => {
-      const user = await requireUser(c);
-      const headers = c.req.valid('header');
-      const { status, answer } = await startBulk(c, user, kind, c.req.valid('json') as BulkBody, headers);
-      return status === 201 ? c.json(answer, 201) : c.json(answer, 200);
-    },
-  });
+export interface BulkStarted {
+  bulkId: string;
+  kind: BulkKind;
+  status: BulkState;
+  entries: number;
+  scaRedirectUrl: string | null;
+  scaDeadline: string;
+  state?: string;
+  repeated: boolean;
+  reason: string | null;
 }
 
-const digestOfRequest = (kind: BulkKind, body: BulkBody) =>
+const digestOfRequest = (kind: BulkKind, body: BulkRequest) =>
   createHash('sha256').update(JSON.stringify({ kind, body })).digest('hex');
 
 type BulkRow = typeof obBulkPayments.$inferSelect;
@@ -251,19 +128,20 @@ async function earlierBulk(
 }
 
 /**
- * Starts a bulk for `user`, or answers the one a repeated request started: checks the request, records
- * the bulk and its entries (inserted a thousand at a time), and runs the Update-with-start that answers
- * once the bank bulk exists.
+ * Starts a bulk for `user`, or answers the one a repeated request started (`status` 200): checks the
+ * request, records the bulk and its entries (inserted a thousand at a time), and runs the
+ * Update-with-start that answers once the bank bulk exists.
  */
-async function startBulk(
-  c: Context<AppEnv>,
+export async function startBulk(
+  deps: UseCaseDeps,
   user: UserIdentity,
   kind: BulkKind,
-  body: BulkBody,
-  headers: { 'user-agent'?: string | undefined; 'idempotency-key'?: string | undefined },
+  body: BulkRequest,
+  request: { idempotencyKey: string | undefined },
+  origin: FlowOrigin,
 ): Promise<{ status: 200 | 201; answer: BulkStarted }> {
-  const { db, config } = c.get('deps');
-  const key = headers['idempotency-key'];
+  const { db, config } = deps;
+  const key = request.idempotencyKey;
   const requestDigest = digestOfRequest(kind, body);
   const repeat = async (row: BulkRow) => {
     if (row.kind !== kind || row.requestDigest !== requestDigest)
@@ -278,7 +156,7 @@ async function startBulk(
           },
         ],
       );
-    return { status: 200 as const, answer: answerOf(await resumeBulk(c, row), true) };
+    return { status: 200 as const, answer: answerOf(await resumeBulk(deps, row, origin), true) };
   };
   const earlier = await earlierBulk(db, user.userId, key, body.clientReference);
   if (earlier) return repeat(earlier);
@@ -296,17 +174,17 @@ async function startBulk(
     if (!account) throw Refusal.notFound('Account');
     debtor = { bankHash: account.bankHash, iban: account.iban, ibanId: account.id };
   } else {
-    const { row: bank } = await findBank(db, body.bankHash);
+    const bank = await findBankRow(db, body.bankHash);
     debtor = { bankHash: bank.bankHash, iban: body.debtorIban, ibanId: null };
   }
   if (body.hookHash && !(await findUsableHook(db, user, body.hookHash)))
     throw Refusal.field('hookHash', 'not a hook of this user or its agent');
 
-  const psu = psuOf(c, headers['user-agent']);
+  const psu = psuOf(origin.psu);
   const bulkId = newId('blk');
   const state = randomBytes(32).toString('base64url');
   const scaDeadline = new Date(Date.now() + config.OPENBANKING_SCA_TIMEOUT);
-  const entries = body.payments as BulkEntry[];
+  const entries = body.payments;
   const inserted = await db.transaction(async (tx) => {
     const [row] = await tx
       .insert(obBulkPayments)
@@ -380,13 +258,10 @@ async function startBulk(
     return repeat(winner);
   }
 
-  const base = publicBaseUrl(c);
-  const callbackUrl = `${base}/openbanking/redirect/${body.app}/state/${state}`;
   const input: BulkPaymentInput = {
     bulkId,
     state,
-    redirectUri: callbackUrl,
-    nokRedirectUri: `${callbackUrl}?outcome=nok`,
+    ...callbackUrlsOf(origin.baseUrl, body.app, state),
     ...(psu ? { psu } : {}),
     scaDeadline: scaDeadline.toISOString(),
     bankRequestTimeoutMs: config.OPENBANKING_BANK_REQUEST_TIMEOUT,
@@ -394,18 +269,17 @@ async function startBulk(
     batchSize: config.OPENBANKING_BULK_BATCH_SIZE,
     pollIntervalMs: config.OPENBANKING_BULK_POLL_INTERVAL,
   };
-  await startWorkflow(c, inserted, input);
-  const [row] = await db.select().from(obBulkPayments).where(eq(obBulkPayments.id, bulkId));
-  return { status: 201, answer: answerOf(row!, false, state) };
+  await startWorkflow(deps, inserted, input);
+  return { status: 201, answer: answerOf(await reread(db, bulkId), false, state) };
 }
 
 /** Update-with-start of the bulk's workflow; a refusal of the bank becomes 502/503. */
 async function startWorkflow(
-  c: Context<AppEnv>,
+  deps: UseCaseDeps,
   row: BulkRow,
   input: BulkPaymentInput,
 ): Promise<BulkScaStart> {
-  const { config, temporal } = c.get('deps');
+  const { config, temporal } = deps;
   try {
     return await temporal.workflow.executeUpdateWithStart(bulkStartedUpdate, {
       startWorkflowOperation: new WithStartWorkflowOperation<typeof bulkPayment>('bulkPayment', {
@@ -437,18 +311,18 @@ async function startWorkflow(
   }
 }
 
+/** A bulk recorded this long ago without a workflow lost its first request (the API stopped in between). */
+const ORPHAN_AFTER_MS = 60_000;
+
 /**
  * A repeated request: the bulk as it stands. When the first request's answer never came (the bulk is
  * still being created at the bank, or the API stopped before its workflow started), it waits for the
  * bank's SCA page, starting the workflow only if it does not exist (with a new callback state, as the
  * first one was never handed out).
  */
-/** A bulk recorded this long ago without a workflow lost its first request (the API stopped in between). */
-const ORPHAN_AFTER_MS = 60_000;
-
-async function resumeBulk(c: Context<AppEnv>, row: BulkRow): Promise<BulkRow> {
+async function resumeBulk(deps: UseCaseDeps, row: BulkRow, origin: FlowOrigin): Promise<BulkRow> {
   if (row.status !== 'AWAITING_SCA' || row.scaRedirectUrl || row.finishedAt) return row;
-  const { db, config, temporal } = c.get('deps');
+  const { db, config, temporal } = deps;
   try {
     await temporal.workflow.getHandle(bulkPaymentWorkflowId(row.id)).executeUpdate(bulkStartedUpdate);
   } catch (error) {
@@ -461,14 +335,12 @@ async function resumeBulk(c: Context<AppEnv>, row: BulkRow): Promise<BulkRow> {
       .update(obBulkPayments)
       .set({ stateDigest: digestOf(state) })
       .where(eq(obBulkPayments.id, row.id));
-    const callbackUrl = `${publicBaseUrl(c)}/openbanking/redirect/${row.app}/state/${state}`;
-    const psu = psuOf(c, c.req.header('user-agent'));
+    const psu = psuOf(origin.psu);
     try {
-      await startWorkflow(c, row, {
+      await startWorkflow(deps, row, {
         bulkId: row.id,
         state,
-        redirectUri: callbackUrl,
-        nokRedirectUri: `${callbackUrl}?outcome=nok`,
+        ...callbackUrlsOf(origin.baseUrl, row.app, state),
         ...(psu ? { psu } : {}),
         scaDeadline: row.scaDeadline.toISOString(),
         bankRequestTimeoutMs: config.OPENBANKING_BANK_REQUEST_TIMEOUT,
@@ -495,12 +367,12 @@ async function reread(db: Database, bulkId: string): Promise<BulkRow> {
  * no bulk has that state.
  */
 export async function bulkBankCallback(
-  c: Context<AppEnv>,
-  app: string,
-  state: string,
+  deps: UseCaseDeps,
+  callback: { app: string; state: string; nok: boolean },
 ): Promise<{ redirectUrl: string | null } | undefined> {
+  const { app, state } = callback;
   if (!STATE_PATTERN.test(state) || !APP_PATTERN.test(app)) return undefined;
-  const { db, temporal, logger } = c.get('deps');
+  const { db, temporal, logger } = deps;
   const [row] = await db
     .select({ bulk: obBulkPayments, redirectUrl: obHooks.redirectUrl })
     .from(obBulkPayments)
@@ -515,7 +387,7 @@ export async function bulkBankCallback(
   try {
     await temporal.workflow
       .getHandle(bulkPaymentWorkflowId(row.bulk.id))
-      .signal(bulkCallbackSignal, { nok: c.req.query('outcome') === 'nok' });
+      .signal(bulkCallbackSignal, { nok: callback.nok });
   } catch (error) {
     if (!(error instanceof WorkflowNotFoundError)) throw error;
     logger.info({ bulkId: row.bulk.id }, 'bank callback after the bulk ended');
@@ -525,36 +397,32 @@ export async function bulkBankCallback(
 
 // ─── The bulk's record (status by hook, search) ─────────────────────────────────────────────────
 
-export const bulkRecordSchema = z
-  .object({
-    bulkId: z.string(),
-    kind: z.enum(BULK_KINDS),
-    status: z.enum(BULK_STATES).openapi({
-      description:
-        'AWAITING_SCA, PROCESSING, then CONFIRMED (every entry), PARTIALLY_CONFIRMED (some) or FAILED (none)',
-    }),
-    userId: z.string(),
-    bankHash: z.string(),
-    ibanId: z.string().nullable(),
-    debtorIban: z.string(),
-    hookHash: z.string().nullable(),
-    clientReference: z.string().nullable(),
-    entries: z.number().int(),
-    confirmed: z.number().int(),
-    failed: z.number().int(),
-    waiting: z.number().int(),
-    bankStatus: z.string().nullable().openapi({ description: 'The bank’s transactionStatus of the bulk' }),
-    reason: z.string().nullable(),
-    createdAt: z.string(),
-    statusChangedAt: z.string(),
-    finishedAt: z.string().nullable(),
-  })
-  .openapi('BulkPaymentRecord');
-export type BulkRecord = z.infer<typeof bulkRecordSchema>;
+export interface BulkView {
+  bulkId: string;
+  kind: BulkKind;
+  status: BulkState;
+  userId: string;
+  bankHash: string;
+  ibanId: string | null;
+  debtorIban: string;
+  hookHash: string | null;
+  clientReference: string | null;
+  entries: number;
+  confirmed: number;
+  failed: number;
+  waiting: number;
+  bankStatus: string | null;
+  reason: string | null;
+  createdAt: string;
+  statusChangedAt: string;
+  finishedAt: string | null;
+}
+
+type EntryCounts = { confirmed: number; failed: number; waiting: number };
 
 /** The entries of each bulk by status, counted now (a bulk in progress moves batch by batch). */
-export async function entryCountsOf(db: Database, bulkIds: string[]) {
-  const counts = new Map<string, { confirmed: number; failed: number; waiting: number }>();
+async function entryCountsOf(db: Database, bulkIds: string[]) {
+  const counts = new Map<string, EntryCounts>();
   if (bulkIds.length === 0) return counts;
   const rows = await db
     .select({ bulkId: obPayments.bulkId, status: obPayments.status, value: count() })
@@ -571,10 +439,7 @@ export async function entryCountsOf(db: Database, bulkIds: string[]) {
   return counts;
 }
 
-export const toBulkRecord = (
-  row: BulkRow,
-  counts: { confirmed: number; failed: number; waiting: number } | undefined,
-): BulkRecord => ({
+const toBulkView = (row: BulkRow, counts: EntryCounts | undefined): BulkView => ({
   bulkId: row.id,
   kind: row.kind,
   status: row.status,
@@ -594,3 +459,129 @@ export const toBulkRecord = (
   statusChangedAt: row.statusChangedAt.toISOString(),
   finishedAt: row.finishedAt?.toISOString() ?? null,
 });
+
+/** The bulks started with a hook of the agent, the newest `limit`, with how many there are; 404 for another's hook. */
+export async function bulksOfHook(
+  deps: UseCaseDeps,
+  agentId: string,
+  hookHash: string,
+  limit: number,
+): Promise<{ hookHash: string; total: number; bulks: BulkView[] }> {
+  const { db } = deps;
+  await requireAgentHook(db, agentId, hookHash);
+  const where = and(eq(obBulkPayments.hookHash, hookHash), eq(obBulkPayments.agentId, agentId));
+  const [rows, [total]] = await Promise.all([
+    db
+      .select()
+      .from(obBulkPayments)
+      .where(where)
+      .orderBy(desc(obBulkPayments.createdAt), desc(obBulkPayments.id))
+      .limit(limit),
+    db.select({ value: count() }).from(obBulkPayments).where(where),
+  ]);
+  const counts = await entryCountsOf(
+    db,
+    rows.map((row) => row.id),
+  );
+  return {
+    hookHash,
+    total: total?.value ?? 0,
+    bulks: rows.map((row) => toBulkView(row, counts.get(row.id))),
+  };
+}
+
+export const BULK_SORT_FIELDS = ['createdAt', 'statusChangedAt', 'entries'] as const;
+
+export interface BulkSearch {
+  criteria?:
+    | {
+        statuses?: BulkState[] | undefined;
+        kinds?: BulkKind[] | undefined;
+        bulkId?: string | undefined;
+        userId?: string | undefined;
+        bankHash?: string | undefined;
+        hookHash?: string | undefined;
+        clientReference?: string | undefined;
+        dateFrom?: string | undefined;
+        dateTo?: string | undefined;
+      }
+    | undefined;
+  sortBy: (typeof BULK_SORT_FIELDS)[number];
+  sortDirection: 'asc' | 'desc';
+  page: number;
+  size: number;
+  entryStatuses?: PaymentStatus[] | undefined;
+  entriesOffset: number;
+  entriesLimit: number;
+}
+
+const SORT_COLUMNS = {
+  createdAt: obBulkPayments.createdAt,
+  statusChangedAt: obBulkPayments.statusChangedAt,
+  entries: obBulkPayments.entryCount,
+} as const;
+
+/** POST bulk-payments/search: the agent's bulks matching the criteria, sorted and paged, with a window of entries. */
+export async function searchBulks(
+  deps: UseCaseDeps,
+  agentId: string,
+  input: BulkSearch,
+): Promise<{
+  page: number;
+  size: number;
+  total: number;
+  items: (BulkView & { payments: AgentPaymentView[] })[];
+}> {
+  const { db } = deps;
+  const criteria = input.criteria ?? {};
+  const conditions: (SQL | undefined)[] = [eq(obBulkPayments.agentId, agentId)];
+  if (criteria.statuses) conditions.push(inArray(obBulkPayments.status, criteria.statuses));
+  if (criteria.kinds) conditions.push(inArray(obBulkPayments.kind, criteria.kinds));
+  if (criteria.bulkId) conditions.push(eq(obBulkPayments.id, criteria.bulkId));
+  if (criteria.userId) conditions.push(eq(obBulkPayments.userId, criteria.userId));
+  if (criteria.bankHash) conditions.push(eq(obBulkPayments.bankHash, criteria.bankHash));
+  if (criteria.hookHash) conditions.push(eq(obBulkPayments.hookHash, criteria.hookHash));
+  if (criteria.clientReference) conditions.push(eq(obBulkPayments.clientReference, criteria.clientReference));
+  if (criteria.dateFrom)
+    conditions.push(gte(obBulkPayments.createdAt, dayRange(criteria.dateFrom, criteria.dateFrom).from));
+  if (criteria.dateTo)
+    conditions.push(lt(obBulkPayments.createdAt, dayRange(criteria.dateTo, criteria.dateTo).to));
+  const where = and(...conditions);
+  const order = input.sortDirection === 'asc' ? asc : desc;
+  const [rows, [total]] = await Promise.all([
+    db
+      .select()
+      .from(obBulkPayments)
+      .where(where)
+      .orderBy(order(SORT_COLUMNS[input.sortBy]), order(obBulkPayments.id))
+      .limit(input.size)
+      .offset((input.page - 1) * input.size),
+    db.select({ value: count() }).from(obBulkPayments).where(where),
+  ]);
+  const counts = await entryCountsOf(
+    db,
+    rows.map((row) => row.id),
+  );
+  const items = await Promise.all(
+    rows.map(async (row) => {
+      const entries =
+        input.entriesLimit === 0
+          ? []
+          : await db
+              .select()
+              .from(obPayments)
+              .where(
+                and(
+                  eq(obPayments.bulkId, row.id),
+                  eq(obPayments.agentId, agentId),
+                  gte(obPayments.bulkSeq, input.entriesOffset),
+                  input.entryStatuses ? inArray(obPayments.status, input.entryStatuses) : undefined,
+                ),
+              )
+              .orderBy(asc(obPayments.bulkSeq))
+              .limit(input.entriesLimit);
+      return { ...toBulkView(row, counts.get(row.id)), payments: entries.map(toAgentPayment) };
+    }),
+  );
+  return { page: input.page, size: input.size, total: total?.value ?? 0, items };
+}

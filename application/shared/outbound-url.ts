@@ -1,6 +1,6 @@
-import { Refusal } from '../../application/shared/refusal.ts';
 import { checkOutboundUrl, outboundUrlPolicy } from '../../domain/outbound-url.ts';
 import type { Config } from '../../platform/config.ts';
+import { Refusal } from './refusal.ts';
 
 /**
  * Registration check of a tenant-controlled URL under the outbound-URL policy (decision 0027): a URL
