@@ -1,10 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import { Refusal } from '../../application/shared/refusal.ts';
-import {
-  createDeskOperator,
-  DeskOperatorExists,
-  MIN_PASSWORD_LENGTH,
-} from '../../credentials/collect/desk-operators.ts';
+import { createOperator } from '../../application/collect/desk-sessions.ts';
+import { MIN_PASSWORD_LENGTH } from '../../credentials/collect/desk-operators.ts';
 import { DESK_LOGIN_PATTERN, deskOfficeKinds, OFFICE_ID_PATTERN } from '../../domain/collect/desk.ts';
 import type { AppEnv } from '../shared/context.ts';
 import { errorResponses } from '../shared/errors.ts';
@@ -69,11 +65,6 @@ const createDeskOperatorRoute = createRoute({
 
 export function registerDeskOperatorAdminRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(createDeskOperatorRoute, async (c) => {
-    try {
-      return c.json(await createDeskOperator(c.get('deps').db, c.req.valid('json')), 201);
-    } catch (error) {
-      if (error instanceof DeskOperatorExists) throw Refusal.conflict('desk_operator_exists', error.message);
-      throw error;
-    }
+    return c.json(await createOperator(c.get('deps'), c.req.valid('json')), 201);
   });
 }

@@ -1,23 +1,13 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import { desc, eq } from 'drizzle-orm';
-import { balancesOf, LedgerCoverRefused, listBalances } from '../../activities/collect/ledger.ts';
 import {
-  ProviderMovementConflict,
-  registerProviderPayout,
-  transferProviderMoney,
-  UnknownMerchant,
-} from '../../activities/collect/provider-accounts.ts';
-import { Refusal } from '../../application/shared/refusal.ts';
+  listLedgerAccounts,
+  payOutProviderAccount,
+  readProviderAccount,
+  transferBetweenProviderAccounts,
+} from '../../application/collect/ledger.ts';
 import { MIN_PATTERN } from '../../credentials/collect/merchants.ts';
-import { collectLedgerEntries, collectLedgerTransactions } from '../../db/schema/collect-ledger.ts';
-import {
-  balanceOf,
-  ledgerAccount,
-  ledgerAccountKinds,
-  PROVIDER_ACCOUNT_ID,
-} from '../../domain/collect/ledger.ts';
+import { ledgerAccountKinds, PROVIDER_ACCOUNT_ID } from '../../domain/collect/ledger.ts';
 import { currencies } from '../../domain/collect/payloads.ts';
-import { ensureWorkflow, generateIdn, startWorkflow } from '../collect/registration.ts';
 import type { AppEnv } from '../shared/context.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
@@ -194,106 +184,45 @@ const payoutRoute = createRoute({
   },
 });
 
-const refusalOf = (error: unknown): never => {
-  if (error instanceof LedgerCoverRefused) {
-    throw Refusal.conflict(
-      'insufficient_funds',
-      `the account holds ${error.balanceMinor} ${error.currency} minor units`,
-    );
-  }
-  if (error instanceof ProviderMovementConflict) throw Refusal.conflict('reference_conflict', error.message);
-  if (error instanceof UnknownMerchant) throw Refusal.field('merchantMin', 'no such merchant');
-  throw error;
-};
-
 export function registerLedgerAdminRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(listAccountsRoute, async (c) => {
     const { kind, currency: only } = c.req.valid('query');
-    const accounts = await listBalances(c.get('deps').db, { kind, currency: only });
+    const accounts = await listLedgerAccounts(c.get('deps'), { kind, currency: only });
     return c.json({ accounts }, 200);
   });
 
   app.openapi(readProviderAccountRoute, async (c) => {
     const { account } = c.req.valid('param');
-    const { db } = c.get('deps');
-    const ledgerName = ledgerAccount.provider(account);
-    const movements = await db
-      .select({
-        key: collectLedgerTransactions.key,
-        kind: collectLedgerTransactions.kind,
-        idn: collectLedgerTransactions.idn,
-        at: collectLedgerTransactions.at,
-        currency: collectLedgerEntries.currency,
-        amountMinor: collectLedgerEntries.amountMinor,
-      })
-      .from(collectLedgerEntries)
-      .innerJoin(
-        collectLedgerTransactions,
-        eq(collectLedgerTransactions.id, collectLedgerEntries.transactionId),
-      )
-      .where(eq(collectLedgerEntries.account, ledgerName))
-      .orderBy(desc(collectLedgerEntries.id))
-      .limit(50);
-    return c.json(
-      {
-        account,
-        balances: await balancesOf(db, ledgerName),
-        movements: movements.map((line) => ({
-          ...line,
-          at: line.at.toISOString(),
-          amountMinor: balanceOf(ledgerName, line.amountMinor),
-        })),
-      },
-      200,
-    );
+    return c.json(await readProviderAccount(c.get('deps'), account), 200);
   });
 
   app.openapi(transferRoute, async (c) => {
     const { account } = c.req.valid('param');
     const body = c.req.valid('json');
-    if (body.to === account) throw Refusal.field('to', 'must be another account');
-    const { db } = c.get('deps');
-    const { replayed } = await transferProviderMoney(db, {
+    const { balances, replayed } = await transferBetweenProviderAccounts(c.get('deps'), {
       reference: body.reference,
       from: account,
       to: body.to,
       currency: body.currency,
       amountMinor: body.amountMinor,
-      requestedBy: 'admin',
-    }).catch(refusalOf);
-    const balances = await balancesOf(db, ledgerAccount.provider(account));
+    });
     return c.json({ reference: body.reference, from: account, to: body.to, balances }, replayed ? 200 : 201);
   });
 
   app.openapi(payoutRoute, async (c) => {
     const { account } = c.req.valid('param');
     const body = c.req.valid('json');
-    const deps = c.get('deps');
-    const now = Date.now();
-    const expiresAt = body.expiresAt
-      ? new Date(body.expiresAt)
-      : new Date(now + deps.config.COLLECT_PAYOUT_EXPIRY);
-    if (expiresAt.getTime() <= now) throw Refusal.field('expiresAt', 'has passed');
-    if (expiresAt.getTime() > now + deps.config.COLLECT_MAX_EXPIRY) {
-      throw Refusal.field('expiresAt', 'is further away than the gateway allows');
-    }
-    const { obligation, replayed } = await registerProviderPayout(
-      deps.db,
-      {
-        account,
-        merchantMin: body.merchantMin,
-        reference: body.reference,
-        currency: body.currency,
-        amountMinor: body.amountMinor,
-        recipientName: body.recipientName,
-        recipientId: body.recipientId,
-        recipientPhone: body.recipientPhone,
-        expiresAt,
-      },
-      generateIdn,
-    ).catch(refusalOf);
-    // A lost start is repaired by the same request again (the start is idempotent by workflow id).
-    await (replayed ? ensureWorkflow(deps, obligation) : startWorkflow(deps, obligation));
+    const { obligation, replayed } = await payOutProviderAccount(c.get('deps'), {
+      account,
+      merchantMin: body.merchantMin,
+      reference: body.reference,
+      currency: body.currency,
+      amountMinor: body.amountMinor,
+      recipientName: body.recipientName,
+      recipientId: body.recipientId,
+      recipientPhone: body.recipientPhone,
+      expiresAt: body.expiresAt,
+    });
     return c.json(
       {
         idn: obligation.idn,

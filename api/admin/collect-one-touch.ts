@@ -1,10 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import { Refusal } from '../../application/shared/refusal.ts';
-import {
-  APP_ID_PATTERN,
-  createOneTouchApp,
-  OneTouchAppExists,
-} from '../../credentials/collect/one-touch-apps.ts';
+import { createApp } from '../../application/collect/one-touch-apps.ts';
+import { APP_ID_PATTERN } from '../../credentials/collect/one-touch-apps.ts';
 import type { AppEnv } from '../shared/context.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
@@ -54,12 +50,6 @@ const createAppRoute = createRoute({
 
 export function registerOneTouchAdminRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(createAppRoute, async (c) => {
-    const { db, config } = c.get('deps');
-    try {
-      return c.json(await createOneTouchApp(db, config, c.req.valid('json')), 201);
-    } catch (error) {
-      if (error instanceof OneTouchAppExists) throw Refusal.conflict('one_touch_app_exists', error.message);
-      throw error;
-    }
+    return c.json(await createApp(c.get('deps'), c.req.valid('json')), 201);
   });
 }

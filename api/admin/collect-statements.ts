@@ -1,19 +1,14 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import { eq } from 'drizzle-orm';
 import type { Context } from 'hono';
 import {
-  importStatementDocument,
   type ReviewItem,
-  ReviewResolutionRefused,
-  resolveReviewItem,
-  reviewItems,
-  StatementConflict,
-  statementSummary,
-} from '../../activities/collect/statements.ts';
-import { Refusal, type RefusalStatus } from '../../application/shared/refusal.ts';
-import { collectStatements } from '../../db/schema/collect-statements.ts';
+  readStatement,
+  resolveStatementReviewItem,
+  statementReviewItems,
+  uploadStatement,
+} from '../../application/collect/statements.ts';
+import { Refusal } from '../../application/shared/refusal.ts';
 import { formatAmount } from '../../domain/collect/amount.ts';
-import { StatementDocumentError, type StatementProblemCode } from '../../domain/collect/statement.ts';
 import { reviewReasonCodes, reviewReasons } from '../../domain/collect/statement-matching.ts';
 import type { AppEnv } from '../shared/context.ts';
 import { errorBodySchema, errorResponses } from '../shared/errors.ts';
@@ -24,14 +19,6 @@ import { jsonBody } from '../shared/openapi.ts';
  * camt.053/054 document, follow its import, work the review list. The HTTP twin of
  * `npm run admin -- collect:statement <file>` and of the watched folder.
  */
-
-const PROBLEM_STATUS: Record<StatementProblemCode, RefusalStatus> = {
-  statement_malformed_xml: 400,
-  statement_dtd_refused: 400,
-  statement_unsupported_document: 422,
-  statement_invalid: 422,
-  statement_too_large: 413,
-};
 
 const errorContent = { 'application/json': { schema: errorBodySchema } };
 
@@ -252,70 +239,26 @@ async function documentOf(c: Context<AppEnv>) {
 
 export function registerStatementAdminRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(uploadRoute, async (c) => {
-    const deps = c.get('deps');
-    const document = await documentOf(c);
-    try {
-      const statements = await importStatementDocument(deps, { ...document, origin: 'upload' });
-      return c.json({ statements }, statements.every((s) => s.duplicate) ? 200 : 202);
-    } catch (error) {
-      if (error instanceof StatementDocumentError) {
-        throw new Refusal(PROBLEM_STATUS[error.code], error.code, error.message, [
-          { field: error.field, message: error.message },
-        ]);
-      }
-      if (error instanceof StatementConflict) throw Refusal.conflict('statement_conflict', error.message);
-      throw error;
-    }
+    const statements = await uploadStatement(c.get('deps'), await documentOf(c));
+    return c.json({ statements }, statements.every((s) => s.duplicate) ? 200 : 202);
   });
 
   // Before /{id}: `review` is no statement id.
   app.openapi(reviewRoute, async (c) => {
-    const items = await reviewItems(c.get('deps').db, c.req.valid('query'));
+    const items = await statementReviewItems(c.get('deps'), c.req.valid('query'));
     return c.json({ items: items.map(itemOf) }, 200);
   });
 
   app.openapi(resolveRoute, async (c) => {
-    try {
-      const resolved = await resolveReviewItem(
-        c.get('deps'),
-        c.req.valid('param').itemId,
-        c.req.valid('json'),
-      );
-      return c.json(itemOf(resolved), 200);
-    } catch (error) {
-      if (!(error instanceof ReviewResolutionRefused)) throw error;
-      if (error.code === 'review_item_not_found') throw Refusal.notFound('Review item');
-      if (error.code === 'obligation_not_found') throw Refusal.field('idn', error.message, 404);
-      throw Refusal.conflict(error.code, error.message);
-    }
+    const resolved = await resolveStatementReviewItem(
+      c.get('deps'),
+      c.req.valid('param').itemId,
+      c.req.valid('json'),
+    );
+    return c.json(itemOf(resolved), 200);
   });
 
-  app.openapi(getRoute, async (c) => {
-    const { db } = c.get('deps');
-    const { id } = c.req.valid('param');
-    const [row] = await db.select().from(collectStatements).where(eq(collectStatements.id, id));
-    if (!row) throw Refusal.notFound('Statement');
-    const summary = await statementSummary(db, id);
-    return c.json(
-      {
-        statementId: row.id,
-        kind: row.kind,
-        messageDefinition: row.messageDefinition,
-        messageId: row.messageId,
-        documentId: row.documentId,
-        account: row.account,
-        origin: row.origin,
-        fileName: row.fileName,
-        status: row.status,
-        credits: summary.credits,
-        settled: summary.settled,
-        review: summary.review,
-        alreadyImported: row.alreadyImported,
-        skipped: { debits: row.debitsSkipped, notBooked: row.notBookedSkipped },
-        receivedAt: row.receivedAt.toISOString(),
-        importedAt: row.importedAt?.toISOString() ?? null,
-      },
-      200,
-    );
-  });
+  app.openapi(getRoute, async (c) =>
+    c.json(await readStatement(c.get('deps'), c.req.valid('param').id), 200),
+  );
 }

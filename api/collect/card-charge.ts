@@ -1,28 +1,16 @@
 import { createRoute } from '@hono/zod-openapi';
-import { and, desc, eq, isNull } from 'drizzle-orm';
 import type { Context } from 'hono';
-import type { UseCaseDeps } from '../../application/shared/deps.ts';
-import { collectObligationEvents, collectObligations } from '../../db/schema/collect.ts';
-import { collectSavedCards } from '../../db/schema/collect-saved-cards.ts';
-import { badField, CollectProtocolError } from '../../domain/collect/errors.ts';
-import { isOpen } from '../../domain/collect/obligation.ts';
-import { CardChargePayload, parsePayload } from '../../domain/collect/payloads.ts';
-import { chargeCardUpdate } from '../../domain/collect/processes.ts';
+import { type CardCharge, chargeSavedCard } from '../../application/collect/saved-cards.ts';
 import type { AppEnv } from '../shared/context.ts';
 import { defineOperation } from '../shared/operation.ts';
 import {
-  authenticate,
   authenticationErrors,
   encodedQuerySchema,
-  findObligation,
-  type Obligation,
   protocolHandler,
   requestParams,
   textAnswer,
   textResponses,
-  updateObligation,
 } from './protocol.ts';
-import { registerObligation } from './registration.ts';
 
 /**
  * GET /card/charge.cgi (design, decision 0045): the merchant charges a card its customer saved on the
@@ -32,73 +20,19 @@ import { registerObligation } from './registration.ts';
  * (both HTTP 200); the same packet again answers the same result and charges nothing.
  */
 
-/** The merchant's saved card that has not been forgotten; another merchant's is unknown here. */
-async function requireSavedCard(deps: UseCaseDeps, min: string, cardToken: string): Promise<void> {
-  const [card] = await deps.db
-    .select({ id: collectSavedCards.id })
-    .from(collectSavedCards)
-    .where(
-      and(
-        eq(collectSavedCards.id, cardToken),
-        eq(collectSavedCards.merchantMin, min),
-        isNull(collectSavedCards.deletedAt),
-      ),
-    );
-  if (!card) throw badField('CARD_TOKEN', 'is not a saved card of this merchant');
-}
-
-/** Why a DENIED charge was declined (kept with its status event). */
-async function declineReason(deps: UseCaseDeps, idn: string): Promise<string> {
-  const [event] = await deps.db
-    .select({ detail: collectObligationEvents.detail })
-    .from(collectObligationEvents)
-    .where(and(eq(collectObligationEvents.idn, idn), eq(collectObligationEvents.status, 'DENIED')))
-    .orderBy(desc(collectObligationEvents.id))
-    .limit(1);
-  const reason = event?.detail.reason;
-  return typeof reason === 'string' ? reason : 'the card was declined';
-}
-
-/** Waits for the charge's outcome (its workflow charges on its own); answers the final read model. */
-async function decidedCharge(deps: UseCaseDeps, obligation: Obligation): Promise<Obligation> {
-  if (!isOpen(obligation.status)) return obligation;
-  try {
-    await updateObligation(deps, obligation, (handle) => handle.executeUpdate(chargeCardUpdate));
-  } catch (error) {
-    // Decided meanwhile and its workflow closed: the read model has the outcome.
-    const closed =
-      error instanceof CollectProtocolError && ['ALREADY_PAID', 'ALREADY_FINAL'].includes(error.code);
-    if (!closed) throw error;
-  }
-  return (await findObligation(deps, obligation.idn)) ?? obligation;
-}
-
-async function chargeAnswer(c: Context<AppEnv>, deps: UseCaseDeps, charge: Obligation, replayed: boolean) {
-  const headers: Record<string, string> = replayed ? { 'idempotent-replayed': 'true' } : {};
-  if (charge.status === 'PAID') {
-    return textAnswer(
-      c,
-      {
-        IDN: charge.idn,
-        STATUS: 'PAID',
-        PAY_TIME: charge.payTime ?? '',
-        STAN: charge.stan ?? '',
-        BCODE: charge.bcode ?? '',
-      },
-      200,
-      headers,
-    );
-  }
-  if (charge.status === 'DENIED') {
-    return textAnswer(
-      c,
-      { IDN: charge.idn, STATUS: 'DENIED', REASON: await declineReason(deps, charge.idn) },
-      200,
-      headers,
-    );
-  }
-  // Expired before the acquirer could be asked (or answered): nothing was charged.
-  throw new CollectProtocolError('EXPIRED', 'the charge expired before the card acquirer could be asked');
+function chargeAnswer(c: Context<AppEnv>, charge: CardCharge): Response {
+  const headers: Record<string, string> = charge.replayed ? { 'idempotent-replayed': 'true' } : {};
+  const lines =
+    charge.status === 'PAID'
+      ? {
+          IDN: charge.idn,
+          STATUS: 'PAID',
+          PAY_TIME: charge.payTime ?? '',
+          STAN: charge.stan ?? '',
+          BCODE: charge.bcode ?? '',
+        }
+      : { IDN: charge.idn, STATUS: 'DENIED', REASON: charge.reason };
+  return textAnswer(c, lines, 200, headers);
 }
 
 export const cardChargeOperation = defineOperation({
@@ -127,35 +61,6 @@ export const cardChargeOperation = defineOperation({
     }),
   handler: () =>
     protocolHandler(async (c) => {
-      const deps = c.get('deps');
-      const { merchant, packet } = await authenticate(deps, await requestParams(c));
-      const charge = parsePayload(CardChargePayload, packet);
-      // A packet sent before answers its first result, whatever became of the card since.
-      const [earlier] = await deps.db
-        .select({ idn: collectObligations.idn })
-        .from(collectObligations)
-        .where(
-          and(
-            eq(collectObligations.merchantMin, merchant.min),
-            eq(collectObligations.invoice, charge.invoice),
-          ),
-        );
-      if (!earlier) await requireSavedCard(deps, merchant.min, charge.cardToken);
-      const { obligation, replayed } = await registerObligation(deps, {
-        merchant,
-        packet,
-        kind: 'card_charge',
-        terms: charge,
-        defaultExpiryMs: deps.config.COLLECT_CARD_CHARGE_EXPIRY,
-        details: { cardToken: charge.cardToken },
-      });
-      if (obligation.kind !== 'card_charge') {
-        throw new CollectProtocolError(
-          'DUPLICATE_INVOICE',
-          `INVOICE ${obligation.invoice} is registered already for another kind of payment`,
-          'INVOICE',
-        );
-      }
-      return chargeAnswer(c, deps, await decidedCharge(deps, obligation), replayed);
+      return chargeAnswer(c, await chargeSavedCard(c.get('deps'), await requestParams(c)));
     }),
 });

@@ -1,11 +1,7 @@
 import { createRoute } from '@hono/zod-openapi';
-import { and, eq, isNull } from 'drizzle-orm';
-import { collectSavedCards } from '../../db/schema/collect-saved-cards.ts';
-import { badField } from '../../domain/collect/errors.ts';
-import { CardForgetPayload, parsePayload } from '../../domain/collect/payloads.ts';
+import { forgetSavedCard } from '../../application/collect/saved-cards.ts';
 import { defineOperation } from '../shared/operation.ts';
 import {
-  authenticate,
   authenticationErrors,
   encodedQuerySchema,
   protocolHandler,
@@ -37,22 +33,7 @@ export const cardForgetOperation = defineOperation({
     }),
   handler: () =>
     protocolHandler(async (c) => {
-      const deps = c.get('deps');
-      const { merchant, packet } = await authenticate(deps, await requestParams(c));
-      const { cardToken } = parsePayload(CardForgetPayload, packet);
-      const ofMerchant = and(
-        eq(collectSavedCards.id, cardToken),
-        eq(collectSavedCards.merchantMin, merchant.min),
-      );
-      await deps.db
-        .update(collectSavedCards)
-        .set({ deletedAt: new Date() })
-        .where(and(ofMerchant, isNull(collectSavedCards.deletedAt)));
-      const [card] = await deps.db
-        .select({ id: collectSavedCards.id })
-        .from(collectSavedCards)
-        .where(ofMerchant);
-      if (!card) throw badField('CARD_TOKEN', 'is not a saved card of this merchant');
-      return textAnswer(c, { CARD_TOKEN: card.id, STATUS: 'DELETED' });
+      const { cardToken } = await forgetSavedCard(c.get('deps'), await requestParams(c));
+      return textAnswer(c, { CARD_TOKEN: cardToken, STATUS: 'DELETED' });
     }),
 });

@@ -1,12 +1,8 @@
 import { createRoute } from '@hono/zod-openapi';
-import { z } from 'zod';
-import { balancesOf } from '../../activities/collect/ledger.ts';
+import { merchantBalance } from '../../application/collect/balance.ts';
 import { formatAmount } from '../../domain/collect/amount.ts';
-import { ledgerAccount } from '../../domain/collect/ledger.ts';
-import { currencies, DEFAULT_CURRENCY, MIN_TEXT, parsePayload } from '../../domain/collect/payloads.ts';
 import { defineOperation } from '../shared/operation.ts';
 import {
-  authenticate,
   authenticationErrors,
   encodedQuerySchema,
   protocolHandler,
@@ -14,17 +10,6 @@ import {
   textAnswer,
   textResponses,
 } from './protocol.ts';
-
-/** GET /collect/merchant/balance: MIN and an optional CURRENCY (BGN by default). */
-const MerchantBalancePayload = z
-  .object({
-    MIN: z.string().regex(MIN_TEXT, 'must be D followed by 9 digits'),
-    CURRENCY: z
-      .enum(currencies, { error: `must be one of ${currencies.join(', ')}` })
-      .default(DEFAULT_CURRENCY),
-    ENCODING: z.string().optional(),
-  })
-  .transform((p) => ({ min: p.MIN, currency: p.CURRENCY }));
 
 /** A signed amount as `-12.34` (formatAmount knows only positive ones). */
 const signedAmount = (minor: number) => (minor < 0 ? `-${formatAmount(-minor)}` : formatAmount(minor));
@@ -52,11 +37,11 @@ export const merchantBalanceOperation = defineOperation({
     }),
   handler: () =>
     protocolHandler(async (c) => {
-      const deps = c.get('deps');
-      const { merchant, packet } = await authenticate(deps, await requestParams(c));
-      const { currency } = parsePayload(MerchantBalancePayload, packet);
-      const balances = await balancesOf(deps.db, ledgerAccount.merchant(merchant.min));
-      const balanceMinor = balances.find((balance) => balance.currency === currency)?.balanceMinor ?? 0;
-      return textAnswer(c, { MIN: merchant.min, CURRENCY: currency, BALANCE: signedAmount(balanceMinor) });
+      const balance = await merchantBalance(c.get('deps'), await requestParams(c));
+      return textAnswer(c, {
+        MIN: balance.min,
+        CURRENCY: balance.currency,
+        BALANCE: signedAmount(balance.balanceMinor),
+      });
     }),
 });

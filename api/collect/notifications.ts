@@ -1,12 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { and, asc, desc, eq, inArray } from 'drizzle-orm';
 import type { Context } from 'hono';
-import { loadMerchant } from '../../credentials/collect/merchants.ts';
-import { collectNotificationAttempts, collectNotifications } from '../../db/schema/collect-notifications.ts';
-import { verifyChecksum } from '../../domain/collect/checksum.ts';
-import { CollectProtocolError, missingField } from '../../domain/collect/errors.ts';
-import { notificationDeliveryStates, notifiedCard } from '../../domain/collect/notification-packet.ts';
-import { decodePacket } from '../../domain/collect/packet.ts';
+import { merchantNotifications } from '../../application/collect/notifications.ts';
+import { CollectProtocolError } from '../../domain/collect/errors.ts';
+import { notificationDeliveryStates } from '../../domain/collect/notification-packet.ts';
 import type { AppEnv } from '../shared/context.ts';
 import { defineOperation } from '../shared/operation.ts';
 
@@ -115,74 +111,13 @@ export const notificationsOperation = defineOperation({
     }),
   // Protocol errors are text, so the handler checks the parameters itself (MISSING_FIELD, ...).
   handler: () => async (c) => {
-    const { db, config } = c.get('deps');
-    const encoded = c.req.query('ENCODED');
-    const checksum = c.req.query('CHECKSUM');
     try {
-      if (!encoded) throw missingField('ENCODED');
-      if (!checksum) throw missingField('CHECKSUM');
-      const packet = decodePacket(encoded);
-      const min = packet.MIN;
-      const invoice = packet.INVOICE;
-      if (!min) throw missingField('MIN');
-      if (!invoice) throw missingField('INVOICE');
-      const merchant = await loadMerchant(db, config, min);
-      if (!merchant) throw new CollectProtocolError('UNKNOWN_MERCHANT', `no merchant ${min}`);
-      if (!verifyChecksum(encoded, checksum, merchant.secret)) {
-        throw new CollectProtocolError('BAD_CHECKSUM', 'CHECKSUM does not match ENCODED');
-      }
-      const rows = await db
-        .select()
-        .from(collectNotifications)
-        .where(and(eq(collectNotifications.merchantMin, min), eq(collectNotifications.invoice, invoice)))
-        .orderBy(asc(collectNotifications.createdAt));
-      const attempts =
-        rows.length === 0
-          ? []
-          : await db
-              .select()
-              .from(collectNotificationAttempts)
-              .where(
-                inArray(
-                  collectNotificationAttempts.notificationId,
-                  rows.map((row) => row.id),
-                ),
-              )
-              .orderBy(desc(collectNotificationAttempts.attempt));
-      const iso = (value: Date | null) => value?.toISOString() ?? null;
-      return c.json(
-        {
-          invoice,
-          notifications: rows.map((row) => ({
-            invoice: row.invoice,
-            idn: row.idn,
-            status: row.status,
-            payTime: row.payTime,
-            stan: row.stan,
-            bcode: row.bcode,
-            card: notifiedCard(row) ?? null,
-            delivery: row.delivery,
-            attemptCount: row.attemptCount,
-            createdAt: row.createdAt.toISOString(),
-            nextAttemptAt: row.delivery === 'pending' ? iso(row.nextAttemptAt) : null,
-            completedAt: iso(row.completedAt),
-            attempts: attempts
-              .filter((attempt) => attempt.notificationId === row.id)
-              .sort((a, b) => a.attempt - b.attempt)
-              .map((attempt) => ({
-                attempt: attempt.attempt,
-                attemptedAt: attempt.attemptedAt.toISOString(),
-                batchId: attempt.batchId,
-                batchSize: attempt.batchSize,
-                httpStatus: attempt.httpStatus,
-                reply: attempt.reply,
-                latencyMs: attempt.latencyMs,
-                error: attempt.error,
-              })),
-          })),
-        },
-        200,
+      const answer = await merchantNotifications(
+        c.get('deps'),
+        c.req.query('ENCODED'),
+        c.req.query('CHECKSUM'),
       );
+      return c.json(answer, 200);
     } catch (error) {
       if (error instanceof CollectProtocolError) return textError(c, error);
       throw error;

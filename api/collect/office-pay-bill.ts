@@ -1,24 +1,15 @@
-import { randomUUID } from 'node:crypto';
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { Refusal } from '../../application/shared/refusal.ts';
-import { sandboxDeskOperator } from '../../credentials/collect/desk-operators.ts';
+import { BillingRefusal } from '../../application/collect/cash-desk.ts';
+import { type BillingDue, demoPayBill } from '../../application/collect/demo-office.ts';
+import type { Obligation } from '../../application/collect/obligations.ts';
 import { formatAmount } from '../../domain/collect/amount.ts';
-import {
-  badField,
-  type CollectErrorCode,
-  CollectProtocolError,
-  collectErrorCodes,
-  missingField,
-} from '../../domain/collect/errors.ts';
+import { badField, missingField } from '../../domain/collect/errors.ts';
 import { formatExpTime } from '../../domain/epay-time.ts';
 import type { AppEnv } from '../shared/context.ts';
 import { defineOperation } from '../shared/operation.ts';
-import { BillingRefusal, lookUpIdn, takePayment } from './desk/cash-desk.ts';
 import {
   demoOnly,
-  findObligation,
-  type Obligation,
   protocolHandler,
   protocolParam,
   requestParams,
@@ -31,7 +22,7 @@ import {
  * Sandbox demo, GET /office/pay_bill.cgi (also at ePay's /ezp/pay_bill.cgi): the sandbox demo desk
  * (office 000001, credentials/collect/desk-operators.ts) pays a registered obligation, or checks it; an
  * IDN that is no registered obligation is an IDN of a merchant's billing system. A thin caller of the
- * cash desk (api/collect/desk/cash-desk.ts), answering in the ePay text convention. With
+ * cash desk (application/collect/demo-office.ts), answering in the ePay text convention. With
  * PLATFORM_MODE=production it does not exist (404).
  */
 function statusLines(row: Obligation) {
@@ -77,59 +68,22 @@ export const officePayBillOperation = defineOperation({
   handler: () =>
     protocolHandler(async (c) => {
       demoOnly(c);
-      const deps = c.get('deps');
       const params = await requestParams(c);
       const action = params.ACTION?.trim().toUpperCase();
       if (!action) throw missingField('ACTION');
       if (action !== 'PAY' && action !== 'CHECK') throw badField('ACTION', 'must be PAY or CHECK');
       const idn = requireIdn(params.IDN, 'IDN');
-      const row = await findObligation(deps, idn);
-      if (row && action === 'CHECK') return textAnswer(c, statusLines(row));
-      const operator = await sandboxDeskOperator(deps.db);
       try {
-        if (!row) {
-          // An IDN of a merchant's billing system: CHECK asks /pay/init, PAY also confirms at /pay/confirm.
-          if (action === 'CHECK') {
-            const due = await lookUpIdn(deps, operator, idn);
-            if (due.type !== 'billing') return textAnswer(c, { STATUS: due.status, IDN: idn });
-            return billingAnswer(c, 'DUE', {
-              idn,
-              merchantMin: due.merchantMin,
-              amountMinor: due.amountMinor,
-              tid: due.tid,
-              shortDesc: due.shortDesc,
-              invoices: due.invoices,
-            });
-          }
-          const { receipt } = await takePayment(deps, { operator, idempotencyKey: randomUUID(), idn });
-          return billingAnswer(c, 'PAID', {
-            idn,
-            merchantMin: receipt.merchantMin,
-            amountMinor: receipt.amountMinor,
-            tid: receipt.tid,
-            shortDesc: receipt.description,
-            invoices: receipt.invoice,
-          });
-        }
-        await takePayment(deps, { operator, idempotencyKey: randomUUID(), idn });
+        const outcome = await demoPayBill(c.get('deps'), action, idn);
+        if (outcome.type === 'obligation') return textAnswer(c, statusLines(outcome.obligation));
+        if (outcome.type === 'status') return textAnswer(c, { STATUS: outcome.status, IDN: outcome.idn });
+        return billingAnswer(c, outcome.status, outcome.due);
       } catch (error) {
         if (error instanceof BillingRefusal) return billingRefusalAnswer(c, idn, error);
-        throw protocolErrorOf(error);
+        throw error;
       }
-      return textAnswer(c, statusLines((await findObligation(deps, idn)) ?? row));
     }),
 });
-
-/** A refusal of the desk as the ePay text protocol's error (its code upper-cased). */
-function protocolErrorOf(error: unknown): unknown {
-  if (error instanceof Refusal && error.status < 500) {
-    const code = error.code.toUpperCase();
-    return code in collectErrorCodes
-      ? new CollectProtocolError(code as CollectErrorCode, error.message)
-      : new CollectProtocolError('NOT_FOUND', error.message);
-  }
-  return error;
-}
 
 /** A refusal of the billing system: `ERR=`, `ERRMSG=` and the merchant's `BILLING_CODE`. */
 function billingRefusalAnswer(c: Context<AppEnv>, idn: string, refusal: BillingRefusal) {
@@ -147,18 +101,7 @@ function billingRefusalAnswer(c: Context<AppEnv>, idn: string, refusal: BillingR
   return c.body(`${text}\n`, refusal.status as 409, { 'content-type': 'text/plain; charset=utf-8' });
 }
 
-function billingAnswer(
-  c: Context<AppEnv>,
-  status: 'PAID' | 'DUE',
-  due: {
-    idn: string;
-    merchantMin: string;
-    amountMinor: number;
-    tid: string | null;
-    shortDesc: string | null;
-    invoices: string | null;
-  },
-) {
+function billingAnswer(c: Context<AppEnv>, status: 'PAID' | 'DUE', due: BillingDue) {
   return textAnswer(c, {
     STATUS: status,
     IDN: due.idn,

@@ -1,18 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { createRoute, z } from '@hono/zod-openapi';
-import { Refusal } from '../../application/shared/refusal.ts';
-import { sandboxDeskOperator } from '../../credentials/collect/desk-operators.ts';
+import { demoPayOutCash } from '../../application/collect/demo-office.ts';
 import { formatAmount } from '../../domain/collect/amount.ts';
-import {
-  type CollectErrorCode,
-  CollectProtocolError,
-  collectErrorCodes,
-} from '../../domain/collect/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
-import { payOutCash } from './desk/cash-desk.ts';
 import {
   demoOnly,
-  findObligation,
   protocolHandler,
   protocolParam,
   requestParams,
@@ -23,7 +14,7 @@ import {
 
 /**
  * Sandbox demo, GET /office/pay_money_send.cgi: the sandbox demo desk (office 000001) hands out a cash
- * payout through the cash desk's own code (api/collect/desk/cash-desk.ts), playing a desk that has
+ * payout through the cash desk's own code (application/collect/demo-office.ts), playing a desk that has
  * checked the recipient's document (it presents the registered identity; a real desk types in what the
  * document says, POST /desk/api/payouts). With PLATFORM_MODE=production it does not exist (404).
  */
@@ -56,28 +47,8 @@ export const officePayMoneySendOperation = defineOperation({
   handler: () =>
     protocolHandler(async (c) => {
       demoOnly(c);
-      const deps = c.get('deps');
       const sysCode = requireIdn((await requestParams(c)).SYS_CODE, 'SYS_CODE');
-      const row = await findObligation(deps, sysCode);
-      if (row?.kind !== 'payout_office') {
-        throw new CollectProtocolError('NOT_FOUND', `no cash payout ${sysCode}`, 'SYS_CODE');
-      }
-      try {
-        await payOutCash(deps, {
-          operator: await sandboxDeskOperator(deps.db),
-          idempotencyKey: randomUUID(),
-          idn: sysCode,
-          recipientId: row.details.recipientId ?? '',
-          recipientName: row.details.recipientName ?? '',
-        });
-      } catch (error) {
-        const code = error instanceof Refusal ? error.code.toUpperCase() : '';
-        if (error instanceof Refusal && code in collectErrorCodes) {
-          throw new CollectProtocolError(code as CollectErrorCode, error.message);
-        }
-        throw error;
-      }
-      const paid = (await findObligation(deps, sysCode)) ?? row;
+      const paid = await demoPayOutCash(c.get('deps'), sysCode);
       return textAnswer(c, {
         STATUS: paid.status,
         SYS_CODE: paid.idn,

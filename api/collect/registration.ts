@@ -1,177 +1,18 @@
-import { randomInt } from 'node:crypto';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import { and, eq } from 'drizzle-orm';
 import type { Context } from 'hono';
-import type { z } from 'zod';
-import type { UseCaseDeps } from '../../application/shared/deps.ts';
-import type { Merchant } from '../../credentials/collect/merchants.ts';
-import { collectObligations } from '../../db/schema/collect.ts';
-import { packetDigest } from '../../domain/collect/checksum.ts';
-import { badField, CollectProtocolError } from '../../domain/collect/errors.ts';
-import { isOpen, type ObligationKind } from '../../domain/collect/obligation.ts';
-import { canonicalPacket, type Packet } from '../../domain/collect/packet.ts';
-import { type ObligationTerms, parsePayload } from '../../domain/collect/payloads.ts';
-import { type ObligationInput, obligationWorkflowId } from '../../domain/collect/processes.ts';
+import {
+  type Registered,
+  type RegisteringPayload,
+  registerPacket,
+} from '../../application/collect/registration.ts';
+import type { ObligationTerms } from '../../domain/collect/payloads.ts';
 import { formatExpTime } from '../../domain/epay-time.ts';
-import { BusinessStatus, OwnerId, PlatformService } from '../../domain/search-attributes.ts';
-import type { Config } from '../../platform/config.ts';
 import type { AppEnv } from '../shared/context.ts';
-import { authenticate, type Obligation, protocolHandler, requestParams, textAnswer } from './protocol.ts';
+import { protocolHandler, requestParams, textAnswer } from './protocol.ts';
 
 /**
- * Registering obligations (office bills, deposit slips, bank transfers, payouts, pre-authorisations,
- * card-page payments): once per merchant and INVOICE, with its `collect-<idn>` / `payout-<idn>`
- * workflow, answered as `IDN`, `STATUS`, `EXP_TIME`.
+ * The HTTP side of the registering operations: authenticate and register (use cases), answered as
+ * `IDN`, `STATUS`, `EXP_TIME` text.
  */
-
-/** The expiry of a registration: EXP_TIME when given (in the future, within COLLECT_MAX_EXPIRY), else the default. */
-export function resolveExpiry(
-  deps: UseCaseDeps,
-  expTime: Date | undefined,
-  defaultMs: number,
-  now = new Date(),
-): Date {
-  if (!expTime) return new Date(now.getTime() + defaultMs);
-  return checkNewExpiry(deps, expTime, now);
-}
-
-export function checkNewExpiry(deps: UseCaseDeps, expTime: Date, now = new Date()): Date {
-  if (expTime.getTime() <= now.getTime()) throw badField('EXP_TIME', 'has passed');
-  if (expTime.getTime() > now.getTime() + deps.config.COLLECT_MAX_EXPIRY) {
-    throw badField('EXP_TIME', 'is further away than the gateway allows');
-  }
-  return expTime;
-}
-
-/** A 10-digit IDN whose first digit is 1-8: 9 is left to billing prefixes, 0 to nobody (leading zeros get lost). */
-export const generateIdn = () => `${randomInt(1, 9)}${String(randomInt(0, 1_000_000_000)).padStart(9, '0')}`;
-
-export interface Registration {
-  merchant: Merchant;
-  packet: Packet;
-  kind: ObligationKind;
-  /** What every registering payload carries: INVOICE, AMOUNT, CURRENCY, DESCR, EXP_TIME. */
-  terms: ObligationTerms;
-  defaultExpiryMs: number;
-  /** Fields of the operation's own (recipient, IBAN, payer...), kept in the read model. */
-  details: Record<string, string>;
-}
-
-export interface Registered {
-  obligation: Obligation;
-  /** The same packet had been registered before: this is its obligation, not a new one. */
-  replayed: boolean;
-}
-
-async function findByInvoice(
-  deps: UseCaseDeps,
-  min: string,
-  invoice: string,
-): Promise<Obligation | undefined> {
-  const [row] = await deps.db
-    .select()
-    .from(collectObligations)
-    .where(and(eq(collectObligations.merchantMin, min), eq(collectObligations.invoice, invoice)));
-  return row;
-}
-
-function replayOf(existing: Obligation, digest: string): Registered {
-  if (existing.payloadDigest !== digest) {
-    throw new CollectProtocolError(
-      'DUPLICATE_INVOICE',
-      `INVOICE ${existing.invoice} is registered already (IDN ${existing.idn}) with different data`,
-      'INVOICE',
-    );
-  }
-  return { obligation: existing, replayed: true };
-}
-
-/**
- * Registers an obligation once per merchant and INVOICE: the read-model row is written first (its unique
- * index is the idempotency key), then the `collect-<idn>`/`payout-<idn>` workflow is started. The same
- * packet again answers the same obligation; another packet with the same INVOICE is DUPLICATE_INVOICE.
- */
-export async function registerObligation(deps: UseCaseDeps, registration: Registration): Promise<Registered> {
-  const { merchant } = registration;
-  const { invoice } = registration.terms;
-  const digest = packetDigest(canonicalPacket(registration.packet));
-  const earlier = await findByInvoice(deps, merchant.min, invoice);
-  if (earlier) {
-    const replay = replayOf(earlier, digest);
-    await ensureWorkflow(deps, replay.obligation);
-    return replay;
-  }
-  const expiresAt = resolveExpiry(deps, registration.terms.expTime, registration.defaultExpiryMs);
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const [row] = await deps.db
-      .insert(collectObligations)
-      .values({
-        idn: generateIdn(),
-        merchantMin: merchant.min,
-        invoice,
-        kind: registration.kind,
-        // A pre-authorisation is HELD only once the card page's card is authorised (decision 0032).
-        status: 'PENDING',
-        amountMinor: registration.terms.amountMinor,
-        currency: registration.terms.currency,
-        description: registration.terms.descr ?? null,
-        payloadDigest: digest,
-        details: registration.details,
-        expiresAt,
-      })
-      .onConflictDoNothing()
-      .returning();
-    if (row) {
-      try {
-        await startWorkflow(deps, row);
-      } catch (error) {
-        // Without its workflow the obligation could never expire: take it back so a retry starts afresh.
-        await deps.db.delete(collectObligations).where(eq(collectObligations.idn, row.idn));
-        throw error;
-      }
-      return { obligation: row, replayed: false };
-    }
-    // Either the same INVOICE won a race, or the random IDN was taken: the first is a replay or a conflict.
-    const raced = await findByInvoice(deps, merchant.min, invoice);
-    if (raced) return replayOf(raced, digest);
-  }
-  throw new Error('could not allocate a free IDN');
-}
-
-/** Starts the obligation's `collect-<idn>` / `payout-<idn>` workflow from its read-model row. */
-export async function startWorkflow(deps: UseCaseDeps, row: Obligation): Promise<void> {
-  const input: ObligationInput = {
-    idn: row.idn,
-    merchantMin: row.merchantMin,
-    invoice: row.invoice,
-    kind: row.kind,
-    amountMinor: row.amountMinor,
-    currency: row.currency,
-    expiresAt: row.expiresAt.toISOString(),
-    providerAccount: row.details.providerAccount,
-  };
-  await deps.temporal.workflow.start('collectObligation', {
-    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-    workflowId: obligationWorkflowId(row.kind, row.idn),
-    args: [input],
-    typedSearchAttributes: [
-      { key: PlatformService, value: 'collect' },
-      { key: OwnerId, value: row.merchantMin },
-      { key: BusinessStatus, value: row.status },
-    ],
-    staticSummary: `${row.kind.replace('_', ' ')} ${row.idn}: invoice ${row.invoice} of ${row.merchantMin}`,
-  });
-}
-
-/** A replay repairs a registration whose workflow start was lost (the start is idempotent by id). */
-export async function ensureWorkflow(deps: UseCaseDeps, row: Obligation): Promise<void> {
-  if (!isOpen(row.status)) return;
-  try {
-    await startWorkflow(deps, row);
-  } catch (error) {
-    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-  }
-}
 
 /** The answer of a registration: `IDN`, `STATUS`, `EXP_TIME` (Sofia time) and any extra lines. */
 export function registrationAnswer(
@@ -192,13 +33,8 @@ export function registrationAnswer(
   );
 }
 
-/** What one registering operation adds to the shared steps: its payload, kind, expiry and details. */
-export interface RegisteringOperation<Terms extends ObligationTerms> {
-  payload: z.ZodType<Terms>;
-  kind: ObligationKind;
-  defaultExpiryMs: (config: Config) => number;
-  /** Fields of the operation's own (recipient, IBAN, payer...), kept in the read model. */
-  details?: (terms: Terms) => Record<string, string>;
+/** What one registering operation adds to the shared steps: its payload, kind, expiry, details and answer. */
+export interface RegisteringOperation<Terms extends ObligationTerms> extends RegisteringPayload<Terms> {
   /** The answer; default `IDN`, `STATUS`, `EXP_TIME` (registrationAnswer). */
   answer?: (c: Context<AppEnv>, registered: Registered) => Response;
 }
@@ -209,17 +45,7 @@ export interface RegisteringOperation<Terms extends ObligationTerms> {
  */
 export function registrationHandler<Terms extends ObligationTerms>(operation: RegisteringOperation<Terms>) {
   return protocolHandler(async (c) => {
-    const deps = c.get('deps');
-    const { merchant, packet } = await authenticate(deps, await requestParams(c));
-    const terms = parsePayload(operation.payload, packet);
-    const registered = await registerObligation(deps, {
-      merchant,
-      packet,
-      kind: operation.kind,
-      terms,
-      defaultExpiryMs: operation.defaultExpiryMs(deps.config),
-      details: operation.details?.(terms) ?? {},
-    });
+    const registered = await registerPacket(c.get('deps'), await requestParams(c), operation);
     return (operation.answer ?? registrationAnswer)(c, registered);
   });
 }

@@ -1,20 +1,15 @@
 import { createRoute } from '@hono/zod-openapi';
-import { ChangeExpiryPayload, parsePayload } from '../../domain/collect/payloads.ts';
-import { changeExpiryUpdate } from '../../domain/collect/processes.ts';
+import { changeExpiry } from '../../application/collect/expiry.ts';
 import { formatExpTime } from '../../domain/epay-time.ts';
 import { defineOperation } from '../shared/operation.ts';
 import {
-  authenticate,
   authenticationErrors,
   encodedQuerySchema,
-  findOwnObligation,
   protocolHandler,
   requestParams,
   textAnswer,
   textResponses,
-  updateObligation,
 } from './protocol.ts';
-import { checkNewExpiry } from './registration.ts';
 
 /**
  * GET /v3main: moves the expiry of an open obligation, hold or payout of the merchant. The workflow's
@@ -42,18 +37,11 @@ export const v3mainExpiryOperation = defineOperation({
     }),
   handler: () =>
     protocolHandler(async (c) => {
-      const deps = c.get('deps');
-      const { merchant, packet } = await authenticate(deps, await requestParams(c));
-      const change = parsePayload(ChangeExpiryPayload, packet);
-      const expiresAt = checkNewExpiry(deps, change.expTime);
-      const row = await findOwnObligation(deps, merchant.min, change.idn);
-      const outcome = await updateObligation(deps, row, (handle) =>
-        handle.executeUpdate(changeExpiryUpdate, { args: [{ expiresAt: expiresAt.toISOString() }] }),
-      );
+      const changed = await changeExpiry(c.get('deps'), await requestParams(c));
       return textAnswer(c, {
-        IDN: row.idn,
-        STATUS: outcome.status,
-        EXP_TIME: formatExpTime(new Date(outcome.expiresAt)),
+        IDN: changed.idn,
+        STATUS: changed.status,
+        EXP_TIME: formatExpTime(changed.expiresAt),
       });
     }),
 });

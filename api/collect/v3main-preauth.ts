@@ -1,31 +1,18 @@
 import { createRoute } from '@hono/zod-openapi';
-import type { UseCaseDeps } from '../../application/shared/deps.ts';
+import type { Obligation } from '../../application/collect/obligations.ts';
+import { preauthorise } from '../../application/collect/preauth.ts';
 import { formatAmount } from '../../domain/collect/amount.ts';
-import { CollectProtocolError } from '../../domain/collect/errors.ts';
-import {
-  PreauthFinalizePayload,
-  PreauthRegisterPayload,
-  PreauthReversePayload,
-  parsePayload,
-  preauthPhaseOf,
-} from '../../domain/collect/payloads.ts';
-import { finalizeHoldUpdate, reverseHoldUpdate } from '../../domain/collect/processes.ts';
 import { formatExpTime } from '../../domain/epay-time.ts';
 import { defineOperation } from '../shared/operation.ts';
 import {
-  authenticate,
   authenticationErrors,
   encodedFormDocumentation,
-  findObligation,
-  findOwnObligation,
-  type Obligation,
   protocolHandler,
   requestParams,
   textAnswer,
   textResponses,
-  updateObligation,
 } from './protocol.ts';
-import { registerObligation, registrationAnswer } from './registration.ts';
+import { registrationAnswer } from './registration.ts';
 
 /**
  * POST /v3main/: pre-authorisation in three phases on one endpoint, chosen by the packet's `PHASE`:
@@ -46,33 +33,6 @@ function settledAnswer(c: Parameters<typeof textAnswer>[0], row: Obligation) {
     STAN: row.stan ?? undefined,
     BCODE: row.bcode ?? undefined,
   });
-}
-
-async function ownHold(deps: UseCaseDeps, min: string, idn: string): Promise<Obligation> {
-  const row = await findOwnObligation(deps, min, idn);
-  if (row.kind !== 'preauth') {
-    throw new CollectProtocolError('WRONG_KIND', `${idn} is not a pre-authorisation`, 'IDN');
-  }
-  return row;
-}
-
-/** Runs the phase; when it was already done with the same effect, answers that instead of an error. */
-async function idempotently(
-  deps: UseCaseDeps,
-  row: Obligation,
-  done: (row: Obligation) => boolean,
-  run: () => Promise<unknown>,
-): Promise<Obligation> {
-  if (done(row)) return row;
-  try {
-    await run();
-  } catch (error) {
-    if (!(error instanceof CollectProtocolError)) throw error;
-    const latest = await findObligation(deps, row.idn);
-    if (latest && done(latest)) return latest;
-    throw error;
-  }
-  return (await findObligation(deps, row.idn)) ?? row;
 }
 
 export const v3mainPreauthOperation = defineOperation({
@@ -118,56 +78,20 @@ export const v3mainPreauthOperation = defineOperation({
     }),
   handler: () =>
     protocolHandler(async (c) => {
-      const deps = c.get('deps');
-      const { merchant, packet } = await authenticate(deps, await requestParams(c));
-      switch (preauthPhaseOf(packet)) {
-        case 'REGISTER': {
-          const hold = parsePayload(PreauthRegisterPayload, { ...packet, PHASE: 'REGISTER' });
-          const registered = await registerObligation(deps, {
-            merchant,
-            packet,
-            kind: 'preauth',
-            terms: hold,
-            defaultExpiryMs: deps.config.COLLECT_PREAUTH_EXPIRY,
-            details: {},
+      const outcome = await preauthorise(c.get('deps'), await requestParams(c));
+      switch (outcome.phase) {
+        case 'REGISTER':
+          return registrationAnswer(c, outcome.registered, {
+            AMOUNT: formatAmount(outcome.registered.obligation.amountMinor),
           });
-          return registrationAnswer(c, registered, {
-            AMOUNT: formatAmount(registered.obligation.amountMinor),
-          });
-        }
-        case 'FINALIZE': {
-          const finalize = parsePayload(PreauthFinalizePayload, { ...packet, PHASE: 'FINALIZE' });
-          const row = await ownHold(deps, merchant.min, finalize.idn);
-          const settled = await idempotently(
-            deps,
-            row,
-            (r) => r.status === 'PAID' && r.paidAmountMinor === finalize.amountMinor,
-            () =>
-              updateObligation(
-                deps,
-                row,
-                (handle) =>
-                  handle.executeUpdate(finalizeHoldUpdate, { args: [{ amountMinor: finalize.amountMinor }] }),
-                'AMOUNT',
-              ),
-          );
-          return settledAnswer(c, settled);
-        }
-        case 'REVERSE': {
-          const reverse = parsePayload(PreauthReversePayload, { ...packet, PHASE: 'REVERSE' });
-          const row = await ownHold(deps, merchant.min, reverse.idn);
-          const reversed = await idempotently(
-            deps,
-            row,
-            (r) => r.status === 'REVERSED',
-            () => updateObligation(deps, row, (handle) => handle.executeUpdate(reverseHoldUpdate)),
-          );
+        case 'FINALIZE':
+          return settledAnswer(c, outcome.obligation);
+        case 'REVERSE':
           return textAnswer(c, {
-            IDN: reversed.idn,
-            STATUS: reversed.status,
-            EXP_TIME: formatExpTime(reversed.expiresAt),
+            IDN: outcome.obligation.idn,
+            STATUS: outcome.obligation.status,
+            EXP_TIME: formatExpTime(outcome.obligation.expiresAt),
           });
-        }
       }
     }),
 });

@@ -1,28 +1,33 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { z } from '@hono/zod-openapi';
-import { eq } from 'drizzle-orm';
 import type { Context } from 'hono';
+import type {
+  CardFormSubject,
+  CardPageOutcome,
+  PageErrorCode,
+  ReturnUrls,
+  SavedCardNote,
+} from '../../../application/collect/card-page.ts';
+import type { Obligation } from '../../../application/collect/obligations.ts';
 import type { UseCaseDeps } from '../../../application/shared/deps.ts';
-import { collectMerchants } from '../../../db/schema/collect.ts';
-import { collectSavedCards } from '../../../db/schema/collect-saved-cards.ts';
 import { formatAmount } from '../../../domain/collect/amount.ts';
 import { CollectProtocolError } from '../../../domain/collect/errors.ts';
 import { formatExpTime } from '../../../domain/epay-time.ts';
 import type { AppEnv } from '../../shared/context.ts';
 import type { Html } from '../../shared/html.ts';
-import type { Obligation } from '../protocol.ts';
-import { errorPage, layout, type PaymentView, paymentPage, type ResultView } from './html.ts';
+import { errorPage, layout, type PaymentView, paymentPage, type ResultView, resultPage } from './html.ts';
 
 /**
  * The answers of the hosted card page (spec A.1, ePay.bg `PAGE=credit_paydirect`), shared by its two
  * operations (POST / opens the page, POST /card/pay submits it): HTML pages with their headers, the
- * page errors, and what a customer sees of an obligation. docs/collect.md, decision 0013.
+ * page errors, and what a customer sees of an obligation (the use cases' CardPageOutcome).
+ * docs/collect.md, decision 0013.
  */
 
 export type PageContext = Context<AppEnv>;
 
 /** Errors of the page itself (beside the ENCODED protocol's codes). */
-export const PAGE_ERRORS = {
+export const PAGE_ERRORS: Record<PageErrorCode, { status: number; message: string }> = {
   PAGE_NOT_FOUND: { status: 404, message: 'This payment page does not exist.' },
   PAGE_USED: { status: 409, message: 'This payment page has already been used.' },
   PAGE_EXPIRED: { status: 410, message: 'This payment page has expired.' },
@@ -34,8 +39,6 @@ export const PAGE_ERRORS = {
   /** The card acquirer refused the request itself (not the card): nothing was paid. */
   ACQUIRER_REFUSED: { status: 502, message: 'The card payment service refused the payment request.' },
 } as const;
-
-export const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /** Headers of every page: never cached, never framed, no referrer to the merchant, one inline style. */
 function pageHeaders(nonce: string, formTargets: (string | null | undefined)[] = []): Record<string, string> {
@@ -110,14 +113,6 @@ export function pageHandler(operation: (c: PageContext, deps: UseCaseDeps) => Pr
 const amountText = (obligation: Obligation) =>
   `${formatAmount(obligation.amountMinor)} ${obligation.currency}`;
 
-async function merchantName(deps: UseCaseDeps, min: string): Promise<string> {
-  const [row] = await deps.db
-    .select({ name: collectMerchants.name })
-    .from(collectMerchants)
-    .where(eq(collectMerchants.min, min));
-  return row?.name ?? min;
-}
-
 /** The page's form action: beside the page, wherever the gateway is mounted. */
 function formAction(c: PageContext): string {
   const path = c.req.path.replace(/\/+$/, '');
@@ -130,25 +125,14 @@ export function challengeReturnUrl(c: PageContext, baseUrl: string): string {
   return `${baseUrl}${path}/card/return`;
 }
 
-/** The card an obligation's page saved (SAVECARD=1), as the customer is told of it. */
-export async function savedCardOf(
-  deps: UseCaseDeps,
-  idn: string,
-): Promise<{ brand: string; last4: string } | undefined> {
-  const [card] = await deps.db
-    .select({ brand: collectSavedCards.brand, last4: collectSavedCards.last4 })
-    .from(collectSavedCards)
-    .where(eq(collectSavedCards.idn, idn));
-  return card;
-}
+const backLink = (href: string | null) => (href ? { href, text: 'Return to the merchant' } : undefined);
 
 /** What a customer sees of an obligation that can no longer be paid on this page. */
 export function closedView(
   obligation: Obligation,
-  page: { urlOk: string | null; urlCancel: string | null },
-  savedCard?: { brand: string; last4: string },
+  page: ReturnUrls,
+  savedCard?: SavedCardNote,
 ): ResultView & { status: number } {
-  const back = (href: string | null) => (href ? { href, text: 'Return to the merchant' } : undefined);
   const saved = savedCard
     ? ` Your ${savedCard.brand} card ending in ${savedCard.last4} was saved for later payments.`
     : '';
@@ -158,51 +142,50 @@ export function closedView(
         status: 200,
         heading: 'Card saved',
         message: `Nothing was paid.${saved || ' Your card was saved for later payments.'}`,
-        link: back(page.urlOk),
+        link: backLink(page.urlOk),
       };
     case 'HELD':
       return {
         status: 200,
         heading: 'Amount held',
         message: `${amountText(obligation)} is held on your card for invoice ${obligation.invoice}.`,
-        link: back(page.urlOk),
+        link: backLink(page.urlOk),
       };
     case 'PAID':
       return {
         status: 200,
         heading: 'Payment complete',
         message: `Invoice ${obligation.invoice} has been paid (${amountText(obligation)}).${saved}`,
-        link: back(page.urlOk),
+        link: backLink(page.urlOk),
       };
     case 'EXPIRED':
       return {
         status: 409,
         heading: 'Payment expired',
         message: `Invoice ${obligation.invoice} can no longer be paid: its payment time has passed.`,
-        link: back(page.urlCancel),
+        link: backLink(page.urlCancel),
       };
     default:
       return {
         status: 409,
         heading: 'Payment not made',
         message: `Invoice ${obligation.invoice} was declined or cancelled and cannot be paid here.`,
-        link: back(page.urlCancel),
+        link: backLink(page.urlCancel),
       };
   }
 }
 
 /** The card form of an open obligation (again, with the customer's problems, after a bad submission). */
-export async function renderForm(
+async function renderForm(
   c: PageContext,
-  deps: UseCaseDeps,
-  obligation: Obligation,
+  { obligation, merchantName }: CardFormSubject,
   options: { token: string; urlOk: string | null; urlCancel: string | null; status?: number } & Pick<
     PaymentView,
     'values' | 'problems'
   >,
 ): Promise<Response> {
   const view: PaymentView = {
-    merchantName: await merchantName(deps, obligation.merchantMin),
+    merchantName,
     invoice: obligation.invoice,
     amount: amountText(obligation),
     description: obligation.description ?? undefined,
@@ -211,7 +194,7 @@ export async function renderForm(
     action: formAction(c),
     mode: obligation.kind === 'preauth' ? 'hold' : obligation.amountMinor === 0 ? 'save' : 'pay',
     saveCard: obligation.details.saveCard === '1',
-    sandbox: deps.config.PLATFORM_MODE === 'sandbox',
+    sandbox: c.get('deps').config.PLATFORM_MODE === 'sandbox',
     ...(options.values ? { values: options.values } : {}),
     ...(options.problems ? { problems: options.problems } : {}),
   };
@@ -224,6 +207,82 @@ export async function renderForm(
     paymentPage(view),
     [options.urlOk, options.urlCancel],
   );
+}
+
+/** What the customer is shown, as the page's HTML answer (or a redirect back to the merchant). */
+export function answerCardPage(c: PageContext, outcome: CardPageOutcome): Promise<Response> | Response {
+  switch (outcome.type) {
+    case 'form':
+      return renderForm(c, outcome.subject, {
+        token: outcome.token,
+        ...outcome.page,
+        ...(outcome.invalid ? { status: 422, ...outcome.invalid } : {}),
+      });
+    case 'closed': {
+      const view = closedView(outcome.obligation, outcome.page, outcome.savedCard);
+      return pageAnswer(c, view.status, view.heading, resultPage(view));
+    }
+    case 'used': {
+      const view = closedView(outcome.obligation, outcome.page);
+      return pageAnswer(
+        c,
+        PAGE_ERRORS.PAGE_USED.status,
+        'Payment page used',
+        resultPage({ ...view, heading: PAGE_ERRORS.PAGE_USED.message, code: 'PAGE_USED' }),
+      );
+    }
+    case 'error':
+      return pageError(c, outcome.code);
+    case 'page_expired':
+      return pageAnswer(
+        c,
+        PAGE_ERRORS.PAGE_EXPIRED.status,
+        'Payment page expired',
+        resultPage({
+          heading: PAGE_ERRORS.PAGE_EXPIRED.message,
+          code: 'PAGE_EXPIRED',
+          message: 'Return to the merchant and start the payment again.',
+          link: backLink(outcome.page.urlCancel),
+        }),
+      );
+    case 'redirect':
+      return c.redirect(outcome.url, 303);
+    case 'cancelled':
+      return pageAnswer(
+        c,
+        200,
+        'Payment cancelled',
+        resultPage({ heading: 'Payment cancelled', message: `Invoice ${outcome.invoice} was not paid.` }),
+      );
+    case 'challenge':
+      // A link, not a redirect: the page's CSP (form-action) names only the gateway and the merchant.
+      return pageAnswer(
+        c,
+        200,
+        'Confirm the payment with your bank',
+        resultPage({
+          heading: 'Confirm the payment with your bank',
+          message: 'Your card issuer asks you to confirm this payment (3-D Secure).',
+          link: { href: outcome.challengeUrl, text: 'Continue to your bank' },
+        }),
+      );
+    case 'declined': {
+      const { obligation, reason } = outcome;
+      return pageAnswer(
+        c,
+        200,
+        'Payment declined',
+        resultPage({
+          heading: 'Payment declined',
+          message:
+            obligation.amountMinor === 0
+              ? `Your card was declined: ${reason}. It was not saved.`
+              : `Your card was declined: ${reason}. Invoice ${obligation.invoice} was not paid.`,
+          link: backLink(outcome.page.urlCancel),
+        }),
+      );
+    }
+  }
 }
 
 /** OpenAPI entry of an HTML answer. */

@@ -1,4 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { lookUpIdn } from '../../../application/collect/cash-desk.ts';
 import { obligationKinds, obligationStatuses } from '../../../domain/collect/obligation.ts';
 import { defineOperation } from '../../shared/operation.ts';
 import {
@@ -8,7 +9,6 @@ import {
   deskOperatorOf,
   requireDeskOperator,
 } from './auth.ts';
-import { lookUpIdn } from './cash-desk.ts';
 import { idnSchema } from './schemas.ts';
 
 const idnViewSchema = z

@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { operationsOf } from '../../../application/collect/cash-desk.ts';
 import { defineOperation } from '../../shared/operation.ts';
 import { DESK_SECURITY, deskErrorResponses, deskOperatorOf, requireDeskOperator } from './auth.ts';
-import { operationsOf } from './cash-desk.ts';
 import { operationRecordSchema } from './schemas.ts';
 
 /** GET /desk/api/operations: the operator's own latest operations (never another operator's). */

@@ -1,14 +1,14 @@
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import type { DeskReceipt, IdnView } from '../../../application/collect/cash-desk.ts';
+import { type DeskOperator, operatorOfSession } from '../../../application/collect/desk-sessions.ts';
 import { Refusal } from '../../../application/shared/refusal.ts';
-import { type DeskOperator, deskOperatorOfSession } from '../../../credentials/collect/desk-operators.ts';
 import { IDEMPOTENCY_KEY_PATTERN } from '../../../domain/collect/desk.ts';
 import { IDN_TEXT } from '../../../domain/collect/payloads.ts';
 import type { AppEnv } from '../../shared/context.ts';
 import { type Html, html, htmlPage } from '../../shared/html.ts';
 import { htmlAnswer } from '../../shared/openapi.ts';
-import type { DeskReceipt, IdnView } from './cash-desk.ts';
 
 /**
  * The hosted cash-desk page (GET /desk and its forms): a person logs in, looks up an IDN, takes a
@@ -62,7 +62,7 @@ export async function pageOperator(
 ): Promise<{ operator: DeskOperator; token: string; csrf: string } | undefined> {
   const token = sessionToken(c);
   if (!token) return undefined;
-  const operator = await deskOperatorOfSession(c.get('deps').db, token);
+  const operator = await operatorOfSession(c.get('deps'), token);
   return operator ? { operator, token, csrf: csrfOf(token) } : undefined;
 }
 

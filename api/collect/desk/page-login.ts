@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { logInDeskOperator } from '../../../credentials/collect/desk-operators.ts';
+import { logIn } from '../../../application/collect/desk-sessions.ts';
 import { htmlAnswer } from '../../shared/openapi.ts';
 import { defineOperation } from '../../shared/operation.ts';
 import {
@@ -32,14 +32,9 @@ export const deskPageLoginOperation = defineOperation({
     deskPageHandler(async (c) => {
       requireSameOrigin(c);
       const form = await formFields(c);
-      const { db, config } = c.get('deps');
       const session =
         form.login && form.password
-          ? await logInDeskOperator(
-              db,
-              { login: form.login, password: form.password },
-              config.COLLECT_DESK_SESSION_TTL,
-            )
+          ? await logIn(c.get('deps'), { login: form.login, password: form.password })
           : undefined;
       if (!session) return loginPage(c, 401, 'Wrong login or password.');
       setSessionCookie(c, session.token, session.expiresAt);

@@ -1,7 +1,7 @@
 import { createRoute } from '@hono/zod-openapi';
+import { takePayment } from '../../../application/collect/cash-desk.ts';
 import { htmlAnswer } from '../../shared/openapi.ts';
 import { defineOperation } from '../../shared/operation.ts';
-import { takePayment } from './cash-desk.ts';
 import { deskPageHandler, pageFormResponses, receiptPage, requirePageForm } from './page-html.ts';
 
 /** POST /desk/pay: the page's "take payment" button. */

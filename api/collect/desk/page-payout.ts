@@ -1,7 +1,7 @@
 import { createRoute } from '@hono/zod-openapi';
+import { payOutCash } from '../../../application/collect/cash-desk.ts';
 import { htmlAnswer } from '../../shared/openapi.ts';
 import { defineOperation } from '../../shared/operation.ts';
-import { payOutCash } from './cash-desk.ts';
 import { deskPageHandler, pageFormResponses, receiptPage, requirePageForm } from './page-html.ts';
 
 /** POST /desk/payout: the page's pay-out form, with the identity the recipient's document shows. */

@@ -1,9 +1,9 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { lookUpIdn } from '../../../application/collect/cash-desk.ts';
 import { Refusal } from '../../../application/shared/refusal.ts';
 import { IDN_TEXT } from '../../../domain/collect/payloads.ts';
 import { htmlAnswer } from '../../shared/openapi.ts';
 import { defineOperation } from '../../shared/operation.ts';
-import { lookUpIdn } from './cash-desk.ts';
 import { deskPage, deskPageHandler, loginPage, pageOperator } from './page-html.ts';
 
 /** GET /desk: the cash-desk page (log-in form, or the desk with the IDN looked up). */

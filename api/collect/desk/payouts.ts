@@ -1,4 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { payOutCash } from '../../../application/collect/cash-desk.ts';
 import { jsonBody } from '../../shared/openapi.ts';
 import { defineOperation } from '../../shared/operation.ts';
 import {
@@ -9,7 +10,6 @@ import {
   idempotencyHeaders,
   requireDeskOperator,
 } from './auth.ts';
-import { payOutCash } from './cash-desk.ts';
 import { deskAnswerSchema, idnSchema } from './schemas.ts';
 
 /** POST /desk/api/payouts: the desk hands out a cash payout to its identified recipient. */

@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { logIn } from '../../../application/collect/desk-sessions.ts';
 import { Refusal } from '../../../application/shared/refusal.ts';
-import { logInDeskOperator } from '../../../credentials/collect/desk-operators.ts';
 import { jsonBody } from '../../shared/openapi.ts';
 import { defineOperation } from '../../shared/operation.ts';
 import { deskErrorResponses } from './auth.ts';
@@ -51,8 +51,7 @@ export const deskSessionsCreateOperation = defineOperation({
       },
     }),
   handler: () => async (c) => {
-    const { db, config } = c.get('deps');
-    const session = await logInDeskOperator(db, c.req.valid('json'), config.COLLECT_DESK_SESSION_TTL);
+    const session = await logIn(c.get('deps'), c.req.valid('json'));
     if (!session) throw Refusal.unauthorized('Wrong login or password');
     return c.json(
       { token: session.token, expiresAt: session.expiresAt.toISOString(), operator: session.operator },

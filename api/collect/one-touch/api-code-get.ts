@@ -1,19 +1,14 @@
-import { randomBytes, randomInt } from 'node:crypto';
 import { createRoute, z } from '@hono/zod-openapi';
-import { sql } from 'drizzle-orm';
-import { collectOneTouchCodes, collectOneTouchDevices } from '../../../db/schema/collect-one-touch.ts';
+import { pairDevice } from '../../../application/collect/one-touch.ts';
 import { defineOperation } from '../../shared/operation.ts';
-import { appIdParameter, deviceIdParameter, identifier, requireApp, sha256, text } from './device-tokens.ts';
-import { answerOneTouch, OneTouchError, oneTouchErrorResponses } from './responses.ts';
+import { appIdParameter, deviceIdParameter, identifier, text } from './parameters.ts';
+import { answerOneTouch, oneTouchErrorResponses } from './responses.ts';
 
 /**
  * GET /xdev/api/api/code/get: registers the device with the application and hands out a short-lived,
  * single-use pairing code. The customer's consent (ePay.bg's hosted authorisation page) is simulated:
  * the sandbox user is deemed to have authorised the device, so the code is answered at once.
  */
-
-/** The sandbox user's client number: 10 digits, not starting with 0. */
-const generateKin = () => String(randomInt(1_000_000_000, 10_000_000_000));
 
 export const apiCodeGetOperation = defineOperation({
   route: () =>
@@ -67,56 +62,22 @@ export const apiCodeGetOperation = defineOperation({
       },
     }),
   handler: () => (c) =>
-    answerOneTouch(c, async ({ db }) => {
+    answerOneTouch(c, async (deps) => {
       const query = c.req.valid('query');
-      await requireApp(db, query.APPID);
-      const code = randomBytes(16).toString('hex');
-      const expiresAt = new Date(Date.now() + c.get('deps').config.COLLECT_ONE_TOUCH_CODE_TTL);
-      const described = {
-        deviceName: query.DEVICE_NAME ?? null,
-        brand: query.BRAND ?? null,
-        os: query.OS ?? null,
-        model: query.MODEL ?? null,
-        osVersion: query.OS_VERSION ?? null,
-        phone: query.PHONE ?? null,
-        userType: query.UTYPE ?? null,
-      };
-      const issued = await db.transaction(async (tx) => {
-        const [inserted] = await tx
-          .insert(collectOneTouchCodes)
-          .values({
-            appId: query.APPID,
-            deviceId: query.DEVICEID,
-            key: query.KEY,
-            codeHash: sha256(code),
-            expiresAt,
-          })
-          .onConflictDoNothing()
-          .returning({ id: collectOneTouchCodes.id });
-        if (!inserted) return false;
-        await tx
-          .insert(collectOneTouchDevices)
-          .values({
-            appId: query.APPID,
-            deviceId: query.DEVICEID,
-            ...described,
-            kin: generateKin(),
-            instrumentId: `pin_${randomBytes(16).toString('base64url')}`,
-          })
-          .onConflictDoUpdate({
-            target: [collectOneTouchDevices.appId, collectOneTouchDevices.deviceId],
-            set: { ...described, updatedAt: sql`now()` },
-          });
-        return true;
+      const { code } = await pairDevice(deps, {
+        appId: query.APPID,
+        deviceId: query.DEVICEID,
+        key: query.KEY,
+        described: {
+          deviceName: query.DEVICE_NAME ?? null,
+          brand: query.BRAND ?? null,
+          os: query.OS ?? null,
+          model: query.MODEL ?? null,
+          osVersion: query.OS_VERSION ?? null,
+          phone: query.PHONE ?? null,
+          userType: query.UTYPE ?? null,
+        },
       });
-      if (!issued) {
-        throw new OneTouchError(
-          409,
-          'KEY_ALREADY_USED',
-          'This KEY was already used by this device: pair with a new KEY',
-          'KEY',
-        );
-      }
       return c.json({ status: 'OK' as const, code }, 200);
     }),
 });

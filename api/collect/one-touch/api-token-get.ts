@@ -1,14 +1,8 @@
-import { randomBytes, randomUUID } from 'node:crypto';
 import { createRoute, z } from '@hono/zod-openapi';
-import { and, eq, gt, isNull } from 'drizzle-orm';
-import {
-  collectOneTouchCodes,
-  collectOneTouchDevices,
-  collectOneTouchTokens,
-} from '../../../db/schema/collect-one-touch.ts';
+import { issueDeviceToken } from '../../../application/collect/one-touch.ts';
 import { defineOperation } from '../../shared/operation.ts';
-import { appIdParameter, deviceIdParameter, identifier, requireApp, sha256 } from './device-tokens.ts';
-import { answerOneTouch, OneTouchError, oneTouchErrorResponses } from './responses.ts';
+import { appIdParameter, deviceIdParameter, identifier } from './parameters.ts';
+import { answerOneTouch, oneTouchErrorResponses } from './responses.ts';
 
 /**
  * GET /xdev/api/api/token/get: exchanges a pairing code from `code/get` (once) for an access token
@@ -59,59 +53,19 @@ export const apiTokenGetOperation = defineOperation({
       },
     }),
   handler: () => (c) =>
-    answerOneTouch(c, async ({ db, config }) => {
+    answerOneTouch(c, async (deps) => {
       const query = c.req.valid('query');
-      await requireApp(db, query.APPID);
-      const token = `ot_${randomBytes(32).toString('base64url')}`;
-      const expiresAt = new Date(Date.now() + config.COLLECT_ONE_TOUCH_TOKEN_TTL);
-      const device = await db.transaction(async (tx) => {
-        // Single use: the update that marks the code used is the one that may issue the token.
-        const [used] = await tx
-          .update(collectOneTouchCodes)
-          .set({ usedAt: new Date() })
-          .where(
-            and(
-              eq(collectOneTouchCodes.codeHash, sha256(query.CODE)),
-              eq(collectOneTouchCodes.appId, query.APPID),
-              eq(collectOneTouchCodes.deviceId, query.DEVICEID),
-              isNull(collectOneTouchCodes.usedAt),
-              gt(collectOneTouchCodes.expiresAt, new Date()),
-            ),
-          )
-          .returning({ id: collectOneTouchCodes.id });
-        if (!used) return undefined;
-        await tx.insert(collectOneTouchTokens).values({
-          id: `ott_${randomUUID().replaceAll('-', '')}`,
-          appId: query.APPID,
-          deviceId: query.DEVICEID,
-          tokenHash: sha256(token),
-          expiresAt,
-        });
-        const [row] = await tx
-          .select({ kin: collectOneTouchDevices.kin })
-          .from(collectOneTouchDevices)
-          .where(
-            and(
-              eq(collectOneTouchDevices.appId, query.APPID),
-              eq(collectOneTouchDevices.deviceId, query.DEVICEID),
-            ),
-          );
-        return row;
+      const issued = await issueDeviceToken(deps, {
+        appId: query.APPID,
+        deviceId: query.DEVICEID,
+        code: query.CODE,
       });
-      if (!device) {
-        throw new OneTouchError(
-          400,
-          'INVALID_CODE',
-          'CODE is unknown, already used, expired, or not issued to this device',
-          'CODE',
-        );
-      }
       return c.json(
         {
           status: 'OK' as const,
-          TOKEN: token,
-          EXPIRES: Math.floor(expiresAt.getTime() / 1000),
-          KIN: device.kin,
+          TOKEN: issued.token,
+          EXPIRES: Math.floor(issued.expiresAt.getTime() / 1000),
+          KIN: issued.kin,
           REALNAME: 'Sandbox User',
         },
         200,

@@ -1,8 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { and, eq, isNull } from 'drizzle-orm';
-import { collectOneTouchTokens } from '../../../db/schema/collect-one-touch.ts';
+import { invalidateDeviceToken } from '../../../application/collect/one-touch.ts';
 import { defineOperation } from '../../shared/operation.ts';
-import { appIdParameter, deviceIdParameter, requireDeviceToken, tokenParameter } from './device-tokens.ts';
+import { appIdParameter, deviceCredentialOf, deviceIdParameter, tokenParameter } from './parameters.ts';
 import { answerOneTouch, oneTouchErrorResponses } from './responses.ts';
 
 /** GET /xdev/api/api/token/invalidate: ends an access token at once. */
@@ -27,13 +26,8 @@ export const apiTokenInvalidateOperation = defineOperation({
       },
     }),
   handler: () => (c) =>
-    answerOneTouch(c, async ({ db }) => {
-      const query = c.req.valid('query');
-      const { tokenId } = await requireDeviceToken(db, query);
-      await db
-        .update(collectOneTouchTokens)
-        .set({ invalidatedAt: new Date() })
-        .where(and(eq(collectOneTouchTokens.id, tokenId), isNull(collectOneTouchTokens.invalidatedAt)));
+    answerOneTouch(c, async (deps) => {
+      await invalidateDeviceToken(deps, deviceCredentialOf(c.req.valid('query')));
       return c.json({ status: 'OK' as const }, 200);
     }),
 });

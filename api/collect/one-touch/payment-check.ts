@@ -1,18 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { checkPayment, TAX } from '../../../application/collect/one-touch.ts';
 import { defineOperation } from '../../shared/operation.ts';
-import { requireDeviceToken } from './device-tokens.ts';
-import {
-  assertRecipient,
-  assertUsableReservation,
-  chooseInstrument,
-  conflictResponse,
-  idConflict,
-  loadDevice,
-  loadPayment,
-  registeredFields,
-  SANDBOX_CARD_LIMIT,
-  TAX,
-} from './payment-records.ts';
+import { deviceCredentialOf } from './parameters.ts';
+import { conflictResponse, registeredFields, registeredPaymentOf } from './payment-schemas.ts';
 import { answerOneTouch, oneTouchErrorResponses } from './responses.ts';
 
 /** GET /xdev/api/payment/check: previews a payment of a paired device; records nothing. */
@@ -58,29 +48,22 @@ export const paymentCheckOperation = defineOperation({
       },
     }),
   handler: () => (c) =>
-    answerOneTouch(c, async ({ db }) => {
+    answerOneTouch(c, async (deps) => {
       const query = c.req.valid('query');
-      await requireDeviceToken(db, query);
-      const device = await loadDevice(db, query.APPID, query.DEVICEID);
-      assertRecipient(query.RCPT_TYPE, query.RCPT);
-      const instrumentId = chooseInstrument(device, query.PINS);
-      const existing = await loadPayment(db, query.APPID, query.ID);
-      if (existing && existing.state !== 'initialized') throw idConflict('ID was already used for a payment');
-      if (existing) assertUsableReservation(existing, query.DEVICEID, new Date());
-      const amount = Number(query.AMOUNT);
+      const preview = await checkPayment(deps, deviceCredentialOf(query), registeredPaymentOf(query));
       return c.json(
         {
           status: 'OK' as const,
           payment: {
-            ID: query.ID,
-            AMOUNT: amount,
+            ID: preview.id,
+            AMOUNT: preview.amount,
             PAYMENT_INSTRUMENTS: [
               {
-                ID: instrumentId,
+                ID: preview.instrumentId,
                 NAME: 'Sandbox card',
                 TAX,
-                TOTAL: amount + TAX,
-                STATUS: amount <= SANDBOX_CARD_LIMIT ? ('OK' as const) : ('DECLINED' as const),
+                TOTAL: preview.amount + TAX,
+                STATUS: preview.approved ? ('OK' as const) : ('DECLINED' as const),
               },
             ],
             DATA: { RCPT_TYPE: query.RCPT_TYPE, RCPT: query.RCPT },

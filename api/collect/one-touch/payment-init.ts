@@ -1,9 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { createRoute, z } from '@hono/zod-openapi';
-import { collectOneTouchPayments } from '../../../db/schema/collect-one-touch.ts';
+import { reservePaymentId } from '../../../application/collect/one-touch.ts';
 import { defineOperation } from '../../shared/operation.ts';
-import { appIdParameter, deviceIdParameter, requireDeviceToken, tokenParameter } from './device-tokens.ts';
-import { answerOneTouch, OneTouchError, oneTouchErrorResponses } from './responses.ts';
+import { appIdParameter, deviceCredentialOf, deviceIdParameter, tokenParameter } from './parameters.ts';
+import { answerOneTouch, oneTouchErrorResponses } from './responses.ts';
 
 /** GET /xdev/api/payment/init: reserves a payment ID for the device, usable until EXP. */
 
@@ -49,26 +48,9 @@ export const paymentInitOperation = defineOperation({
       },
     }),
   handler: () => (c) =>
-    answerOneTouch(c, async ({ db, config }) => {
+    answerOneTouch(c, async (deps) => {
       const query = c.req.valid('query');
-      await requireDeviceToken(db, query);
-      const now = Date.now();
-      const expiresAt = query.EXP
-        ? new Date(Number(query.EXP) * 1000)
-        : new Date(now + config.COLLECT_ONE_TOUCH_PAYMENT_ID_TTL);
-      if (expiresAt.getTime() <= now) throw OneTouchError.invalid('EXP', 'must be in the future');
-      if (expiresAt.getTime() > now + config.COLLECT_MAX_EXPIRY) {
-        throw OneTouchError.invalid('EXP', 'is too far in the future (COLLECT_MAX_EXPIRY)');
-      }
-      const id = randomBytes(32).toString('base64url');
-      await db.insert(collectOneTouchPayments).values({
-        appId: query.APPID,
-        id,
-        deviceId: query.DEVICEID,
-        kind: 'registered',
-        state: 'initialized',
-        expiresAt,
-      });
+      const { id, expiresAt } = await reservePaymentId(deps, deviceCredentialOf(query), query.EXP);
       return c.json(
         { status: 'OK' as const, payment: { ID: id, EXP: Math.floor(expiresAt.getTime() / 1000) } },
         200,

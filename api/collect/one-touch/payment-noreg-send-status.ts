@@ -1,19 +1,17 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { loadOneTouchApp } from '../../../credentials/collect/one-touch-apps.ts';
-import { verifyOneTouchChecksum } from '../../../domain/collect/one-touch-checksum.ts';
+import { sendUnpairedPayment } from '../../../application/collect/one-touch.ts';
 import { defineOperation } from '../../shared/operation.ts';
-import { appIdParameter, deviceIdParameter } from './device-tokens.ts';
+import { appIdParameter, deviceIdParameter } from './parameters.ts';
 import {
-  assertRecipient,
   conflictResponse,
   declined,
   declinedResponse,
   paymentFields,
   paymentRecord,
   paymentRecordSchema,
-  sendPayment,
-} from './payment-records.ts';
-import { answerOneTouch, OneTouchError, oneTouchErrorResponses } from './responses.ts';
+  paymentTermsOf,
+} from './payment-schemas.ts';
+import { answerOneTouch, oneTouchErrorResponses } from './responses.ts';
 
 /**
  * GET /xdev/api/api/payment/noreg/send/status: a payment without a paired device, authenticated by the
@@ -68,33 +66,15 @@ export const paymentNoregSendStatusOperation = defineOperation({
       },
     }),
   handler: () => (c) =>
-    answerOneTouch(c, async ({ db, config }) => {
+    answerOneTouch(c, async (deps) => {
       const query = c.req.valid('query');
-      const application = await loadOneTouchApp(db, config, query.APPID);
-      if (!application) throw new OneTouchError(401, 'INVALID_APP', 'APPID names no application', 'APPID');
-      // Every parameter as received counts, including ones this gateway does not use.
-      if (!verifyOneTouchChecksum(c.req.query(), query.CHECKSUM, application.secret)) {
-        throw new OneTouchError(
-          401,
-          'INVALID_CHECKSUM',
-          'CHECKSUM does not match the parameters',
-          'CHECKSUM',
-        );
-      }
-      assertRecipient(query.RCPT_TYPE, query.RCPT);
       const saveCard = query.SAVECARD ?? '0';
-      const row = await sendPayment(db, {
+      const row = await sendUnpairedPayment(deps, {
         appId: query.APPID,
-        id: query.ID,
         deviceId: query.DEVICEID,
-        kind: 'noreg',
-        amount: Number(query.AMOUNT),
-        recipient: query.RCPT,
-        recipientType: query.RCPT_TYPE,
-        description: query.DESCRIPTION ?? '',
-        reason: query.REASON ?? '',
-        instrumentId: null,
-        show: 'KIN',
+        params: c.req.query(),
+        checksum: query.CHECKSUM,
+        payment: paymentTermsOf(query),
         saveCard,
       });
       if (row.state === 'declined') throw declined(row, { savecard: Number(saveCard) });

@@ -1,18 +1,16 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { sendRegisteredPayment } from '../../../application/collect/one-touch.ts';
 import { defineOperation } from '../../shared/operation.ts';
-import { requireDeviceToken } from './device-tokens.ts';
+import { deviceCredentialOf } from './parameters.ts';
 import {
-  assertRecipient,
-  chooseInstrument,
   conflictResponse,
   declined,
   declinedResponse,
-  loadDevice,
   paymentRecord,
   paymentRecordSchema,
   registeredFields,
-  sendPayment,
-} from './payment-records.ts';
+  registeredPaymentOf,
+} from './payment-schemas.ts';
 import { answerOneTouch, oneTouchErrorResponses } from './responses.ts';
 
 /**
@@ -46,25 +44,9 @@ export const paymentSendStatusOperation = defineOperation({
       },
     }),
   handler: () => (c) =>
-    answerOneTouch(c, async ({ db }) => {
+    answerOneTouch(c, async (deps) => {
       const query = c.req.valid('query');
-      await requireDeviceToken(db, query);
-      const device = await loadDevice(db, query.APPID, query.DEVICEID);
-      assertRecipient(query.RCPT_TYPE, query.RCPT);
-      const row = await sendPayment(db, {
-        appId: query.APPID,
-        id: query.ID,
-        deviceId: query.DEVICEID,
-        kind: 'registered',
-        amount: Number(query.AMOUNT),
-        recipient: query.RCPT,
-        recipientType: query.RCPT_TYPE,
-        description: query.DESCRIPTION ?? '',
-        reason: query.REASON ?? '',
-        instrumentId: chooseInstrument(device, query.PINS),
-        show: query.SHOW ?? 'KIN',
-        saveCard: null,
-      });
+      const row = await sendRegisteredPayment(deps, deviceCredentialOf(query), registeredPaymentOf(query));
       if (row.state === 'declined') throw declined(row);
       return c.json({ status: 'OK' as const, payment: paymentRecord(row) }, 200);
     }),

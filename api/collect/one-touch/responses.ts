@@ -1,63 +1,18 @@
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ZodError } from 'zod';
 import type { UseCaseDeps } from '../../../application/shared/deps.ts';
+import { OneTouchError, oneTouchErrorCodes } from '../../../domain/collect/one-touch-errors.ts';
 import type { AppEnv } from '../../shared/context.ts';
 
 /**
- * One-touch answers in ePay.bg's one-touch shape, so existing one-touch clients parse them unchanged:
+ * One-touch answers in ePay.bg's one-touch shape (domain/collect/one-touch-errors.ts):
  *   success  { "status": "OK", ...data }
  *   error    { "status": "ERR", "err": "INVALID_TOKEN", "errm": "message", "field": "TOKEN" }
- * with an HTTP status that says the same (4xx for the caller's mistakes). `err` codes are stable;
- * docs/collect.md lists them.
  */
-export const oneTouchErrorCodes = [
-  'MISSING_PARAMETER',
-  'INVALID_PARAMETER',
-  'DUPLICATE_PARAMETER',
-  'INVALID_APP',
-  'INVALID_CODE',
-  'INVALID_TOKEN',
-  'INVALID_CHECKSUM',
-  'KEY_ALREADY_USED',
-  'PAYMENT_ID_CONFLICT',
-  'PAYMENT_ID_EXPIRED',
-  'PAYMENT_DECLINED',
-  'ACQUIRER_NOT_CONFIGURED',
-] as const;
-export type OneTouchErrorCode = (typeof oneTouchErrorCodes)[number];
 
 const ONE_TOUCH_NOT_CONNECTED =
   'one-touch payments are not available: PLATFORM_MODE=production and one-touch pays with the sandbox card (it is not connected to the card acquirer)';
-
-export class OneTouchError extends Error {
-  constructor(
-    readonly status: ContentfulStatusCode,
-    readonly err: OneTouchErrorCode,
-    message: string,
-    readonly field?: string,
-    /** Extra members of the answer (a declined payment's record). */
-    readonly extra?: Record<string, unknown>,
-  ) {
-    super(message);
-    this.name = 'OneTouchError';
-  }
-
-  static invalid(field: string, message: string): OneTouchError {
-    return new OneTouchError(400, 'INVALID_PARAMETER', `${field}: ${message}`, field);
-  }
-
-  body() {
-    return {
-      status: 'ERR' as const,
-      err: this.err,
-      errm: this.message,
-      ...(this.field ? { field: this.field } : {}),
-      ...this.extra,
-    };
-  }
-}
 
 export const oneTouchErrorSchema = z
   .object({

@@ -1,19 +1,19 @@
 import { randomInt } from 'node:crypto';
 import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { eq } from 'drizzle-orm';
-import type { UseCaseDeps } from '../../../application/shared/deps.ts';
-import { loadBillingMerchant } from '../../../credentials/collect/merchants.ts';
-import { collectBillingPayments } from '../../../db/schema/collect-notifications.ts';
-import { type BillingCode, billingTid, isBillingCode } from '../../../domain/collect/billing.ts';
+import { loadBillingMerchant } from '../../credentials/collect/merchants.ts';
+import { collectBillingPayments } from '../../db/schema/collect-notifications.ts';
+import { type BillingCode, billingTid, isBillingCode } from '../../domain/collect/billing.ts';
 import {
   type BillingCheckOutcome,
   type BillingPaymentInput,
   billingCheckedUpdate,
   billingWorkflowId,
   type SettlementSource,
-} from '../../../domain/collect/processes.ts';
-import { formatPayTime } from '../../../domain/epay-time.ts';
-import { BusinessStatus, OwnerId, PlatformService } from '../../../domain/search-attributes.ts';
+} from '../../domain/collect/processes.ts';
+import { formatPayTime } from '../../domain/epay-time.ts';
+import { BusinessStatus, OwnerId, PlatformService } from '../../domain/search-attributes.ts';
+import type { UseCaseDeps } from '../shared/deps.ts';
 
 /**
  * A desk's payment (or check) of an IDN owned by a merchant's billing system: the `billing-<idn>-<tid>`

@@ -1,11 +1,9 @@
 import { and, desc, eq } from 'drizzle-orm';
-import type { UseCaseDeps } from '../../../application/shared/deps.ts';
-import { Refusal } from '../../../application/shared/refusal.ts';
-import type { DeskOperator } from '../../../credentials/collect/desk-operators.ts';
-import { collectObligationEvents } from '../../../db/schema/collect.ts';
-import { collectDeskOperations } from '../../../db/schema/collect-desk.ts';
-import { formatAmount } from '../../../domain/collect/amount.ts';
-import { billingCodes } from '../../../domain/collect/billing.ts';
+import type { DeskOperator } from '../../credentials/collect/desk-operators.ts';
+import { collectObligationEvents } from '../../db/schema/collect.ts';
+import { collectDeskOperations } from '../../db/schema/collect-desk.ts';
+import { formatAmount } from '../../domain/collect/amount.ts';
+import { billingCodes } from '../../domain/collect/billing.ts';
 import {
   type DeskOperationKind,
   deskBcode,
@@ -14,17 +12,19 @@ import {
   parseReceipt,
   receiptOf,
   recipientMatches,
-} from '../../../domain/collect/desk.ts';
-import { CollectProtocolError } from '../../../domain/collect/errors.ts';
-import { isOpen, officePayableKinds } from '../../../domain/collect/obligation.ts';
+} from '../../domain/collect/desk.ts';
+import { CollectProtocolError } from '../../domain/collect/errors.ts';
+import { isOpen, officePayableKinds } from '../../domain/collect/obligation.ts';
 import {
   type ObligationOutcome,
   payObligationUpdate,
   type SettlementSource,
-} from '../../../domain/collect/processes.ts';
-import { formatExpTime } from '../../../domain/epay-time.ts';
-import { findObligation, type Obligation, updateObligation } from '../protocol.ts';
+} from '../../domain/collect/processes.ts';
+import { formatExpTime } from '../../domain/epay-time.ts';
+import type { UseCaseDeps } from '../shared/deps.ts';
+import { Refusal } from '../shared/refusal.ts';
 import { billingRefusals, type OfficeBillingResult, officeBillingPayment } from './billing.ts';
+import { findObligation, type Obligation, updateObligation } from './obligations.ts';
 
 /**
  * What a cash desk does (decision 0030): look up an IDN, take a payment of an obligation or of a
