@@ -3,7 +3,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { listBalances } from '../activities/collect/ledger.ts';
 import { importStatementDocument } from '../activities/collect/statements.ts';
-import { listCreditProducts, saveCreditProduct } from '../api/lending/credit-product-records.ts';
+import { listCreditProducts, saveCreditProduct } from '../application/lending/credit-products.ts';
 import { createDeskOperator } from '../credentials/collect/desk-operators.ts';
 import { createMerchant } from '../credentials/collect/merchants.ts';
 import { issueApiKey, LENDING_PERMISSIONS, revokeApiKey } from '../credentials/lending/api-keys.ts';

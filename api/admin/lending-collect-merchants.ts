@@ -1,12 +1,11 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { Refusal } from '../../application/shared/refusal.ts';
 import {
-  COLLECT_MIN_PATTERN,
-  CollectMerchantTaken,
-  describeCollectMerchant,
-  saveCollectMerchant,
-} from '../../credentials/lending/collect-merchants.ts';
+  type CollectMerchantView,
+  readCollectMerchant,
+  setCollectMerchant,
+} from '../../application/lending/tenants.ts';
+import { COLLECT_MIN_PATTERN } from '../../credentials/lending/collect-merchants.ts';
 import type { AppEnv } from '../shared/context.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
@@ -79,7 +78,7 @@ const getRoute = createRoute({
 });
 
 export function registerLendingCollectMerchantAdminRoutes(app: OpenAPIHono<AppEnv>): void {
-  const answer = (c: Context<AppEnv>, merchant: { tenantId: string; min: string; updatedAt: Date }) => ({
+  const answer = (c: Context<AppEnv>, merchant: CollectMerchantView) => ({
     tenantId: merchant.tenantId,
     min: merchant.min,
     notifyUrl: `${publicBaseUrl(c)}/lending/collect/notifications/${merchant.tenantId}`,
@@ -88,27 +87,11 @@ export function registerLendingCollectMerchantAdminRoutes(app: OpenAPIHono<AppEn
 
   app.openapi(putRoute, async (c) => {
     const { tenantId } = c.req.valid('param');
-    try {
-      const saved = await saveCollectMerchant(
-        c.get('deps').db,
-        c.get('deps').config,
-        tenantId,
-        c.req.valid('json'),
-      );
-      if (!saved) throw Refusal.notFound('Lending tenant');
-      return c.json(answer(c, saved), 200);
-    } catch (error) {
-      if (error instanceof CollectMerchantTaken)
-        throw new Refusal(409, 'collect_merchant_taken', error.message, [
-          { field: 'min', message: error.message },
-        ]);
-      throw error;
-    }
+    return c.json(answer(c, await setCollectMerchant(c.get('deps'), tenantId, c.req.valid('json'))), 200);
   });
 
   app.openapi(getRoute, async (c) => {
-    const merchant = await describeCollectMerchant(c.get('deps').db, c.req.valid('param').tenantId);
-    if (!merchant) throw Refusal.notFound('Collection merchant of the tenant');
+    const merchant = await readCollectMerchant(c.get('deps'), c.req.valid('param').tenantId);
     return c.json(answer(c, merchant), 200);
   });
 }

@@ -1,13 +1,8 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { listCreditProducts, putCreditProduct } from '../../application/lending/credit-products.ts';
 import { Refusal } from '../../application/shared/refusal.ts';
 import { creditProductFieldsSchema, creditProductSchema } from '../../domain/lending/credit-products.ts';
-import {
-  CreditProductConflict,
-  creditProductRecordSchema,
-  forManagement,
-  listCreditProducts,
-  saveCreditProduct,
-} from '../lending/credit-product-records.ts';
+import { creditProductRecordSchema, forManagement } from '../lending/credit-product-schemas.ts';
 import type { AppEnv } from '../shared/context.ts';
 import { errorResponses, fieldErrorsOf } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
@@ -79,19 +74,9 @@ export function registerLendingCreditProductAdminRoutes(app: OpenAPIHono<AppEnv>
     // The rules between fields (bounds in order, decimals of the currency) need the whole product.
     const parsed = creditProductSchema.safeParse({ ...c.req.valid('json'), name });
     if (!parsed.success) throw Refusal.validation(fieldErrorsOf(parsed.error));
-    try {
-      const saved = await saveCreditProduct(c.get('deps').db, tenantId, parsed.data);
-      if (!saved) throw Refusal.notFound('Lending tenant');
-      return saved.created
-        ? c.json(forManagement(saved.product), 201)
-        : c.json(forManagement(saved.product), 200);
-    } catch (error) {
-      if (error instanceof CreditProductConflict) {
-        throw new Refusal(409, 'credit_product_conflict', error.message, [
-          { field: error.field, message: error.message },
-        ]);
-      }
-      throw error;
-    }
+    const saved = await putCreditProduct(c.get('deps'), tenantId, parsed.data);
+    return saved.created
+      ? c.json(forManagement(saved.product), 201)
+      : c.json(forManagement(saved.product), 200);
   });
 }

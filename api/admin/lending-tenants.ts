@@ -1,19 +1,13 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import { Refusal } from '../../application/shared/refusal.ts';
 import {
-  issueApiKey,
-  LENDING_PERMISSIONS,
-  revokeApiKey,
-  UnknownTenant,
-} from '../../credentials/lending/api-keys.ts';
-import {
-  addBranchOffice,
-  addCancellationReason,
-  createLendingTenant,
-  findLendingTenant,
-  InvalidTenantInput,
-  SiteDomainTaken,
-} from '../../credentials/lending/tenants.ts';
+  addTenantBranchOffice,
+  addTenantCancellationReason,
+  createTenant,
+  issueTenantApiKey,
+  readTenant,
+  revokeTenantApiKey,
+} from '../../application/lending/tenants.ts';
+import { LENDING_PERMISSIONS } from '../../credentials/lending/api-keys.ts';
 import type { AppEnv } from '../shared/context.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
@@ -166,52 +160,26 @@ const addReasonRoute = createRoute({
 });
 
 export function registerLendingTenantAdminRoutes(app: OpenAPIHono<AppEnv>): void {
-  app.openapi(createTenantRoute, async (c) => {
-    try {
-      return c.json(await createLendingTenant(c.get('deps').db, c.req.valid('json')), 201);
-    } catch (error) {
-      if (error instanceof SiteDomainTaken) throw Refusal.conflict('site_domain_taken', error.message);
-      if (error instanceof InvalidTenantInput) throw Refusal.field(error.field, error.message);
-      throw error;
-    }
-  });
-  app.openapi(getTenantRoute, async (c) => {
-    const tenant = await findLendingTenant(c.get('deps').db, c.req.valid('param').tenantId);
-    if (!tenant) throw Refusal.notFound('Tenant');
-    return c.json({ ...tenant, createdAt: tenant.createdAt.toISOString() }, 200);
-  });
+  app.openapi(createTenantRoute, async (c) =>
+    c.json(await createTenant(c.get('deps'), c.req.valid('json')), 201),
+  );
+  app.openapi(getTenantRoute, async (c) =>
+    c.json(await readTenant(c.get('deps'), c.req.valid('param').tenantId), 200),
+  );
   app.openapi(issueKeyRoute, async (c) => {
-    const body = c.req.valid('json');
-    try {
-      const issued = await issueApiKey(c.get('deps').db, {
-        tenantId: c.req.valid('param').tenantId,
-        permissions: body.permissions,
-        label: body.label,
-        ...(body.expiresAt ? { expiresAt: new Date(body.expiresAt) } : {}),
-      });
-      return c.json(issued, 201);
-    } catch (error) {
-      if (error instanceof UnknownTenant) throw Refusal.notFound('Tenant');
-      throw error;
-    }
+    const input = { tenantId: c.req.valid('param').tenantId, ...c.req.valid('json') };
+    return c.json(await issueTenantApiKey(c.get('deps'), input), 201);
   });
   app.openapi(revokeKeyRoute, async (c) => {
-    if (!(await revokeApiKey(c.get('deps').db, c.req.valid('param').keyId)))
-      throw Refusal.notFound('Active key');
+    await revokeTenantApiKey(c.get('deps'), c.req.valid('param').keyId);
     return c.body(null, 204);
   });
   app.openapi(addBranchOfficeRoute, async (c) => {
-    const { db } = c.get('deps');
     const { tenantId } = c.req.valid('param');
-    if (!(await findLendingTenant(db, tenantId))) throw Refusal.notFound('Tenant');
-    const office = await addBranchOffice(db, tenantId, c.req.valid('json'));
-    return c.json({ ...office, createdAt: office.createdAt.toISOString() }, 201);
+    return c.json(await addTenantBranchOffice(c.get('deps'), tenantId, c.req.valid('json')), 201);
   });
   app.openapi(addReasonRoute, async (c) => {
-    const { db } = c.get('deps');
     const { tenantId } = c.req.valid('param');
-    if (!(await findLendingTenant(db, tenantId))) throw Refusal.notFound('Tenant');
-    const reason = await addCancellationReason(db, tenantId, c.req.valid('json'));
-    return c.json({ ...reason, createdAt: reason.createdAt.toISOString() }, 201);
+    return c.json(await addTenantCancellationReason(c.get('deps'), tenantId, c.req.valid('json')), 201);
   });
 }

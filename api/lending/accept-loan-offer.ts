@@ -1,7 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { acceptOfferUpdate } from '../../domain/lending/loan-process.ts';
-import { defineLendingOperation, lendingSecurity, requireCustomer } from './auth.ts';
-import { actorOf, customerLoan, loanAnswer, loanIdParams, loanView, moveLoan } from './loan-records.ts';
+import { acceptLoanOffer } from '../../application/lending/loan-moves.ts';
+import { defineLendingOperation, lendingSecurity } from './auth.ts';
+import { customerCaller } from './callers.ts';
+import { loanAnswer, loanIdParams } from './loan-schemas.ts';
 import { lendingPath } from './paths.ts';
 
 /** `POST /Customer/Loans/{loanId}/AcceptLoanOffer?offerId=`: only in Offer confirmation → Waiting for approval. */
@@ -24,12 +25,8 @@ export const acceptLoanOfferOperation = defineLendingOperation({
       responses: loanAnswer('The loan, waiting for approval'),
     }),
   handler: () => async (c) => {
-    const { customerId } = requireCustomer(c);
-    const row = await customerLoan(c, customerId, c.req.valid('param').loanId);
+    const { loanId } = c.req.valid('param');
     const { offerId } = c.req.valid('query');
-    const moved = await moveLoan(c.get('deps'), row, 'acceptOffer', (loan) =>
-      loan.executeUpdate(acceptOfferUpdate, { args: [{ by: actorOf(c), offerId }] }),
-    );
-    return c.json(await loanView(c.get('deps').db, moved, 'customer'), 200);
+    return c.json(await acceptLoanOffer(c.get('deps'), customerCaller(c), loanId, offerId), 200);
   },
 });

@@ -1,7 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { setAutochargeUpdate } from '../../domain/lending/loan-process.ts';
+import { setAutocharge } from '../../application/lending/loan-moves.ts';
 import { defineLendingOperation, lendingSecurity } from './auth.ts';
-import { actorOf, loanAnswer, loanIdParams, loanView, moveLoan, tenantLoan } from './loan-records.ts';
+import { managementCaller } from './callers.ts';
+import { loanAnswer, loanIdParams } from './loan-schemas.ts';
 import { lendingPath } from './paths.ts';
 
 /**
@@ -30,13 +31,12 @@ export const autochargeSwitchOperation = (switchTo: 'Enable' | 'Disable') => {
         responses: loanAnswer('The loan'),
       }),
     handler: () => async (c) => {
-      const row = await tenantLoan(c, c.req.valid('param').loanId);
+      const { loanId } = c.req.valid('param');
       const { comment } = c.req.valid('query');
-      const operation = enabled ? 'enableAutocharge' : 'disableAutocharge';
-      const moved = await moveLoan(c.get('deps'), row, operation, (loan) =>
-        loan.executeUpdate(setAutochargeUpdate, { args: [{ by: actorOf(c), enabled, comment }] }),
+      return c.json(
+        await setAutocharge(c.get('deps'), managementCaller(c), loanId, { enabled, comment }),
+        200,
       );
-      return c.json(await loanView(c.get('deps').db, moved, 'management'), 200);
     },
   });
 };

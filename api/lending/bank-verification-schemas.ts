@@ -4,7 +4,7 @@ import type { VerificationCaller } from '../../application/lending/bank-verifica
 import { publicBaseUrl } from '../shared/public-url.ts';
 import { lendingErrorResponses, requireCustomer } from './auth.ts';
 import type { LendingEnv } from './context.ts';
-import { bankVerificationErrors } from './payment-method-records.ts';
+import { bankVerificationErrors } from './payment-option-schemas.ts';
 
 /**
  * What the bank verification operations answer and take (decision 0042), as the OpenAPI document shows

@@ -7,7 +7,7 @@ import {
   verifyingCustomer,
 } from './bank-verification-schemas.ts';
 import { lendingPath } from './paths.ts';
-import { bankVerificationErrors } from './payment-method-records.ts';
+import { bankVerificationErrors } from './payment-option-schemas.ts';
 
 /**
  * `GET /PaymentOptions/BankVerification/Settings?loanId=&bankHash=`: what the front end needs to open the

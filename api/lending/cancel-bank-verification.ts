@@ -2,9 +2,9 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { skipVerification } from '../../application/lending/bank-verification.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from './auth.ts';
 import { bankVerificationSchema, verifyingCustomer } from './bank-verification-schemas.ts';
-import { loanIdParams } from './loan-records.ts';
+import { loanIdParams } from './loan-schemas.ts';
 import { lendingPath } from './paths.ts';
-import { bankVerificationErrors } from './payment-method-records.ts';
+import { bankVerificationErrors } from './payment-option-schemas.ts';
 
 /** `POST /PaymentOptions/BankVerification/CancelBankVerification/{loanId}?reason=`: skips it, recorded. */
 export const cancelBankVerificationOperation = defineLendingOperation({

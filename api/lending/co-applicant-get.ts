@@ -1,6 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { defineLendingOperation, lendingErrorResponses, lendingSecurity, requireCustomer } from './auth.ts';
-import { coApplicantSchema, customerLoan, loanIdParams } from './loan-records.ts';
+import { coApplicantOf } from '../../application/lending/loan-moves.ts';
+import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from './auth.ts';
+import { customerCaller } from './callers.ts';
+import { coApplicantSchema, loanIdParams } from './loan-schemas.ts';
 import { lendingPath } from './paths.ts';
 
 export const coApplicantAnswerSchema = z
@@ -27,8 +29,6 @@ export const coApplicantGetOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    const { customerId } = requireCustomer(c);
-    const row = await customerLoan(c, customerId, c.req.valid('param').loanId);
-    return c.json({ loanId: row.loanId, coApplicant: row.coApplicant ?? null }, 200);
+    return c.json(await coApplicantOf(c.get('deps'), customerCaller(c), c.req.valid('param').loanId), 200);
   },
 });

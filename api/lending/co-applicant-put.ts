@@ -1,16 +1,9 @@
 import { createRoute } from '@hono/zod-openapi';
-import { updateCoApplicantUpdate } from '../../domain/lending/loan-process.ts';
+import { updateCoApplicant } from '../../application/lending/loan-moves.ts';
 import { jsonBody } from '../shared/openapi.ts';
-import { defineLendingOperation, lendingSecurity, requireCustomer } from './auth.ts';
-import {
-  actorOf,
-  coApplicantSchema,
-  customerLoan,
-  loanAnswer,
-  loanIdParams,
-  loanView,
-  moveLoan,
-} from './loan-records.ts';
+import { defineLendingOperation, lendingSecurity } from './auth.ts';
+import { customerCaller } from './callers.ts';
+import { coApplicantSchema, loanAnswer, loanIdParams } from './loan-schemas.ts';
 import { lendingPath } from './paths.ts';
 
 /**
@@ -32,12 +25,10 @@ export const coApplicantPutOperation = defineLendingOperation({
       responses: loanAnswer('The loan with its co-applicant'),
     }),
   handler: () => async (c) => {
-    const { customerId } = requireCustomer(c);
-    const row = await customerLoan(c, customerId, c.req.valid('param').loanId);
-    const coApplicant = c.req.valid('json');
-    const moved = await moveLoan(c.get('deps'), row, 'updateCoApplicant', (loan) =>
-      loan.executeUpdate(updateCoApplicantUpdate, { args: [{ by: actorOf(c), coApplicant }] }),
+    const { loanId } = c.req.valid('param');
+    return c.json(
+      await updateCoApplicant(c.get('deps'), customerCaller(c), loanId, c.req.valid('json')),
+      200,
     );
-    return c.json(await loanView(c.get('deps').db, moved, 'customer'), 200);
   },
 });

@@ -1,8 +1,9 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { addCollateralUpdate } from '../../domain/lending/loan-process.ts';
+import { addCollateral } from '../../application/lending/loan-moves.ts';
 import { jsonBody } from '../shared/openapi.ts';
-import { defineLendingOperation, lendingSecurity, requireCustomer } from './auth.ts';
-import { actorOf, customerLoan, loanAnswer, loanIdParams, loanView, moveLoan } from './loan-records.ts';
+import { defineLendingOperation, lendingSecurity } from './auth.ts';
+import { customerCaller } from './callers.ts';
+import { loanAnswer, loanIdParams } from './loan-schemas.ts';
 import { lendingPath } from './paths.ts';
 
 export const collateralBodySchema = z
@@ -39,12 +40,7 @@ export const collateralsAddOperation = defineLendingOperation({
       responses: loanAnswer('The loan with the collateral'),
     }),
   handler: () => async (c) => {
-    const { customerId } = requireCustomer(c);
-    const row = await customerLoan(c, customerId, c.req.valid('param').loanId);
-    const collateral = c.req.valid('json');
-    const moved = await moveLoan(c.get('deps'), row, 'changeCollaterals', (loan) =>
-      loan.executeUpdate(addCollateralUpdate, { args: [{ by: actorOf(c), collateral }] }),
-    );
-    return c.json(await loanView(c.get('deps').db, moved, 'customer'), 200);
+    const { loanId } = c.req.valid('param');
+    return c.json(await addCollateral(c.get('deps'), customerCaller(c), loanId, c.req.valid('json')), 200);
   },
 });

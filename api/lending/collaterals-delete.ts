@@ -1,7 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { deleteCollateralUpdate } from '../../domain/lending/loan-process.ts';
-import { defineLendingOperation, lendingSecurity, requireCustomer } from './auth.ts';
-import { actorOf, customerLoan, loanAnswer, loanIdParams, loanView, moveLoan } from './loan-records.ts';
+import { deleteCollateral } from '../../application/lending/loan-moves.ts';
+import { defineLendingOperation, lendingSecurity } from './auth.ts';
+import { customerCaller } from './callers.ts';
+import { loanAnswer, loanIdParams } from './loan-schemas.ts';
 import { lendingPath } from './paths.ts';
 
 /** `DELETE /Customer/Loans/{loanId}/Collaterals/{collateralId}`: removes a collateral. */
@@ -26,12 +27,7 @@ export const collateralsDeleteOperation = defineLendingOperation({
       responses: loanAnswer('The loan without the collateral'),
     }),
   handler: () => async (c) => {
-    const { customerId } = requireCustomer(c);
     const { loanId, collateralId } = c.req.valid('param');
-    const row = await customerLoan(c, customerId, loanId);
-    const moved = await moveLoan(c.get('deps'), row, 'changeCollaterals', (loan) =>
-      loan.executeUpdate(deleteCollateralUpdate, { args: [{ by: actorOf(c), collateralId }] }),
-    );
-    return c.json(await loanView(c.get('deps').db, moved, 'customer'), 200);
+    return c.json(await deleteCollateral(c.get('deps'), customerCaller(c), loanId, collateralId), 200);
   },
 });

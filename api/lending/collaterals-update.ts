@@ -1,9 +1,10 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { updateCollateralUpdate } from '../../domain/lending/loan-process.ts';
+import { updateCollateral } from '../../application/lending/loan-moves.ts';
 import { jsonBody } from '../shared/openapi.ts';
-import { defineLendingOperation, lendingSecurity, requireCustomer } from './auth.ts';
+import { defineLendingOperation, lendingSecurity } from './auth.ts';
+import { customerCaller } from './callers.ts';
 import { collateralBodySchema } from './collaterals-add.ts';
-import { actorOf, customerLoan, loanAnswer, loanIdParams, loanView, moveLoan } from './loan-records.ts';
+import { loanAnswer, loanIdParams } from './loan-schemas.ts';
 import { lendingPath } from './paths.ts';
 
 /** `PUT /Customer/Loans/{loanId}/Collaterals`: replaces the collateral named by `collateralId`. */
@@ -28,12 +29,7 @@ export const collateralsUpdateOperation = defineLendingOperation({
       responses: loanAnswer('The loan with the collateral replaced'),
     }),
   handler: () => async (c) => {
-    const { customerId } = requireCustomer(c);
-    const row = await customerLoan(c, customerId, c.req.valid('param').loanId);
-    const collateral = c.req.valid('json');
-    const moved = await moveLoan(c.get('deps'), row, 'changeCollaterals', (loan) =>
-      loan.executeUpdate(updateCollateralUpdate, { args: [{ by: actorOf(c), collateral }] }),
-    );
-    return c.json(await loanView(c.get('deps').db, moved, 'customer'), 200);
+    const { loanId } = c.req.valid('param');
+    return c.json(await updateCollateral(c.get('deps'), customerCaller(c), loanId, c.req.valid('json')), 200);
   },
 });

@@ -1,8 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { confirmAccount } from '../../application/lending/customers.ts';
 import { errorBodySchema } from '../shared/errors.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity, requireCustomer } from './auth.ts';
-import { disclaimerOf } from './customer-disclaimer.ts';
-import { confirmDisclaimer } from './customer-records.ts';
 import { lendingPath } from './paths.ts';
 
 /**
@@ -40,17 +39,7 @@ export const customerConfirmAccountOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    const { db } = c.get('deps');
-    const tenantId = c.get('lendingTenant').id;
     const { customerId } = requireCustomer(c);
-    const { version } = await disclaimerOf(db, tenantId);
-    const row = await confirmDisclaimer(db, tenantId, customerId, version);
-    return c.json(
-      {
-        confirmedAt: row.disclaimerConfirmedAt!.toISOString(),
-        disclaimerVersion: row.disclaimerVersion ?? version,
-      },
-      200,
-    );
+    return c.json(await confirmAccount(c.get('deps'), c.get('lendingTenant').id, customerId), 200);
   },
 });

@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { forCustomer, listCreditProducts } from '../../application/lending/credit-products.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from './auth.ts';
-import { customerCreditProductSchema, forCustomer, listCreditProducts } from './credit-product-records.ts';
+import { customerCreditProductSchema } from './credit-product-schemas.ts';
 import { lendingPath } from './paths.ts';
 
 /** Query of the product listings: the spec's `state`. */

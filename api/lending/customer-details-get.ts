@@ -1,6 +1,7 @@
 import { createRoute } from '@hono/zod-openapi';
+import { customerRecord } from '../../application/lending/customers.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity, requireCustomer } from './auth.ts';
-import { customerRecord, customerRecordSchema } from './customer-records.ts';
+import { customerRecordSchema } from './customer-schemas.ts';
 import { lendingPath } from './paths.ts';
 
 /** `GET /Customer/Details`: the authenticated customer's own record. */
@@ -23,8 +24,7 @@ export const customerDetailsGetOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    const { db, config } = c.get('deps');
     const { customerId } = requireCustomer(c);
-    return c.json(await customerRecord(db, config, c.get('lendingTenant').id, customerId), 200);
+    return c.json(await customerRecord(c.get('deps'), c.get('lendingTenant').id, customerId), 200);
   },
 });

@@ -1,8 +1,8 @@
 import { createRoute } from '@hono/zod-openapi';
+import { replaceCustomerDetails } from '../../application/lending/customers.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity, requireCustomer } from './auth.ts';
-import { afterDetailsUpdate } from './customer-details-update.ts';
-import { customerDetailsBody, customerRecordSchema, replaceCustomerDetails } from './customer-records.ts';
+import { customerDetailsBody, customerRecordSchema } from './customer-schemas.ts';
 import { lendingPath } from './paths.ts';
 
 /**
@@ -27,16 +27,11 @@ export const customerDetailsPutOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    const { db, config } = c.get('deps');
     const { customerId } = requireCustomer(c);
-    const record = await replaceCustomerDetails(
-      db,
-      config,
-      c.get('lendingTenant').id,
-      customerId,
-      c.req.valid('json'),
+    const tenantId = c.get('lendingTenant').id;
+    return c.json(
+      await replaceCustomerDetails(c.get('deps'), tenantId, customerId, c.req.valid('json')),
+      200,
     );
-    await afterDetailsUpdate(c, record);
-    return c.json(record, 200);
   },
 });

@@ -1,7 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { eq } from 'drizzle-orm';
-import type { Database } from '../../db/client.ts';
-import { type LendingDisclaimerSettings, lendingTenants } from '../../db/schema/lending.ts';
+import { disclaimerOf } from '../../application/lending/customers.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from './auth.ts';
 import { lendingPath } from './paths.ts';
 
@@ -12,14 +10,6 @@ export const disclaimerSchema = z
     text: z.string(),
   })
   .openapi('DisclaimerSettings');
-
-export async function disclaimerOf(db: Database, tenantId: string): Promise<LendingDisclaimerSettings> {
-  const [row] = await db
-    .select({ disclaimer: lendingTenants.disclaimer })
-    .from(lendingTenants)
-    .where(eq(lendingTenants.id, tenantId));
-  return row!.disclaimer;
-}
 
 /** `GET /Customer/Disclaimer`: the tenant's disclaimer settings. */
 export const customerDisclaimerOperation = defineLendingOperation({

@@ -1,7 +1,8 @@
 import { createRoute } from '@hono/zod-openapi';
+import { calculateLoan } from '../../application/lending/credit-products.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from './auth.ts';
-import { calculateLoan, loanTermsBodySchema, scheduleSchema } from './credit-product-records.ts';
+import { loanTermsBodySchema, scheduleSchema } from './credit-product-schemas.ts';
 import { lendingPath } from './paths.ts';
 
 /**

@@ -1,12 +1,10 @@
 import { createRoute } from '@hono/zod-openapi';
-import { Refusal } from '../../application/shared/refusal.ts';
-import { offeredInState } from '../../domain/lending/credit-products.ts';
-import { initialStatusOf } from '../../domain/lending/loan-lifecycle.ts';
+import { applyForLoan } from '../../application/lending/loan-creation.ts';
 import { jsonBody } from '../shared/openapi.ts';
-import { defineLendingOperation, lendingSecurity, requireCustomer } from './auth.ts';
-import { calculateLoan, loanTermsBodySchema } from './credit-product-records.ts';
-import { readCustomer } from './customer-records.ts';
-import { actorOf, loanErrorResponses, loanSchema, loanView, startLoan } from './loan-records.ts';
+import { defineLendingOperation, lendingSecurity } from './auth.ts';
+import { customerCaller } from './callers.ts';
+import { loanTermsBodySchema } from './credit-product-schemas.ts';
+import { loanErrorResponses, loanSchema } from './loan-schemas.ts';
 import { lendingPath } from './paths.ts';
 
 /**
@@ -33,26 +31,8 @@ export const customerLoansCreateOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    const deps = c.get('deps');
-    const tenant = c.get('lendingTenant');
-    const { customerId } = requireCustomer(c);
-    const body = c.req.valid('json');
-    const { product, promoCode, schedule } = await calculateLoan(deps.db, tenant.id, body);
-    const customer = await readCustomer(deps.db, tenant.id, customerId);
-    if (!customer) throw Refusal.notFound('Customer');
-    if (tenant.features.stateManagement && !offeredInState(product, customer.details.address?.state)) {
-      throw Refusal.field('productName', `${product.name} is not offered in the customer’s state`);
-    }
-    const row = await startLoan(deps, {
-      tenantId: tenant.id,
-      customerId,
-      terms: { productName: product.name, promoCode, amount: schedule.amount, term: schedule.term },
-      currency: product.currency,
-      secured: product.secured,
-      status: initialStatusOf('create', { detailsComplete: customer.detailsComplete }),
-      createdBy: actorOf(c),
-      multipleOffers: tenant.features.multipleOffers,
-    });
-    return c.json(await loanView(deps.db, row, 'customer'), 201);
+    const caller = customerCaller(c);
+    const view = await applyForLoan(c.get('deps'), c.get('lendingTenant'), caller, c.req.valid('json'));
+    return c.json(view, 201);
   },
 });

@@ -1,6 +1,8 @@
 import { createRoute } from '@hono/zod-openapi';
-import { defineLendingOperation, lendingErrorResponses, lendingSecurity, requireCustomer } from './auth.ts';
-import { customerLoan, loanIdParams, loanSchema, loanView } from './loan-records.ts';
+import { readLoan } from '../../application/lending/loans.ts';
+import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from './auth.ts';
+import { customerCaller } from './callers.ts';
+import { loanIdParams, loanSchema } from './loan-schemas.ts';
 import { lendingPath } from './paths.ts';
 
 /** `GET /Customer/Loans/{loanId}`: one loan of the customer (another customer's: 404). */
@@ -20,8 +22,6 @@ export const customerLoansGetOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    const { customerId } = requireCustomer(c);
-    const row = await customerLoan(c, customerId, c.req.valid('param').loanId);
-    return c.json(await loanView(c.get('deps').db, row, 'customer'), 200);
+    return c.json(await readLoan(c.get('deps'), customerCaller(c), c.req.valid('param').loanId), 200);
   },
 });

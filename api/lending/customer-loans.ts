@@ -1,6 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { defineLendingOperation, lendingErrorResponses, lendingSecurity, requireCustomer } from './auth.ts';
-import { activeLoansOf, loanSchema, loanView } from './loan-records.ts';
+import { customerActiveLoans } from '../../application/lending/loans.ts';
+import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from './auth.ts';
+import { customerCaller } from './callers.ts';
+import { loanSchema } from './loan-schemas.ts';
 import { lendingPath } from './paths.ts';
 
 /** `GET /Customer/Loans`: the customer's active loans only (closed ones are left out), newest first. */
@@ -26,10 +28,6 @@ export const customerLoansOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    const { db } = c.get('deps');
-    const { customerId } = requireCustomer(c);
-    const rows = await activeLoansOf(db, c.get('lendingTenant').id, customerId);
-    const loans = await Promise.all(rows.map((row) => loanView(db, row, 'customer')));
-    return c.json({ loans }, 200);
+    return c.json({ loans: await customerActiveLoans(c.get('deps'), customerCaller(c)) }, 200);
   },
 });

@@ -1,7 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { offeredInState, promoCodeOf } from '../../domain/lending/credit-products.ts';
+import { checkPromoCode } from '../../application/lending/credit-products.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from './auth.ts';
-import { findCreditProduct } from './credit-product-records.ts';
 import { lendingPath } from './paths.ts';
 
 /**
@@ -48,20 +47,7 @@ export const customerPromoCodeCheckOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    const { promoCode, state } = c.req.valid('query');
-    const product = await findCreditProduct(c.get('deps').db, c.get('lendingTenant').id, promoCode);
-    // A product's Name is not a promo code, even though Calculate accepts both.
-    const code = product ? promoCodeOf(product, promoCode) : undefined;
-    if (!product || code === undefined || !offeredInState(product, state))
-      return c.json({ exists: false }, 200);
-    return c.json(
-      {
-        exists: true,
-        promoCode: code,
-        productName: product.name,
-        promoRateDiscount: product.promoRateDiscount,
-      },
-      200,
-    );
+    const answer = await checkPromoCode(c.get('deps'), c.get('lendingTenant').id, c.req.valid('query'));
+    return c.json(answer, 200);
   },
 });

@@ -1,12 +1,10 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { Refusal } from '../../application/shared/refusal.ts';
-import { issueUserToken, passwordHashOf } from '../../credentials/lending/users.ts';
-import { type CustomerDetails, normalizeLogin } from '../../domain/lending/customers.ts';
+import { registerCustomer } from '../../application/lending/customers.ts';
 import { errorBodySchema } from '../shared/errors.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from './auth.ts';
-import { createCustomer, customerDetailsBody } from './customer-records.ts';
+import { customerDetailsBody } from './customer-schemas.ts';
 import { lendingPath } from './paths.ts';
-import { loginParameter, newPasswordParameter, userTokenAnswer, userTokenSchema } from './user-records.ts';
+import { loginParameter, newPasswordParameter, userTokenAnswer, userTokenSchema } from './user-schemas.ts';
 
 /**
  * `POST /Customer/Register?login=&password=`: creates a customer account in the key's tenant and
@@ -35,20 +33,12 @@ export const customerRegisterOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    const { db, config } = c.get('deps');
-    const tenant = c.get('lendingTenant');
     const { login, password } = c.req.valid('query');
-    const details: CustomerDetails = c.req.valid('json') ?? {};
-    if (normalizeLogin(password) === normalizeLogin(login))
-      throw Refusal.field('password', 'must not be the login');
-    const { userId, customerId } = await createCustomer(db, config, {
-      tenantId: tenant.id,
-      origin: 'registration',
-      login: normalizeLogin(login),
-      passwordHash: await passwordHashOf(password),
-      details,
+    const { issued, userId, customerId } = await registerCustomer(c.get('deps'), c.get('lendingTenant').id, {
+      login,
+      password,
+      details: c.req.valid('json') ?? {},
     });
-    const issued = await issueUserToken(db, { tenantId: tenant.id, userId }, config.LENDING_USER_TOKEN_TTL);
     return c.json(userTokenAnswer(issued, { id: userId, role: 'customer', customerId }), 201);
   },
 });

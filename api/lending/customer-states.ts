@@ -1,7 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { eq } from 'drizzle-orm';
-import { Refusal } from '../../application/shared/refusal.ts';
-import { lendingTenants } from '../../db/schema/lending.ts';
+import { statesOf } from '../../application/lending/customers.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from './auth.ts';
 import { lendingPath } from './paths.ts';
 
@@ -30,16 +28,5 @@ export const customerStatesOperation = defineLendingOperation({
         ...lendingErrorResponses,
       },
     }),
-  handler: () => async (c) => {
-    const tenant = c.get('lendingTenant');
-    if (!tenant.features.stateManagement) {
-      throw new Refusal(404, 'state_management_disabled', 'State management is not enabled for this tenant');
-    }
-    const [row] = await c
-      .get('deps')
-      .db.select({ states: lendingTenants.states })
-      .from(lendingTenants)
-      .where(eq(lendingTenants.id, tenant.id));
-    return c.json({ states: row?.states ?? [] }, 200);
-  },
+  handler: () => async (c) => c.json(await statesOf(c.get('deps'), c.get('lendingTenant')), 200),
 });

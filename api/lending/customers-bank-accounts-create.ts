@@ -1,10 +1,11 @@
 import { createRoute } from '@hono/zod-openapi';
+import { addBankAccount } from '../../application/lending/bank-accounts.ts';
 import { errorBodySchema } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from './auth.ts';
-import { addBankAccount, bankAccountSchema, newBankAccountSchema } from './bank-account-records.ts';
 import { customerIdParams } from './management-customers-get.ts';
 import { lendingPath } from './paths.ts';
+import { bankAccountSchema, newBankAccountSchema } from './payment-option-schemas.ts';
 
 /** `POST .../BankAccounts`: adds an account (IBAN checked); the first is the default. */
 export const managementBankAccountsCreateOperation = defineLendingOperation({
@@ -31,7 +32,7 @@ export const managementBankAccountsCreateOperation = defineLendingOperation({
   handler: () => async (c) =>
     c.json(
       await addBankAccount(
-        c.get('deps').db,
+        c.get('deps'),
         c.get('lendingTenant').id,
         c.req.valid('param').customerId,
         c.req.valid('json'),

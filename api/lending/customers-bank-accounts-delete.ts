@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { deleteBankAccount } from '../../application/lending/bank-accounts.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from './auth.ts';
-import { deleteBankAccount } from './bank-account-records.ts';
 import { customerIdParams } from './management-customers-get.ts';
 import { lendingPath } from './paths.ts';
 
@@ -23,7 +23,7 @@ export const managementBankAccountsDeleteOperation = defineLendingOperation({
     }),
   handler: () => async (c) => {
     const { customerId, profileId } = c.req.valid('param');
-    await deleteBankAccount(c.get('deps').db, c.get('lendingTenant').id, customerId, profileId);
+    await deleteBankAccount(c.get('deps'), c.get('lendingTenant').id, customerId, profileId);
     return c.body(null, 204);
   },
 });

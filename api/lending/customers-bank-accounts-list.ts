@@ -1,8 +1,9 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { listBankAccounts } from '../../application/lending/bank-accounts.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from './auth.ts';
-import { bankAccountSchema, listBankAccounts } from './bank-account-records.ts';
 import { customerIdParams } from './management-customers-get.ts';
 import { lendingPath } from './paths.ts';
+import { bankAccountSchema } from './payment-option-schemas.ts';
 
 /** `GET .../BankAccounts`: the customer's live accounts, oldest first. */
 export const managementBankAccountsListOperation = defineLendingOperation({

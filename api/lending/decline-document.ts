@@ -1,10 +1,9 @@
 import { createRoute } from '@hono/zod-openapi';
-import { DOCUMENT_DECLINED_REASON, recordDecline } from '../../application/lending/signing-codes.ts';
-import { cancelUpdate } from '../../domain/lending/loan-process.ts';
-import { defineLendingOperation, lendingSecurity, requireCustomer } from './auth.ts';
+import { declineLoanDocument } from '../../application/lending/loan-documents.ts';
+import { defineLendingOperation, lendingSecurity } from './auth.ts';
+import { documentCaller } from './callers.ts';
 import { docTypeQuery, documentErrorResponses } from './document-schemas.ts';
-import { documentToDecide } from './loan-documents.ts';
-import { actorOf, customerLoan, loanIdParams, loanSchema, loanView, moveLoan } from './loan-records.ts';
+import { loanIdParams, loanSchema } from './loan-schemas.ts';
 import { lendingPath } from './paths.ts';
 
 /**
@@ -29,23 +28,8 @@ export const declineDocumentOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    const { db } = c.get('deps');
-    const user = requireCustomer(c);
-    const row = await customerLoan(c, user.customerId, c.req.valid('param').loanId);
-    const { document } = await documentToDecide(db, row, 'declineDocument', c.req.valid('query').docTypeId);
-    // Recorded first: a crash before the cancel leaves the decline, and DeclineDocument again finishes it.
-    await recordDecline(db, row, document, user.id);
-    const moved = await moveLoan(c.get('deps'), row, 'cancel', (loan) =>
-      loan.executeUpdate(cancelUpdate, {
-        args: [
-          {
-            by: actorOf(c),
-            reasonId: DOCUMENT_DECLINED_REASON,
-            comments: `the customer declined the ${document.name}`,
-          },
-        ],
-      }),
-    );
-    return c.json(await loanView(db, moved, 'customer'), 200);
+    const { loanId } = c.req.valid('param');
+    const { docTypeId } = c.req.valid('query');
+    return c.json(await declineLoanDocument(c.get('deps'), documentCaller(c), loanId, docTypeId), 200);
   },
 });

@@ -1,7 +1,8 @@
 import { createRoute } from '@hono/zod-openapi';
-import { declineOfferUpdate } from '../../domain/lending/loan-process.ts';
-import { defineLendingOperation, lendingSecurity, requireCustomer } from './auth.ts';
-import { actorOf, customerLoan, loanAnswer, loanIdParams, loanView, moveLoan } from './loan-records.ts';
+import { declineLoanOffer } from '../../application/lending/loan-moves.ts';
+import { defineLendingOperation, lendingSecurity } from './auth.ts';
+import { customerCaller } from './callers.ts';
+import { loanAnswer, loanIdParams } from './loan-schemas.ts';
 import { lendingPath } from './paths.ts';
 
 /** `POST /Customer/Loans/{loanId}/DeclineLoanOffer`: only in Offer confirmation → Offer declined (closed). */
@@ -19,11 +20,7 @@ export const declineLoanOfferOperation = defineLendingOperation({
       responses: loanAnswer('The loan, closed as Offer declined'),
     }),
   handler: () => async (c) => {
-    const { customerId } = requireCustomer(c);
-    const row = await customerLoan(c, customerId, c.req.valid('param').loanId);
-    const moved = await moveLoan(c.get('deps'), row, 'declineOffer', (loan) =>
-      loan.executeUpdate(declineOfferUpdate, { args: [{ by: actorOf(c) }] }),
-    );
-    return c.json(await loanView(c.get('deps').db, moved, 'customer'), 200);
+    const { loanId } = c.req.valid('param');
+    return c.json(await declineLoanOffer(c.get('deps'), customerCaller(c), loanId), 200);
   },
 });

@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { frontOfficeCancellationReasons } from '../../application/lending/dictionaries.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from './auth.ts';
-import { cancellationReasonSchema, frontOfficeCancellationReasons } from './dictionary-records.ts';
+import { cancellationReasonSchema } from './dictionary-schemas.ts';
 import { lendingPath } from './paths.ts';
 
 /** `GET /Dictionary/CancellationReasons`: the reasons a customer may give (front-office visible only). */
@@ -22,5 +23,5 @@ export const dictionaryCancellationReasonsOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) =>
-    c.json({ items: await frontOfficeCancellationReasons(c.get('deps').db, c.get('lendingTenant').id) }, 200),
+    c.json({ items: await frontOfficeCancellationReasons(c.get('deps'), c.get('lendingTenant').id) }, 200),
 });

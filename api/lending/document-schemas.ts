@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { docTypeIds } from '../../domain/lending/loan-documents.ts';
 import { errorBodySchema } from '../shared/errors.ts';
-import { loanErrorResponses } from './loan-records.ts';
+import { loanErrorResponses } from './loan-schemas.ts';
 
 /**
  * What the loan document operations answer and take (decision 0040), as the OpenAPI document shows it.
@@ -28,7 +28,6 @@ export const loanDocumentSchema = z
 export const loanDocumentWithContentSchema = loanDocumentSchema
   .extend({ content: z.string().openapi({ description: 'The document, plain text' }) })
   .openapi('LoanDocumentWithContent');
-export type LoanDocumentView = z.infer<typeof loanDocumentSchema>;
 
 /** A document operation's query: the document type (all three name it). */
 export const docTypeQuery = z.object({ docTypeId: docTypeIdSchema });

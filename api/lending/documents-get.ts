@@ -1,13 +1,9 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { Refusal } from '../../application/shared/refusal.ts';
-import { defineLendingOperation, lendingSecurity, requireCustomer } from './auth.ts';
-import {
-  docTypeIdSchema,
-  documentErrorResponses,
-  loanDocumentWithContentSchema,
-} from './document-schemas.ts';
-import { documentsOfLoan, documentView } from './loan-documents.ts';
-import { customerLoan, loanIdParams } from './loan-records.ts';
+import { getLoanDocument } from '../../application/lending/loan-documents.ts';
+import { defineLendingOperation, lendingSecurity } from './auth.ts';
+import { documentCaller } from './callers.ts';
+import { documentErrorResponses, loanDocumentWithContentSchema } from './document-schemas.ts';
+import { loanIdParams } from './loan-schemas.ts';
 import { lendingPath } from './paths.ts';
 
 /** `GET /Customer/Loans/{loanId}/Documents/{docTypeId}`: one system document with its text (decision 0040). */
@@ -39,15 +35,7 @@ export const documentsGetOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    const { customerId } = requireCustomer(c);
     const { loanId, docTypeId } = c.req.valid('param');
-    const row = await customerLoan(c, customerId, loanId);
-    const known = docTypeIdSchema.safeParse(docTypeId);
-    const loan = await documentsOfLoan(c.get('deps').db, row);
-    const document = known.success
-      ? loan.documents.find((candidate) => candidate.docTypeId === known.data)
-      : undefined;
-    if (!document) throw Refusal.notFound('Document');
-    return c.json({ ...documentView(loan, document), content: document.content }, 200);
+    return c.json(await getLoanDocument(c.get('deps'), documentCaller(c), loanId, docTypeId), 200);
   },
 });

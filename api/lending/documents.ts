@@ -1,8 +1,9 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { defineLendingOperation, lendingSecurity, requireCustomer } from './auth.ts';
+import { listLoanDocuments } from '../../application/lending/loan-documents.ts';
+import { defineLendingOperation, lendingSecurity } from './auth.ts';
+import { documentCaller } from './callers.ts';
 import { documentErrorResponses, loanDocumentSchema } from './document-schemas.ts';
-import { documentsOfLoan, documentView } from './loan-documents.ts';
-import { customerLoan, loanIdParams } from './loan-records.ts';
+import { loanIdParams } from './loan-schemas.ts';
 import { lendingPath } from './paths.ts';
 
 /**
@@ -35,9 +36,7 @@ export const documentsOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    const { customerId } = requireCustomer(c);
-    const row = await customerLoan(c, customerId, c.req.valid('param').loanId);
-    const loan = await documentsOfLoan(c.get('deps').db, row);
-    return c.json({ documents: loan.documents.map((document) => documentView(loan, document)) }, 200);
+    const documents = await listLoanDocuments(c.get('deps'), documentCaller(c), c.req.valid('param').loanId);
+    return c.json({ documents }, 200);
   },
 });

@@ -1,17 +1,10 @@
 import { createRoute } from '@hono/zod-openapi';
-import { updateLoanDetailsUpdate } from '../../domain/lending/loan-process.ts';
+import { updateLoanDetails } from '../../application/lending/loan-moves.ts';
 import { jsonBody } from '../shared/openapi.ts';
-import { defineLendingOperation, lendingSecurity, requireCustomer } from './auth.ts';
-import { calculateLoan, loanTermsBodySchema } from './credit-product-records.ts';
-import {
-  actorOf,
-  customerLoan,
-  loanAnswer,
-  loanIdParams,
-  loanView,
-  moveLoan,
-  refuseOutsideStatuses,
-} from './loan-records.ts';
+import { defineLendingOperation, lendingSecurity } from './auth.ts';
+import { customerCaller } from './callers.ts';
+import { loanTermsBodySchema } from './credit-product-schemas.ts';
+import { loanAnswer, loanIdParams } from './loan-schemas.ts';
 import { lendingPath } from './paths.ts';
 
 /**
@@ -35,18 +28,10 @@ export const loanDetailsPutOperation = defineLendingOperation({
       responses: loanAnswer('The loan with its new terms'),
     }),
   handler: () => async (c) => {
-    const { db } = c.get('deps');
-    const { customerId } = requireCustomer(c);
-    const row = await customerLoan(c, customerId, c.req.valid('param').loanId);
-    // The status is refused before the terms are looked at.
-    refuseOutsideStatuses(row, 'updateLoanDetails');
-    const { product, promoCode, schedule } = await calculateLoan(db, row.tenantId, c.req.valid('json'));
-    const terms = { productName: product.name, promoCode, amount: schedule.amount, term: schedule.term };
-    const moved = await moveLoan(c.get('deps'), row, 'updateLoanDetails', (loan) =>
-      loan.executeUpdate(updateLoanDetailsUpdate, {
-        args: [{ by: actorOf(c), terms, secured: product.secured, currency: product.currency }],
-      }),
+    const { loanId } = c.req.valid('param');
+    return c.json(
+      await updateLoanDetails(c.get('deps'), customerCaller(c), loanId, c.req.valid('json')),
+      200,
     );
-    return c.json(await loanView(db, moved, 'customer'), 200);
   },
 });

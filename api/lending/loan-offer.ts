@@ -1,18 +1,9 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { Refusal } from '../../application/shared/refusal.ts';
-import type { Database } from '../../db/client.ts';
-import { stepOf } from '../../domain/lending/loan-lifecycle.ts';
-import type { LoanOffer } from '../../domain/lending/loan-process.ts';
-import { calculateSchedule, type Schedule } from '../../domain/lending/schedule.ts';
-import { defineLendingOperation, lendingSecurity, requireCustomer } from './auth.ts';
-import { findCreditProduct, scheduleSchema, todayUtc } from './credit-product-records.ts';
-import {
-  customerLoan,
-  type LoanRow,
-  loanErrorResponses,
-  loanIdParams,
-  loanOfferSchema,
-} from './loan-records.ts';
+import { loanOffer } from '../../application/lending/loan-reads.ts';
+import { defineLendingOperation, lendingSecurity } from './auth.ts';
+import { customerCaller } from './callers.ts';
+import { scheduleSchema } from './credit-product-schemas.ts';
+import { loanErrorResponses, loanIdParams, loanOfferSchema } from './loan-schemas.ts';
 import { lendingPath } from './paths.ts';
 
 export const offerWithScheduleSchema = loanOfferSchema
@@ -23,31 +14,6 @@ export const offerWithScheduleSchema = loanOfferSchema
     }),
   })
   .openapi('LoanOfferWithSchedule');
-
-/** An offer with its schedule under the loan's product (and promo code), starting today. */
-export async function offerWithSchedule(db: Database, row: LoanRow, offer: LoanOffer) {
-  const product = await findCreditProduct(db, row.tenantId, row.promoCode ?? row.productName);
-  let schedule: Schedule | null = null;
-  if (product) {
-    try {
-      schedule = calculateSchedule(product, {
-        amount: offer.amount,
-        term: offer.term,
-        startDate: todayUtc(),
-        promoCode: row.promoCode ?? undefined,
-      });
-    } catch {
-      // The product changed its bounds since the offer: the offer stands, without a schedule.
-    }
-  }
-  return { ...offer, schedule };
-}
-
-/** The reading operations' own refusal: 409 naming the status (or the missing feature). */
-export function refuseUnlessReadable(row: LoanRow, operation: 'readOffer' | 'readOffers') {
-  const step = stepOf(operation, row.status, { multipleOffers: row.multipleOffers });
-  if (!step.allowed) throw Refusal.conflict(step.type, step.message);
-}
 
 /** `GET /Customer/Loans/{loanId}/LoanOffer`: the offer; only in Offer confirmation. */
 export const loanOfferOperation = defineLendingOperation({
@@ -70,12 +36,7 @@ export const loanOfferOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    const { customerId } = requireCustomer(c);
-    const row = await customerLoan(c, customerId, c.req.valid('param').loanId);
-    refuseUnlessReadable(row, 'readOffer');
-    const [offer] = row.offers;
-    if (!offer) throw Refusal.notFound('Offer');
-    return c.json(await offerWithSchedule(c.get('deps').db, row, offer), 200);
+    return c.json(await loanOffer(c.get('deps'), customerCaller(c), c.req.valid('param').loanId), 200);
   },
 });
 

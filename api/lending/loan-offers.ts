@@ -1,7 +1,9 @@
 import { createRoute } from '@hono/zod-openapi';
-import { defineLendingOperation, lendingSecurity, requireCustomer } from './auth.ts';
-import { offersSchema, offerWithSchedule, refuseUnlessReadable } from './loan-offer.ts';
-import { customerLoan, loanErrorResponses, loanIdParams } from './loan-records.ts';
+import { loanOffers } from '../../application/lending/loan-reads.ts';
+import { defineLendingOperation, lendingSecurity } from './auth.ts';
+import { customerCaller } from './callers.ts';
+import { offersSchema } from './loan-offer.ts';
+import { loanErrorResponses, loanIdParams } from './loan-schemas.ts';
 import { lendingPath } from './paths.ts';
 
 /**
@@ -26,11 +28,6 @@ export const loanOffersOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    const { customerId } = requireCustomer(c);
-    const row = await customerLoan(c, customerId, c.req.valid('param').loanId);
-    refuseUnlessReadable(row, 'readOffers');
-    const { db } = c.get('deps');
-    const offers = await Promise.all(row.offers.map((offer) => offerWithSchedule(db, row, offer)));
-    return c.json({ offers }, 200);
+    return c.json(await loanOffers(c.get('deps'), customerCaller(c), c.req.valid('param').loanId), 200);
   },
 });

@@ -1,17 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { Refusal } from '../../application/shared/refusal.ts';
-import { cancelUpdate } from '../../domain/lending/loan-process.ts';
-import { defineLendingOperation, lendingSecurity, requireCustomer } from './auth.ts';
-import { findCancellationReason } from './dictionary-records.ts';
-import {
-  actorOf,
-  customerLoan,
-  loanAnswer,
-  loanIdParams,
-  loanView,
-  moveLoan,
-  refuseOutsideStatuses,
-} from './loan-records.ts';
+import { cancelLoan } from '../../application/lending/loan-moves.ts';
+import { defineLendingOperation, lendingSecurity } from './auth.ts';
+import { customerCaller } from './callers.ts';
+import { loanAnswer, loanIdParams } from './loan-schemas.ts';
 import { lendingPath } from './paths.ts';
 
 /**
@@ -40,17 +31,7 @@ export const loansCancelOperation = defineLendingOperation({
       responses: loanAnswer('The loan, closed as Cancelled'),
     }),
   handler: () => async (c) => {
-    const { db } = c.get('deps');
-    const { customerId } = requireCustomer(c);
-    const row = await customerLoan(c, customerId, c.req.valid('param').loanId);
-    refuseOutsideStatuses(row, 'cancel');
-    const { reasonId, comments } = c.req.valid('query');
-    const reason = await findCancellationReason(db, row.tenantId, reasonId);
-    if (!reason?.frontOffice)
-      throw Refusal.field('reasonId', 'not a cancellation reason of Dictionary/CancellationReasons');
-    const moved = await moveLoan(c.get('deps'), row, 'cancel', (loan) =>
-      loan.executeUpdate(cancelUpdate, { args: [{ by: actorOf(c), reasonId: reason.id, comments }] }),
-    );
-    return c.json(await loanView(db, moved, 'customer'), 200);
+    const { loanId } = c.req.valid('param');
+    return c.json(await cancelLoan(c.get('deps'), customerCaller(c), loanId, c.req.valid('query')), 200);
   },
 });

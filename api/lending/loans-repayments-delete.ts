@@ -1,15 +1,9 @@
 import { createRoute } from '@hono/zod-openapi';
-import { type LoanSnapshot, reverseRepaymentUpdate } from '../../domain/lending/loan-process.ts';
+import { reverseRepayment } from '../../application/lending/repayments.ts';
 import { defineLendingOperation, lendingSecurity } from './auth.ts';
-import { actorOf, loanView, moveLoan } from './loan-records.ts';
+import { managementCaller } from './callers.ts';
 import { lendingPath } from './paths.ts';
-import {
-  repaymentAnswerSchema,
-  repaymentErrorResponses,
-  repaymentIdParams,
-  repaymentIn,
-  tenantRepayment,
-} from './repayment-records.ts';
+import { repaymentAnswerSchema, repaymentErrorResponses, repaymentIdParams } from './repayment-schemas.ts';
 
 /**
  * `DELETE /Management/Loans/Repayments/{id}`: reverses a repayment (kept, marked reversed); balances and
@@ -33,28 +27,7 @@ export const loansRepaymentsDeleteOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    const deps = c.get('deps');
     const { id } = c.req.valid('param');
-    const { loan: row } = await tenantRepayment(c, id);
-    let answered: LoanSnapshot | undefined;
-    const moved = await moveLoan(
-      deps,
-      row,
-      'correctRepayment',
-      async (loan) => {
-        answered = await loan.executeUpdate(reverseRepaymentUpdate, {
-          args: [{ by: actorOf(c), repaymentId: id }],
-        });
-        return answered;
-      },
-      true,
-    );
-    return c.json(
-      {
-        repayment: repaymentIn(answered, { repaymentId: id }),
-        loan: await loanView(deps.db, moved, 'management'),
-      },
-      200,
-    );
+    return c.json(await reverseRepayment(c.get('deps'), managementCaller(c), id), 200);
   },
 });

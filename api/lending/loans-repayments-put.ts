@@ -1,18 +1,15 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { editRepaymentUpdate, type LoanSnapshot } from '../../domain/lending/loan-process.ts';
+import { editRepayment } from '../../application/lending/repayments.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineLendingOperation, lendingSecurity } from './auth.ts';
-import { actorOf, loanView, moveLoan } from './loan-records.ts';
+import { managementCaller } from './callers.ts';
 import { lendingPath } from './paths.ts';
 import {
   repaymentAnswerSchema,
-  repaymentDate,
   repaymentErrorResponses,
   repaymentFields,
   repaymentIdParams,
-  repaymentIn,
-  tenantRepayment,
-} from './repayment-records.ts';
+} from './repayment-schemas.ts';
 
 /**
  * `PUT /Management/Loans/Repayments/{id}`: edits a repayment (amount, date, mode); the loan's balances
@@ -40,30 +37,7 @@ export const loansRepaymentsPutOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    const deps = c.get('deps');
     const { id } = c.req.valid('param');
-    const body = c.req.valid('json');
-    const { loan: row } = await tenantRepayment(c, id);
-    const repayment = {
-      repaymentId: id,
-      amount: body.amount,
-      date: repaymentDate(row, body.date),
-      mode: body.mode,
-    };
-    let answered: LoanSnapshot | undefined;
-    const moved = await moveLoan(
-      deps,
-      row,
-      'correctRepayment',
-      async (loan) => {
-        answered = await loan.executeUpdate(editRepaymentUpdate, { args: [{ by: actorOf(c), repayment }] });
-        return answered;
-      },
-      true,
-    );
-    return c.json(
-      { repayment: repaymentIn(answered, repayment), loan: await loanView(deps.db, moved, 'management') },
-      200,
-    );
+    return c.json(await editRepayment(c.get('deps'), managementCaller(c), id, c.req.valid('json')), 200);
   },
 });

@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { branchOffices } from '../../application/lending/dictionaries.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from './auth.ts';
-import { branchOfficeSchema, branchOffices } from './dictionary-records.ts';
+import { branchOfficeSchema } from './dictionary-schemas.ts';
 import { LENDING_API_PREFIX, lendingPath } from './paths.ts';
 
 /** `GET /Management/BranchOffices` (also at the old `/Migration/BranchOffices`): the tenant's offices. */
@@ -23,5 +24,5 @@ export const managementBranchOfficesOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) =>
-    c.json({ items: await branchOffices(c.get('deps').db, c.get('lendingTenant').id) }, 200),
+    c.json({ items: await branchOffices(c.get('deps'), c.get('lendingTenant').id) }, 200),
 });

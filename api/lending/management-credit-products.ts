@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { listCreditProducts } from '../../application/lending/credit-products.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from './auth.ts';
-import { creditProductRecordSchema, forManagement, listCreditProducts } from './credit-product-records.ts';
+import { creditProductRecordSchema, forManagement } from './credit-product-schemas.ts';
 import { stateQuerySchema } from './customer-credit-products.ts';
 import { LENDING_API_PREFIX, lendingPath } from './paths.ts';
 

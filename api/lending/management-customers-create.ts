@@ -1,11 +1,12 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { createCustomer } from '../../application/lending/customers.ts';
 import { normalizeLogin } from '../../domain/lending/customers.ts';
 import { errorBodySchema } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from './auth.ts';
-import { createCustomer, customerDetailsBody, customerRecordSchema } from './customer-records.ts';
+import { customerDetailsBody, customerRecordSchema } from './customer-schemas.ts';
 import { LENDING_API_PREFIX, lendingPath } from './paths.ts';
-import { loginParameter } from './user-records.ts';
+import { loginParameter } from './user-schemas.ts';
 
 /**
  * `POST /Management/Customers/Create` (also at the old `/Migration/Customers/Create`): registers a
@@ -39,9 +40,8 @@ export const managementCustomersCreateOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    const { db, config } = c.get('deps');
     const { login, details } = c.req.valid('json');
-    const { record } = await createCustomer(db, config, {
+    const { record } = await createCustomer(c.get('deps'), {
       tenantId: c.get('lendingTenant').id,
       origin: 'management',
       login: normalizeLogin(login),

@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { customerRecord } from '../../application/lending/customers.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from './auth.ts';
-import { customerRecord, customerRecordSchema } from './customer-records.ts';
+import { customerRecordSchema } from './customer-schemas.ts';
 import { lendingPath } from './paths.ts';
 
 export const customerIdParams = z.object({
@@ -26,10 +27,7 @@ export const managementCustomerGetOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    const { db, config } = c.get('deps');
-    return c.json(
-      await customerRecord(db, config, c.get('lendingTenant').id, c.req.valid('param').customerId),
-      200,
-    );
+    const { customerId } = c.req.valid('param');
+    return c.json(await customerRecord(c.get('deps'), c.get('lendingTenant').id, customerId), 200);
   },
 });

@@ -1,8 +1,8 @@
 import { createRoute } from '@hono/zod-openapi';
+import { replaceCustomerDetails } from '../../application/lending/customers.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from './auth.ts';
-import { afterDetailsUpdate } from './customer-details-update.ts';
-import { customerDetailsBody, customerRecordSchema, replaceCustomerDetails } from './customer-records.ts';
+import { customerDetailsBody, customerRecordSchema } from './customer-schemas.ts';
 import { customerIdParams } from './management-customers-get.ts';
 import { LENDING_API_PREFIX, lendingPath } from './paths.ts';
 
@@ -29,15 +29,11 @@ export const managementCustomerPutOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    const { db, config } = c.get('deps');
-    const record = await replaceCustomerDetails(
-      db,
-      config,
-      c.get('lendingTenant').id,
-      c.req.valid('param').customerId,
-      c.req.valid('json'),
+    const { customerId } = c.req.valid('param');
+    const tenantId = c.get('lendingTenant').id;
+    return c.json(
+      await replaceCustomerDetails(c.get('deps'), tenantId, customerId, c.req.valid('json')),
+      200,
     );
-    await afterDetailsUpdate(c, record);
-    return c.json(record, 200);
   },
 });

@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { searchCustomers } from '../../application/lending/customers.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from './auth.ts';
-import { customerSummarySchema, searchCustomers } from './customer-records.ts';
+import { customerSummarySchema } from './customer-schemas.ts';
 import { lendingPath } from './paths.ts';
 
 /** Paging of Management/Customers/Search (decision 0037). */
@@ -68,11 +69,8 @@ export const managementCustomersSearchOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    const { db, config } = c.get('deps');
     const { pageNumber, pageSize, ...filters } = c.req.valid('query');
-    return c.json(
-      await searchCustomers(db, config, c.get('lendingTenant').id, filters, { pageNumber, pageSize }),
-      200,
-    );
+    const page = { pageNumber, pageSize };
+    return c.json(await searchCustomers(c.get('deps'), c.get('lendingTenant').id, filters, page), 200);
   },
 });

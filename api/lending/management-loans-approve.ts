@@ -1,11 +1,10 @@
 import { createRoute } from '@hono/zod-openapi';
-import { Refusal } from '../../application/shared/refusal.ts';
-import { LoanRefusal } from '../../domain/lending/loan-lifecycle.ts';
-import { approveUpdate } from '../../domain/lending/loan-process.ts';
+import { unsignedDocumentsOf } from '../../application/lending/loan-documents.ts';
+import { approveLoan } from '../../application/lending/loan-moves.ts';
 import { defineLendingOperation, lendingSecurity } from './auth.ts';
+import { managementCaller } from './callers.ts';
 import { commentsQuery } from './customer-loans-process.ts';
-import { documentsOfLoan, unsignedDocuments } from './loan-documents.ts';
-import { actorOf, loanAnswer, loanIdParams, loanView, moveLoan, tenantLoan } from './loan-records.ts';
+import { loanAnswer, loanIdParams } from './loan-schemas.ts';
 import { lendingPath } from './paths.ts';
 
 /**
@@ -28,23 +27,9 @@ export const managementLoansApproveOperation = defineLendingOperation({
       responses: loanAnswer('The approved loan'),
     }),
   handler: () => async (c) => {
-    const row = await tenantLoan(c, c.req.valid('param').loanId);
+    const { loanId } = c.req.valid('param');
+    const deps = c.get('deps');
     const { comments } = c.req.valid('query');
-    // An accepted offer is approved once every system document is signed (decision 0040).
-    const unsigned = row.acceptedOfferId
-      ? unsignedDocuments(await documentsOfLoan(c.get('deps').db, row))
-      : [];
-    if (row.status === 'Waiting for approval' && unsigned.length > 0) {
-      throw Refusal.conflict(
-        LoanRefusal.documentsNotSigned,
-        `the customer has not signed: ${unsigned.map((document) => `${document.name} (${document.docTypeId})`).join(', ')}`,
-      );
-    }
-    const moved = await moveLoan(c.get('deps'), row, 'approve', (loan) =>
-      loan.executeUpdate(approveUpdate, {
-        args: [{ by: actorOf(c), comments, documentsSigned: unsigned.length === 0 }],
-      }),
-    );
-    return c.json(await loanView(c.get('deps').db, moved, 'management'), 200);
+    return c.json(await approveLoan(deps, managementCaller(c), loanId, comments), 200);
   },
 });

@@ -1,13 +1,10 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { Decimal } from 'decimal.js';
-import { Refusal } from '../../application/shared/refusal.ts';
-import { initialStatusOf } from '../../domain/lending/loan-lifecycle.ts';
-import { schedulePosition } from '../../domain/lending/loan-process.ts';
+import { createLoanForCustomer } from '../../application/lending/loan-creation.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineLendingOperation, lendingSecurity } from './auth.ts';
-import { calculateLoan, loanTermsBodySchema, todayUtc } from './credit-product-records.ts';
-import { readCustomer } from './customer-records.ts';
-import { actorOf, loanErrorResponses, loanSchema, loanView, startLoan } from './loan-records.ts';
+import { managementCaller } from './callers.ts';
+import { loanTermsBodySchema } from './credit-product-schemas.ts';
+import { loanErrorResponses, loanSchema } from './loan-schemas.ts';
 import { lendingPath } from './paths.ts';
 
 const decimalAmount = z
@@ -68,43 +65,13 @@ export const managementLoansCreateOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    const deps = c.get('deps');
-    const tenant = c.get('lendingTenant');
-    const body = c.req.valid('json');
-    const customer = await readCustomer(deps.db, tenant.id, body.customerId);
-    if (!customer) throw Refusal.field('customerId', 'no customer of this id');
-    const [disbursement] = body.disbursements ?? [];
-    const today = todayUtc();
-    const { product, promoCode, schedule } = await calculateLoan(
-      deps.db,
-      tenant.id,
-      { ...body, startDate: disbursement?.date ?? today },
-      today,
+    const caller = managementCaller(c);
+    const view = await createLoanForCustomer(
+      c.get('deps'),
+      c.get('lendingTenant'),
+      caller,
+      c.req.valid('json'),
     );
-    let status = initialStatusOf('create', { detailsComplete: customer.detailsComplete });
-    if (disbursement) {
-      if (!new Decimal(disbursement.amount).eq(schedule.amount)) {
-        throw Refusal.field('disbursements.0.amount', 'the disbursement amount must equal the loan amount');
-      }
-      const position = schedulePosition(schedule.instalments, body.repaidAmount ?? '0', today);
-      status = initialStatusOf('createWithDisbursement', { schedule: position });
-    } else if (body.repaidAmount !== undefined) {
-      throw Refusal.field('repaidAmount', 'only with a disbursement');
-    }
-    const row = await startLoan(deps, {
-      tenantId: tenant.id,
-      customerId: customer.id,
-      terms: { productName: product.name, promoCode, amount: schedule.amount, term: schedule.term },
-      currency: product.currency,
-      secured: product.secured,
-      status,
-      createdBy: actorOf(c),
-      comments: body.comments,
-      multipleOffers: tenant.features.multipleOffers,
-      ...(disbursement ? { disbursement: { amount: schedule.amount, date: disbursement.date } } : {}),
-      // The workflow books it as an opening repayment (decision 0043).
-      ...(disbursement && body.repaidAmount ? { repaidAmount: body.repaidAmount } : {}),
-    });
-    return c.json(await loanView(deps.db, row, 'management'), 201);
+    return c.json(view, 201);
   },
 });

@@ -1,9 +1,9 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { registerDisbursementUpdate } from '../../domain/lending/loan-process.ts';
+import { registerDisbursement } from '../../application/lending/loan-moves.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineLendingOperation, lendingSecurity } from './auth.ts';
-import { todayUtc } from './credit-product-records.ts';
-import { actorOf, loanAnswer, loanView, moveLoan, tenantLoan } from './loan-records.ts';
+import { managementCaller } from './callers.ts';
+import { loanAnswer } from './loan-schemas.ts';
 import { lendingPath } from './paths.ts';
 
 /**
@@ -42,13 +42,6 @@ export const managementLoansDisbursementsOperation = defineLendingOperation({
       responses: loanAnswer('The loan, Active'),
     }),
   handler: () => async (c) => {
-    const { loanId, amount, date } = c.req.valid('json');
-    const row = await tenantLoan(c, loanId);
-    const moved = await moveLoan(c.get('deps'), row, 'registerDisbursement', (loan) =>
-      loan.executeUpdate(registerDisbursementUpdate, {
-        args: [{ by: actorOf(c), disbursement: { amount, date: date ?? todayUtc() } }],
-      }),
-    );
-    return c.json(await loanView(c.get('deps').db, moved, 'management'), 200);
+    return c.json(await registerDisbursement(c.get('deps'), managementCaller(c), c.req.valid('json')), 200);
   },
 });

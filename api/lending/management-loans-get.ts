@@ -1,6 +1,8 @@
 import { createRoute } from '@hono/zod-openapi';
+import { readLoan } from '../../application/lending/loans.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from './auth.ts';
-import { loanIdParams, loanSchema, loanView, tenantLoan } from './loan-records.ts';
+import { managementCaller } from './callers.ts';
+import { loanIdParams, loanSchema } from './loan-schemas.ts';
 import { lendingPath } from './paths.ts';
 
 /** `GET /Management/Loans/{loanId}`: a loan of the key's tenant, with the bureau's decision. */
@@ -21,7 +23,6 @@ export const managementLoansGetOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    const row = await tenantLoan(c, c.req.valid('param').loanId);
-    return c.json(await loanView(c.get('deps').db, row, 'management'), 200);
+    return c.json(await readLoan(c.get('deps'), managementCaller(c), c.req.valid('param').loanId), 200);
   },
 });

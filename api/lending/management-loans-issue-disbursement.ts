@@ -1,23 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { WorkflowUpdateFailedError } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
-import { Refusal } from '../../application/shared/refusal.ts';
-import { PAYOUT_CURRENCIES, recipientOf } from '../../domain/lending/disbursement.ts';
-import { LoanRefusal } from '../../domain/lending/loan-lifecycle.ts';
-import { issueDisbursementUpdate, type LoanSnapshot } from '../../domain/lending/loan-process.ts';
+import { issueDisbursement } from '../../application/lending/disbursement.ts';
 import { defineLendingOperation, lendingSecurity } from './auth.ts';
-import { requireCollectMerchant } from './collect-merchant-records.ts';
-import { readCustomer } from './customer-records.ts';
-import {
-  actorOf,
-  loanErrorResponses,
-  loanIdParams,
-  loanSchema,
-  loanView,
-  moveLoan,
-  refuseOutsideStatuses,
-  tenantLoan,
-} from './loan-records.ts';
+import { managementCaller } from './callers.ts';
+import { loanErrorResponses, loanIdParams, loanSchema } from './loan-schemas.ts';
 import { lendingPath } from './paths.ts';
 
 /**
@@ -25,7 +10,7 @@ import { lendingPath } from './paths.ts';
  * registered at the payment-collection gateway (decision 0041), through its public merchant interface
  * with the tenant's merchant credentials; the customer collects it at a cash desk with their name and
  * national id. The loan stays Approved until the gateway notifies the payout: PAID → Active with the
- * disbursement registered, EXPIRED → IssueDisbursement again (api/lending/collect-notifications.ts).
+ * disbursement registered, EXPIRED → IssueDisbursement again (application/lending/collect-notifications.ts).
  */
 
 const payoutSchema = z
@@ -88,55 +73,8 @@ export const managementLoansIssueDisbursementOperation = defineLendingOperation(
       },
     }),
   handler: () => async (c) => {
-    const { db, config } = c.get('deps');
-    const tenant = c.get('lendingTenant');
-    const row = await tenantLoan(c, c.req.valid('param').loanId);
+    const { loanId } = c.req.valid('param');
     const { amount } = c.req.valid('query');
-    refuseOutsideStatuses(row, 'issueDisbursement');
-    await requireCollectMerchant(db, config, tenant.id);
-    if (!PAYOUT_CURRENCIES.includes(row.currency))
-      throw Refusal.conflict(
-        'payout_currency_unsupported',
-        `The collection gateway pays out ${PAYOUT_CURRENCIES.join(', ')}; the loan is in ${row.currency}`,
-      );
-    const customer = await readCustomer(db, tenant.id, row.customerId, config);
-    const recipient = customer ? recipientOf(customer.details) : undefined;
-    if (!recipient?.ok) {
-      const field = recipient?.field ?? 'customerId';
-      const message = recipient?.message ?? 'the loan’s customer is not found';
-      throw new Refusal(409, 'payout_recipient_invalid', message, [{ field, message }]);
-    }
-    let answered: LoanSnapshot | undefined;
-    const moved = await moveLoan(c.get('deps'), row, 'issueDisbursement', async (loan) => {
-      try {
-        answered = await loan.executeUpdate(issueDisbursementUpdate, {
-          args: [{ by: actorOf(c), amount, recipient: recipient.recipient }],
-        });
-        return answered;
-      } catch (error) {
-        // The refusals only this operation has; the others are moveLoan's.
-        const failure = error instanceof WorkflowUpdateFailedError ? error.cause : undefined;
-        if (failure instanceof ApplicationFailure && failure.type === LoanRefusal.payoutRefused)
-          throw new Refusal(502, LoanRefusal.payoutRefused, failure.message);
-        throw error;
-      }
-    });
-    const payout = answered?.payout;
-    if (!payout) throw new Error(`loan ${row.loanId}: IssueDisbursement answered without its payout`);
-    const view = await loanView(db, moved, 'management');
-    return c.json(
-      {
-        ...view,
-        payout: {
-          invoice: payout.invoice,
-          idn: payout.idn,
-          status: payout.state,
-          amount: payout.amount,
-          currency: payout.currency,
-          expTime: payout.expTime,
-        },
-      },
-      202,
-    );
+    return c.json(await issueDisbursement(c.get('deps'), managementCaller(c), loanId, amount), 202);
   },
 });

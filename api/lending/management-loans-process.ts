@@ -1,7 +1,9 @@
 import { createRoute } from '@hono/zod-openapi';
+import { sendForProcessing } from '../../application/lending/loan-moves.ts';
 import { defineLendingOperation, lendingSecurity } from './auth.ts';
-import { commentsQuery, sendForProcessing } from './customer-loans-process.ts';
-import { loanAnswer, loanIdParams, loanView, tenantLoan } from './loan-records.ts';
+import { managementCaller } from './callers.ts';
+import { commentsQuery } from './customer-loans-process.ts';
+import { loanAnswer, loanIdParams } from './loan-schemas.ts';
 import { lendingPath } from './paths.ts';
 
 /** `POST /Management/Loans/{loanId}/Process?comments=`: sends a loan of the tenant for processing. */
@@ -21,8 +23,8 @@ export const managementLoansProcessOperation = defineLendingOperation({
       responses: loanAnswer('The loan after processing'),
     }),
   handler: () => async (c) => {
-    const row = await tenantLoan(c, c.req.valid('param').loanId);
-    const moved = await sendForProcessing(c, row, c.req.valid('query').comments);
-    return c.json(await loanView(c.get('deps').db, moved, 'management'), 200);
+    const { loanId } = c.req.valid('param');
+    const { comments } = c.req.valid('query');
+    return c.json(await sendForProcessing(c.get('deps'), managementCaller(c), loanId, comments), 200);
   },
 });

@@ -1,18 +1,10 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { type LoanSnapshot, registerRepaymentUpdate } from '../../domain/lending/loan-process.ts';
+import { registerRepayment } from '../../application/lending/repayments.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineLendingOperation, lendingSecurity } from './auth.ts';
-import { actorOf, loanView, moveLoan, refuseOutsideStatuses, tenantLoan } from './loan-records.ts';
+import { managementCaller } from './callers.ts';
 import { lendingPath } from './paths.ts';
-import {
-  findRepayment,
-  newRepaymentId,
-  repaymentAnswerSchema,
-  repaymentDate,
-  repaymentErrorResponses,
-  repaymentFields,
-  repaymentIn,
-} from './repayment-records.ts';
+import { repaymentAnswerSchema, repaymentErrorResponses, repaymentFields } from './repayment-schemas.ts';
 
 const repaymentBody = z
   .object({
@@ -57,39 +49,11 @@ export const managementLoansRepaymentsOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    const deps = c.get('deps');
-    const body = c.req.valid('json');
-    const row = await tenantLoan(c, body.loanId);
-    if (body.reference) {
-      const earlier = await findRepayment(deps.db, row.tenantId, {
-        loanId: row.loanId,
-        reference: body.reference,
-      });
-      if (earlier) {
-        const { repaymentId, loanId: _, tenantId: __, version: ___, updatedAt: ____, ...rest } = earlier;
-        return c.json(
-          { repayment: { id: repaymentId, ...rest }, loan: await loanView(deps.db, row, 'management') },
-          200,
-        );
-      }
-    }
-    refuseOutsideStatuses(row, 'registerRepayment');
-    const repayment = {
-      repaymentId: newRepaymentId(),
-      amount: body.amount,
-      date: repaymentDate(row, body.date),
-      mode: body.mode,
-      reference: body.reference,
-    };
-    let answered: LoanSnapshot | undefined;
-    const moved = await moveLoan(deps, row, 'registerRepayment', async (loan) => {
-      answered = await loan.executeUpdate(registerRepaymentUpdate, { args: [{ by: actorOf(c), repayment }] });
-      return answered;
-    });
-    const held = repaymentIn(answered, repayment);
-    return c.json(
-      { repayment: held, loan: await loanView(deps.db, moved, 'management') },
-      held.id === repayment.repaymentId ? 201 : 200,
+    const { created, ...answer } = await registerRepayment(
+      c.get('deps'),
+      managementCaller(c),
+      c.req.valid('json'),
     );
+    return created ? c.json(answer, 201) : c.json(answer, 200);
   },
 });

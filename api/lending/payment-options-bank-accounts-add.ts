@@ -1,9 +1,10 @@
 import { createRoute } from '@hono/zod-openapi';
+import { addBankAccount } from '../../application/lending/bank-accounts.ts';
 import { errorBodySchema } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity, requireCustomer } from './auth.ts';
-import { addBankAccount, bankAccountSchema, newBankAccountSchema } from './bank-account-records.ts';
 import { lendingPath } from './paths.ts';
+import { bankAccountSchema, newBankAccountSchema } from './payment-option-schemas.ts';
 
 /** `POST /PaymentOptions/BankAccounts`: adds a bank account of the customer (IBAN checked). */
 export const paymentOptionsBankAccountsAddOperation = defineLendingOperation({
@@ -30,7 +31,7 @@ export const paymentOptionsBankAccountsAddOperation = defineLendingOperation({
   handler: () => async (c) => {
     const { customerId } = requireCustomer(c);
     return c.json(
-      await addBankAccount(c.get('deps').db, c.get('lendingTenant').id, customerId, c.req.valid('json')),
+      await addBankAccount(c.get('deps'), c.get('lendingTenant').id, customerId, c.req.valid('json')),
       201,
     );
   },

@@ -1,7 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { listBankAccounts } from '../../application/lending/bank-accounts.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity, requireCustomer } from './auth.ts';
-import { bankAccountSchema, listBankAccounts } from './bank-account-records.ts';
 import { lendingPath } from './paths.ts';
+import { bankAccountSchema } from './payment-option-schemas.ts';
 
 /** `GET /PaymentOptions/BankAccounts`: the customer's own bank accounts, oldest first. */
 export const paymentOptionsBankAccountsListOperation = defineLendingOperation({

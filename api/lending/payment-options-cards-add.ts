@@ -1,8 +1,9 @@
 import { createRoute } from '@hono/zod-openapi';
+import { createCard } from '../../application/lending/cards.ts';
 import { errorBodySchema } from '../shared/errors.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity, requireCustomer } from './auth.ts';
-import { cardPageSchema, cardSchema, createCard, newCardSchema } from './card-records.ts';
 import { lendingPath } from './paths.ts';
+import { cardPageSchema, cardSchema, newCardSchema } from './payment-option-schemas.ts';
 
 /**
  * `POST /PaymentOptions/Cards`: a pending card and the collection gateway's card page form that saves it
@@ -43,10 +44,8 @@ export const paymentOptionsCardsAddOperation = defineLendingOperation({
     }),
   handler: () => async (c) => {
     const { customerId } = requireCustomer(c);
-    const { db, config } = c.get('deps');
     const { card, cardPage } = await createCard(
-      db,
-      config,
+      c.get('deps'),
       c.get('lendingTenant'),
       customerId,
       c.req.valid('json') ?? {},

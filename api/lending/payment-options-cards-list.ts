@@ -1,7 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { listCards } from '../../application/lending/cards.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity, requireCustomer } from './auth.ts';
-import { cardSchema, listCards } from './card-records.ts';
 import { lendingPath } from './paths.ts';
+import { cardSchema } from './payment-option-schemas.ts';
 
 /** `GET /PaymentOptions/Cards`: the customer's cards (display data only; never a token or number). */
 export const paymentOptionsCardsListOperation = defineLendingOperation({
@@ -25,7 +26,7 @@ export const paymentOptionsCardsListOperation = defineLendingOperation({
     }),
   handler: () => async (c) => {
     const { customerId } = requireCustomer(c);
-    const cards = await listCards(c.get('deps').db, { tenantId: c.get('lendingTenant').id, customerId });
+    const cards = await listCards(c.get('deps'), { tenantId: c.get('lendingTenant').id, customerId });
     return c.json({ cards }, 200);
   },
 });

@@ -1,9 +1,10 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { updateCard } from '../../application/lending/cards.ts';
 import { errorBodySchema } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity, requireCustomer } from './auth.ts';
-import { cardChangeSchema, cardSchema, updateCard } from './card-records.ts';
 import { lendingPath } from './paths.ts';
+import { cardChangeSchema, cardSchema } from './payment-option-schemas.ts';
 
 const cardIdParams = z.object({
   cardId: z
@@ -38,7 +39,7 @@ export const paymentOptionsCardsPutOperation = defineLendingOperation({
   handler: () => async (c) => {
     const { customerId } = requireCustomer(c);
     const card = await updateCard(
-      c.get('deps').db,
+      c.get('deps'),
       { tenantId: c.get('lendingTenant').id, customerId },
       c.req.valid('param').cardId,
       c.req.valid('json'),

@@ -1,8 +1,9 @@
 import { createRoute } from '@hono/zod-openapi';
+import { deletePaymentMethod } from '../../application/lending/payment-methods.ts';
 import { errorBodySchema } from '../shared/errors.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity, requireCustomer } from './auth.ts';
 import { lendingPath } from './paths.ts';
-import { deletePaymentMethod, paymentMethodIdQuery } from './payment-method-records.ts';
+import { paymentMethodIdQuery } from './payment-option-schemas.ts';
 
 /** `DELETE /PaymentOptions/DeleteMethod?paymentMethodId=`: deletes one of the customer's methods. */
 export const paymentOptionsDeleteMethodOperation = defineLendingOperation({
@@ -30,8 +31,7 @@ export const paymentOptionsDeleteMethodOperation = defineLendingOperation({
   handler: () => async (c) => {
     const { customerId } = requireCustomer(c);
     await deletePaymentMethod(
-      c.get('deps').db,
-      c.get('deps').config,
+      c.get('deps'),
       c.get('lendingTenant').id,
       customerId,
       c.req.valid('query').paymentMethodId,

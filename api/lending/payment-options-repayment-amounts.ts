@@ -1,10 +1,9 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { Refusal } from '../../application/shared/refusal.ts';
-import { LoanRefusal } from '../../domain/lending/loan-lifecycle.ts';
-import { defineLendingOperation, lendingSecurity, requireCustomer } from './auth.ts';
-import { customerLoan, loanErrorResponses, loanIdParams } from './loan-records.ts';
+import { repaymentAmounts } from '../../application/lending/loan-reads.ts';
+import { defineLendingOperation, lendingSecurity } from './auth.ts';
+import { customerCaller } from './callers.ts';
+import { loanErrorResponses, loanIdParams } from './loan-schemas.ts';
 import { lendingPath } from './paths.ts';
-import { servicingView } from './servicing-view.ts';
 
 const amount = z.string().openapi({ example: '128.50' });
 
@@ -46,27 +45,7 @@ export const paymentOptionsRepaymentAmountsOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    const { customerId } = requireCustomer(c);
-    const row = await customerLoan(c, customerId, c.req.valid('param').loanId);
-    const servicing = await servicingView(c.get('deps').db, row.tenantId, row.loanId);
-    if (!servicing)
-      throw Refusal.conflict(
-        LoanRefusal.invalidStatus,
-        `repayment amounts exist once the loan is paid out: the loan is in status ${row.status}`,
-      );
-    return c.json(
-      {
-        loanId: row.loanId,
-        status: row.status,
-        currency: row.currency,
-        overdue: servicing.overdueAmount,
-        dueNow: servicing.dueNow,
-        nextDueDate: servicing.nextDueDate,
-        nextInstalment: servicing.nextDueAmount,
-        payOff: servicing.payoffAmount,
-        daysPastDue: servicing.daysPastDue,
-      },
-      200,
-    );
+    const { loanId } = c.req.valid('param');
+    return c.json(await repaymentAmounts(c.get('deps'), customerCaller(c), loanId), 200);
   },
 });

@@ -1,12 +1,9 @@
 import { createRoute } from '@hono/zod-openapi';
+import { setDefaultPaymentMethod } from '../../application/lending/payment-methods.ts';
 import { errorBodySchema } from '../shared/errors.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity, requireCustomer } from './auth.ts';
 import { lendingPath } from './paths.ts';
-import {
-  paymentMethodIdQuery,
-  paymentMethodSchema,
-  setDefaultPaymentMethod,
-} from './payment-method-records.ts';
+import { paymentMethodIdQuery, paymentMethodSchema } from './payment-option-schemas.ts';
 
 /** `POST /PaymentOptions/SetDefaultMethod?paymentMethodId=`: the customer's one default method. */
 export const paymentOptionsSetDefaultMethodOperation = defineLendingOperation({
@@ -37,7 +34,7 @@ export const paymentOptionsSetDefaultMethodOperation = defineLendingOperation({
     const { customerId } = requireCustomer(c);
     return c.json(
       await setDefaultPaymentMethod(
-        c.get('deps').db,
+        c.get('deps'),
         c.get('lendingTenant').id,
         customerId,
         c.req.valid('query').paymentMethodId,

@@ -1,22 +1,12 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { createRoute, z } from '@hono/zod-openapi';
-import { Refusal } from '../../application/shared/refusal.ts';
-import { PAYOUT_CURRENCIES, payoutAmount } from '../../domain/lending/disbursement.ts';
-import { type LoanSnapshot, submitRepaymentUpdate } from '../../domain/lending/loan-process.ts';
-import {
-  type RepaymentSubmission,
-  submissionIdOf,
-  submissionModes,
-} from '../../domain/lending/repayment-submissions.ts';
+import { submitRepayment } from '../../application/lending/repayment-submissions.ts';
+import { submissionModes } from '../../domain/lending/repayment-submissions.ts';
 import { errorBodySchema } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
-import { defineLendingOperation, lendingSecurity, requireCustomer } from './auth.ts';
-import { listBankAccounts } from './bank-account-records.ts';
-import { cardToCharge } from './card-records.ts';
-import { requireCollectMerchant } from './collect-merchant-records.ts';
-import { actorOf, customerLoan, moveLoan, refuseOutsideStatuses } from './loan-records.ts';
+import { defineLendingOperation, lendingSecurity } from './auth.ts';
+import { customerCaller } from './callers.ts';
 import { lendingPath } from './paths.ts';
-import { repaymentErrorResponses, repaymentFields } from './repayment-records.ts';
+import { repaymentErrorResponses, repaymentFields } from './repayment-schemas.ts';
 
 const submissionBody = z
   .object({
@@ -74,23 +64,6 @@ const submissionSchema = z
   })
   .openapi('RepaymentSubmissionAnswer');
 
-const submissionView = (loanId: string, held: RepaymentSubmission): z.infer<typeof submissionSchema> => ({
-  submissionId: held.submissionId,
-  loanId,
-  mode: held.channel === 'bankTransfer' ? 'bankTransfer' : 'card',
-  status: held.status,
-  amount: held.amount,
-  currency: held.currency,
-  reference: held.idn,
-  invoice: held.invoice,
-  paymentMethodId: held.paymentMethodId,
-  iban: held.iban,
-  beneficiary: held.beneficiary,
-  expiresAt: held.expiresAt,
-  reason: held.reason,
-  repaymentId: held.repaymentId,
-});
-
 /**
  * `POST /PaymentOptions/SubmitRepayment`: the customer repays through the collection gateway (decision
  * 0045): a charge of a saved card, or a deposit slip paid by bank transfer. An Update of the loan's
@@ -133,64 +106,8 @@ export const paymentOptionsSubmitRepaymentOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    const { customerId } = requireCustomer(c);
-    const deps = c.get('deps');
-    const { db, config } = deps;
-    const body = c.req.valid('json');
-    const row = await customerLoan(c, customerId, body.loanId);
-    refuseOutsideStatuses(row, 'submitRepayment');
-    await requireCollectMerchant(db, config, row.tenantId);
-    if (!PAYOUT_CURRENCIES.includes(row.currency))
-      throw Refusal.conflict(
-        'repayment_currency_unsupported',
-        `The collection gateway takes ${PAYOUT_CURRENCIES.join(', ')}; the loan is in ${row.currency}`,
-      );
-    const amount = payoutAmount(body.amount);
-    if (!amount)
-      throw Refusal.field('amount', 'must have at most 9 integer digits for the collection gateway');
-    const owner = { tenantId: row.tenantId, customerId };
-    let paymentMethodId: string | null = null;
-    if (body.mode === 'card') {
-      if (body.paymentMethodId && !body.paymentMethodId.startsWith('card_'))
-        throw Refusal.field('paymentMethodId', 'mode card charges a card (card_…)');
-      paymentMethodId = await cardToCharge(db, owner, body.paymentMethodId);
-    } else if (body.paymentMethodId) {
-      if (!body.paymentMethodId.startsWith('bac_'))
-        throw Refusal.field('paymentMethodId', 'mode bankTransfer names a bank account (bac_…)');
-      const accounts = await listBankAccounts(db, row.tenantId, customerId);
-      if (!accounts.some((account) => account.profileId === body.paymentMethodId))
-        throw Refusal.notFound('Payment method');
-      paymentMethodId = body.paymentMethodId;
-    }
-    // A client reference names one submission of the loan: its id derives from it, so the workflow answers a repeat with the first.
-    const hex = body.reference
-      ? createHash('sha256')
-          .update(`${row.tenantId}\u0000${row.loanId}\u0000${body.reference}`)
-          .digest('hex')
-          .slice(0, 16)
-      : randomBytes(8).toString('hex');
-    const submission = {
-      submissionId: submissionIdOf(hex),
-      mode: body.mode,
-      amount,
-      paymentMethodId,
-    };
-    let answered: LoanSnapshot | undefined;
-    await moveLoan(deps, row, 'submitRepayment', async (loan) => {
-      answered = await loan.executeUpdate(submitRepaymentUpdate, { args: [{ by: actorOf(c), submission }] });
-      return answered;
-    });
-    const held = answered?.submissions?.find(
-      (candidate) => candidate.submissionId === submission.submissionId,
-    );
-    if (!held) throw new Error(`loan ${row.loanId}: SubmitRepayment answered without its submission`);
-    if (held.status === 'failed')
-      throw new Refusal(
-        502,
-        'collect_gateway_refused',
-        `The collection gateway did not take the repayment (submission ${held.submissionId}): ${held.reason}`,
-      );
+    const held = await submitRepayment(c.get('deps'), customerCaller(c), c.req.valid('json'));
     const settled = held.status === 'paid' || held.status === 'declined';
-    return c.json(submissionView(row.loanId, held), settled ? 201 : 202);
+    return c.json(held, settled ? 201 : 202);
   },
 });

@@ -1,10 +1,10 @@
 import { createRoute } from '@hono/zod-openapi';
-import { sendSigningCode } from '../../application/lending/signing-codes.ts';
+import { resendSigningCode } from '../../application/lending/loan-documents.ts';
 import { publicBaseUrl } from '../shared/public-url.ts';
-import { defineLendingOperation, lendingSecurity, requireCustomer } from './auth.ts';
+import { defineLendingOperation, lendingSecurity } from './auth.ts';
+import { documentCaller } from './callers.ts';
 import { docTypeQuery, documentErrorResponses, signingCodeSentSchema } from './document-schemas.ts';
-import { documentToDecide } from './loan-documents.ts';
-import { customerLoan, loanIdParams } from './loan-records.ts';
+import { loanIdParams } from './loan-schemas.ts';
 import { lendingPath } from './paths.ts';
 
 /**
@@ -35,14 +35,15 @@ export const resendSmsCodeOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    const { customerId } = requireCustomer(c);
-    const row = await customerLoan(c, customerId, c.req.valid('param').loanId);
-    const { document } = await documentToDecide(
-      c.get('deps').db,
-      row,
-      'resendSmsCode',
-      c.req.valid('query').docTypeId,
+    const { loanId } = c.req.valid('param');
+    const { docTypeId } = c.req.valid('query');
+    const sent = await resendSigningCode(
+      c.get('deps'),
+      documentCaller(c),
+      loanId,
+      docTypeId,
+      publicBaseUrl(c),
     );
-    return c.json(await sendSigningCode(c.get('deps'), row, document, { apiBaseUrl: publicBaseUrl(c) }), 202);
+    return c.json(sent, 202);
   },
 });

@@ -1,7 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { stepOf } from '../../domain/lending/loan-lifecycle.ts';
-import { defineLendingOperation, lendingErrorResponses, lendingSecurity, requireCustomer } from './auth.ts';
-import { customerLoan, loanIdParams } from './loan-records.ts';
+import { rolloverAllowed } from '../../application/lending/loan-moves.ts';
+import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from './auth.ts';
+import { customerCaller } from './callers.ts';
+import { loanIdParams } from './loan-schemas.ts';
 import { lendingPath } from './paths.ts';
 
 /** `GET /Customer/Loans/{loanId}/Rollover/Allowed`: whether POST Rollover would be accepted now. */
@@ -35,12 +36,6 @@ export const rolloverAllowedOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    const { customerId } = requireCustomer(c);
-    const row = await customerLoan(c, customerId, c.req.valid('param').loanId);
-    const step = stepOf('requestRollover', row.status, { rolloverRequested: row.rolloverRequested });
-    return c.json(
-      { loanId: row.loanId, allowed: step.allowed, reason: step.allowed ? null : step.message },
-      200,
-    );
+    return c.json(await rolloverAllowed(c.get('deps'), customerCaller(c), c.req.valid('param').loanId), 200);
   },
 });

@@ -1,7 +1,8 @@
 import { createRoute } from '@hono/zod-openapi';
-import { cancelRolloverUpdate } from '../../domain/lending/loan-process.ts';
-import { defineLendingOperation, lendingSecurity, requireCustomer } from './auth.ts';
-import { actorOf, customerLoan, loanAnswer, loanIdParams, loanView, moveLoan } from './loan-records.ts';
+import { cancelRollover } from '../../application/lending/loan-moves.ts';
+import { defineLendingOperation, lendingSecurity } from './auth.ts';
+import { customerCaller } from './callers.ts';
+import { loanAnswer, loanIdParams } from './loan-schemas.ts';
 import { lendingPath } from './paths.ts';
 
 /** `DELETE /Customer/Loans/{loanId}/Rollover`: withdraws a pending rollover request. */
@@ -20,11 +21,7 @@ export const rolloverCancelOperation = defineLendingOperation({
       responses: loanAnswer('The loan without a rollover request'),
     }),
   handler: () => async (c) => {
-    const { customerId } = requireCustomer(c);
-    const row = await customerLoan(c, customerId, c.req.valid('param').loanId);
-    const moved = await moveLoan(c.get('deps'), row, 'cancelRollover', (loan) =>
-      loan.executeUpdate(cancelRolloverUpdate, { args: [{ by: actorOf(c) }] }),
-    );
-    return c.json(await loanView(c.get('deps').db, moved, 'customer'), 200);
+    const { loanId } = c.req.valid('param');
+    return c.json(await cancelRollover(c.get('deps'), customerCaller(c), loanId), 200);
   },
 });

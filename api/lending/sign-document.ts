@@ -1,9 +1,9 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { signWithCode } from '../../application/lending/signing-codes.ts';
-import { defineLendingOperation, lendingSecurity, requireCustomer } from './auth.ts';
+import { signLoanDocument } from '../../application/lending/loan-documents.ts';
+import { defineLendingOperation, lendingSecurity } from './auth.ts';
+import { documentCaller } from './callers.ts';
 import { docTypeIdSchema, documentErrorResponses, loanDocumentSchema } from './document-schemas.ts';
-import { documentsOfLoan, documentToDecide, documentView } from './loan-documents.ts';
-import { customerLoan, loanIdParams } from './loan-records.ts';
+import { loanIdParams } from './loan-schemas.ts';
 import { lendingPath } from './paths.ts';
 
 /** `POST /Customer/Loans/{loanId}/SignDocument?code=&docTypeId=`: signs a system document with the SMS code. */
@@ -40,14 +40,8 @@ export const signDocumentOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    const deps = c.get('deps');
-    const { db } = deps;
-    const user = requireCustomer(c);
-    const row = await customerLoan(c, user.customerId, c.req.valid('param').loanId);
     const { code, docTypeId } = c.req.valid('query');
-    const { document } = await documentToDecide(db, row, 'signDocument', docTypeId);
-    await signWithCode(deps, row, document, code, user.id);
-    const loan = await documentsOfLoan(db, row);
-    return c.json(documentView(loan, document), 200);
+    const loanId = c.req.valid('param').loanId;
+    return c.json(await signLoanDocument(c.get('deps'), documentCaller(c), loanId, docTypeId, code), 200);
   },
 });

@@ -1,7 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { Refusal } from '../../application/shared/refusal.ts';
-import { changePassword } from '../../credentials/lending/users.ts';
-import { normalizeLogin } from '../../domain/lending/customers.ts';
+import { changeUserPassword } from '../../application/lending/users.ts';
 import {
   defineLendingOperation,
   lendingErrorResponses,
@@ -10,7 +8,7 @@ import {
   requireUser,
 } from './auth.ts';
 import { lendingPath } from './paths.ts';
-import { newPasswordParameter, presentedPasswordParameter } from './user-records.ts';
+import { newPasswordParameter, presentedPasswordParameter } from './user-schemas.ts';
 
 /**
  * `POST /User/ChangePassword?currentPassword=&newPassword=`: the user's own password. The user's other
@@ -39,22 +37,10 @@ export const userChangePasswordOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    const { db } = c.get('deps');
     const user = requireUser(c);
-    const passwords = c.req.valid('query');
-    if (normalizeLogin(passwords.newPassword) === user.login) {
-      throw Refusal.field('newPassword', 'must not be the login');
-    }
-    const changed = await changePassword(
-      db,
-      { tenantId: c.get('lendingTenant').id, userId: user.id, tokenDigest: presentedUserTokenDigest(c) },
-      passwords,
-    );
-    if (!changed) {
-      throw new Refusal(400, 'wrong_password', 'The current password is not valid', [
-        { field: 'currentPassword', message: 'does not match' },
-      ]);
-    }
+    const scope = { tenantId: c.get('lendingTenant').id, userId: user.id, login: user.login };
+    const tokenDigest = presentedUserTokenDigest(c);
+    await changeUserPassword(c.get('deps'), { ...scope, tokenDigest }, c.req.valid('query'));
     return c.json({ passwordChanged: true as const }, 200);
   },
 });

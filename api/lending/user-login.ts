@@ -1,9 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { Refusal } from '../../application/shared/refusal.ts';
-import { logInUser } from '../../credentials/lending/users.ts';
+import { logIn } from '../../application/lending/users.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from './auth.ts';
 import { lendingPath } from './paths.ts';
-import { presentedPasswordParameter, userTokenAnswer, userTokenSchema } from './user-records.ts';
+import { presentedPasswordParameter, userTokenAnswer, userTokenSchema } from './user-schemas.ts';
 
 /**
  * `POST /User/Login?login=&password=`: a new user token. An unknown login, a wrong password and an
@@ -32,10 +31,7 @@ export const userLoginOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    const { db, config } = c.get('deps');
-    const tenant = c.get('lendingTenant');
-    const loggedIn = await logInUser(db, tenant.id, c.req.valid('query'), config.LENDING_USER_TOKEN_TTL);
-    if (!loggedIn) throw new Refusal(401, 'invalid_credentials', 'The login or the password is not valid');
+    const loggedIn = await logIn(c.get('deps'), c.get('lendingTenant').id, c.req.valid('query'));
     return c.json(userTokenAnswer(loggedIn, loggedIn.user), 200);
   },
 });

@@ -1,12 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { findUserByLogin, issuePasswordResetCode } from '../../credentials/lending/users.ts';
+import { requestPasswordReset } from '../../application/lending/users.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from './auth.ts';
-import { readCustomer } from './customer-records.ts';
-import { sendUserMail } from './mail-outbox.ts';
 import { lendingPath } from './paths.ts';
-import { requireTenantSiteUrl } from './tenant-site.ts';
-
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /**
  * `POST /User/RequestPasswordReset?login=&confirmationUrl=`: e-mails the user a one-time reset link,
@@ -46,38 +41,7 @@ export const userRequestPasswordResetOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    const deps = c.get('deps');
-    const { db, config } = deps;
-    const tenant = c.get('lendingTenant');
-    const { login, confirmationUrl } = c.req.valid('query');
-    if (confirmationUrl) await requireTenantSiteUrl(db, tenant.id, 'confirmationUrl', confirmationUrl);
-    const user = await findUserByLogin(db, tenant.id, login);
-    const customer = user?.customerId ? await readCustomer(db, tenant.id, user.customerId) : undefined;
-    const recipient = customer?.details.email ?? (user && EMAIL.test(user.login) ? user.login : undefined);
-    if (user && recipient) {
-      const { code, expiresAt } = await issuePasswordResetCode(
-        db,
-        { tenantId: tenant.id, userId: user.id },
-        config.LENDING_PASSWORD_RESET_TTL,
-      );
-      let link = code;
-      if (confirmationUrl) {
-        const url = new URL(confirmationUrl);
-        url.searchParams.set('code', code);
-        link = url.toString();
-      }
-      await sendUserMail(deps, {
-        tenantId: tenant.id,
-        userId: user.id,
-        kind: 'password_reset',
-        recipient,
-        subject: `${tenant.name}: reset your password`,
-        body:
-          `Hello,\n\nsomeone asked to reset the password of your ${tenant.name} account (${user.login}).\n` +
-          `${confirmationUrl ? 'Open this link' : 'Use this code'} to choose a new password (valid until ${expiresAt.toISOString()}, once):\n` +
-          `${link}\n\nIf it was not you, ignore this message: your password stays as it is.\n`,
-      });
-    }
+    await requestPasswordReset(c.get('deps'), c.get('lendingTenant'), c.req.valid('query'));
     return c.json({ accepted: true as const }, 202);
   },
 });

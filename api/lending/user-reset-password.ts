@@ -1,9 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { Refusal } from '../../application/shared/refusal.ts';
-import { resetPassword } from '../../credentials/lending/users.ts';
+import { resetUserPassword } from '../../application/lending/users.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from './auth.ts';
 import { lendingPath } from './paths.ts';
-import { newPasswordParameter } from './user-records.ts';
+import { newPasswordParameter } from './user-schemas.ts';
 
 /**
  * `POST /User/ResetPassword?newPassword=&code=`: sets the password with the code of a reset link. The
@@ -35,13 +34,7 @@ export const userResetPasswordOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    const { db } = c.get('deps');
-    const { newPassword, code } = c.req.valid('query');
-    if (!(await resetPassword(db, c.get('lendingTenant').id, { code, newPassword }))) {
-      throw new Refusal(400, 'invalid_reset_code', 'The reset code is not valid, was used or has expired', [
-        { field: 'code', message: 'not valid, used or expired' },
-      ]);
-    }
+    await resetUserPassword(c.get('deps'), c.get('lendingTenant').id, c.req.valid('query'));
     return c.json({ passwordChanged: true as const }, 200);
   },
 });

@@ -26,7 +26,7 @@ import { OwnerId, PlatformService, TenantId } from '../../domain/search-attribut
 import type { lendingBankVerification } from '../../workflows/lending/bank-verification.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
 import { Refusal } from '../shared/refusal.ts';
-import { customerLoanOf } from './customer-loan.ts';
+import { loanOf } from './loans.ts';
 
 /**
  * Bank verification of a loan (decisions 0042, 0047): a one-shot `account-list` consent through the
@@ -169,7 +169,7 @@ async function currentVerification(db: Database, tenantId: string, loanId: strin
 
 /** The customer's loan (404 for another's) and its current verification. */
 async function loanAndVerification(db: Database, customer: Customer, loanId: string) {
-  const loan = await customerLoanOf(db, customer.tenantId, customer.customerId, loanId);
+  const loan = await loanOf({ db }, customer, loanId);
   return { loan, current: await currentVerification(db, customer.tenantId, loan.loanId) };
 }
 

@@ -5,7 +5,7 @@ import { lendingTenants } from './lending.ts';
 /**
  * A tenant's credit products (decision 0038), written by the platform operator (admin endpoint and
  * command) and read by Customer/CreditProducts, Management/CreditProducts, Customer/PromoCode/Check,
- * Customer/Loans/Calculate and the loan operations (api/lending/credit-product-records.ts).
+ * Customer/Loans/Calculate and the loan operations (application/lending/credit-products.ts).
  */
 export const lendingCreditProducts = pgTable(
   'lending_credit_products',

@@ -209,7 +209,7 @@ export const issueDisbursementUpdate = defineUpdate<
 >('issueDisbursement');
 /**
  * A notification line of the collection gateway about the loan's payout, verified by the receiver
- * (api/lending/collect-notifications.ts). A Signal: Temporal keeps it while no worker runs, and the
+ * (application/lending/collect-notifications.ts). A Signal: Temporal keeps it while no worker runs, and the
  * workflow ignores a repeated one and one about another attempt's INVOICE.
  */
 export const payoutNotificationSignal =

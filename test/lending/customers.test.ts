@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readCustomer } from '../../api/lending/customer-records.ts';
-import { findCancellationReason } from '../../api/lending/dictionary-records.ts';
+import { readCustomer } from '../../application/lending/customers.ts';
+import { findCancellationReason } from '../../application/lending/dictionaries.ts';
 import { lendingCustomers } from '../../db/schema/lending.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import {

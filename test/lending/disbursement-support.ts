@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { expect } from 'vitest';
-import type { LoanView } from '../../api/lending/loan-records.ts';
+import type { LoanView } from '../../application/lending/loans.ts';
 import { saveCollectMerchant } from '../../credentials/lending/collect-merchants.ts';
 import { eventually, type TestPlatform } from '../support/platform.ts';
 import { loanWaitingForApproval } from './documents-support.ts';

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { LoanView } from '../../api/lending/loan-records.ts';
+import type { LoanView } from '../../application/lending/loans.ts';
 import { docTypeIds, systemDocumentTypes } from '../../domain/lending/loan-documents.ts';
 import { eventually, type TestPlatform } from '../support/platform.ts';
 import {

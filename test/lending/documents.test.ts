@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LoanView } from '../../api/lending/loan-records.ts';
+import type { LoanView } from '../../application/lending/loans.ts';
 import { lendingSigningCodes } from '../../db/schema/lending-documents.ts';
 import { LoanRefusal, stepOf } from '../../domain/lending/loan-lifecycle.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';

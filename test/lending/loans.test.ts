@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LoanView } from '../../api/lending/loan-records.ts';
+import type { LoanView } from '../../application/lending/loans.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { signLoanDocuments } from './documents-support.ts';
 import { createCreditProduct } from './products-support.ts';

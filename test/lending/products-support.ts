@@ -1,4 +1,4 @@
-import { saveCreditProduct } from '../../api/lending/credit-product-records.ts';
+import { saveCreditProduct } from '../../application/lending/credit-products.ts';
 import {
   type CreditProduct,
   type CreditProductInput,

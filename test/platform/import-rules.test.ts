@@ -135,14 +135,11 @@ describe('import rules (decision 0025)', () => {
     edge.local
       ? ['workflows', 'activities', 'db'].includes(topFolder(edge.to))
       : edge.to.startsWith('@temporalio/') || edge.to === 'drizzle-orm' || edge.to.startsWith('drizzle-orm/');
-  /** API folders whose handlers are not yet on use cases (issue 19 moves them; empty when done). */
-  const NOT_YET_ON_USE_CASES: readonly string[] = ['lending', 'admin'];
   const apiFolderOf = (file: string) => (topFolder(file) === 'api' ? file.split(path.sep)[1] : undefined);
 
   it.each([...SERVICES, 'admin', 'shared'])(
     'api/%s calls use cases: no engine, workflow or read-model import',
     (folder) => {
-      if (NOT_YET_ON_USE_CASES.includes(folder)) return;
       const direct = edges.filter((edge) => apiFolderOf(edge.from) === folder && behindUseCases(edge));
       expect(direct.map(describeEdge)).toEqual([]);
     },

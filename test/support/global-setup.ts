@@ -2,6 +2,7 @@ import type { TestProject } from 'vitest/node';
 import { type DevServer, startDevServer } from '../../platform/dev-server.ts';
 import { resolveTemporalCli } from '../../platform/temporal-cli.ts';
 import { ensureWorkflowBundle } from '../../platform/workflow-bundle.ts';
+import { recordHistories } from './record-histories.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -22,6 +23,8 @@ export default async function setup(project: TestProject) {
   project.provide('temporalAddress', server.address);
   project.provide('workflowBundlePath', bundlePath);
   return async () => {
+    if (process.env.RECORD_HISTORIES_DIR && server)
+      await recordHistories(server.address, process.env.RECORD_HISTORIES_DIR);
     await server?.stop();
   };
 }

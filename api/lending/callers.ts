@@ -1,0 +1,28 @@
+import type { Context } from 'hono';
+import type { DocumentCaller } from '../../application/lending/loan-documents.ts';
+import type { LoanCaller } from '../../application/lending/loans.ts';
+import type { LoanActor } from '../../domain/lending/loan-process.ts';
+import { requireCustomer } from './auth.ts';
+import type { LendingEnv } from './context.ts';
+
+/** Who is asking, from the request's credentials: the customer of the user token, else management (the key). */
+export function actorOf(c: Context<LendingEnv>): LoanActor {
+  const user = c.get('lendingUser');
+  return user?.customerId ? { role: 'customer', id: user.id } : { role: 'management' };
+}
+
+/** A customer's request (user token): their own loans only (401/403 without a customer's token). */
+export function customerCaller(c: Context<LendingEnv>): LoanCaller & { customerId: string } {
+  const user = requireCustomer(c);
+  return { tenantId: c.get('lendingTenant').id, customerId: user.customerId, actor: actorOf(c) };
+}
+
+/** Management's request (the tenant's key): any loan of the tenant. */
+export function managementCaller(c: Context<LendingEnv>): LoanCaller {
+  return { tenantId: c.get('lendingTenant').id, actor: actorOf(c) };
+}
+
+/** A customer acting on their own loan's documents: the user is recorded with each decision. */
+export function documentCaller(c: Context<LendingEnv>): DocumentCaller {
+  return { ...customerCaller(c), userId: requireCustomer(c).id };
+}

@@ -1,0 +1,105 @@
+import { Decimal } from 'decimal.js';
+import { offeredInState } from '../../domain/lending/credit-products.ts';
+import { initialStatusOf } from '../../domain/lending/loan-lifecycle.ts';
+import { schedulePosition } from '../../domain/lending/loan-process.ts';
+import type { LendingTenant } from '../../domain/lending/tenancy.ts';
+import type { UseCaseDeps } from '../shared/deps.ts';
+import { Refusal } from '../shared/refusal.ts';
+import { calculateLoan, type LoanTerms, todayUtc } from './credit-products.ts';
+import { readCustomer } from './customers.ts';
+import { type LoanCaller, type LoanView, loanView, startLoan } from './loans.ts';
+
+/** Creating a loan: one workflow per loan from its application on (decision 0039). */
+
+type Deps = Pick<UseCaseDeps, 'db' | 'temporal' | 'config'>;
+type Tenant = Pick<LendingTenant, 'id' | 'features'>;
+
+/**
+ * Customer/Loans/Create: a loan application from terms and the Name of a credit product (or a promo
+ * code standing in for it). Pre-Origination while the customer's details are incomplete, else
+ * Origination (the spec's rows).
+ */
+export async function applyForLoan(
+  deps: Deps,
+  tenant: Tenant,
+  caller: LoanCaller & { customerId: string },
+  terms: LoanTerms,
+): Promise<LoanView> {
+  const { customerId } = caller;
+  const { product, promoCode, schedule } = await calculateLoan(deps.db, tenant.id, terms);
+  const customer = await readCustomer(deps.db, tenant.id, customerId);
+  if (!customer) throw Refusal.notFound('Customer');
+  if (tenant.features.stateManagement && !offeredInState(product, customer.details.address?.state)) {
+    throw Refusal.field('productName', `${product.name} is not offered in the customer’s state`);
+  }
+  const row = await startLoan(deps, {
+    tenantId: tenant.id,
+    customerId,
+    terms: { productName: product.name, promoCode, amount: schedule.amount, term: schedule.term },
+    currency: product.currency,
+    secured: product.secured,
+    status: initialStatusOf('create', { detailsComplete: customer.detailsComplete }),
+    createdBy: caller.actor,
+    multipleOffers: tenant.features.multipleOffers,
+  });
+  return loanView(deps.db, row, 'customer');
+}
+
+/** What management creates a loan from (Management/Loans, /Migration/Loans/Create). */
+export interface ManagementLoanInput extends Omit<LoanTerms, 'startDate'> {
+  customerId: string;
+  comments?: string | undefined;
+  /** At most one: a loan already paid out (migration). */
+  disbursements?: { amount: string; date: string }[] | undefined;
+  repaidAmount?: string | undefined;
+}
+
+/**
+ * Management/Loans: a loan for a customer. Without a disbursement like the customer's Create
+ * (Pre-Origination or Origination by the customer's details); with one disbursement the loan is already
+ * paid out and its status is decided by its schedule (starting on the disbursement date), the amount
+ * repaid and today: Repaid when the repaid amount covers everything payable, Past Due when it does not
+ * cover what fell due before today, else Active.
+ */
+export async function createLoanForCustomer(
+  deps: Deps,
+  tenant: Tenant,
+  caller: LoanCaller,
+  body: ManagementLoanInput,
+): Promise<LoanView> {
+  const customer = await readCustomer(deps.db, tenant.id, body.customerId);
+  if (!customer) throw Refusal.field('customerId', 'no customer of this id');
+  const [disbursement] = body.disbursements ?? [];
+  const today = todayUtc();
+  const { product, promoCode, schedule } = await calculateLoan(
+    deps.db,
+    tenant.id,
+    { ...body, startDate: disbursement?.date ?? today },
+    today,
+  );
+  let status = initialStatusOf('create', { detailsComplete: customer.detailsComplete });
+  if (disbursement) {
+    if (!new Decimal(disbursement.amount).eq(schedule.amount)) {
+      throw Refusal.field('disbursements.0.amount', 'the disbursement amount must equal the loan amount');
+    }
+    const position = schedulePosition(schedule.instalments, body.repaidAmount ?? '0', today);
+    status = initialStatusOf('createWithDisbursement', { schedule: position });
+  } else if (body.repaidAmount !== undefined) {
+    throw Refusal.field('repaidAmount', 'only with a disbursement');
+  }
+  const row = await startLoan(deps, {
+    tenantId: tenant.id,
+    customerId: customer.id,
+    terms: { productName: product.name, promoCode, amount: schedule.amount, term: schedule.term },
+    currency: product.currency,
+    secured: product.secured,
+    status,
+    createdBy: caller.actor,
+    comments: body.comments,
+    multipleOffers: tenant.features.multipleOffers,
+    ...(disbursement ? { disbursement: { amount: schedule.amount, date: disbursement.date } } : {}),
+    // The workflow books it as an opening repayment (decision 0043).
+    ...(disbursement && body.repaidAmount ? { repaidAmount: body.repaidAmount } : {}),
+  });
+  return loanView(deps.db, row, 'management');
+}

@@ -1,0 +1,258 @@
+import type { WorkflowHandle } from '@temporalio/client';
+import { type LoanOperation, LoanRefusal, stepOf } from '../../domain/lending/loan-lifecycle.ts';
+import {
+  acceptOfferUpdate,
+  addCollateralUpdate,
+  approveUpdate,
+  cancelRolloverUpdate,
+  cancelUpdate,
+  declineOfferUpdate,
+  deleteCollateralUpdate,
+  detailsCompletedUpdate,
+  type LoanCoApplicant,
+  type LoanCollateral,
+  type LoanSnapshot,
+  processUpdate,
+  registerDisbursementUpdate,
+  requestRolloverUpdate,
+  setAutochargeUpdate,
+  updateCoApplicantUpdate,
+  updateCollateralUpdate,
+  updateLoanDetailsUpdate,
+} from '../../domain/lending/loan-process.ts';
+import type { lendingLoan } from '../../workflows/lending/loan.ts';
+import type { UseCaseDeps } from '../shared/deps.ts';
+import { Refusal } from '../shared/refusal.ts';
+import { calculateLoan, type LoanTerms, todayUtc } from './credit-products.ts';
+import { readCustomer } from './customers.ts';
+import { findCancellationReason } from './dictionaries.ts';
+import { unsignedDocumentsOf } from './loan-documents.ts';
+import {
+  audienceOf,
+  type LoanCaller,
+  type LoanRow,
+  type LoanView,
+  loanOf,
+  loanView,
+  moveLoan,
+  refuseOutsideStatuses,
+} from './loans.ts';
+
+/**
+ * The loan's moves a customer or management asks for (decision 0039): each is an Update of the loan's
+ * workflow, validated there by the transition table, answered with the loan as the caller sees it.
+ */
+
+type Deps = Pick<UseCaseDeps, 'db' | 'temporal' | 'config'>;
+type LoanHandle = WorkflowHandle<typeof lendingLoan>;
+
+/** Finds the caller's loan, runs `operation`'s Update and answers the loan as recorded. */
+async function move(
+  deps: Deps,
+  caller: LoanCaller,
+  loanId: string,
+  operation: LoanOperation,
+  run: (loan: LoanHandle) => Promise<LoanSnapshot>,
+): Promise<LoanView> {
+  const row = await loanOf(deps, caller, loanId);
+  const moved = await moveLoan(deps, row, operation, run);
+  return loanView(deps.db, moved, audienceOf(caller));
+}
+
+export const acceptLoanOffer = (deps: Deps, caller: LoanCaller, loanId: string, offerId?: string) =>
+  move(deps, caller, loanId, 'acceptOffer', (loan) =>
+    loan.executeUpdate(acceptOfferUpdate, { args: [{ by: caller.actor, offerId }] }),
+  );
+
+export const declineLoanOffer = (deps: Deps, caller: LoanCaller, loanId: string) =>
+  move(deps, caller, loanId, 'declineOffer', (loan) =>
+    loan.executeUpdate(declineOfferUpdate, { args: [{ by: caller.actor }] }),
+  );
+
+export const requestRollover = (deps: Deps, caller: LoanCaller, loanId: string) =>
+  move(deps, caller, loanId, 'requestRollover', (loan) =>
+    loan.executeUpdate(requestRolloverUpdate, { args: [{ by: caller.actor }] }),
+  );
+
+export const cancelRollover = (deps: Deps, caller: LoanCaller, loanId: string) =>
+  move(deps, caller, loanId, 'cancelRollover', (loan) =>
+    loan.executeUpdate(cancelRolloverUpdate, { args: [{ by: caller.actor }] }),
+  );
+
+export const addCollateral = (
+  deps: Deps,
+  caller: LoanCaller,
+  loanId: string,
+  collateral: Omit<LoanCollateral, 'collateralId'>,
+) =>
+  move(deps, caller, loanId, 'changeCollaterals', (loan) =>
+    loan.executeUpdate(addCollateralUpdate, { args: [{ by: caller.actor, collateral }] }),
+  );
+
+export const updateCollateral = (
+  deps: Deps,
+  caller: LoanCaller,
+  loanId: string,
+  collateral: LoanCollateral,
+) =>
+  move(deps, caller, loanId, 'changeCollaterals', (loan) =>
+    loan.executeUpdate(updateCollateralUpdate, { args: [{ by: caller.actor, collateral }] }),
+  );
+
+export const deleteCollateral = (deps: Deps, caller: LoanCaller, loanId: string, collateralId: string) =>
+  move(deps, caller, loanId, 'changeCollaterals', (loan) =>
+    loan.executeUpdate(deleteCollateralUpdate, { args: [{ by: caller.actor, collateralId }] }),
+  );
+
+export const updateCoApplicant = (
+  deps: Deps,
+  caller: LoanCaller,
+  loanId: string,
+  coApplicant: LoanCoApplicant,
+) =>
+  move(deps, caller, loanId, 'updateCoApplicant', (loan) =>
+    loan.executeUpdate(updateCoApplicantUpdate, { args: [{ by: caller.actor, coApplicant }] }),
+  );
+
+export const setAutocharge = (
+  deps: Deps,
+  caller: LoanCaller,
+  loanId: string,
+  change: { enabled: boolean; comment?: string | undefined },
+) =>
+  move(deps, caller, loanId, change.enabled ? 'enableAutocharge' : 'disableAutocharge', (loan) =>
+    loan.executeUpdate(setAutochargeUpdate, { args: [{ by: caller.actor, ...change }] }),
+  );
+
+/** Management/Loans/Disbursements: a payout made outside the platform, dated today by default. */
+export const registerDisbursement = (
+  deps: Deps,
+  caller: LoanCaller,
+  input: { loanId: string; amount: string; date?: string | undefined },
+) =>
+  move(deps, caller, input.loanId, 'registerDisbursement', (loan) =>
+    loan.executeUpdate(registerDisbursementUpdate, {
+      args: [{ by: caller.actor, disbursement: { amount: input.amount, date: input.date ?? todayUtc() } }],
+    }),
+  );
+
+/** Cancel by the customer, with a front-office reason of Dictionary/CancellationReasons. */
+export async function cancelLoan(
+  deps: Deps,
+  caller: LoanCaller,
+  loanId: string,
+  input: { reasonId: string; comments?: string | undefined },
+): Promise<LoanView> {
+  const row = await loanOf(deps, caller, loanId);
+  refuseOutsideStatuses(row, 'cancel');
+  const reason = await findCancellationReason(deps.db, row.tenantId, input.reasonId);
+  if (!reason?.frontOffice)
+    throw Refusal.field('reasonId', 'not a cancellation reason of Dictionary/CancellationReasons');
+  const moved = await moveLoan(deps, row, 'cancel', (loan) =>
+    loan.executeUpdate(cancelUpdate, {
+      args: [{ by: caller.actor, reasonId: reason.id, comments: input.comments }],
+    }),
+  );
+  return loanView(deps.db, moved, audienceOf(caller));
+}
+
+/** New terms of the application: the status is refused before the terms are looked at. */
+export async function updateLoanDetails(
+  deps: Deps,
+  caller: LoanCaller,
+  loanId: string,
+  body: LoanTerms,
+): Promise<LoanView> {
+  const row = await loanOf(deps, caller, loanId);
+  refuseOutsideStatuses(row, 'updateLoanDetails');
+  const { product, promoCode, schedule } = await calculateLoan(deps.db, row.tenantId, body);
+  const terms = { productName: product.name, promoCode, amount: schedule.amount, term: schedule.term };
+  const moved = await moveLoan(deps, row, 'updateLoanDetails', (loan) =>
+    loan.executeUpdate(updateLoanDetailsUpdate, {
+      args: [{ by: caller.actor, terms, secured: product.secured, currency: product.currency }],
+    }),
+  );
+  return loanView(deps.db, moved, audienceOf(caller));
+}
+
+/**
+ * Approve (management). An accepted offer is approved once every system document is signed (decision
+ * 0040): `unsignedDocumentsOf` names the ones still unsigned.
+ */
+export async function approveLoan(
+  deps: Deps,
+  caller: LoanCaller,
+  loanId: string,
+  comments: string | undefined,
+): Promise<LoanView> {
+  const row = await loanOf(deps, caller, loanId);
+  // The signatures are the documents' records (decision 0040).
+  const unsigned = row.acceptedOfferId ? await unsignedDocumentsOf(deps, row) : [];
+  if (row.status === 'Waiting for approval' && unsigned.length > 0) {
+    throw Refusal.conflict(
+      LoanRefusal.documentsNotSigned,
+      `the customer has not signed: ${unsigned.map((document) => `${document.name} (${document.docTypeId})`).join(', ')}`,
+    );
+  }
+  const moved = await moveLoan(deps, row, 'approve', (loan) =>
+    loan.executeUpdate(approveUpdate, {
+      args: [{ by: caller.actor, comments, documentsSigned: unsigned.length === 0 }],
+    }),
+  );
+  return loanView(deps.db, moved, audienceOf(caller));
+}
+
+/**
+ * Process (customer or management): only from Origination or Reprocessing (and, by design, Collateral
+ * once a collateral is registered). A secured loan goes to Collateral; otherwise the credit bureau
+ * decides, and the answer comes once its decision is recorded. A loan still in Pre-Origination whose
+ * customer's details are complete by now is first moved on (a missed `detailsCompleted`).
+ */
+export async function sendForProcessing(
+  deps: Deps & Pick<UseCaseDeps, 'config'>,
+  caller: LoanCaller,
+  loanId: string,
+  comments: string | undefined,
+): Promise<LoanView> {
+  const row = await loanOf(deps, caller, loanId);
+  const customer = await readCustomer(deps.db, row.tenantId, row.customerId, deps.config);
+  let loan = row;
+  if (loan.status === 'Pre-Origination' && customer?.detailsComplete) {
+    loan = await moveLoan(deps, loan, 'detailsCompleted', (handle) =>
+      handle.executeUpdate(detailsCompletedUpdate),
+    );
+  }
+  const details = customer?.details ?? {};
+  // What the bureau is asked about (it reaches the workflow's history: see docs/lending.md, Credit bureau).
+  const applicant = {
+    firstName: details.firstName ?? '',
+    lastName: details.lastName ?? '',
+    ...(details.ssn ? { ssn: details.ssn } : {}),
+    ...(details.birthDate ? { birthDate: details.birthDate } : {}),
+  };
+  const moved = await moveLoan(deps, loan, 'process', (handle) =>
+    handle.executeUpdate(processUpdate, { args: [{ by: caller.actor, comments, applicant }] }),
+  );
+  return loanView(deps.db, moved, audienceOf(caller));
+}
+
+/** Whether the customer may request a rollover now, and why not. */
+export async function rolloverAllowed(
+  deps: Pick<UseCaseDeps, 'db'>,
+  caller: LoanCaller,
+  loanId: string,
+): Promise<{ loanId: string; allowed: boolean; reason: string | null }> {
+  const row = await loanOf(deps, caller, loanId);
+  const step = stepOf('requestRollover', row.status, { rolloverRequested: row.rolloverRequested });
+  return { loanId: row.loanId, allowed: step.allowed, reason: step.allowed ? null : step.message };
+}
+
+/** The loan's co-applicant (null when none is given). */
+export async function coApplicantOf(
+  deps: Pick<UseCaseDeps, 'db'>,
+  caller: LoanCaller,
+  loanId: string,
+): Promise<{ loanId: string; coApplicant: LoanCoApplicant | null }> {
+  const row = await loanOf(deps, caller, loanId);
+  return { loanId: row.loanId, coApplicant: row.coApplicant ?? null };
+}

@@ -1,0 +1,128 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { PAYOUT_CURRENCIES, payoutAmount } from '../../domain/lending/disbursement.ts';
+import { type LoanSnapshot, submitRepaymentUpdate } from '../../domain/lending/loan-process.ts';
+import {
+  type RepaymentSubmission,
+  type SubmissionMode,
+  type SubmissionStatus,
+  submissionIdOf,
+} from '../../domain/lending/repayment-submissions.ts';
+import type { UseCaseDeps } from '../shared/deps.ts';
+import { Refusal } from '../shared/refusal.ts';
+import { listBankAccounts } from './bank-accounts.ts';
+import { cardToCharge } from './cards.ts';
+import { requireCollectMerchant } from './collect-merchants.ts';
+import { type LoanCaller, loanOf, moveLoan, refuseOutsideStatuses } from './loans.ts';
+
+/** What the customer submits (PaymentOptions/SubmitRepayment). */
+export interface SubmissionInput {
+  loanId: string;
+  amount: string;
+  mode: SubmissionMode;
+  /** card: the card to charge (`card_…`); bankTransfer: the customer's bank account paid from (`bac_…`). */
+  paymentMethodId?: string | undefined;
+  /** The client's idempotency reference: the same one for the loan again answers the first submission. */
+  reference?: string | undefined;
+}
+
+/** A submission as the API answers it. */
+export interface SubmissionView {
+  submissionId: string;
+  loanId: string;
+  mode: SubmissionMode;
+  status: SubmissionStatus;
+  amount: string;
+  currency: string;
+  reference: string | null;
+  invoice: string;
+  paymentMethodId: string | null;
+  iban: string | null;
+  beneficiary: string | null;
+  expiresAt: string | null;
+  reason: string | null;
+  repaymentId: string | null;
+}
+
+const submissionView = (loanId: string, held: RepaymentSubmission): SubmissionView => ({
+  submissionId: held.submissionId,
+  loanId,
+  mode: held.channel === 'bankTransfer' ? 'bankTransfer' : 'card',
+  status: held.status,
+  amount: held.amount,
+  currency: held.currency,
+  reference: held.idn,
+  invoice: held.invoice,
+  paymentMethodId: held.paymentMethodId,
+  iban: held.iban,
+  beneficiary: held.beneficiary,
+  expiresAt: held.expiresAt,
+  reason: held.reason,
+  repaymentId: held.repaymentId,
+});
+
+/**
+ * PaymentOptions/SubmitRepayment: the customer repays through the collection gateway (decision 0045): a
+ * charge of a saved card, or a deposit slip paid by bank transfer. An Update of the loan's workflow
+ * (Active or Past Due, at most what the loan owes); the money is booked as a Regular payment whose
+ * reference is the submission's INVOICE, once, whether the charge's answer or the gateway's
+ * notification comes first.
+ */
+export async function submitRepayment(
+  deps: Pick<UseCaseDeps, 'db' | 'temporal' | 'config'>,
+  caller: LoanCaller & { customerId: string },
+  body: SubmissionInput,
+): Promise<SubmissionView> {
+  const { db, config } = deps;
+  const { customerId } = caller;
+  const row = await loanOf(deps, caller, body.loanId);
+  refuseOutsideStatuses(row, 'submitRepayment');
+  await requireCollectMerchant(db, config, row.tenantId);
+  if (!PAYOUT_CURRENCIES.includes(row.currency))
+    throw Refusal.conflict(
+      'repayment_currency_unsupported',
+      `The collection gateway takes ${PAYOUT_CURRENCIES.join(', ')}; the loan is in ${row.currency}`,
+    );
+  const amount = payoutAmount(body.amount);
+  if (!amount) throw Refusal.field('amount', 'must have at most 9 integer digits for the collection gateway');
+  const owner = { tenantId: row.tenantId, customerId };
+  let paymentMethodId: string | null = null;
+  if (body.mode === 'card') {
+    if (body.paymentMethodId && !body.paymentMethodId.startsWith('card_'))
+      throw Refusal.field('paymentMethodId', 'mode card charges a card (card_…)');
+    paymentMethodId = await cardToCharge(db, owner, body.paymentMethodId);
+  } else if (body.paymentMethodId) {
+    if (!body.paymentMethodId.startsWith('bac_'))
+      throw Refusal.field('paymentMethodId', 'mode bankTransfer names a bank account (bac_…)');
+    const accounts = await listBankAccounts(db, row.tenantId, customerId);
+    if (!accounts.some((account) => account.profileId === body.paymentMethodId))
+      throw Refusal.notFound('Payment method');
+    paymentMethodId = body.paymentMethodId;
+  }
+  // A client reference names one submission of the loan: its id derives from it, so the workflow answers a repeat with the first.
+  const hex = body.reference
+    ? createHash('sha256')
+        .update(`${row.tenantId}\u0000${row.loanId}\u0000${body.reference}`)
+        .digest('hex')
+        .slice(0, 16)
+    : randomBytes(8).toString('hex');
+  const submission = {
+    submissionId: submissionIdOf(hex),
+    mode: body.mode,
+    amount,
+    paymentMethodId,
+  };
+  let answered: LoanSnapshot | undefined;
+  await moveLoan(deps, row, 'submitRepayment', async (loan) => {
+    answered = await loan.executeUpdate(submitRepaymentUpdate, { args: [{ by: caller.actor, submission }] });
+    return answered;
+  });
+  const held = answered?.submissions?.find((candidate) => candidate.submissionId === submission.submissionId);
+  if (!held) throw new Error(`loan ${row.loanId}: SubmitRepayment answered without its submission`);
+  if (held.status === 'failed')
+    throw new Refusal(
+      502,
+      'collect_gateway_refused',
+      `The collection gateway did not take the repayment (submission ${held.submissionId}): ${held.reason}`,
+    );
+  return submissionView(row.loanId, held);
+}
