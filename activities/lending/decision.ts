@@ -1,5 +1,6 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { BureauRefusal, bureauFor, type CreditBureau } from '../../connectors/lending/bureau.ts';
+import { LendingActivityFailure } from '../../domain/lending/activity-failures.ts';
 import type { AppliedTerms, BureauApplicant, LoanDecision } from '../../domain/lending/loan-process.ts';
 import type { ActivityDeps } from '../shared/deps.ts';
 
@@ -45,7 +46,7 @@ export function createDecisionActivities(deps: DecisionActivityDeps) {
         if (error instanceof BureauRefusal)
           throw ApplicationFailure.nonRetryable(
             `the credit bureau refused: ${error.message}`,
-            'BureauRefusal',
+            LendingActivityFailure.bureauRefusal,
           );
         throw error;
       }

@@ -5,6 +5,7 @@ import {
   registerCashPayout,
 } from '../../connectors/lending/collect-gateway.ts';
 import { loadCollectMerchant } from '../../credentials/lending/collect-merchants.ts';
+import { LendingActivityFailure } from '../../domain/lending/activity-failures.ts';
 import type { PayoutRecipient } from '../../domain/lending/disbursement.ts';
 import type { ActivityDeps } from '../shared/deps.ts';
 
@@ -24,7 +25,7 @@ export interface PayoutRegistered {
 }
 
 /** Failure type of a payout the gateway (or the missing merchant configuration) refuses: not retried. */
-export const PAYOUT_REFUSED = 'PayoutRefused';
+export const PAYOUT_REFUSED = LendingActivityFailure.payoutRefused;
 
 /**
  * The loan's disbursement as a cash payout at the collection gateway (decision 0041), registered

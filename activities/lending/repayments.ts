@@ -10,6 +10,7 @@ import { chargeableCard } from '../../credentials/lending/cards.ts';
 import { loadCollectMerchant } from '../../credentials/lending/collect-merchants.ts';
 import type { Database } from '../../db/client.ts';
 import { lendingRepaymentSubmissions } from '../../db/schema/lending-servicing.ts';
+import { LendingActivityFailure } from '../../domain/lending/activity-failures.ts';
 import type { LoanSnapshot } from '../../domain/lending/loan-process.ts';
 import type { ActivityDeps } from '../shared/deps.ts';
 
@@ -21,7 +22,7 @@ import type { ActivityDeps } from '../shared/deps.ts';
  */
 
 /** Failure type of a payment the gateway refuses (or cannot be asked for): not retried. */
-export const REPAYMENT_REFUSED = 'RepaymentRefused';
+export const REPAYMENT_REFUSED = LendingActivityFailure.repaymentRefused;
 
 export interface CardChargeRequest {
   tenantId: string;

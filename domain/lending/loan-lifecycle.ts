@@ -1,6 +1,6 @@
 /**
  * The loan lifecycle: the statuses of a loan and ONE transition table, as data. The loan workflow
- * (workflows/lending/loan.ts) moves by it, the API refuses by it (409 `invalid_loan_status` naming the
+ * (workflows/lending/loan.ts, its LoanState in workflows/lending/loan/state.ts) moves by it, the API refuses by it (409 `invalid_loan_status` naming the
  * current status), and test/lending/loan-lifecycle-rules.test.ts checks it row by row. Pure (no I/O),
  * safe in workflow code. Which rows are the spec's and which are ours: docs/decisions/0039-loan-lifecycle.md.
  */

@@ -8,7 +8,7 @@ import type { LoanServicing, RepaymentMode } from './servicing.ts';
 /**
  * The loan process as its callers (API, tests) see it: the workflow id, what crosses the boundary, and
  * the Updates (each validated by the workflow against domain/lending/loan-lifecycle.ts). The workflow is
- * workflows/lending/loan.ts; its read model db/schema/lending-loans.ts.
+ * workflows/lending/loan.ts (its phases in workflows/lending/loan/); its read model db/schema/lending-loans.ts.
  */
 
 /** Business id as workflow id: one workflow per loan of a tenant. */
@@ -176,7 +176,11 @@ export const defaultServicingSettings: LoanServicingSettings = {
 export const loanCreatedUpdate = defineUpdate<LoanSnapshot>('loanCreated');
 /** The customer's details became complete: Pre-Origination → Origination. */
 export const detailsCompletedUpdate = defineUpdate<LoanSnapshot>('detailsCompleted');
-/** Process: answers once the loan is in Collateral or the bureau's decision is recorded. */
+/**
+ * Process: answers once the loan is in Collateral, or once the request for the bureau's decision is
+ * recorded (the decision follows in the read model; loans that ran before the patch
+ * `lending-process-answers-at-once` answer once the decision is recorded).
+ */
 export const processUpdate = defineUpdate<
   LoanSnapshot,
   [{ by: LoanActor; comments?: string | undefined; applicant: BureauApplicant }]

@@ -2,7 +2,13 @@ import { expect } from 'vitest';
 import type { LoanView } from '../../application/lending/loans.ts';
 import { docTypeIds, systemDocumentTypes } from '../../domain/lending/loan-documents.ts';
 import { eventually, type TestPlatform } from '../support/platform.ts';
-import { completeDetails, type LendingTestTenant, lendingCall, registerCustomer } from './support.ts';
+import {
+  completeDetails,
+  decidedLoan,
+  type LendingTestTenant,
+  lendingCall,
+  registerCustomer,
+} from './support.ts';
 
 /**
  * Signing a loan's system documents as a customer does (decision 0040): ask for a code, read it where
@@ -84,7 +90,10 @@ export async function loanWaitingForApproval(
   });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   const { loanId } = created.body;
-  expect((await call('POST', `/Customer/Loans/${loanId}/Process`)).body.status).toBe('Offer confirmation');
+  const processed = await decidedLoan(await call('POST', `/Customer/Loans/${loanId}/Process`), () =>
+    call('GET', `/Customer/Loans/${loanId}`),
+  );
+  expect(processed.body.status).toBe('Offer confirmation');
   expect((await call('POST', `/Customer/Loans/${loanId}/AcceptLoanOffer`)).body.status).toBe(
     'Waiting for approval',
   );

@@ -10,6 +10,7 @@ import { createCreditProduct } from './products-support.ts';
 import {
   completeDetails,
   createLendingTenant,
+  decidedLoan,
   type LendingAnswer,
   type LendingTestTenant,
   lendingCall,
@@ -62,6 +63,11 @@ async function asCustomer<T = Record<string, unknown>>(
   answers.push(JSON.stringify(answer.body));
   return answer;
 }
+/** Process, then the loan once the bureau has decided (Process answers at once; the customer polls). */
+const processDecided = async (customer: Customer, loanId: string) =>
+  decidedLoan(await asCustomer<LoanView>(customer, 'POST', `/Customer/Loans/${loanId}/Process`), () =>
+    asCustomer<LoanView>(customer, 'GET', `/Customer/Loans/${loanId}`),
+  );
 const asManagement = (method: string, path: string) =>
   lendingCall<LoanView>(platform, method, path, { key: tenant.keys.management });
 
@@ -82,9 +88,7 @@ async function acceptedLoan(customer: Customer): Promise<string> {
   });
   expect(applied.status, JSON.stringify(applied.body)).toBe(201);
   const { loanId } = applied.body;
-  expect(
-    (await asCustomer<LoanView>(customer, 'POST', `/Customer/Loans/${loanId}/Process`)).body.status,
-  ).toBe('Offer confirmation');
+  expect((await processDecided(customer, loanId)).body.status).toBe('Offer confirmation');
   expect(
     (await asCustomer<LoanView>(customer, 'POST', `/Customer/Loans/${loanId}/AcceptLoanOffer`)).body.status,
   ).toBe('Waiting for approval');
@@ -146,7 +150,7 @@ describe('the documents of a loan', () => {
     expectRefused(early, 409, 'invalid_loan_status');
     expect(early.body.error?.message).toContain('status Origination');
 
-    await asCustomer(customer, 'POST', `/Customer/Loans/${loanId}/Process`);
+    await processDecided(customer, loanId);
     await asCustomer(customer, 'POST', `/Customer/Loans/${loanId}/AcceptLoanOffer`);
     const documents = await documentsOf(customer, loanId);
     expect(
@@ -206,9 +210,7 @@ describe('the documents of a loan', () => {
       body: { productName: 'Personal 12', amount: '2400', term: 6 },
     });
     const { loanId } = applied.body;
-    expect(
-      (await asCustomer<LoanView>(customer, 'POST', `/Customer/Loans/${loanId}/Process`)).body.status,
-    ).toBe('Waiting for approval');
+    expect((await processDecided(customer, loanId)).body.status).toBe('Waiting for approval');
     expect(await documentsOf(customer, loanId)).toEqual([]);
     expectRefused(
       await asCustomer(customer, 'POST', `/Customer/Loans/${loanId}/ResendSmsCode`, {

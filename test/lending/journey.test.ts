@@ -19,6 +19,7 @@ import { createCreditProduct, startDateForFirstDueDate } from './products-suppor
 import {
   completeDetails,
   createLendingTenant,
+  decidedLoan,
   historyOf,
   type LendingTestTenant,
   lendingCall,
@@ -142,7 +143,11 @@ async function approvedJourney(): Promise<{ customer: Customer; loanId: string }
   expect(created.body).toMatchObject({ status: 'Origination', amount: '3000.00', term: 12, secured: false });
   const { loanId } = created.body;
 
-  const processed = await asCustomer(customer, 'POST', `/Customer/Loans/${loanId}/Process`);
+  // Process answers at once; the customer polls the loan for the bureau's decision.
+  const processed = await decidedLoan(
+    await asCustomer(customer, 'POST', `/Customer/Loans/${loanId}/Process`),
+    () => asCustomer(customer, 'GET', `/Customer/Loans/${loanId}`),
+  );
   expect(processed.status, JSON.stringify(processed.body)).toBe(200);
   expect(processed.body.status).toBe('Offer confirmation');
   expect(processed.body.offers).toEqual([{ offerId: `${loanId}-1`, ...TERMS }]);

@@ -8,6 +8,7 @@ import { creditProductSchema } from '../../domain/lending/credit-products.ts';
 import { type LoanInput, type LoanSnapshot, loanCreatedUpdate } from '../../domain/lending/loan-process.ts';
 import { calculateSchedule } from '../../domain/lending/schedule.ts';
 import type { lendingLoan } from '../../workflows/lending/loan.ts';
+import { eventually } from '../support/platform.ts';
 import { TEST_CREDIT_PRODUCT } from './products-support.ts';
 
 /**
@@ -26,6 +27,11 @@ export interface LoanWorkflowHarness {
   records: Map<string, LoanRecord[]>;
   /** Starts a loan as the API does (Update-with-Start): an Origination loan of the customer unless overridden. */
   startLoan(overrides?: Partial<LoanInput>): Promise<{ loan: Loan; loanId: string; first: LoanSnapshot }>;
+  /**
+   * Process answers once its request is recorded, the bureau's decision following through the workflow:
+   * the loan as recorded with the decision that follows `processed` (as an integrator polls it).
+   */
+  decided(processed: Promise<LoanSnapshot>): Promise<LoanSnapshot>;
   stop(): Promise<void>;
 }
 
@@ -108,10 +114,26 @@ export async function startLoanWorkflowHarness(
     return { loan: client.workflow.getHandle<typeof lendingLoan>(workflowId), loanId, first };
   }
 
+  async function decided(processed: Promise<LoanSnapshot>): Promise<LoanSnapshot> {
+    const { loanId, version } = await processed;
+    return eventually(
+      async () =>
+        records
+          .get(loanId)
+          ?.find(
+            (record) =>
+              record.snapshot.version > version && record.change?.comments?.startsWith('credit bureau:'),
+          )?.snapshot,
+      20_000,
+      `the decision of loan ${loanId}`,
+    );
+  }
+
   return {
     tenantId,
     records,
     startLoan,
+    decided,
     async stop() {
       worker.shutdown();
       await running;

@@ -46,6 +46,7 @@ beforeAll(async () => {
       checks.set(request.loanId, (checks.get(request.loanId) ?? 0) + 1);
       const outcome = { Decline: 'decline', Refer: 'refer' }[request.applicant.lastName] ?? 'approve';
       if (request.applicant.lastName === 'Slow') throw new Error('credit bureau unreachable: timeout');
+      if (request.applicant.lastName === 'Later') await new Promise((resolve) => setTimeout(resolve, 3_000));
       return {
         outcome: outcome as 'approve' | 'decline' | 'refer',
         score: 700,
@@ -101,10 +102,12 @@ async function loanIn(state: Reachable, multipleOffers = false): Promise<Loan> {
   const { loan } = await startLoan({ status: initial, secured, multipleOffers });
   if (initial !== 'Origination') return loan;
   const process = (lastName?: string) =>
-    loan.executeUpdate(processUpdate, { args: [{ by: customer, applicant: applicant(lastName) }] });
+    harness.decided(
+      loan.executeUpdate(processUpdate, { args: [{ by: customer, applicant: applicant(lastName) }] }),
+    );
   if (state === 'Origination') return loan;
   if (secured) {
-    await process();
+    await loan.executeUpdate(processUpdate, { args: [{ by: customer, applicant: applicant() }] });
     if (state === 'Collateral with a collateral') await addCollateral(loan);
     return loan;
   }
@@ -150,7 +153,8 @@ const addCollateral = (loan: Loan) =>
 /** The workflow's Updates by the table's operation they perform (one representative each). */
 const operations: Partial<Record<LoanOperation, (loan: Loan) => Promise<LoanSnapshot>>> = {
   detailsCompleted: (loan) => loan.executeUpdate(detailsCompletedUpdate),
-  process: (loan) => loan.executeUpdate(processUpdate, { args: [{ by: customer, applicant: applicant() }] }),
+  process: (loan) =>
+    harness.decided(loan.executeUpdate(processUpdate, { args: [{ by: customer, applicant: applicant() }] })),
   acceptOffer: (loan) => loan.executeUpdate(acceptOfferUpdate, { args: [{ by: customer }] }),
   declineOffer: (loan) => loan.executeUpdate(declineOfferUpdate, { args: [{ by: customer }] }),
   approve: (loan) => loan.executeUpdate(approveUpdate, { args: [{ by: management, documentsSigned: true }] }),
@@ -250,9 +254,9 @@ describe('each Update in each status the loan can be brought to', () => {
 describe('the decision', () => {
   it('bureau declines → Rejected: recorded with the system as actor, and the workflow ends', async () => {
     const { loan } = await startLoan();
-    const decided = await loan.executeUpdate(processUpdate, {
-      args: [{ by: customer, applicant: applicant('Decline') }],
-    });
+    const decided = await harness.decided(
+      loan.executeUpdate(processUpdate, { args: [{ by: customer, applicant: applicant('Decline') }] }),
+    );
     expect(decided.status).toBe('Rejected');
     expect(decided.decision?.outcome).toBe('decline');
     expect(await loan.result()).toBe('Rejected');
@@ -266,11 +270,25 @@ describe('the decision', () => {
     ]);
   });
 
+  it('Process answers once its request is recorded; the decision follows, a second Process meanwhile refused', async () => {
+    const { loan } = await startLoan();
+    const started = Date.now();
+    const processing = loan.executeUpdate(processUpdate, {
+      args: [{ by: customer, applicant: applicant('Later') }],
+    });
+    const answered = await processing;
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(answered).toMatchObject({ status: 'Origination', decision: null, offers: [] });
+    expect(await refusalOf(operations.process!(loan))).toBe(LoanRefusal.decisionInProgress);
+    const decided = await harness.decided(processing);
+    expect(decided).toMatchObject({ status: 'Offer confirmation', decision: { outcome: 'approve' } });
+  });
+
   it('bureau refers → Waiting for approval; approval gives the offer (Offer confirmation)', async () => {
     const { loan } = await startLoan();
-    const referred = await loan.executeUpdate(processUpdate, {
-      args: [{ by: customer, applicant: applicant('Refer') }],
-    });
+    const referred = await harness.decided(
+      loan.executeUpdate(processUpdate, { args: [{ by: customer, applicant: applicant('Refer') }] }),
+    );
     expect(referred.status).toBe('Waiting for approval');
     expect(referred.offers).toEqual([]);
     const approved = await loan.executeUpdate(approveUpdate, {
@@ -282,9 +300,9 @@ describe('the decision', () => {
 
   it('the bureau does not answer → referred (Waiting for approval), not failed', async () => {
     const { loan } = await startLoan({ bureau: { requestTimeoutMs: 500, attempts: 2 } });
-    const referred = await loan.executeUpdate(processUpdate, {
-      args: [{ by: customer, applicant: applicant('Slow') }],
-    });
+    const referred = await harness.decided(
+      loan.executeUpdate(processUpdate, { args: [{ by: customer, applicant: applicant('Slow') }] }),
+    );
     expect(referred.status).toBe('Waiting for approval');
     expect(referred.decision?.outcome).toBe('unavailable');
     expect(checks.get(referred.loanId)).toBe(2);

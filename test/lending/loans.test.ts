@@ -6,6 +6,7 @@ import { createCreditProduct } from './products-support.ts';
 import {
   completeDetails,
   createLendingTenant,
+  decidedLoan,
   type LendingTestTenant,
   lendingCall,
   registerCustomer,
@@ -53,6 +54,11 @@ async function applyFor(customer: Customer, terms: Record<string, unknown> = {})
 
 const process = (customer: Customer, loanId: string) =>
   asCustomer(customer, 'POST', `/Customer/Loans/${loanId}/Process`, { query: { comments: 'please' } });
+/** Process, then the loan once the bureau has decided (Process answers at once; the customer polls). */
+const processDecided = async (customer: Customer, loanId: string) =>
+  decidedLoan(await process(customer, loanId), () =>
+    asCustomer(customer, 'GET', `/Customer/Loans/${loanId}`),
+  );
 
 function expectInvalidStatus(
   answer: { status: number; body: { error?: { code: string; message: string } } },
@@ -96,7 +102,7 @@ describe('a loan from application to Active', () => {
       'Origination',
     );
 
-    const processed = await process(customer, loan.loanId);
+    const processed = await processDecided(customer, loan.loanId);
     expect(processed.status, JSON.stringify(processed.body)).toBe(200);
     expect(processed.body.status).toBe('Offer confirmation');
     expect(processed.body.offers).toEqual([
@@ -202,7 +208,7 @@ describe('the automatic decision', () => {
   it('the bureau declines: Rejected, closed, and left out of the active loans', async () => {
     const customer = await registerCustomer(platform, tenant, completeDetails({ lastName: 'Decline' }));
     const loan = await applyFor(customer);
-    const decided = await process(customer, loan.loanId);
+    const decided = await processDecided(customer, loan.loanId);
     expect(decided.body.status).toBe('Rejected');
     expectInvalidStatus(
       await asCustomer(customer, 'POST', `/Customer/Loans/${loan.loanId}/AcceptLoanOffer`),
@@ -220,7 +226,7 @@ describe('the automatic decision', () => {
     for (const lastName of ['Refer', 'Slow']) {
       const customer = await registerCustomer(platform, tenant, completeDetails({ lastName }));
       const loan = await applyFor(customer);
-      const decided = await process(customer, loan.loanId);
+      const decided = await processDecided(customer, loan.loanId);
       expect(decided.status, JSON.stringify(decided.body)).toBe(200);
       expect(decided.body.status).toBe('Waiting for approval');
       const managed = await asManagement('GET', `/Management/Loans/${loan.loanId}`);
@@ -254,7 +260,7 @@ describe('the automatic decision', () => {
     expect(updated.body.collaterals[0]?.value).toBe('9900.00');
     const missing = await asCustomer(customer, 'DELETE', `/Customer/Loans/${loan.loanId}/Collaterals/7`);
     expect(missing.status).toBe(404);
-    expect((await process(customer, loan.loanId)).body.status).toBe('Offer confirmation');
+    expect((await processDecided(customer, loan.loanId)).body.status).toBe('Offer confirmation');
     // A change of what the offer rested on: Reprocessing, the offer withdrawn.
     const coApplicant = await asCustomer(customer, 'PUT', `/Customer/Loans/${loan.loanId}/CoApplicant`, {
       body: { firstName: 'John', lastName: 'Doe', relationship: 'spouse' },

@@ -101,6 +101,30 @@ export async function lendingCall<T = Record<string, unknown>>(
   return { status: response.status, body };
 }
 
+/** Statuses in which a processed loan may still wait for the credit bureau's decision. */
+const UNDECIDED = ['Origination', 'Reprocessing', 'Collateral'];
+
+/**
+ * Process answers once the request is recorded; the bureau's decision arrives through the loan's
+ * workflow. The loan once decided, as an integrator polls it with `read` (`GET …/Loans/{loanId}`); a
+ * refused Process, or one answered decided already, is answered as it was.
+ */
+export async function decidedLoan<T extends { status?: unknown }>(
+  processed: LendingAnswer<T>,
+  read: () => Promise<LendingAnswer<T>>,
+  timeoutMs = 30_000,
+): Promise<LendingAnswer<T>> {
+  if (processed.status !== 200 || !UNDECIDED.includes(String(processed.body.status))) return processed;
+  return eventually(
+    async () => {
+      const loan = await read();
+      return loan.status === 200 && UNDECIDED.includes(String(loan.body.status)) ? undefined : loan;
+    },
+    timeoutMs,
+    "the credit bureau's decision",
+  );
+}
+
 /** Registers a customer through Customer/Register; resolves with the token and the credentials. */
 export async function registerCustomer(
   platform: Pick<TestPlatform, 'apiUrl'>,

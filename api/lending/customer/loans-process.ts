@@ -21,7 +21,9 @@ export const customerLoansProcessOperation = defineLendingOperation({
         'Only in Origination or Reprocessing (or Collateral once a collateral is registered); else 409 ' +
         '`invalid_loan_status` naming the current status. A secured loan goes to Collateral; an unsecured one is ' +
         'decided by the credit bureau: Offer confirmation, Rejected, or Waiting for approval (referred, or the ' +
-        'bureau did not answer). Answers once the outcome is recorded.',
+        'bureau did not answer). Answers at once, once the request is recorded: the loan in Collateral, or still in ' +
+        'its status with the decision pending (a second Process meanwhile is 409 `decision_in_progress`). The ' +
+        'decision arrives through the loan: poll `GET Customer/Loans/{loanId}` for its next status.',
       security: lendingSecurity.user,
       request: { params: loanIdParams, query: commentsQuery },
       responses: loanAnswer('The loan after processing'),

@@ -16,7 +16,8 @@ export const managementLoansProcessOperation = defineLendingOperation({
       summary: 'Send the loan for processing',
       description:
         'As the customer’s Process: only in Origination or Reprocessing (or Collateral once a collateral is ' +
-        'registered); else 409 `invalid_loan_status` naming the current status.',
+        'registered); else 409 `invalid_loan_status` naming the current status. Answers at once, once the request is ' +
+        'recorded; the bureau’s decision arrives through the loan: poll `GET Management/Loans/{loanId}`.',
       security: lendingSecurity.apiKey,
       request: { params: loanIdParams, query: commentsQuery },
       responses: loanAnswer('The loan after processing'),

@@ -1,0 +1,81 @@
+import { isCancellation, proxyActivities } from '@temporalio/workflow';
+import type { LendingActivities } from '../../../activities/lending/index.ts';
+import { LendingActivityFailure } from '../../../domain/lending/activity-failures.ts';
+import type {
+  BureauApplicant,
+  LoanDecision,
+  LoanInput,
+  LoanSnapshot,
+} from '../../../domain/lending/loan-process.ts';
+
+/** The loan's activities with their retry policies. */
+
+export const { recordLoan, loanSchedule } = proxyActivities<LendingActivities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+});
+
+/** The payout's registration: retried until the gateway answers (the INVOICE makes a retry a replay). */
+export const { registerLoanPayout } = proxyActivities<LendingActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: {
+    initialInterval: '1 second',
+    maximumInterval: '1 minute',
+    nonRetryableErrorTypes: [LendingActivityFailure.payoutRefused],
+  },
+});
+
+/**
+ * A payment through the collection gateway (decision 0045): retried while the gateway cannot be reached
+ * (for a day at most; the INVOICE makes a retry a replay there); a refusal is not retried.
+ */
+export const { chargeRepaymentCard, registerRepaymentSlip } = proxyActivities<LendingActivities>({
+  startToCloseTimeout: '1 minute',
+  scheduleToCloseTimeout: '1 day',
+  retry: {
+    initialInterval: '1 second',
+    maximumInterval: '1 minute',
+    nonRetryableErrorTypes: [LendingActivityFailure.repaymentRefused],
+  },
+});
+
+/** The decision activity with its retry policy; after the last attempt the loan is referred. */
+export async function askBureau(
+  input: LoanInput,
+  loan: LoanSnapshot,
+  applicant: BureauApplicant,
+): Promise<LoanDecision> {
+  const { decideLoan } = proxyActivities<LendingActivities>({
+    startToCloseTimeout: input.bureau.requestTimeoutMs + 5_000,
+    retry: {
+      initialInterval: '1 second',
+      maximumInterval: '30 seconds',
+      maximumAttempts: input.bureau.attempts,
+      nonRetryableErrorTypes: [LendingActivityFailure.bureauRefusal],
+    },
+  });
+  try {
+    return await decideLoan({
+      tenantId: input.tenantId,
+      loanId: input.loanId,
+      applicant,
+      terms: {
+        productName: loan.productName,
+        ...(loan.promoCode ? { promoCode: loan.promoCode } : {}),
+        amount: loan.amount,
+        term: loan.term,
+      },
+    });
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    return {
+      outcome: 'unavailable',
+      reasons: [`the credit bureau did not decide: ${(error as Error).message}`],
+      at: new Date().toISOString(),
+    };
+  }
+}
+
+/** The message of an activity's failure (an ActivityFailure wraps the activity's error: its cause says it). */
+export const failureMessage = (error: unknown): string =>
+  ((error as { cause?: Error }).cause ?? (error as Error)).message;

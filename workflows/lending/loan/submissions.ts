@@ -1,0 +1,259 @@
+import { condition, isCancellation, setHandler } from '@temporalio/workflow';
+import { payDateOf } from '../../../domain/lending/disbursement.ts';
+import { stepOf } from '../../../domain/lending/loan-lifecycle.ts';
+import {
+  type LoanActor,
+  type LoanSnapshot,
+  repaymentNotificationSignal,
+  submitRepaymentUpdate,
+} from '../../../domain/lending/loan-process.ts';
+import {
+  bookableAmount,
+  type RepaymentSubmission,
+  repaymentIdOf,
+  type SubmissionRequest,
+  submissionInFlight,
+  submissionInvoice,
+  submissionOpen,
+} from '../../../domain/lending/repayment-submissions.ts';
+import { type LoanRepayment, servicingPosition } from '../../../domain/lending/servicing.ts';
+import { chargeRepaymentCard, failureMessage, registerRepaymentSlip } from './activities.ts';
+import { assess, describe, newRepayment, refuseExcess, replayOf } from './servicing.ts';
+import { type LoanState, now, today } from './state.ts';
+
+/**
+ * Repayments through the collection gateway (decision 0045): SubmitRepayment (a card charge or a deposit
+ * slip) and the gateway's notifications; the money is booked once, whoever comes first.
+ */
+export function handleSubmissions(state: LoanState): void {
+  const { loan } = state;
+  const submissionWithId = (submissionId: string) =>
+    loan.submissions?.find((held) => held.submissionId === submissionId);
+  /** A submission pays at most what the loan owes (as a Regular payment today). */
+  const refuseSubmission = ({ submissionId, amount }: SubmissionRequest) => {
+    state.allowed('submitRepayment');
+    refuseExcess(state, [
+      ...(loan.servicing?.repayments ?? []),
+      { ...newRepayment({ repaymentId: submissionId, amount, date: today(), mode: 'Regular payment' }) },
+    ]);
+  };
+
+  setHandler(
+    submitRepaymentUpdate,
+    async ({ by, submission: request }) => {
+      await condition(() => loan.servicing != null);
+      // A retried Update: the submission it made.
+      if (submissionWithId(request.submissionId)) return state.copy();
+      refuseSubmission(request);
+      return submit(state, newSubmission(state, request, request.mode), by);
+    },
+    {
+      validator: ({ submission }) => {
+        if (!submissionWithId(submission.submissionId)) refuseSubmission(submission);
+      },
+    },
+  );
+
+  // The gateway's notification of a submission's INVOICE (verified by the receiver): PAID books it once,
+  // whoever comes first (the charge's answer or the notification); DENIED and EXPIRED close it.
+  setHandler(repaymentNotificationSignal, async ({ invoice, status, payTime }) => {
+    const held = submissionOf(state, invoice);
+    if (!held || !loan.servicing) return;
+    let comment: string | undefined;
+    if (status === 'PAID') {
+      const how =
+        held.channel === 'bankTransfer'
+          ? `received by bank transfer (IDN ${held.idn})`
+          : 'charged to the card';
+      comment = book(state, held, payTime, how);
+    } else if ((status === 'DENIED' || status === 'EXPIRED') && submissionOpen(held)) {
+      const reason =
+        status === 'EXPIRED'
+          ? 'the deposit slip expired unpaid'
+          : 'the collection gateway denied the payment';
+      changeSubmission(state, invoice, { status: status === 'EXPIRED' ? 'expired' : 'declined', reason });
+      comment = `repayment of ${amountOf(held)}: ${reason} (invoice ${invoice})`;
+    }
+    if (comment) await state.record({ by: { role: 'system' }, comments: comment });
+  });
+}
+
+/** A new submission on record, then the gateway asked: answers once its answer is on record, or after 20 s. */
+async function submit(
+  state: LoanState,
+  submission: RepaymentSubmission,
+  by: LoanActor,
+): Promise<LoanSnapshot> {
+  state.loan.submissions = [...(state.loan.submissions ?? []), submission];
+  // On record before the gateway is asked: its notification finds the loan by the INVOICE.
+  await state.record();
+  let settled = false;
+  void settle(state, submission, by).then(() => {
+    settled = true;
+  });
+  await condition(() => settled, '20 seconds');
+  return state.copy();
+}
+
+export const newSubmission = (
+  state: LoanState,
+  request: Pick<SubmissionRequest, 'submissionId' | 'amount' | 'paymentMethodId'>,
+  channel: RepaymentSubmission['channel'],
+): RepaymentSubmission => ({
+  submissionId: request.submissionId,
+  invoice: submissionInvoice(request.submissionId),
+  channel,
+  amount: request.amount,
+  currency: state.loan.currency,
+  status: channel === 'bankTransfer' ? 'registering' : 'charging',
+  paymentMethodId: request.paymentMethodId,
+  idn: null,
+  iban: null,
+  beneficiary: null,
+  expiresAt: null,
+  reason: null,
+  repaymentId: null,
+  createdAt: now(),
+  updatedAt: now(),
+});
+
+const submissionOf = (state: LoanState, invoice: string) =>
+  state.loan.submissions?.find((held) => held.invoice === invoice);
+
+function changeSubmission(state: LoanState, invoice: string, change: Partial<RepaymentSubmission>): void {
+  state.loan.submissions = (state.loan.submissions ?? []).map((held) =>
+    held.invoice === invoice ? { ...held, ...change, updatedAt: now() } : held,
+  );
+}
+
+export const amountOf = (submission: RepaymentSubmission) =>
+  `${submission.amount} ${submission.currency}${submission.channel === 'autocharge' ? ` (auto-charge of instalment ${submission.instalments?.join(', ')})` : ''}`;
+
+/** Asks the gateway for a new submission (in the background of the Update that made it). */
+export function settle(state: LoanState, submission: RepaymentSubmission, by: LoanActor): Promise<void> {
+  state.settling += 1;
+  const asked =
+    submission.channel === 'bankTransfer'
+      ? registerSlip(state, submission, by)
+      : chargeCard(state, submission, by);
+  return asked.finally(() => {
+    state.settling -= 1;
+  });
+}
+
+/**
+ * Books the money of a submission once (a Regular payment, its INVOICE the reference), at most what the
+ * loan owes; answers the history comment, or undefined when it was booked already.
+ */
+function book(
+  state: LoanState,
+  submission: RepaymentSubmission,
+  payTime: string | null | undefined,
+  how: string,
+) {
+  const { loan } = state;
+  const reference = submission.invoice;
+  const repaymentId = repaymentIdOf(submission.submissionId);
+  const request = {
+    repaymentId,
+    reference,
+    amount: submission.amount,
+    date: '',
+    mode: 'Regular payment',
+  } as const;
+  if (replayOf(state, request)) {
+    if (submission.status !== 'paid') changeSubmission(state, reference, { status: 'paid', repaymentId });
+    return undefined;
+  }
+  const held = state.servicing;
+  const payoff = servicingPosition(held.schedule, held.repayments, held.graceMs, now()).payoffAmount;
+  const step = stepOf('submittedRepaymentPaid', loan.status, state.facts());
+  const { booked, excess } = step.allowed
+    ? bookableAmount(submission.amount, payoff)
+    : { booked: null, excess: submission.amount };
+  const beyond = excess
+    ? `${excess} ${loan.currency} received beyond what the loan owes (status ${loan.status}): to be refunded`
+    : null;
+  if (!booked) {
+    changeSubmission(state, reference, { status: 'paid', reason: beyond });
+    return `${amountOf(submission)} ${how} (invoice ${reference}); ${beyond}`;
+  }
+  const date = payDateOf(payTime ?? undefined) ?? today();
+  const repayment: LoanRepayment = {
+    repaymentId,
+    amount: booked,
+    // A repayment never precedes the disbursement it repays (servicing allocates by date).
+    date: loan.disbursement && date < loan.disbursement.date ? loan.disbursement.date : date,
+    mode: 'Regular payment',
+    reference,
+    reversed: false,
+  };
+  state.servicing.repayments = [...held.repayments, repayment];
+  const moved = assess(state);
+  changeSubmission(state, reference, { status: 'paid', repaymentId, reason: beyond });
+  return [`${describe(state, repayment)} ${how} (invoice ${reference})`, beyond, moved]
+    .filter(Boolean)
+    .join('; ');
+}
+
+/** Charges the submission's card (the default one when it names none) and books or records the outcome. */
+async function chargeCard(state: LoanState, submission: RepaymentSubmission, by: LoanActor): Promise<void> {
+  const { loan, input } = state;
+  const { invoice } = submission;
+  const what = submission.channel === 'autocharge' ? 'auto-charge' : 'card repayment';
+  let comment: string | undefined;
+  try {
+    const result = await chargeRepaymentCard({
+      tenantId: input.tenantId,
+      customerId: loan.customerId,
+      loanId: input.loanId,
+      cardId: submission.paymentMethodId,
+      invoice,
+      amount: submission.amount,
+      currency: submission.currency,
+    });
+    if (result.cardId) changeSubmission(state, invoice, { paymentMethodId: result.cardId, idn: result.idn });
+    const held = submissionOf(state, invoice) as RepaymentSubmission;
+    const charged =
+      submission.channel === 'autocharge'
+        ? `auto-charged for instalment ${submission.instalments?.join(', ')} to ${result.card}`
+        : `charged to ${result.card}`;
+    if (result.outcome === 'paid') comment = book(state, held, result.payTime, charged);
+    else if (result.outcome === 'declined' && submissionInFlight(held)) {
+      changeSubmission(state, invoice, { status: 'declined', reason: result.reason });
+      comment = `${what} of ${amountOf(held)} declined${result.card ? ` (${result.card})` : ''}: ${result.reason} (invoice ${invoice})`;
+    }
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    const reason = failureMessage(error);
+    if (submissionInFlight(submissionOf(state, invoice) as RepaymentSubmission)) {
+      changeSubmission(state, invoice, { status: 'failed', reason });
+      comment = `${what} of ${amountOf(submission)} not charged: ${reason} (invoice ${invoice})`;
+    }
+  }
+  await state.record(comment ? { by, comments: comment } : undefined);
+}
+
+/** Registers the deposit slip a bank-transfer submission is paid by. */
+async function registerSlip(state: LoanState, submission: RepaymentSubmission, by: LoanActor): Promise<void> {
+  const { invoice } = submission;
+  let comment: string;
+  try {
+    const slip = await registerRepaymentSlip({
+      tenantId: state.input.tenantId,
+      loanId: state.input.loanId,
+      invoice,
+      amount: submission.amount,
+      currency: submission.currency,
+    });
+    if (!submissionInFlight(submissionOf(state, invoice) as RepaymentSubmission)) return;
+    changeSubmission(state, invoice, { status: 'pending', ...slip });
+    comment = `repayment of ${amountOf(submission)} by bank transfer: deposit slip IDN ${slip.idn} registered (invoice ${invoice}${slip.expiresAt ? `, payable until ${slip.expiresAt}` : ''})`;
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    const reason = failureMessage(error);
+    changeSubmission(state, invoice, { status: 'failed', reason });
+    comment = `repayment of ${amountOf(submission)} by bank transfer not registered: ${reason} (invoice ${invoice})`;
+  }
+  await state.record({ by, comments: comment });
+}
