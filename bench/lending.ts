@@ -75,7 +75,16 @@ async function benchLoans(context: BenchContext, lending: LendingSetUp): Promise
           throw new Error(`loan ${loanId} is ${String(answer.status)}, not ${status}`);
       };
       expectStatus(created, 'Origination');
-      expectStatus(await asCustomer(`/Customer/Loans/${loanId}/Process`), 'Offer confirmation');
+      // Process answers once the request is recorded; the bureau's decision follows in the loan.
+      await asCustomer(`/Customer/Loans/${loanId}/Process`);
+      const readLoan = () =>
+        lendingCall(stack, 'GET', `/Customer/Loans/${loanId}`, { key: lending.keys.frontOffice, token });
+      let decided = await readLoan();
+      for (let polls = 0; decided.status === 'Origination' && polls < 600; polls += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        decided = await readLoan();
+      }
+      expectStatus(decided, 'Offer confirmation');
       expectStatus(await asCustomer(`/Customer/Loans/${loanId}/AcceptLoanOffer`), 'Waiting for approval');
       for (const docTypeId of docTypeIds) {
         await asCustomer(`/Customer/Loans/${loanId}/ResendSmsCode`, { docTypeId });

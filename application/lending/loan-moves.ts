@@ -204,7 +204,8 @@ export async function approveLoan(
 /**
  * Process (customer or management): only from Origination or Reprocessing (and, by design, Collateral
  * once a collateral is registered). A secured loan goes to Collateral; otherwise the credit bureau
- * decides, and the answer comes once its decision is recorded. A loan still in Pre-Origination whose
+ * decides in the loan's workflow: the answer comes once the request is recorded, and the decision moves
+ * the loan later (the integrator polls the loan). A loan still in Pre-Origination whose
  * customer's details are complete by now is first moved on (a missed `detailsCompleted`).
  */
 export async function sendForProcessing(
