@@ -6,6 +6,7 @@ import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { UseCaseDeps } from '../application/shared/deps.ts';
 import { Refusal } from '../application/shared/refusal.ts';
+import { createCodecApi } from './admin/codec.ts';
 import { createAdminApi, presentsAdminToken } from './admin/index.ts';
 import type { AppEnv } from './shared/context.ts';
 import { docsAssets } from './shared/docs.ts';
@@ -31,8 +32,13 @@ const MULTIPART_ALLOWANCE_BYTES = 64 * 1024;
 const IDENTITY_HASH_SEGMENT = /\/(agent|user|public|admin)_[A-Za-z0-9_-]{43}(?=\/|$)/g;
 /** The open-banking bank callback's `state` (`/redirect/{app}/state/{state}`) is a credential too. */
 const CALLBACK_STATE_SEGMENT = /(\/redirect\/[^/]+\/state\/)[^/?]+/g;
+/** The Web UI's codec session key (`/codec/session/{key}`, api/admin/codec.ts) opens every payload. */
+const CODEC_SESSION_SEGMENT = /^(\/codec\/session\/)[^/?]+/;
 export const loggablePath = (path: string) =>
-  path.replace(IDENTITY_HASH_SEGMENT, '/$1_<redacted>').replace(CALLBACK_STATE_SEGMENT, '$1<redacted>');
+  path
+    .replace(IDENTITY_HASH_SEGMENT, '/$1_<redacted>')
+    .replace(CALLBACK_STATE_SEGMENT, '$1<redacted>')
+    .replace(CODEC_SESSION_SEGMENT, '$1<redacted>');
 
 /** Resolves with the name of each component that is not ready (empty when all are). */
 export type ReadinessProbe = () => Promise<string[]>;
@@ -151,6 +157,7 @@ export function createApp(
   app.route('/assets/swagger-ui', docsAssets());
   for (const { api } of services) api?.mount(app, api.basePath);
   app.route('/admin', createAdminApi());
+  app.route('/codec', createCodecApi());
 
   app.notFound((c) => c.json(Refusal.notFound(`${c.req.method} ${c.req.path}`).body(), 404));
   app.onError((error, c) =>

@@ -13,6 +13,7 @@ import { lendingOpenBankingConfig, lendingOpenBankingProductionKeys } from './le
 import { lendingServicingConfig } from './lending/servicing-config.ts';
 import { messagingConfig, messagingProductionVariables, sandboxProviderUrls } from './messaging/config.ts';
 import { openBankingConfig, openBankingProductionKeys } from './openbanking/config.ts';
+import { DEVELOPMENT_PAYLOAD_KEY, parsePayloadKeys } from './payload-codec.ts';
 import { webhookConfig, webhookProductionKeys } from './webhooks/config.ts';
 
 /**
@@ -47,6 +48,13 @@ const platformConfig = z.object({
   DATABASE_URL: optionalUrl,
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
 
+  /**
+   * Keys of the payload codec that seals everything the platform hands to Temporal
+   * (platform/payload-codec.ts): `<id>:<64 hex characters>`, comma- or space-separated; the first
+   * encrypts, all decrypt (rotation: docs/security.md). Required in production; unset elsewhere, the
+   * published development key `dev-1` serves.
+   */
+  PAYLOAD_CODEC_KEYS: parsedText('', parsePayloadKeys),
   TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('platform'),
@@ -119,6 +127,7 @@ export class ConfigError extends Error {
  * for development, and the outside parties that otherwise default to the sandbox's.
  */
 const PRODUCTION_KEYS = [
+  'PAYLOAD_CODEC_KEYS',
   ...collectProductionKeys,
   ...openBankingProductionKeys,
   ...messagingProductionVariables,
@@ -139,6 +148,12 @@ function productionProblems(env: NodeJS.ProcessEnv): { variable: string; message
       if (!isSet(key)) problems.push({ variable: key, message: 'required when PLATFORM_MODE=production' });
     }
   }
+  if (env.PLATFORM_MODE === 'production' && usesDevelopmentPayloadKey(env.PAYLOAD_CODEC_KEYS)) {
+    problems.push({
+      variable: 'PAYLOAD_CODEC_KEYS',
+      message: 'holds the published development key; production needs keys of its own',
+    });
+  }
   const production = [
     env.NODE_ENV === 'production' ? 'NODE_ENV=production' : undefined,
     env.PLATFORM_MODE === 'production' ? 'PLATFORM_MODE=production' : undefined,
@@ -150,6 +165,14 @@ function productionProblems(env: NodeJS.ProcessEnv): { variable: string; message
     });
   }
   return problems;
+}
+
+function usesDevelopmentPayloadKey(text: string | undefined): boolean {
+  try {
+    return parsePayloadKeys(text ?? '').some((entry) => entry.key.equals(DEVELOPMENT_PAYLOAD_KEY.key));
+  } catch {
+    return false; // the schema reports the malformed value
+  }
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {

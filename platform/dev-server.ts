@@ -16,6 +16,8 @@ export interface DevServerOptions {
   sqlitePragmas?: string[];
   /** Web UI port; `false` runs headless. */
   uiPort?: number | false;
+  /** The codec server the Web UI decodes payloads through (`<api>/codec`, api/admin/codec.ts). */
+  uiCodecEndpoint?: string | undefined;
   namespace?: string;
   log?: (line: string) => void;
   /**
@@ -73,6 +75,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   ];
   if (options.uiPort === false || options.uiPort === undefined) args.push('--headless');
   else args.push('--ui-port', String(options.uiPort));
+  if (options.uiCodecEndpoint && options.uiPort) args.push('--ui-codec-endpoint', options.uiCodecEndpoint);
   if (dbFile) {
     args.push('--db-filename', dbFile);
     for (const pragma of options.sqlitePragmas ?? SQLITE_THROUGHPUT_PRAGMAS)

@@ -6,6 +6,7 @@ import { answerClientErrors, createApp } from '../api/app.ts';
 import type { Database } from '../db/client.ts';
 import type { Config } from './config.ts';
 import type { Logger } from './logger.ts';
+import { platformDataConverter } from './payload-codec.ts';
 import { createReadinessProbe } from './readiness.ts';
 import { ensureSearchAttributes } from './search-attributes.ts';
 import type { PlatformServiceModule } from './service.ts';
@@ -22,7 +23,11 @@ export interface TemporalHandle {
 export async function connectTemporal(config: Config, logger: Logger): Promise<TemporalHandle> {
   const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
   await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE, logger);
-  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  const client = new Client({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    dataConverter: platformDataConverter(config),
+  });
   return { client, close: () => connection.close() };
 }
 
@@ -77,6 +82,7 @@ export async function runWorker(options: {
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     workflowBundlePath: options.workflowBundlePath,
+    dataConverter: platformDataConverter(config),
     activities: mergeActivities(parts),
     logger,
   });

@@ -42,6 +42,9 @@ async function main() {
       pidFile: path.join(config.DATA_DIR, 'temporal.pid'),
       port: Number(port),
       uiPort: config.TEMPORAL_UI_PORT,
+      // The UI decodes sealed payloads for an operator only (docs/security.md): without ADMIN_TOKEN
+      // there is no codec server, and the UI shows them sealed.
+      uiCodecEndpoint: config.ADMIN_TOKEN ? `${apiBaseUrl(config)}/codec` : undefined,
       namespace: config.TEMPORAL_NAMESPACE,
       log: say,
     });
@@ -117,8 +120,16 @@ async function main() {
     say(`  Sandbox acquirer     ${sandbox.acquirer.url}   (cards, 3-D Secure page)`);
     say(`  Sandbox access token ${token.token}`);
   }
+  if (config.ADMIN_TOKEN && uiUrl) {
+    say(`  Web UI decoding      GET ${api.url}/admin/codec/session-url (bearer ADMIN_TOKEN) names the`);
+    say('                       codec endpoint to enter in the Web UI (docs/security.md)');
+  }
   say('Press Ctrl-C to stop.');
 }
+
+/** The API as this machine's browser reaches it (the Web UI calls its codec server from there). */
+const apiBaseUrl = (settings: typeof config) =>
+  (settings.PUBLIC_BASE_URL ?? `http://${settings.HOST}:${settings.PORT}`).replace(/\/+$/, '');
 
 let stopping = false;
 async function shutdown(code: number) {

@@ -1,4 +1,5 @@
 import { Context } from '@temporalio/activity';
+import type { DataConverter } from '@temporalio/common';
 import {
   type ActivityExecuteInput,
   type ActivityInboundCallsInterceptor,
@@ -17,6 +18,8 @@ export interface PlatformWorkerOptions {
   /** TEMPORAL_TASK_QUEUE: the business lane; the delivery lane is derived from it (domain/task-queues.ts). */
   taskQueue: string;
   workflowBundlePath: string;
+  /** The platform's data converter (platform/payload-codec.ts): every payload sealed. */
+  dataConverter: DataConverter;
   /** Every service's activities (mergeActivities). */
   activities: ActivityFunctions;
   logger: Logger;
@@ -121,6 +124,7 @@ export async function createPlatformWorkers(options: PlatformWorkerOptions): Pro
       namespace: options.namespace,
       taskQueue,
       workflowBundle: { codePath: options.workflowBundlePath },
+      dataConverter: options.dataConverter,
       activities,
       ...platformWorkerTuning,
       interceptors: { activity: [() => ({ inbound: new ActivityAttemptLog(options.logger) })] },

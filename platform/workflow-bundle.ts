@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFile
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode } from '@temporalio/worker';
+import { failureConverterPath } from './payload-codec.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const workflowsEntry = path.join(root, 'workflows', 'index.ts');
@@ -23,7 +24,11 @@ function sourceFiles(dir: string): string[] {
 /** Hash of every source the bundle may contain, so a bundle is rebuilt exactly when its code changed. */
 function sourceHash(): string {
   const hash = createHash('sha256');
-  for (const file of BUNDLED_SOURCES.flatMap((dir) => sourceFiles(path.join(root, dir)))) {
+  const files = [
+    ...BUNDLED_SOURCES.flatMap((dir) => sourceFiles(path.join(root, dir))),
+    failureConverterPath,
+  ];
+  for (const file of files) {
     hash.update(path.relative(root, file));
     hash.update(readFileSync(file));
   }
@@ -43,6 +48,8 @@ export async function ensureWorkflowBundle(
   const started = Date.now();
   const { code } = await bundleWorkflowCode({
     workflowsPath: workflowsEntry,
+    // Workflows encode their failures with the same converter as clients and workers (sealed messages).
+    failureConverterPath,
     logger: { log() {}, trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error },
   });
   mkdirSync(buildDir, { recursive: true });

@@ -14,6 +14,7 @@ import { OutboundUrlRefused } from '../../domain/outbound-url.ts';
 import type { AppEnv } from '../shared/context.ts';
 import { errorResponses, validationHook } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
+import { registerCodecAdminRoutes } from './codec.ts';
 import { registerDeskOperatorAdminRoutes } from './collect-desk-operators.ts';
 import { registerLedgerAdminRoutes } from './collect-ledger.ts';
 import { registerOneTouchAdminRoutes } from './collect-one-touch.ts';
@@ -172,5 +173,6 @@ export function createAdminApi(): OpenAPIHono<AppEnv> {
   registerLendingTenantAdminRoutes(app);
   registerLendingCreditProductAdminRoutes(app);
   registerLendingCollectMerchantAdminRoutes(app);
+  registerCodecAdminRoutes(app);
   return app;
 }

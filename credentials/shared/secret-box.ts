@@ -27,13 +27,31 @@ export function secretBoxKey(
   return createHash('sha256').update(developmentSeed).digest();
 }
 
-/** Encrypts `secret`, bound to `additionalData` (the row it belongs to). */
-export function sealSecret(key: Buffer, additionalData: string, secret: string): string {
+/** AES-256-GCM of `plaintext` bound to `additionalData`: the random 96-bit IV, the tag and the ciphertext. */
+export function sealBytes(key: Buffer, additionalData: Uint8Array, plaintext: Uint8Array) {
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
-  cipher.setAAD(Buffer.from(additionalData));
-  const data = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
-  return [VERSION, iv, cipher.getAuthTag(), data]
+  cipher.setAAD(additionalData);
+  const data = Buffer.concat([cipher.update(plaintext), cipher.final()]);
+  return { iv, tag: cipher.getAuthTag(), data };
+}
+
+/** Decrypts what sealBytes made; throws on another key, other additional data or a tampered part. */
+export function openBytes(
+  key: Buffer,
+  additionalData: Uint8Array,
+  sealed: { iv: Uint8Array; tag: Uint8Array; data: Uint8Array },
+): Buffer {
+  const decipher = createDecipheriv('aes-256-gcm', key, sealed.iv);
+  decipher.setAAD(additionalData);
+  decipher.setAuthTag(sealed.tag);
+  return Buffer.concat([decipher.update(sealed.data), decipher.final()]);
+}
+
+/** Encrypts `secret`, bound to `additionalData` (the row it belongs to). */
+export function sealSecret(key: Buffer, additionalData: string, secret: string): string {
+  const { iv, tag, data } = sealBytes(key, Buffer.from(additionalData), Buffer.from(secret, 'utf8'));
+  return [VERSION, iv, tag, data]
     .map((part) => (typeof part === 'string' ? part : part.toString('base64url')))
     .join('.');
 }
@@ -44,8 +62,9 @@ export function openSecret(key: Buffer, additionalData: string, stored: string, 
   if (version !== VERSION || !iv || !tag || data === undefined) {
     throw new Error(`${label}: unknown secret format`);
   }
-  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
-  decipher.setAAD(Buffer.from(additionalData));
-  decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-  return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
+  return openBytes(key, Buffer.from(additionalData), {
+    iv: Buffer.from(iv, 'base64url'),
+    tag: Buffer.from(tag, 'base64url'),
+    data: Buffer.from(data, 'base64url'),
+  }).toString('utf8');
 }

@@ -12,6 +12,7 @@ import {
 import { lendingOpenBankingUsers } from '../../db/schema/lending-payment-options.ts';
 import { bankHashOf } from '../../domain/openbanking/bank-directory.ts';
 import { createLogger } from '../../platform/logger.ts';
+import { platformDataConverter } from '../../platform/payload-codec.ts';
 import { driveSca } from '../../sandbox/openbanking/sca-driver.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { createCreditProduct } from './products-support.ts';
@@ -141,6 +142,7 @@ describe('an enrolment whose answer was lost', () => {
       connection: await NativeConnection.connect({ address: inject('temporalAddress') }),
       taskQueue,
       workflowBundle: { codePath: inject('workflowBundlePath') },
+      dataConverter: platformDataConverter(platform.config),
       activities: createSiblingCallActivities({
         db: platform.db,
         config: platform.config,

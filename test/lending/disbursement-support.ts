@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { expect } from 'vitest';
+import type { CustomerDetails } from '../../domain/lending/customers.ts';
 import type { LoanView } from '../../application/lending/loans.ts';
 import { saveCollectMerchant } from '../../credentials/lending/collect-merchants.ts';
 import { eventually, type TestPlatform } from '../support/platform.ts';
@@ -54,8 +55,12 @@ export async function makeMerchant(
 export const RECIPIENT = { recipientName: 'Jane Doe', recipientId: '123456789' };
 
 /** A loan of 3000 EUR applied for, decided, accepted, its documents signed, approved over the public API: Approved. */
-export async function approvedLoan(platform: TestPlatform, tenant: LendingTestTenant): Promise<string> {
-  const loanId = await loanWaitingForApproval(platform, tenant);
+export async function approvedLoan(
+  platform: TestPlatform,
+  tenant: LendingTestTenant,
+  details?: CustomerDetails,
+): Promise<string> {
+  const loanId = await loanWaitingForApproval(platform, tenant, details);
   const approved = await lendingCall<LoanView>(platform, 'POST', `/Management/Loans/${loanId}/Approve`, {
     key: tenant.keys.management,
   });

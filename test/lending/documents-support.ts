@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
 import type { LoanView } from '../../application/lending/loans.ts';
+import type { CustomerDetails } from '../../domain/lending/customers.ts';
 import { docTypeIds, systemDocumentTypes } from '../../domain/lending/loan-documents.ts';
 import { eventually, type TestPlatform } from '../support/platform.ts';
 import {
@@ -77,8 +78,9 @@ export async function signLoanDocuments(
 export async function loanWaitingForApproval(
   platform: Pick<TestPlatform, 'apiUrl' | 'sandbox'>,
   tenant: LendingTestTenant,
+  details: CustomerDetails = completeDetails(),
 ): Promise<string> {
-  const customer = await registerCustomer(platform, tenant, completeDetails());
+  const customer = await registerCustomer(platform, tenant, details);
   const call = (method: string, path: string, request = {}) =>
     lendingCall<LoanView>(platform, method, path, {
       key: tenant.keys.frontOffice,

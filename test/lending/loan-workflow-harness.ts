@@ -7,6 +7,7 @@ import type { LoanRecord } from '../../activities/lending/loan.ts';
 import { creditProductSchema } from '../../domain/lending/credit-products.ts';
 import { type LoanInput, type LoanSnapshot, loanCreatedUpdate } from '../../domain/lending/loan-process.ts';
 import { calculateSchedule } from '../../domain/lending/schedule.ts';
+import { platformDataConverter } from '../../platform/payload-codec.ts';
 import type { lendingLoan } from '../../workflows/lending/loan.ts';
 import { eventually } from '../support/platform.ts';
 import { TEST_CREDIT_PRODUCT } from './products-support.ts';
@@ -64,13 +65,16 @@ export async function startLoanWorkflowHarness(
   const records = new Map<string, LoanRecord[]>();
   const address = inject('temporalAddress');
   const connection = await Connection.connect({ address });
-  const client = new Client({ connection });
+  // Sealed as the platform seals them (development key), so the harness runs what production runs.
+  const dataConverter = platformDataConverter({ PAYLOAD_CODEC_KEYS: [] });
+  const client = new Client({ connection, dataConverter });
   let worker: Worker;
   try {
     worker = await Worker.create({
       connection: await NativeConnection.connect({ address }),
       taskQueue,
       workflowBundle: { codePath: inject('workflowBundlePath') },
+      dataConverter,
       activities: {
         loanSchedule: testLoanSchedule,
         chargeRepaymentCard: unexpected('chargeRepaymentCard'),

@@ -1,5 +1,6 @@
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { platformDataConverter } from '../../platform/payload-codec.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
 
 let platform: TestPlatform;
@@ -31,6 +32,7 @@ describe('readiness with two task queues (decision 0024)', () => {
       namespace: platform.config.TEMPORAL_NAMESPACE,
       taskQueue: platform.config.TEMPORAL_TASK_QUEUE,
       workflowBundle: { codePath: inject('workflowBundlePath') },
+      dataConverter: platformDataConverter(platform.config),
     });
     try {
       await businessOnly.runUntil(

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { type ReplayResult, Worker } from '@temporalio/worker';
 import { describe, expect, inject, it } from 'vitest';
+import { platformDataConverter } from '../../platform/payload-codec.ts';
 import * as workflowTypes from '../../workflows/index.ts';
 import { projectRoot } from '../support/import-graph.ts';
 
@@ -43,7 +44,11 @@ async function replayFailures(bundlePath: string, replayed: readonly Fixture[]) 
   }
   const failures: string[] = [];
   const results: AsyncIterableIterator<ReplayResult> = Worker.runReplayHistories(
-    { workflowBundle: { codePath: bundlePath } },
+    // The platform's data converter: fixtures recorded since the payload codec are sealed (dev key).
+    {
+      workflowBundle: { codePath: bundlePath },
+      dataConverter: platformDataConverter({ PAYLOAD_CODEC_KEYS: [] }),
+    },
     histories(),
   );
   for await (const result of results) {

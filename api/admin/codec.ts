@@ -1,0 +1,107 @@
+import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { type Context, Hono } from 'hono';
+import { cors } from 'hono/cors';
+import {
+  type CodecCredential,
+  type CodecDirection,
+  codecSessionUrl,
+  transcodePayloads,
+} from '../../application/platform/payload-codec.ts';
+import { Refusal } from '../../application/shared/refusal.ts';
+import type { AppEnv } from '../shared/context.ts';
+import { errorResponses, fieldErrorsOf } from '../shared/errors.ts';
+import { publicBaseUrl } from '../shared/public-url.ts';
+
+/**
+ * Temporal's remote codec protocol (decision 0049): `POST …/encode` and `POST …/decode` take and answer
+ * `{"payloads":[{"metadata":{"<key>":"<base64>"},"data":"<base64>"}]}` (the Payloads message as proto3
+ * JSON). Mounted at `/codec` (the CLI: `--codec-endpoint <api>/codec --codec-auth "Bearer <ADMIN_TOKEN>"`)
+ * and at `/codec/session/<key>` (the Web UI, which cannot send a header of its own).
+ */
+
+const base64 = z.string().regex(/^[A-Za-z0-9+/_-]*={0,2}$/, 'must be base64');
+const payloadsBody = z.object({
+  payloads: z
+    .array(z.object({ metadata: z.record(z.string(), base64).optional(), data: base64.optional() }))
+    .max(1000),
+});
+
+const bytes = (text: string) => new Uint8Array(Buffer.from(text, 'base64'));
+const text = (value: Uint8Array | null | undefined) =>
+  Buffer.from(value ?? new Uint8Array()).toString('base64');
+
+/** The Web UI origins allowed to call: TEMPORAL_UI_URL's, or the dev server's UI on this machine. */
+function allowedOrigins(config: AppEnv['Variables']['deps']['config']): string[] {
+  if (config.TEMPORAL_UI_URL) return [new URL(config.TEMPORAL_UI_URL).origin];
+  return [`http://127.0.0.1:${config.TEMPORAL_UI_PORT}`, `http://localhost:${config.TEMPORAL_UI_PORT}`];
+}
+
+const bearerOf = (c: Context<AppEnv>) => /^Bearer (.+)$/.exec(c.req.header('authorization') ?? '')?.[1];
+
+export function createCodecApi(): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.use(
+    '*',
+    cors({
+      origin: (origin, c) => (allowedOrigins(c.get('deps').config).includes(origin) ? origin : null),
+      allowMethods: ['POST', 'OPTIONS'],
+      allowHeaders: ['content-type', 'x-namespace', 'authorization'],
+      credentials: true,
+      maxAge: 600,
+    }),
+  );
+  const handle = (direction: CodecDirection, sessionRoute: boolean) => async (c: Context<AppEnv>) => {
+    const parsed = payloadsBody.safeParse(await c.req.json().catch(() => undefined));
+    if (!parsed.success) throw Refusal.validation(fieldErrorsOf(parsed.error));
+    const credential: CodecCredential = sessionRoute
+      ? { sessionKey: c.req.param('key') ?? '' }
+      : { bearer: bearerOf(c) };
+    const payloads = await transcodePayloads(
+      c.get('deps'),
+      credential,
+      direction,
+      parsed.data.payloads.map((payload) => ({
+        metadata: Object.fromEntries(
+          Object.entries(payload.metadata ?? {}).map(([key, value]) => [key, bytes(value)]),
+        ),
+        data: bytes(payload.data ?? ''),
+      })),
+    );
+    return c.json({
+      payloads: payloads.map((payload) => ({
+        metadata: Object.fromEntries(
+          Object.entries(payload.metadata ?? {}).map(([key, value]) => [key, text(value)]),
+        ),
+        data: text(payload.data),
+      })),
+    });
+  };
+  for (const direction of ['encode', 'decode'] as const) {
+    app.post(`/${direction}`, handle(direction, false));
+    app.post(`/session/:key/${direction}`, handle(direction, true));
+  }
+  return app;
+}
+
+const sessionUrlRoute = createRoute({
+  method: 'get',
+  path: '/codec/session-url',
+  tags: ['Admin'],
+  summary: "The Web UI's codec endpoint for this operator",
+  description:
+    "Answers the URL to enter as the Temporal Web UI's codec endpoint (Settings → Codec Server, browser setting): the UI then shows decoded payloads. It is derived from ADMIN_TOKEN; rotating the token revokes it.",
+  responses: {
+    200: {
+      description: 'The session URL',
+      content: { 'application/json': { schema: z.object({ endpoint: z.string() }) } },
+    },
+    ...errorResponses,
+  },
+});
+
+/** `GET /admin/codec/session-url` (behind the admin token like every operator endpoint). */
+export function registerCodecAdminRoutes(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(sessionUrlRoute, (c) =>
+    c.json({ endpoint: codecSessionUrl(c.get('deps'), bearerOf(c), publicBaseUrl(c)) }, 200),
+  );
+}
