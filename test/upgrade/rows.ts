@@ -64,7 +64,7 @@ export async function loadRows(url: string, document: string): Promise<void> {
   try {
     await sql.begin(async (tx) => {
       await tx`create temporary table upgrade_fixture (doc jsonb not null) on commit drop`;
-      await tx`insert into upgrade_fixture (doc) values (${document}::jsonb)`;
+      await tx`insert into upgrade_fixture (doc) values (${document}::text::jsonb)`;
       const [keys] = await tx<{ keys: string[] }[]>`
         select coalesce(array_agg(k), '{}') as keys from upgrade_fixture, jsonb_object_keys(doc) k`;
       const order = await insertionOrder(tx as unknown as Sql);
@@ -117,7 +117,7 @@ export async function countDocumentRows(url: string, document: string): Promise<
   const sql = postgres(url, { max: 1, onnotice: () => {} });
   try {
     const rows = await sql<{ table: string; n: number }[]>`
-      select key as table, jsonb_array_length(value) as n from jsonb_each(${document}::jsonb)`;
+      select key as table, jsonb_array_length(value) as n from jsonb_each(${document}::text::jsonb)`;
     return Object.fromEntries(rows.map((row) => [row.table, row.n]));
   } finally {
     await sql.end();
