@@ -1,5 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import postgres from 'postgres';
+import { dumpRows } from '../upgrade/rows.ts';
 
 /** The PostgreSQL server the suite runs against; each test file gets a database of its own on it. */
 export const TEST_DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://root@127.0.0.1:5432/test';
@@ -22,6 +25,11 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   return {
     url: url.toString(),
     async drop() {
+      // Recording upgrade fixtures (test/upgrade/README.md): every table's rows, before the database goes.
+      if (process.env.RECORD_ROWS_DIR) {
+        mkdirSync(process.env.RECORD_ROWS_DIR, { recursive: true });
+        writeFileSync(path.join(process.env.RECORD_ROWS_DIR, `${name}.json`), await dumpRows(url.toString()));
+      }
       const cleanup = postgres(TEST_DATABASE_URL, { max: 1, onnotice: () => {} });
       try {
         await cleanup.unsafe(`drop database if exists "${name}" with (force)`);
