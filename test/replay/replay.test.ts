@@ -66,7 +66,6 @@ async function replayFailures(bundlePath: string, replayed: readonly Fixture[]) 
   const failures: string[] = [];
   const results: AsyncIterableIterator<ReplayResult> = Worker.runReplayHistories(
     { workflowBundle: { codePath: bundlePath }, dataConverter: REPLAY_DATA_CONVERTER },
-    },
     histories(),
   );
   for await (const result of results) {
