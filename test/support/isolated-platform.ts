@@ -71,7 +71,10 @@ export async function startIsolatedPlatform(options: IsolatedPlatformOptions) {
     smppPort: 0,
     httpPort: 0,
     smppSystemId: 'platform',
-    smppPassword: 'sandbox',
+    // The carriers' credentials follow the platform's (production refuses the sandbox's published ones).
+    smppPassword: options.env?.SMPP_PASSWORD ?? 'sandbox',
+    chatAppApiKey: options.env?.CHATAPP_API_KEY ?? 'sandbox-chatapp-key',
+    hlrApiKey: options.env?.HLR_API_KEY ?? 'sandbox-hlr-key',
     receiptDelayMs: options.receiptDelayMs ?? 100,
     chatAppDelayMs: options.chatAppDelayMs ?? 100,
     // Outcomes must not depend on the day: Bank C's Sunday window is opened by the tests that want it.
