@@ -34,6 +34,8 @@ export interface IsolatedPlatformOptions {
    * folder), instead of a database of its own on the suite's PostgreSQL server.
    */
   database?: 'postgres' | 'pglite';
+  /** Where the platform's log lines go (with `env.LOG_LEVEL`); default standard output. */
+  logDestination?: { write(line: string): void };
 }
 
 /**
@@ -138,7 +140,7 @@ export async function startIsolatedPlatform(options: IsolatedPlatformOptions) {
     ...options.env,
   };
   const config = loadConfig(env);
-  const logger = createLogger(config.LOG_LEVEL, { test: true });
+  const logger = createLogger(config.LOG_LEVEL, { test: true }, options.logDestination);
   const { db, close: closeDb } = await openDatabase({
     url: config.DATABASE_URL,
     ...(pgliteDir ? { pgliteDir } : {}),
