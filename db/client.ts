@@ -2,6 +2,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { prepareDataDir, restrictToOwner } from '../platform/data-dir.ts';
+import { installQueryErrorRedaction } from './query-errors.ts';
 import * as schema from './schema/index.ts';
 
 export { schema };
@@ -30,6 +31,8 @@ export interface DatabaseOptions {
 
 /** Opens the database and applies pending migrations. */
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
+  // No error of a query carries its values into logs or workflow histories (db/query-errors.ts).
+  installQueryErrorRedaction();
   if (options.url) {
     const { default: postgres } = await import('postgres');
     const { drizzle } = await import('drizzle-orm/postgres-js');

@@ -3,17 +3,46 @@ import { z } from 'zod';
 import { parseTrustedProxies } from '../domain/client-address.ts';
 import { parseOutboundAllowList } from '../domain/outbound-url.ts';
 import { parseRateLimit } from '../domain/rate-limit.ts';
-import { collectConfig, collectProductionKeys } from './collect/config.ts';
+import {
+  collectConfig,
+  collectPartyUrls,
+  collectProductionKeys,
+  collectSandboxValues,
+} from './collect/config.ts';
 import { optionalUrl, parsedText, port } from './config-fields.ts';
-import { lendingBureauConfig, lendingBureauProductionKeys } from './lending/bureau-config.ts';
-import { lendingCollectConfig, lendingCollectProductionKeys } from './lending/collect-config.ts';
+import {
+  lendingBureauConfig,
+  lendingBureauPartyUrls,
+  lendingBureauProductionKeys,
+  lendingBureauSandboxValues,
+} from './lending/bureau-config.ts';
+import {
+  lendingCollectConfig,
+  lendingCollectPartyUrls,
+  lendingCollectProductionKeys,
+} from './lending/collect-config.ts';
 import { lendingConfig, lendingProductionKeys } from './lending/config.ts';
-import { lendingMessagingConfig, lendingMessagingProductionKeys } from './lending/messaging-config.ts';
-import { lendingOpenBankingConfig, lendingOpenBankingProductionKeys } from './lending/openbanking-config.ts';
+import {
+  lendingMessagingConfig,
+  lendingMessagingPartyUrls,
+  lendingMessagingProductionKeys,
+} from './lending/messaging-config.ts';
+import {
+  lendingOpenBankingConfig,
+  lendingOpenBankingPartyUrls,
+  lendingOpenBankingProductionKeys,
+} from './lending/openbanking-config.ts';
 import { lendingServicingConfig } from './lending/servicing-config.ts';
-import { messagingConfig, messagingProductionVariables, sandboxProviderUrls } from './messaging/config.ts';
-import { openBankingConfig, openBankingProductionKeys } from './openbanking/config.ts';
+import {
+  messagingConfig,
+  messagingPartyUrls,
+  messagingProductionVariables,
+  messagingSandboxValues,
+  sandboxProviderUrls,
+} from './messaging/config.ts';
+import { openBankingConfig, openBankingPartyUrls, openBankingProductionKeys } from './openbanking/config.ts';
 import { DEVELOPMENT_PAYLOAD_KEY, parsePayloadKeys } from './payload-codec.ts';
+import { productionPartyProblems } from './production-parties.ts';
 import { webhookConfig, webhookProductionKeys } from './webhooks/config.ts';
 
 /**
@@ -21,6 +50,20 @@ import { webhookConfig, webhookProductionKeys } from './webhooks/config.ts';
  * A bad value stops start-up with a message naming the variable (see ConfigError). The platform's own
  * variables are below; each service's are in its platform/<svc>/config.ts, composed here.
  */
+
+/** A list of CIDR ranges, addresses and `host:port` (domain/outbound-url.ts); unset or empty: undefined. */
+const allowList = z
+  .string()
+  .optional()
+  .transform((value, ctx) => {
+    if (value === undefined || value.trim() === '') return undefined;
+    try {
+      return parseOutboundAllowList(value);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: (error as Error).message });
+      return z.NEVER;
+    }
+  });
 
 const platformConfig = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
@@ -82,18 +125,14 @@ const platformConfig = z.object({
    * `host:port`, comma- or space-separated; `none` for none. Unset: loopback in sandbox mode, nothing
    * in production (domain/outbound-url.ts).
    */
-  OUTBOUND_URL_ALLOWLIST: z
-    .string()
-    .optional()
-    .transform((value, ctx) => {
-      if (value === undefined || value.trim() === '') return undefined;
-      try {
-        return parseOutboundAllowList(value);
-      } catch (error) {
-        ctx.addIssue({ code: 'custom', message: (error as Error).message });
-        return z.NEVER;
-      }
-    }),
+  OUTBOUND_URL_ALLOWLIST: allowList,
+  /**
+   * PLATFORM_MODE=production only: the loopback, private or link-local addresses the platform's own
+   * outside parties (carriers, acquirer, bureau, bank directory and banks, sibling services) may be
+   * at, in OUTBOUND_URL_ALLOWLIST's format; unset, production refuses every such party URL
+   * (platform/production-parties.ts).
+   */
+  PRODUCTION_ALLOW_PRIVATE_PARTIES: allowList,
 });
 
 export const configSchema = z.object({
@@ -139,14 +178,37 @@ const PRODUCTION_KEYS = [
   ...lendingProductionKeys,
 ] as const;
 
-/** Problems of a production process: what it is not given explicitly (an empty value counts as unset). */
-function productionProblems(env: NodeJS.ProcessEnv): { variable: string; message: string }[] {
+/** What production refuses even when set: sandbox parties (platform/production-parties.ts). */
+const PRODUCTION_PARTY_RULES = {
+  partyUrls: [
+    ...collectPartyUrls,
+    ...messagingPartyUrls,
+    ...openBankingPartyUrls,
+    ...lendingBureauPartyUrls,
+    ...lendingCollectPartyUrls,
+    ...lendingMessagingPartyUrls,
+    ...lendingOpenBankingPartyUrls,
+  ],
+  sandboxValues: [...collectSandboxValues, ...messagingSandboxValues, ...lendingBureauSandboxValues],
+};
+
+/**
+ * Problems of a production process: what it is not given explicitly (an empty value counts as unset),
+ * and the sandbox parties it is given.
+ */
+function productionProblems(env: NodeJS.ProcessEnv, parsed: Partial<Config> | undefined) {
   const isSet = (variable: string) => (env[variable] ?? '').trim() !== '';
   const problems: { variable: string; message: string }[] = [];
   if (env.PLATFORM_MODE === 'production') {
     for (const key of PRODUCTION_KEYS) {
       if (!isSet(key)) problems.push({ variable: key, message: 'required when PLATFORM_MODE=production' });
     }
+    problems.push(
+      ...productionPartyProblems(env, PRODUCTION_PARTY_RULES, {
+        allowList: parsed?.PRODUCTION_ALLOW_PRIVATE_PARTIES,
+        banks: parsed?.OPENBANKING_BANKS,
+      }),
+    );
   }
   if (env.PLATFORM_MODE === 'production' && usesDevelopmentPayloadKey(env.PAYLOAD_CODEC_KEYS)) {
     problems.push({
@@ -182,7 +244,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       variable: String(issue.path[0] ?? '?'),
       message: issue.message,
     })),
-    ...productionProblems(env),
+    ...productionProblems(env, result.data),
   ];
   if (!result.success || problems.length > 0) throw new ConfigError(problems);
   return {

@@ -40,6 +40,8 @@ function redactText(text: unknown, params: { text: string; count: number }[]): u
  * text (with `$1` placeholders) and the cause's message stay, so the log still says what failed.
  */
 export function serializeError(error: unknown): unknown {
+  // A message logged as text (the activity log's `error`): its `params:` line at least.
+  if (typeof error === 'string') return redactText(error, []);
   const serialized = pino.stdSerializers.err(error as Error) as unknown;
   if (!serialized || typeof serialized !== 'object') return serialized;
   const out = serialized as Record<string, unknown>;

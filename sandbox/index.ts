@@ -14,6 +14,9 @@ export interface SandboxOptions {
   smppPassword: string;
   receiptDelayMs?: number;
   chatAppDelayMs?: number;
+  /** The keys the chat-app and HLR providers require (CHATAPP_API_KEY, HLR_API_KEY); default the published ones. */
+  chatAppApiKey?: string;
+  hlrApiKey?: string;
   /** The sandbox banks (XS2A + SCA page); 0 picks a free port, undefined too. */
   banksPort?: number;
   /** Where browsers reach the sandbox banks (their SCA page links); default their listening URL. */
@@ -53,6 +56,8 @@ export async function startSandbox(options: SandboxOptions) {
     host: options.host ?? '127.0.0.1',
     port: options.httpPort,
     ...(options.chatAppDelayMs !== undefined ? { chatAppDelayMs: options.chatAppDelayMs } : {}),
+    ...(options.chatAppApiKey ? { chatAppApiKey: options.chatAppApiKey } : {}),
+    ...(options.hlrApiKey ? { hlrApiKey: options.hlrApiKey } : {}),
   });
   const banks = await startSandboxBanks({
     host: options.host ?? '127.0.0.1',

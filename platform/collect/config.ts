@@ -2,6 +2,11 @@ import { electronicFormatIBAN, isValidIBAN } from 'ibantools';
 import { z } from 'zod';
 import { duration, durationList, optionalUrl, port } from '../config-fields.ts';
 
+/** The sandbox's collection account (a test IBAN): the default, refused in production. */
+export const SANDBOX_COLLECTION_IBAN = 'BG80BNBG96611020345678';
+/** The key the sandbox acquirer `npm start` runs requires: published, so refused in production. */
+export const SANDBOX_ACQUIRER_API_KEY = 'sandbox-acquirer-key-0000';
+
 /** Configuration of the payment-collection gateway (docs/collect.md, Configuration). */
 export const collectConfig = z.object({
   /**
@@ -44,7 +49,7 @@ export const collectConfig = z.object({
     .string()
     .transform((value) => electronicFormatIBAN(value) ?? value)
     .refine((value) => isValidIBAN(value), 'must be a valid IBAN')
-    .default('BG80BNBG96611020345678'),
+    .default(SANDBOX_COLLECTION_IBAN),
   COLLECT_COLLECTION_BENEFICIARY: z
     .string()
     .trim()
@@ -95,7 +100,7 @@ export const collectConfig = z.object({
   COLLECT_ACQUIRER_API_KEY: z
     .string()
     .min(16, 'must be at least 16 characters')
-    .default('sandbox-acquirer-key-0000'),
+    .default(SANDBOX_ACQUIRER_API_KEY),
   COLLECT_ACQUIRER_REQUEST_TIMEOUT: duration('15s'),
   /** The sandbox card acquirer (authorisations, 3-D Secure page, captures). */
   SANDBOX_ACQUIRER_PORT: port(4040),
@@ -132,4 +137,22 @@ export const collectProductionKeys = [
   // Unset, deposit slips would send payers' money to the sandbox's test account.
   'COLLECT_COLLECTION_IBAN',
   'COLLECT_COLLECTION_BENEFICIARY',
+] as const;
+
+/** Outside parties of the gateway: in production not on loopback or private addresses (platform/production-parties.ts). */
+export const collectPartyUrls = ['COLLECT_ACQUIRER_URL'] as const;
+
+/** Published sandbox values production refuses even when set explicitly. */
+export const collectSandboxValues = [
+  {
+    variable: 'COLLECT_ACQUIRER_API_KEY',
+    value: SANDBOX_ACQUIRER_API_KEY,
+    what: "the sandbox acquirer's published key",
+  },
+  {
+    variable: 'COLLECT_COLLECTION_IBAN',
+    value: SANDBOX_COLLECTION_IBAN,
+    what: "the sandbox's test account (deposit slips would send payers' money there)",
+    normalise: (text: string) => electronicFormatIBAN(text) ?? text,
+  },
 ] as const;

@@ -15,3 +15,6 @@ export const lendingCollectConfig = z.object({
 
 /** Unset, lending would pay out through this machine's own gateway: production names it. */
 export const lendingCollectProductionKeys = ['LENDING_COLLECT_URL'] as const;
+
+/** A sibling service: in production not on loopback or private addresses unless allow-listed. */
+export const lendingCollectPartyUrls = ['LENDING_COLLECT_URL'] as const;

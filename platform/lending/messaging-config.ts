@@ -26,3 +26,5 @@ export const lendingMessagingConfig = z.object({
 
 /** Unset in production, codes would go to this machine's own gateway under no account. */
 export const lendingMessagingProductionKeys = ['LENDING_MESSAGING_URL', 'LENDING_MESSAGING_TOKEN'] as const;
+
+export const lendingMessagingPartyUrls = ['LENDING_MESSAGING_URL'] as const;

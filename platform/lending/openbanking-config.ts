@@ -26,3 +26,5 @@ export const lendingOpenBankingProductionKeys = [
   'LENDING_OPENBANKING_URL',
   'LENDING_OPENBANKING_AGENT_HASH',
 ] as const;
+
+export const lendingOpenBankingPartyUrls = ['LENDING_OPENBANKING_URL'] as const;

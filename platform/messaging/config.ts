@@ -1,18 +1,23 @@
 import { z } from 'zod';
 import { duration, port } from '../config-fields.ts';
 
+/** The sandbox carriers' credentials (the defaults, which the sandbox parties accept): refused in production. */
+export const SANDBOX_SMPP_PASSWORD = 'sandbox';
+export const SANDBOX_CHATAPP_API_KEY = 'sandbox-chatapp-key';
+export const SANDBOX_HLR_API_KEY = 'sandbox-hlr-key';
+
 /** Configuration of the messaging gateway: its carriers and process timeouts (docs/configuration.md). */
 export const messagingConfig = z.object({
   /** Messaging carrier (SMPP 3.4 SMSC). */
   SMPP_URL: z.string().default('smpp://127.0.0.1:2775'),
   SMPP_SYSTEM_ID: z.string().default('platform'),
-  SMPP_PASSWORD: z.string().default('sandbox'),
+  SMPP_PASSWORD: z.string().default(SANDBOX_SMPP_PASSWORD),
   SMPP_PORT: port(2775),
   /** Chat-app provider and HLR lookup provider (HTTP). */
   CHATAPP_URL: z.string().url().default('http://127.0.0.1:4010/chatapp'),
   HLR_URL: z.string().url().default('http://127.0.0.1:4010/hlr'),
-  CHATAPP_API_KEY: z.string().min(1).default('sandbox-chatapp-key'),
-  HLR_API_KEY: z.string().min(1).default('sandbox-hlr-key'),
+  CHATAPP_API_KEY: z.string().min(1).default(SANDBOX_CHATAPP_API_KEY),
+  HLR_API_KEY: z.string().min(1).default(SANDBOX_HLR_API_KEY),
   SANDBOX_HTTP_PORT: port(4010),
 
   /** How long a message waits for its delivery receipt before it is reported as expired. */
@@ -57,4 +62,18 @@ export const messagingProductionVariables = [
   'CHATAPP_API_KEY',
   'HLR_URL',
   'HLR_API_KEY',
+] as const;
+
+/** The carriers: in production not on loopback or private addresses (platform/production-parties.ts). */
+export const messagingPartyUrls = ['SMPP_URL', 'CHATAPP_URL', 'HLR_URL'] as const;
+
+/** Published sandbox credentials production refuses even when set explicitly. */
+export const messagingSandboxValues = [
+  { variable: 'SMPP_PASSWORD', value: SANDBOX_SMPP_PASSWORD, what: "the sandbox SMSC's published password" },
+  {
+    variable: 'CHATAPP_API_KEY',
+    value: SANDBOX_CHATAPP_API_KEY,
+    what: "the sandbox chat-app provider's published key",
+  },
+  { variable: 'HLR_API_KEY', value: SANDBOX_HLR_API_KEY, what: "the sandbox HLR provider's published key" },
 ] as const;

@@ -89,3 +89,9 @@ export const openBankingConfig = z.object({
 
 /** Keys sandbox mode generates for development but production must be given. */
 export const openBankingProductionKeys = ['OPENBANKING_KEY_ENCRYPTION_KEY'] as const;
+
+/**
+ * The bank directory: in production not on loopback or private addresses unless allow-listed (so are
+ * the `xs2aBaseUrl`s of OPENBANKING_BANKS; the banks a directory answers with are not checked at start).
+ */
+export const openBankingPartyUrls = ['OPENBANKING_BANK_DIRECTORY_URL'] as const;

@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { collectMerchants, collectObligations } from '../../db/schema/collect.ts';
 import { expectLedgerBalanced } from '../support/ledger.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { PRODUCTION_TEST_ENV } from '../support/production-env.ts';
 import { holdWithCard } from './card-client.ts';
 import { expTimeIn, getText, newInvoice, postForm, signedPacket, type TextReply } from './epay-client.ts';
 
@@ -535,16 +536,7 @@ describe('production mode', () => {
   let production: TestPlatform;
   beforeAll(async () => {
     production = await startTestPlatform({
-      env: {
-        PLATFORM_MODE: 'production',
-        PUBLIC_BASE_URL: 'https://gateway.example.test',
-        COLLECT_SECRET_KEY: 'ab'.repeat(32),
-        OPENBANKING_KEY_ENCRYPTION_KEY: 'cd'.repeat(32),
-        WEBHOOK_SECRET_KEY: 'ef'.repeat(32),
-        LENDING_DATA_KEY: '01'.repeat(32),
-        LENDING_OPENBANKING_URL: 'https://gateway.example.test/openbanking',
-        LENDING_OPENBANKING_AGENT_HASH: `agent_${'A'.repeat(43)}`,
-      },
+      env: PRODUCTION_TEST_ENV,
     });
   });
   afterEach(async () => {

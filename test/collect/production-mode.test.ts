@@ -6,33 +6,24 @@ import { oneTouchChecksum } from '../../domain/collect/one-touch-checksum.ts';
 import { ConfigError, loadConfig } from '../../platform/config.ts';
 import { expectLedgerBalanced } from '../support/ledger.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { PRODUCTION_TEST_ENV, PRODUCTION_TEST_KEYS } from '../support/production-env.ts';
 import { holdWithCard, openCardPage, realCardNumber, submitCard } from './card-client.ts';
 import { expTimeIn, newInvoice, postForm, signedPacket } from './epay-client.ts';
 
 /**
  * PLATFORM_MODE=production (decision 0032): it does not start unless every outside party that would
  * otherwise default to a sandbox one (card acquirer, SMPP carrier, chat-app and HLR providers) is named
- * explicitly. Started with the sandbox acquirer named as its acquirer, cards go through it, but the
+ * explicitly, with credentials of its own, and (loopback here) allow-listed. Started with the sandbox acquirer named as its acquirer, cards go through it, but the
  * published test cards are refused before any authorisation; one-touch (sandbox card only) refuses.
  */
-const PRODUCTION_KEYS = {
-  PLATFORM_MODE: 'production',
-  PUBLIC_BASE_URL: 'https://gateway.example.test',
-  COLLECT_SECRET_KEY: 'ab'.repeat(32),
-  OPENBANKING_KEY_ENCRYPTION_KEY: 'cd'.repeat(32),
-  WEBHOOK_SECRET_KEY: 'ef'.repeat(32),
-  LENDING_DATA_KEY: '01'.repeat(32),
-  // Lending's open-banking agent (decision 0042): production names the gateway and the agent hash.
-  LENDING_OPENBANKING_URL: 'https://gateway.example.test/openbanking',
-  LENDING_OPENBANKING_AGENT_HASH: `agent_${'A'.repeat(43)}`,
-};
+const PRODUCTION_KEYS = PRODUCTION_TEST_KEYS;
 
 let production: TestPlatform;
 let merchant: { min: string; secret: string };
 let app: { appId: string; secret: string };
 
 beforeAll(async () => {
-  production = await startTestPlatform({ env: PRODUCTION_KEYS });
+  production = await startTestPlatform({ env: PRODUCTION_TEST_ENV });
   merchant = await production.createMerchant({ name: 'Production shop' });
   app = await production.createOneTouchApp({ name: 'Production app' });
 });
@@ -90,6 +81,24 @@ describe('production start-up', () => {
       'COLLECT_ACQUIRER_URL',
     ]);
     expect(loadConfig(explicit).COLLECT_ACQUIRER_URL).toBe(production.sandbox.acquirer.url);
+  });
+
+  it('the sandbox parties on loopback are accepted only through PRODUCTION_ALLOW_PRIVATE_PARTIES', () => {
+    const explicit = { ...production.env, ...PRODUCTION_KEYS, PRODUCTION_ALLOW_PRIVATE_PARTIES: '' };
+    const refused = problemsOf(explicit).problems;
+    expect(refused.map((problem) => problem.variable).sort()).toEqual(
+      [
+        'CHATAPP_URL',
+        'COLLECT_ACQUIRER_URL',
+        'HLR_URL',
+        'LENDING_BUREAU_URL',
+        'LENDING_COLLECT_URL',
+        'LENDING_MESSAGING_URL',
+        'OPENBANKING_BANK_DIRECTORY_URL',
+        'SMPP_URL',
+      ].sort(),
+    );
+    for (const problem of refused) expect(problem.message).toContain('127.0.0.1 is a loopback address');
   });
 });
 

@@ -43,7 +43,8 @@ describe('error log', () => {
     logger.error({ err: new Error('activity failed', { cause: failed }) }, 'wrapped');
     logger.error({ err: cause }, 'postgres.js error');
     logger.error({ err: new Error(`Failed query: select 1\nparams: ${secret},x`) }, 'a copied message');
-    expect(lines).toHaveLength(5);
+    logger.warn({ error: `Failed query: select 1\nparams: ${secret},x` }, 'a message logged as text');
+    expect(lines).toHaveLength(6);
     for (const line of lines) expect(line).not.toContain(secret);
     const first = JSON.parse(lines[0] as string) as { err: Record<string, unknown> };
     expect(first.err.message).toContain('Failed query: insert into "t" ("email", "n") values ($1, $2)');

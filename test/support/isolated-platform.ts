@@ -34,6 +34,8 @@ export interface IsolatedPlatformOptions {
    * folder), instead of a database of its own on the suite's PostgreSQL server.
    */
   database?: 'postgres' | 'pglite';
+  /** Where the platform's log lines go (with `env.LOG_LEVEL`); default standard output. */
+  logDestination?: { write(line: string): void };
 }
 
 /**
@@ -71,7 +73,10 @@ export async function startIsolatedPlatform(options: IsolatedPlatformOptions) {
     smppPort: 0,
     httpPort: 0,
     smppSystemId: 'platform',
-    smppPassword: 'sandbox',
+    // The carriers' credentials follow the platform's (production refuses the sandbox's published ones).
+    smppPassword: options.env?.SMPP_PASSWORD ?? 'sandbox',
+    chatAppApiKey: options.env?.CHATAPP_API_KEY ?? 'sandbox-chatapp-key',
+    hlrApiKey: options.env?.HLR_API_KEY ?? 'sandbox-hlr-key',
     receiptDelayMs: options.receiptDelayMs ?? 100,
     chatAppDelayMs: options.chatAppDelayMs ?? 100,
     // Outcomes must not depend on the day: Bank C's Sunday window is opened by the tests that want it.
@@ -135,7 +140,7 @@ export async function startIsolatedPlatform(options: IsolatedPlatformOptions) {
     ...options.env,
   };
   const config = loadConfig(env);
-  const logger = createLogger(config.LOG_LEVEL, { test: true });
+  const logger = createLogger(config.LOG_LEVEL, { test: true }, options.logDestination);
   const { db, close: closeDb } = await openDatabase({
     url: config.DATABASE_URL,
     ...(pgliteDir ? { pgliteDir } : {}),
