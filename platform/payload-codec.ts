@@ -6,7 +6,7 @@ import {
   type PayloadCodec,
   ValueError,
 } from '@temporalio/common';
-import { temporal } from '@temporalio/proto';
+import proto from '@temporalio/proto';
 import { openBytes, sealBytes } from '../credentials/shared/secret-box.ts';
 
 /**
@@ -50,6 +50,8 @@ export function parsePayloadKeys(text: string): PayloadKey[] {
   return keys;
 }
 
+// @temporalio/proto is CommonJS: Node's ESM loader sees only its default export.
+const { temporal } = proto;
 const textEncoder = new TextEncoder();
 const textDecoder = new TextDecoder();
 const IV_BYTES = 12;

@@ -1,7 +1,9 @@
 import { Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
+import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { platformTaskQueues } from '../../domain/task-queues.ts';
+import { platformDataConverter } from '../../platform/payload-codec.ts';
 import { startReceiver } from '../../sandbox/webhook-receiver.ts';
 import { newOperator, openDesk } from '../collect/desk-client.ts';
 import { activeLoan, approvedLoan, issued, makeMerchant } from '../lending/disbursement-support.ts';
@@ -192,5 +194,21 @@ describe('the engine holds no personal data, code, token or secret in clear', ()
     expect(leaks).toEqual([]);
     // The search finds what is in clear: each history names its workflow type.
     for (const history of histories) expect(history.bytes.includes(history.workflowType)).toBe(true);
-  }, 60_000);
+
+    // Sealed histories replay against today's workflow code with the platform's data converter.
+    const replayed = Worker.runReplayHistories(
+      {
+        workflowBundle: { codePath: inject('workflowBundlePath') },
+        dataConverter: platformDataConverter(platform.config),
+      },
+      histories.map((history) => ({
+        workflowId: history.workflowId,
+        history: temporal.api.history.v1.History.decode(history.bytes),
+      })),
+    );
+    const failures: string[] = [];
+    for await (const result of replayed)
+      if (result.error) failures.push(`${result.workflowId}: ${result.error}`);
+    expect(failures).toEqual([]);
+  }, 120_000);
 });

@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatabaseError, DatabaseQueryError, withoutQueryValues } from '../../db/query-errors.ts';
+import { AesGcmPayloadCodec, payloadKeys } from '../../platform/payload-codec.ts';
 import { messagingClient } from '../support/messaging-client.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
 
@@ -88,10 +90,16 @@ describe('a database refusal of a known value', () => {
       20_000,
       'the webhook registration to fail',
     );
-    const failureChain = JSON.stringify(failure);
-    expect(failureChain).not.toContain(value);
-    expect(failure.message).toContain('SQLSTATE 23514 check_violation');
-    expect(failure.message).toContain('logs_test_url');
+    // The engine keeps the failure's message sealed (decision 0049); opened with the platform's keys,
+    // it names the SQLSTATE and the constraint, not the value.
+    expect(failure.message).toBe('Encoded failure');
+    const [opened] = await new AesGcmPayloadCodec(payloadKeys(platform.config)).decode([
+      failure.encodedAttributes as Payload,
+    ]);
+    const { message } = defaultPayloadConverter.fromPayload(opened!) as { message: string };
+    expect(`${message} ${JSON.stringify(failure.cause ?? null)}`).not.toContain(value);
+    expect(message).toContain('SQLSTATE 23514 check_violation');
+    expect(message).toContain('logs_test_url');
     await workflow.terminate('test done').catch(() => undefined);
 
     const activityLines = lines.filter(
