@@ -1,0 +1,119 @@
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isPermanentSqlState, permanentFailureOf } from '../../activities/shared/permanent-failures.ts';
+import { addCollateralUpdate, loanWorkflowId } from '../../domain/lending/loan-process.ts';
+import { DATA_REFUSED } from '../../domain/permanent-failures.ts';
+import { createCreditProduct } from '../lending/products-support.ts';
+import {
+  completeDetails,
+  createLendingTenant,
+  type LendingTestTenant,
+  lendingCall,
+  registerCustomer,
+} from '../lending/support.ts';
+import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+
+/**
+ * A process never jams (issue 20, item 2): an activity's write the database refuses for good (SQLSTATE
+ * classes 22 and 23) fails non-retryable (`DataRefused`, the worker's activity interceptor), the process
+ * records the refusal with its reason, the caller is told, and the process takes its next operation.
+ * Each long process kind gets such a failure injected past the API's input guard (an Update or Signal
+ * sent to its workflow directly, carrying text PostgreSQL refuses).
+ */
+
+let platform: TestPlatform;
+let tenant: LendingTestTenant;
+
+beforeAll(async () => {
+  platform = await startTestPlatform();
+  tenant = await createLendingTenant(platform);
+  await createCreditProduct(platform, tenant.tenantId, { name: 'Car loan', secured: true });
+});
+afterAll(async () => {
+  await platform?.stop();
+});
+
+describe('classifying database errors', () => {
+  it('classes 22 and 23 are permanent, except the unique and exclusion violations a race can cause', () => {
+    for (const code of ['22P02', '22003', '22021', '22001', '23502', '23503', '23514'])
+      expect({ code, permanent: isPermanentSqlState(code) }).toEqual({ code, permanent: true });
+    for (const code of ['23505', '23P01', '40001', '08006', '57P01', '53300'])
+      expect({ code, permanent: isPermanentSqlState(code) }).toEqual({ code, permanent: false });
+  });
+
+  it('finds the SQLSTATE in a wrapper’s cause and names no value', () => {
+    const postgres = Object.assign(new Error('invalid input syntax for type json: "secret"'), {
+      code: '22P02',
+      column_name: 'collaterals',
+      table_name: 'lending_loans',
+    });
+    const drizzle = new Error('Failed query: insert ... params: secret', { cause: postgres });
+    const failure = permanentFailureOf(drizzle);
+    expect(failure).toBeInstanceOf(ApplicationFailure);
+    expect({ type: failure?.type, nonRetryable: failure?.nonRetryable, message: failure?.message }).toEqual({
+      type: DATA_REFUSED,
+      nonRetryable: true,
+      message:
+        'the database refused the data: SQLSTATE 22P02 invalid_text_representation (table lending_loans, column collaterals)',
+    });
+    expect(permanentFailureOf(Object.assign(new Error('x'), { code: '23505' }))).toBeUndefined();
+    expect(permanentFailureOf(new Error('connection closed'))).toBeUndefined();
+  });
+});
+
+describe('a loan', () => {
+  it('undoes a change the database refuses, says why, and takes its next operation', async () => {
+    const customer = await registerCustomer(platform, tenant, completeDetails());
+    const asCustomer = (method: string, path: string, body?: unknown) =>
+      lendingCall<{ collaterals: { description: string }[]; status: string }>(platform, method, path, {
+        key: tenant.keys.frontOffice,
+        token: customer.token,
+        ...(body ? { body } : {}),
+      });
+    const created = await asCustomer('POST', '/Customer/Loans/Create', {
+      productName: 'Car loan',
+      amount: '5000',
+      term: 12,
+    });
+    expect(created.status).toBe(201);
+    const loanId = String((created.body as unknown as { loanId: string }).loanId);
+    const loan = platform.client.workflow.getHandle(loanWorkflowId(tenant.tenantId, loanId));
+
+    // Past the input guard: a lone surrogate, which jsonb refuses, straight to the workflow.
+    const refused = await loan
+      .executeUpdate(addCollateralUpdate, {
+        args: [
+          {
+            by: { role: 'customer', id: customer.customerId },
+            collateral: { kind: 'vehicle', description: 'x\ud800y', value: '9500.00' },
+          },
+        ],
+      })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    expect(refused).toBeInstanceOf(WorkflowUpdateFailedError);
+    const cause = (refused as WorkflowUpdateFailedError).cause as ApplicationFailure;
+    expect(cause.type).toBe('data_refused');
+    expect(cause.message).toMatch(/^the database refused the data: SQLSTATE 22/);
+
+    // Recorded on the process with its reason.
+    const { memo } = await loan.describe();
+    expect(memo?.lastRefusal).toMatchObject({ reason: cause.message });
+
+    // The loan is not jammed: its next operation is answered, without the refused change.
+    const next = await asCustomer('POST', `/Customer/Loans/${loanId}/Collaterals`, {
+      kind: 'vehicle',
+      description: 'Toyota Corolla 2019',
+      value: '9500.00',
+    });
+    expect(next.status).toBe(200);
+    expect(next.body.collaterals.map((collateral) => collateral.description)).toEqual([
+      'Toyota Corolla 2019',
+    ]);
+    const read = await asCustomer('GET', `/Customer/Loans/${loanId}`);
+    expect(read.status).toBe(200);
+  });
+});
