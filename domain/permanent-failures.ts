@@ -6,8 +6,14 @@
  */
 export const DATA_REFUSED = 'DataRefused';
 
-/** The refusal of a data-refused failure as a workflow sees it: an ActivityFailure caused by it. */
+type Failure = { type?: unknown; message?: unknown; cause?: Failure } | null | undefined;
+
+/**
+ * The reason of a data-refused failure as a workflow sees it: an ActivityFailure caused by it (an
+ * activity), or the failure itself (a local activity).
+ */
 export function dataRefusalOf(error: unknown): string | undefined {
-  const cause = (error as { cause?: { type?: unknown; message?: unknown } } | null)?.cause;
-  return cause?.type === DATA_REFUSED && typeof cause.message === 'string' ? cause.message : undefined;
+  for (const failure of [error as Failure, (error as Failure)?.cause])
+    if (failure?.type === DATA_REFUSED && typeof failure.message === 'string') return failure.message;
+  return undefined;
 }

@@ -3,6 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isPermanentSqlState, permanentFailureOf } from '../../activities/shared/permanent-failures.ts';
 import { addCollateralUpdate, loanWorkflowId } from '../../domain/lending/loan-process.ts';
+import { deliveryReceiptSignal, messageWorkflowId } from '../../domain/messaging/processes.ts';
 import { DATA_REFUSED } from '../../domain/permanent-failures.ts';
 import { createCreditProduct } from '../lending/products-support.ts';
 import {
@@ -12,6 +13,7 @@ import {
   lendingCall,
   registerCustomer,
 } from '../lending/support.ts';
+import { messagingClient } from '../support/messaging-client.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 
 /**
@@ -26,7 +28,8 @@ let platform: TestPlatform;
 let tenant: LendingTestTenant;
 
 beforeAll(async () => {
-  platform = await startTestPlatform();
+  // The sandbox SMSC's own receipt comes late: the receipt the SMS test signals is the first.
+  platform = await startTestPlatform({ receiptDelayMs: 60_000 });
   tenant = await createLendingTenant(platform);
   await createCreditProduct(platform, tenant.tenantId, { name: 'Car loan', secured: true });
 });
@@ -115,5 +118,30 @@ describe('a loan', () => {
     ]);
     const read = await asCustomer('GET', `/Customer/Loans/${loanId}`);
     expect(read.status).toBe(200);
+  });
+});
+
+describe('an SMS', () => {
+  it('records its outcome when the database refuses the carrier’s words, instead of retrying for ever', async () => {
+    const api = messagingClient(() => platform);
+    const sent = await api('POST', '/sms', {
+      body: { to: '+359888123456', from: '+359888000111', message: 'hello' },
+    });
+    expect(sent.status).toBe(202);
+    const messageId = sent.json.id as string;
+    const sms = platform.client.workflow.getHandle(messageWorkflowId(messageId));
+    // A receipt whose error code holds a NUL (text PostgreSQL refuses), straight to the workflow.
+    await sms.signal(deliveryReceiptSignal, {
+      carrierMessageId: 'x',
+      status: 'undeliverable',
+      carrierStatus: 'UNDELIV',
+      errorCode: 'e\u0000',
+    });
+    expect(await sms.result()).toBe('undeliverable');
+    const read = await api('GET', `/sms/${messageId}`);
+    expect(read.json).toMatchObject({ status: 'undeliverable' });
+    expect(read.json.error).toMatch(
+      /^the delivery receipt could not be recorded: the database refused the data: SQLSTATE 22/,
+    );
   });
 });
