@@ -1,10 +1,14 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isPermanentSqlState, permanentFailureOf } from '../../activities/shared/permanent-failures.ts';
+import { collectObligations } from '../../db/schema/collect.ts';
+import { obligationWorkflowId, payObligationUpdate } from '../../domain/collect/processes.ts';
 import { addCollateralUpdate, loanWorkflowId } from '../../domain/lending/loan-process.ts';
 import { deliveryReceiptSignal, messageWorkflowId } from '../../domain/messaging/processes.ts';
 import { DATA_REFUSED } from '../../domain/permanent-failures.ts';
+import { expTimeIn, getText, newInvoice, signedPacket } from '../collect/epay-client.ts';
 import { createCreditProduct } from '../lending/products-support.ts';
 import {
   completeDetails,
@@ -143,5 +147,61 @@ describe('an SMS', () => {
     expect(read.json.error).toMatch(
       /^the delivery receipt could not be recorded: the database refused the data: SQLSTATE 22/,
     );
+  });
+});
+
+describe('an obligation', () => {
+  it('refuses a payment the database refuses, stays open, and takes the next payment', async () => {
+    const merchant = await platform.createMerchant({ name: 'Payout merchant' });
+    const registered = await getText(
+      `${platform.collectUrl}/office/send.cgi`,
+      signedPacket(
+        {
+          MIN: merchant.min,
+          INVOICE: newInvoice(),
+          AMOUNT: '5.00',
+          RCPT_NAME: 'Ivan Petrov',
+          RCPT_ID: '8001011234',
+          EXP_TIME: expTimeIn(86_400_000),
+        },
+        merchant.secret,
+      ),
+    );
+    const idn = registered.fields.IDN ?? '';
+    expect(idn, registered.body).toMatch(/^\d{10}$/);
+    const obligation = platform.client.workflow.getHandle(obligationWorkflowId('payout_office', idn));
+    // Past the cash desk's validation: a receipt number holding a NUL escape (jsonb refuses it).
+    const refused = obligation.executeUpdate(payObligationUpdate, {
+      args: [
+        {
+          stan: '1',
+          bcode: '1',
+          source: { channel: 'cash_desk', officeId: '000001', operatorId: 'op', receipt: 'r\u0000' },
+        },
+      ],
+    });
+    await expect(refused).rejects.toMatchObject({
+      cause: {
+        type: 'BAD_FIELD',
+        message: expect.stringMatching(/^the database refused the data: SQLSTATE 22/),
+      },
+    });
+    const [open] = await platform.db.select().from(collectObligations).where(eq(collectObligations.idn, idn));
+    expect(open?.status).toBe('PENDING');
+    expect((await obligation.describe()).memo?.lastRefusal).toMatchObject({ reason: expect.any(String) });
+
+    // The next payment, well-formed, is taken.
+    const paid = await obligation.executeUpdate(payObligationUpdate, {
+      args: [
+        {
+          stan: '1',
+          bcode: '1',
+          source: { channel: 'cash_desk', officeId: '000001', operatorId: 'op', receipt: 'r2' },
+        },
+      ],
+    });
+    expect(paid).toMatchObject({ status: 'PAID' });
+    const [row] = await platform.db.select().from(collectObligations).where(eq(collectObligations.idn, idn));
+    expect(row?.status).toBe('PAID');
   });
 });
