@@ -22,6 +22,7 @@ import {
 } from '../../domain/collect/processes.ts';
 import { formatExpTime } from '../../domain/epay-time.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
+import { keyReused } from '../shared/idempotency.ts';
 import { Refusal } from '../shared/refusal.ts';
 import { billingRefusals, type OfficeBillingResult, officeBillingPayment } from './billing.ts';
 import { findObligation, type Obligation, updateObligation } from './obligations.ts';
@@ -245,11 +246,7 @@ async function runOperation(
   const operation = inserted ?? (await operationByKey(deps, operator.id, idempotencyKey));
   if (!operation) throw new Error('desk operation vanished');
   if (operation.requestDigest !== requestDigest) {
-    throw new Refusal(
-      422,
-      'idempotency_key_reused',
-      'this Idempotency-Key was used for another request; use a new key for a new operation',
-    );
+    throw keyReused('this Idempotency-Key was used for another request; use a new key for a new operation');
   }
   if (operation.state === 'completed')
     return { receipt: operation.result as unknown as DeskReceipt, replayed: true };
