@@ -1,5 +1,7 @@
 import { and, desc, eq } from 'drizzle-orm';
 import type { DeskOperator } from '../../credentials/collect/desk-operators.ts';
+import { recipientIdOf } from '../../credentials/collect/recipient-ids.ts';
+import { collectSecretKey } from '../../credentials/collect/secret-box.ts';
 import { collectObligationEvents } from '../../db/schema/collect.ts';
 import { collectDeskOperations } from '../../db/schema/collect-desk.ts';
 import { formatAmount } from '../../domain/collect/amount.ts';
@@ -204,7 +206,11 @@ export async function payOutCash(
   const presented = { recipientId: request.recipientId, recipientName: request.recipientName };
   return runOperation(deps, request, 'payout', presented, async (operation) => {
     // Which of the two differs is not said: the registered values are the merchant's, not the desk's.
-    if (!recipientMatches(row.details, presented)) {
+    const registered = {
+      recipientName: row.details.recipientName,
+      recipientId: recipientIdOf(collectSecretKey(deps.config), row),
+    };
+    if (!recipientMatches(registered, presented)) {
       throw new Refusal(
         422,
         'identity_mismatch',
