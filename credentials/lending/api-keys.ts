@@ -57,7 +57,8 @@ export async function issueApiKey(
     .from(lendingTenants)
     .where(eq(lendingTenants.id, input.tenantId));
   if (!tenant) throw new UnknownTenant(input.tenantId);
-  if (input.expiresAt && !(input.expiresAt.getTime() > Date.now())) throw new ExpiryInThePast(input.expiresAt);
+  if (input.expiresAt && !(input.expiresAt.getTime() > Date.now()))
+    throw new ExpiryInThePast(input.expiresAt);
   if (input.permissions.length === 0) throw new Error('a key needs at least one permission level');
   const permissions = LENDING_PERMISSIONS.filter((level) => input.permissions.includes(level));
   const expiresAt =
