@@ -9,6 +9,7 @@ import {
   type WorkerOptions,
 } from '@temporalio/worker';
 import type { ActivityFunctions } from '../activities/shared/deps.ts';
+import { permanentFailureOf } from '../activities/shared/permanent-failures.ts';
 import { platformTaskQueues } from '../domain/task-queues.ts';
 import type { Logger } from './logger.ts';
 
@@ -87,6 +88,24 @@ class ActivityAttemptLog implements ActivityInboundCallsInterceptor {
 }
 
 /**
+ * Every activity of every service: a database refusal of the data (SQLSTATE classes 22 and 23,
+ * activities/shared/permanent-failures.ts) fails the attempt non-retryable (`DataRefused`), so that no
+ * activity is retried for ever on data the database will always refuse (issue 20).
+ */
+export class PermanentFailures implements ActivityInboundCallsInterceptor {
+  async execute(
+    input: ActivityExecuteInput,
+    next: Next<ActivityInboundCallsInterceptor, 'execute'>,
+  ): Promise<unknown> {
+    try {
+      return await next(input);
+    } catch (error) {
+      throw permanentFailureOf(error) ?? error;
+    }
+  }
+}
+
+/**
  * Slots of every platform worker, shared with the benchmark's baseline worker (bench/baseline-server.ts)
  * so that a ratio compares the same tuning. These are the SDK's defaults, written out: on 2 cores the
  * server and the database, not the worker's slots, bound throughput (`npm run bench`); raise them on a
@@ -127,7 +146,13 @@ export async function createPlatformWorkers(options: PlatformWorkerOptions): Pro
       dataConverter: options.dataConverter,
       activities,
       ...platformWorkerTuning,
-      interceptors: { activity: [() => ({ inbound: new ActivityAttemptLog(options.logger) })] },
+      // The log (outermost) sees the failure as the classification left it.
+      interceptors: {
+        activity: [
+          () => ({ inbound: new ActivityAttemptLog(options.logger) }),
+          () => ({ inbound: new PermanentFailures() }),
+        ],
+      },
     });
   const business = await create(queues.business);
   const delivery = await create(queues.delivery);

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { and, eq, inArray, sql } from 'drizzle-orm';
+import { sealNotifiedCardToken, withNotifiedCardToken } from '../../credentials/collect/card-tokens.ts';
 import { loadMerchant } from '../../credentials/collect/merchants.ts';
+import { collectSecretKey } from '../../credentials/collect/secret-box.ts';
 import { collectSigningKey, signNotification } from '../../credentials/collect/signing-key.ts';
 import type { Database } from '../../db/client.ts';
 import { collectNotificationAttempts, collectNotifications } from '../../db/schema/collect-notifications.ts';
@@ -96,7 +98,11 @@ export function createMerchantNotificationActivities(deps: MerchantNotificationA
           amountMinor: notification.amountMinor ?? null,
           ...(notification.savedCard
             ? {
-                cardToken: notification.savedCard.cardToken,
+                cardToken: sealNotifiedCardToken(
+                  collectSecretKey(config),
+                  id,
+                  notification.savedCard.cardToken,
+                ),
                 cardBrand: notification.savedCard.brand,
                 cardLast4: notification.savedCard.last4,
                 cardExpiry: cardExpiryText(
@@ -209,7 +215,7 @@ export function createMerchantNotificationActivities(deps: MerchantNotificationA
               payTime: row.payTime ?? undefined,
               stan: row.stan ?? undefined,
               bcode: row.bcode ?? undefined,
-              card: notifiedCard(row),
+              card: notifiedCard(withNotifiedCardToken(collectSecretKey(config), row)),
             })),
           ),
           'utf8',

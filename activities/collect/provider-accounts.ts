@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
+import { sealRecipientId } from '../../credentials/collect/recipient-ids.ts';
 import type { Database } from '../../db/client.ts';
 import { collectMerchants, collectObligations } from '../../db/schema/collect.ts';
 import { collectLedgerTransactions } from '../../db/schema/collect-ledger.ts';
@@ -100,6 +101,8 @@ export async function registerProviderPayout(
   db: Database,
   payout: ProviderPayout,
   newIdn: () => string,
+  /** COLLECT_SECRET_KEY: the recipient id is stored sealed (credentials/collect/recipient-ids.ts). */
+  recipientKey: Buffer,
 ): Promise<{ obligation: Obligation; replayed: boolean }> {
   const digest = createHash('sha256')
     .update(
@@ -153,12 +156,16 @@ export async function registerProviderPayout(
           currency: payout.currency,
           description: `payout from provider account ${payout.account}`,
           payloadDigest: digest,
-          details: {
-            recipientName: payout.recipientName,
-            recipientId: payout.recipientId,
-            ...(payout.recipientPhone ? { recipientPhone: payout.recipientPhone } : {}),
-            fundedBy: payout.account,
-          },
+          details: sealRecipientId(
+            recipientKey,
+            { merchantMin: payout.merchantMin, invoice: payout.reference },
+            {
+              recipientName: payout.recipientName,
+              recipientId: payout.recipientId,
+              ...(payout.recipientPhone ? { recipientPhone: payout.recipientPhone } : {}),
+              fundedBy: payout.account,
+            },
+          ),
           expiresAt: payout.expiresAt,
         })
         .onConflictDoNothing()

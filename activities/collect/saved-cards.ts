@@ -7,6 +7,13 @@ import {
   acquirerIdempotencyKey,
   type CardAcquirer,
 } from '../../connectors/collect/acquirer.ts';
+import {
+  cardTokenDigest,
+  cardTokenOf,
+  newSavedCardId,
+  savedCardOfToken,
+  sealCardToken,
+} from '../../credentials/collect/card-tokens.ts';
 import { collectSecretKey } from '../../credentials/collect/secret-box.ts';
 import { openSecret, sealSecret } from '../../credentials/shared/secret-box.ts';
 import { collectObligations } from '../../db/schema/collect.ts';
@@ -27,16 +34,19 @@ export interface SavedCardActivityDeps extends ActivityDeps {
   acquirer?: CardAcquirer;
 }
 
-/** The additional data the acquirer token of a saved card is sealed with (a copied ciphertext does not open). */
-const tokenBinding = (savedCardId: string) => `saved-card:${savedCardId}`;
+/**
+ * The additional data the acquirer token of a saved card is sealed with (a copied ciphertext does not
+ * open): its CARD_TOKEN (the card's id in rows of release 0.1.0, where id and token were one).
+ */
+const tokenBinding = (cardToken: string) => `saved-card:${cardToken}`;
 
 /** The result of charging a saved card's authorisation (no 3-D Secure: approved or declined). */
 export type SavedCardAuthorisation =
   | { outcome: 'approved'; acquirer: string; authorisationId: string }
   | { outcome: 'declined'; reason: string };
 
-export const savedCardView = (row: typeof collectSavedCards.$inferSelect): SavedCardView => ({
-  cardToken: row.id,
+export const savedCardView = (key: Buffer, row: typeof collectSavedCards.$inferSelect): SavedCardView => ({
+  cardToken: cardTokenOf(key, row),
   brand: row.brand,
   last4: row.last4,
   expiryMonth: row.expiryMonth,
@@ -64,7 +74,7 @@ export function createSavedCardActivities(deps: SavedCardActivityDeps) {
         .select()
         .from(collectSavedCards)
         .where(eq(collectSavedCards.idn, input.idn));
-      if (saved) return savedCardView(saved);
+      if (saved) return savedCardView(key(), saved);
       const authorisation = await acquirer.get(input.authorisationId).catch((error: unknown) => {
         if (error instanceof AcquirerRefusal) refused(`the card acquirer refused: ${error.message}`);
         throw error;
@@ -72,16 +82,19 @@ export function createSavedCardActivities(deps: SavedCardActivityDeps) {
       if (authorisation.reference !== input.idn || !authorisation.cardToken || !authorisation.card) {
         return refused('the card acquirer did not store the card with this authorisation');
       }
-      const id = `ctk_${randomBytes(12).toString('hex')}`;
+      const id = newSavedCardId();
+      const token = `ctk_${randomBytes(12).toString('hex')}`;
       const { card } = authorisation;
       await deps.db
         .insert(collectSavedCards)
         .values({
           id,
+          tokenDigest: cardTokenDigest(key(), token),
+          tokenSealed: sealCardToken(key(), id, token),
           merchantMin: input.merchantMin,
           idn: input.idn,
           acquirer: acquirer.id,
-          acquirerTokenCiphertext: sealSecret(key(), tokenBinding(id), authorisation.cardToken),
+          acquirerTokenCiphertext: sealSecret(key(), tokenBinding(token), authorisation.cardToken),
           brand: card.brand.toUpperCase(),
           last4: card.last4,
           expiryMonth: card.expiryMonth,
@@ -94,7 +107,7 @@ export function createSavedCardActivities(deps: SavedCardActivityDeps) {
         .from(collectSavedCards)
         .where(eq(collectSavedCards.idn, input.idn));
       if (!row) throw new Error(`saved card of ${input.idn} vanished after insert`);
-      return savedCardView(row);
+      return savedCardView(key(), row);
     },
 
     /**
@@ -107,11 +120,15 @@ export function createSavedCardActivities(deps: SavedCardActivityDeps) {
         .select()
         .from(collectObligations)
         .where(eq(collectObligations.idn, input.idn));
-      if (!obligation?.details.cardToken) throw new Error(`${input.idn} is no saved-card charge`);
+      const { savedCardId, cardToken: olderToken } = obligation?.details ?? {};
+      if (!obligation || (!savedCardId && !olderToken))
+        throw new Error(`${input.idn} is no saved-card charge`);
       const [card] = await deps.db
         .select()
         .from(collectSavedCards)
-        .where(eq(collectSavedCards.id, obligation.details.cardToken));
+        .where(
+          savedCardId ? eq(collectSavedCards.id, savedCardId) : savedCardOfToken(key(), olderToken ?? ''),
+        );
       if (!card || card.merchantMin !== obligation.merchantMin || card.deletedAt) {
         return { outcome: 'declined', reason: 'the saved card was forgotten' };
       }
@@ -120,7 +137,7 @@ export function createSavedCardActivities(deps: SavedCardActivityDeps) {
       }
       const cardToken = openSecret(
         key(),
-        tokenBinding(card.id),
+        tokenBinding(cardTokenOf(key(), card)),
         card.acquirerTokenCiphertext,
         `saved card ${card.id}`,
       );

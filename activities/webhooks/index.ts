@@ -32,7 +32,15 @@ export interface AttemptOutcome {
   ok: boolean;
   statusCode: number | null;
   retryAfterMs: number | null;
+  /**
+   * The outbound-URL policy refused the destination (decision 0027): no later attempt can succeed, so
+   * the delivery ends now. Absent in outcomes recorded before this field existed.
+   */
+  permanent?: boolean;
 }
+
+/** The `error` of an attempt the outbound-URL policy refused (classifyFetchError). */
+const REFUSED_BY_POLICY = 'refused_by_policy';
 
 /** Only scheme, host and path: query strings of customer URLs may carry credentials. */
 function loggableUrl(url: string): string {
@@ -54,7 +62,7 @@ function withParams(url: string, params: Record<string, string> | null): string 
 
 /**
  * Activities of the webhook delivery engine. HTTP outcomes are returned, never thrown: the workflow
- * owns the retry schedule. Activity retries only cover infrastructure failures (e.g. the database).
+ * owns the retry schedule (and ends a delivery at once on an outcome marked `permanent`). Activity retries only cover infrastructure failures (e.g. the database).
  */
 export function createWebhookActivities(deps: WebhookActivityDeps) {
   const { db, config, logger } = deps;
@@ -118,7 +126,8 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
         );
       if (recorded) {
         const ok = recorded.statusCode !== null && recorded.statusCode >= 200 && recorded.statusCode < 300;
-        return { ok, statusCode: recorded.statusCode, retryAfterMs: recorded.retryAfterMs };
+        const outcome = { ok, statusCode: recorded.statusCode, retryAfterMs: recorded.retryAfterMs };
+        return recorded.error === REFUSED_BY_POLICY ? { ...outcome, permanent: true } : outcome;
       }
 
       const [delivery] = await db
@@ -180,8 +189,9 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
         outcome = { ok: reply.ok, statusCode: response.status, retryAfterMs: reply.retryAfterMs ?? null };
         if (!reply.ok) error = `HTTP ${response.status}`;
       } catch (failure) {
-        outcome = { ok: false, statusCode: null, retryAfterMs: null };
         error = describeFetchError(failure);
+        outcome = { ok: false, statusCode: null, retryAfterMs: null };
+        if (error === REFUSED_BY_POLICY) outcome.permanent = true;
       }
       const latencyMs = Math.round(performance.now() - started);
 

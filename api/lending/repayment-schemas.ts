@@ -7,7 +7,7 @@ import { loanErrorResponses, loanSchema, repaymentSchema } from './loan-schemas.
 const amount = z
   .string()
   .trim()
-  .regex(/^\d{1,15}(\.\d{1,2})?$/, 'must be a positive decimal amount like 150.00')
+  .regex(/^\d{1,15}(\.\d+)?$/, 'must be a positive decimal amount like 150.00')
   .refine((text) => Number(text) > 0, 'must be more than 0')
   .openapi({ example: '150.00' });
 

@@ -2,10 +2,14 @@ import type { Context, MiddlewareHandler } from 'hono';
 
 /**
  * Input no operation of the platform accepts, refused once for every request before any operation
- * sees it (api/app.ts): a NUL byte anywhere (PostgreSQL refuses it in text, so it would otherwise end
- * as a 500 deep in a query), percent-encoding that does not decode to UTF-8 in the path, the query or
- * a form body, and a multipart body that does not parse. Each service answers the refusal in its own
- * error shape (ServiceApi.answerMalformed); the JSON services answer `400 malformed_request`.
+ * sees it (api/app.ts): text PostgreSQL refuses, which would otherwise end as a 500 deep in a query or
+ * jam a process whose read-model write retries it (issue 20): a NUL byte (refused in text, and its
+ * escape `\u0000` in jsonb) and ill-formed Unicode, i.e. a lone UTF-16 surrogate (a JSON escape such as
+ * `\ud800` without its pair parses to one; jsonb refuses it), anywhere: path segments, query and form
+ * names and values, multipart fields, JSON strings and keys. Also percent-encoding that does not decode
+ * to UTF-8 in the path, the query or a form body, and a multipart body that does not parse. Each
+ * service answers the refusal in its own error shape (ServiceApi.answerMalformed); the JSON services
+ * answer `400 malformed_request`.
  */
 export interface MalformedInput {
   /** Where: `path`, a query or form parameter's name, a JSON pointer-ish path, or `(body)`. */
@@ -16,6 +20,15 @@ export interface MalformedInput {
 export type MalformedAnswer = (c: Context, problem: MalformedInput) => Response | Promise<Response>;
 
 const NUL = '\u0000';
+/** A UTF-16 surrogate without its pair (with the `u` flag a pair is one code point, not `Cs`). */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** What is wrong with a decoded text PostgreSQL would refuse, or undefined. */
+export function textProblem(text: string): string | undefined {
+  if (text.includes(NUL)) return 'contains a NUL byte';
+  if (LONE_SURROGATE.test(text)) return 'is not well-formed Unicode (a lone UTF-16 surrogate)';
+  return undefined;
+}
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 function decode(text: string, plusIsSpace: boolean): string | undefined {
@@ -37,8 +50,8 @@ function pairsProblem(pairs: string, where: string): MalformedInput | undefined 
     const field = name ?? rawName.slice(0, 64);
     if (name === undefined || value === undefined)
       return { field, message: `the ${where} parameter is not valid percent-encoded UTF-8` };
-    if (name.includes(NUL) || value.includes(NUL))
-      return { field, message: `the ${where} parameter contains a NUL byte` };
+    const problem = textProblem(name) ?? textProblem(value);
+    if (problem) return { field: sanitized(field), message: `the ${where} parameter ${problem}` };
   }
   return undefined;
 }
@@ -50,19 +63,27 @@ export function urlProblem(url: string): MalformedInput | undefined {
     const decoded = decode(segment, false);
     if (decoded === undefined)
       return { field: 'path', message: 'the path is not valid percent-encoded UTF-8' };
-    if (decoded.includes(NUL)) return { field: 'path', message: 'the path contains a NUL byte' };
+    const problem = textProblem(decoded);
+    if (problem) return { field: 'path', message: `the path ${problem}` };
   }
   return pairsProblem(search.slice(1), 'query');
 }
 
-/** The dotted path of the first string (or key) holding a NUL in a parsed JSON value. */
-function nulIn(value: unknown, path: string): string | undefined {
-  if (typeof value === 'string') return value.includes(NUL) ? path || '(body)' : undefined;
+/** A field name fit to be named in an answer: without the characters it was refused for. */
+const sanitized = (field: string) => field.replaceAll(NUL, '').replace(/\p{Cs}/gu, '\ufffd');
+
+/** The first string (or key) of a parsed JSON value PostgreSQL would refuse, by its dotted path. */
+function jsonProblem(value: unknown, path: string): MalformedInput | undefined {
+  if (typeof value === 'string') {
+    const problem = textProblem(value);
+    return problem ? { field: path || '(body)', message: `the value ${problem}` } : undefined;
+  }
   if (value === null || typeof value !== 'object') return undefined;
   for (const [key, item] of Object.entries(value)) {
-    const at = path ? `${path}.${key}` : key;
-    if (key.includes(NUL)) return at;
-    const found = nulIn(item, at);
+    const at = path ? `${path}.${sanitized(key)}` : sanitized(key);
+    const problem = textProblem(key);
+    if (problem) return { field: at, message: `the name ${problem}` };
+    const found = jsonProblem(item, at);
     if (found) return found;
   }
   return undefined;
@@ -85,24 +106,24 @@ async function bodyProblem(c: Context): Promise<MalformedInput | undefined> {
       return { field: '(body)', message: 'the body is not valid multipart/form-data' };
     }
     for (const [name, value] of form) {
-      if (name.includes(NUL) || (typeof value === 'string' && value.includes(NUL)))
-        return { field: name.replaceAll(NUL, ''), message: 'the form field contains a NUL byte' };
+      const problem = textProblem(name) ?? (typeof value === 'string' ? textProblem(value) : undefined);
+      if (problem) return { field: sanitized(name), message: `the form field ${problem}` };
     }
     return undefined;
   }
   const text = new TextDecoder().decode(bytes);
   if (isForm) return pairsProblem(text, 'form');
   // A NUL in JSON is either a raw byte (invalid JSON, refused by the operation's validation) or the
-  // escape \u0000; only a body that has one is parsed here.
-  if (!/\\u0000/i.test(text)) return undefined;
+  // escape \u0000; a lone surrogate can only come from an escape \uD800-\uDFFF (invalid UTF-8 bytes
+  // decode to U+FFFD): only a body with such an escape is parsed here.
+  if (!/\\u(0000|d[89a-f])/i.test(text)) return undefined;
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
     return undefined;
   }
-  const field = nulIn(parsed, '');
-  return field ? { field, message: 'the value contains a NUL byte' } : undefined;
+  return jsonProblem(parsed, '');
 }
 
 /** Middleware refusing malformed input; `answer` renders the refusal in the caller's error shape. */

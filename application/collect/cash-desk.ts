@@ -1,5 +1,7 @@
 import { and, desc, eq } from 'drizzle-orm';
 import type { DeskOperator } from '../../credentials/collect/desk-operators.ts';
+import { recipientIdOf } from '../../credentials/collect/recipient-ids.ts';
+import { collectSecretKey } from '../../credentials/collect/secret-box.ts';
 import { collectObligationEvents } from '../../db/schema/collect.ts';
 import { collectDeskOperations } from '../../db/schema/collect-desk.ts';
 import { formatAmount } from '../../domain/collect/amount.ts';
@@ -22,6 +24,7 @@ import {
 } from '../../domain/collect/processes.ts';
 import { formatExpTime } from '../../domain/epay-time.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
+import { keyReused } from '../shared/idempotency.ts';
 import { Refusal } from '../shared/refusal.ts';
 import { billingRefusals, type OfficeBillingResult, officeBillingPayment } from './billing.ts';
 import { findObligation, type Obligation, updateObligation } from './obligations.ts';
@@ -203,7 +206,11 @@ export async function payOutCash(
   const presented = { recipientId: request.recipientId, recipientName: request.recipientName };
   return runOperation(deps, request, 'payout', presented, async (operation) => {
     // Which of the two differs is not said: the registered values are the merchant's, not the desk's.
-    if (!recipientMatches(row.details, presented)) {
+    const registered = {
+      recipientName: row.details.recipientName,
+      recipientId: recipientIdOf(collectSecretKey(deps.config), row),
+    };
+    if (!recipientMatches(registered, presented)) {
       throw new Refusal(
         422,
         'identity_mismatch',
@@ -245,11 +252,7 @@ async function runOperation(
   const operation = inserted ?? (await operationByKey(deps, operator.id, idempotencyKey));
   if (!operation) throw new Error('desk operation vanished');
   if (operation.requestDigest !== requestDigest) {
-    throw new Refusal(
-      422,
-      'idempotency_key_reused',
-      'this Idempotency-Key was used for another request; use a new key for a new operation',
-    );
+    throw keyReused('this Idempotency-Key was used for another request; use a new key for a new operation');
   }
   if (operation.state === 'completed')
     return { receipt: operation.result as unknown as DeskReceipt, replayed: true };

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sandboxDeskOperator } from '../../credentials/collect/desk-operators.ts';
+import { recipientIdOf } from '../../credentials/collect/recipient-ids.ts';
+import { collectSecretKey } from '../../credentials/collect/secret-box.ts';
 import {
   type CollectErrorCode,
   CollectProtocolError,
@@ -109,7 +111,7 @@ export async function demoPayOutCash(deps: UseCaseDeps, sysCode: string): Promis
       operator: await sandboxDeskOperator(deps.db),
       idempotencyKey: randomUUID(),
       idn: sysCode,
-      recipientId: row.details.recipientId ?? '',
+      recipientId: recipientIdOf(collectSecretKey(deps.config), row) ?? '',
       recipientName: row.details.recipientName ?? '',
     });
   } catch (error) {

@@ -7,6 +7,7 @@ import {
   transferProviderMoney,
   UnknownMerchant,
 } from '../../activities/collect/provider-accounts.ts';
+import { collectSecretKey } from '../../credentials/collect/secret-box.ts';
 import { collectLedgerEntries, collectLedgerTransactions } from '../../db/schema/collect-ledger.ts';
 import { balanceOf, type LedgerAccountKind, ledgerAccount } from '../../domain/collect/ledger.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
@@ -129,6 +130,7 @@ export async function payOutProviderAccount(
     deps.db,
     { ...payout, expiresAt },
     generateIdn,
+    collectSecretKey(deps.config),
   ).catch(refusalOf);
   // A lost start is repaired by the same request again (the start is idempotent by workflow id).
   await (replayed ? ensureWorkflow(deps, obligation) : startWorkflow(deps, obligation));

@@ -1,5 +1,7 @@
 import { and, asc, desc, eq, inArray } from 'drizzle-orm';
+import { withNotifiedCardToken } from '../../credentials/collect/card-tokens.ts';
 import { loadMerchant } from '../../credentials/collect/merchants.ts';
+import { collectSecretKey } from '../../credentials/collect/secret-box.ts';
 import { collectNotificationAttempts, collectNotifications } from '../../db/schema/collect-notifications.ts';
 import { verifyChecksum } from '../../domain/collect/checksum.ts';
 import { CollectProtocolError, missingField } from '../../domain/collect/errors.ts';
@@ -88,7 +90,7 @@ export async function merchantNotifications(
       payTime: row.payTime,
       stan: row.stan,
       bcode: row.bcode,
-      card: notifiedCard(row) ?? null,
+      card: notifiedCard(withNotifiedCardToken(collectSecretKey(config), row)) ?? null,
       delivery: row.delivery,
       attemptCount: row.attemptCount,
       createdAt: row.createdAt.toISOString(),

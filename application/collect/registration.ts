@@ -3,6 +3,8 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { and, eq } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Merchant } from '../../credentials/collect/merchants.ts';
+import { sealRecipientId } from '../../credentials/collect/recipient-ids.ts';
+import { collectSecretKey } from '../../credentials/collect/secret-box.ts';
 import { collectObligations } from '../../db/schema/collect.ts';
 import { packetDigest } from '../../domain/collect/checksum.ts';
 import { badField, CollectProtocolError } from '../../domain/collect/errors.ts';
@@ -113,7 +115,11 @@ export async function registerObligation(deps: UseCaseDeps, registration: Regist
         currency: registration.terms.currency,
         description: registration.terms.descr ?? null,
         payloadDigest: digest,
-        details: registration.details,
+        details: sealRecipientId(
+          collectSecretKey(deps.config),
+          { merchantMin: merchant.min, invoice },
+          registration.details,
+        ),
         expiresAt,
       })
       .onConflictDoNothing()

@@ -1,4 +1,6 @@
 import { and, desc, eq, isNull } from 'drizzle-orm';
+import { savedCardOfToken } from '../../credentials/collect/card-tokens.ts';
+import { collectSecretKey } from '../../credentials/collect/secret-box.ts';
 import { collectObligationEvents, collectObligations } from '../../db/schema/collect.ts';
 import { collectSavedCards } from '../../db/schema/collect-saved-cards.ts';
 import { badField, CollectProtocolError } from '../../domain/collect/errors.ts';
@@ -14,19 +16,20 @@ import { registerObligation } from './registration.ts';
  * (SAVECARD=1) without the customer, or forgets it.
  */
 
-/** The merchant's saved card that has not been forgotten; another merchant's is unknown here. */
-async function requireSavedCard(deps: UseCaseDeps, min: string, cardToken: string): Promise<void> {
+/** The id of the merchant's saved card that has not been forgotten; another merchant's is unknown here. */
+async function requireSavedCard(deps: UseCaseDeps, min: string, cardToken: string): Promise<string> {
   const [card] = await deps.db
     .select({ id: collectSavedCards.id })
     .from(collectSavedCards)
     .where(
       and(
-        eq(collectSavedCards.id, cardToken),
+        savedCardOfToken(collectSecretKey(deps.config), cardToken),
         eq(collectSavedCards.merchantMin, min),
         isNull(collectSavedCards.deletedAt),
       ),
     );
   if (!card) throw badField('CARD_TOKEN', 'is not a saved card of this merchant');
+  return card.id;
 }
 
 /** Why a DENIED charge was declined (kept with its status event). */
@@ -101,14 +104,15 @@ export async function chargeSavedCard(
     .where(
       and(eq(collectObligations.merchantMin, merchant.min), eq(collectObligations.invoice, charge.invoice)),
     );
-  if (!earlier) await requireSavedCard(deps, merchant.min, charge.cardToken);
+  const savedCardId = earlier ? undefined : await requireSavedCard(deps, merchant.min, charge.cardToken);
   const { obligation, replayed } = await registerObligation(deps, {
     merchant,
     packet,
     kind: 'card_charge',
     terms: charge,
     defaultExpiryMs: deps.config.COLLECT_CARD_CHARGE_EXPIRY,
-    details: { cardToken: charge.cardToken },
+    // The card by its id: the token itself is kept only sealed (credentials/collect/card-tokens.ts).
+    details: savedCardId ? { savedCardId } : {},
   });
   if (obligation.kind !== 'card_charge') {
     throw new CollectProtocolError(
@@ -131,7 +135,7 @@ export async function forgetSavedCard(
   const { merchant, packet } = await authenticate(deps, params);
   const { cardToken } = parsePayload(CardForgetPayload, packet);
   const ofMerchant = and(
-    eq(collectSavedCards.id, cardToken),
+    savedCardOfToken(collectSecretKey(deps.config), cardToken),
     eq(collectSavedCards.merchantMin, merchant.min),
   );
   await deps.db
@@ -140,5 +144,5 @@ export async function forgetSavedCard(
     .where(and(ofMerchant, isNull(collectSavedCards.deletedAt)));
   const [card] = await deps.db.select({ id: collectSavedCards.id }).from(collectSavedCards).where(ofMerchant);
   if (!card) throw badField('CARD_TOKEN', 'is not a saved card of this merchant');
-  return { cardToken: card.id };
+  return { cardToken };
 }

@@ -9,7 +9,12 @@ import {
   offeredInState,
   promoCodeOf,
 } from '../../domain/lending/credit-products.ts';
-import { calculateSchedule, LoanTermsRefused, type Schedule } from '../../domain/lending/schedule.ts';
+import {
+  calculateSchedule,
+  LoanTermsRefused,
+  type Schedule,
+  startDateProblem,
+} from '../../domain/lending/schedule.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
 import { Refusal } from '../shared/refusal.ts';
 
@@ -233,11 +238,14 @@ export async function calculateLoan(
     throw Refusal.field('productName', `no credit product or promo code named "${terms.productName}"`);
   }
   const promoCode = promoCodeOf(product, terms.productName);
+  const startDate = terms.startDate ?? today;
+  const tooLate = startDateProblem(startDate, today);
+  if (tooLate) throw Refusal.field('startDate', tooLate);
   try {
     const schedule = calculateSchedule(product, {
       amount: terms.amount,
       term: terms.term,
-      startDate: terms.startDate ?? today,
+      startDate,
       promoCode,
     });
     return { product, promoCode, schedule };

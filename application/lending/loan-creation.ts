@@ -1,12 +1,14 @@
 import { Decimal } from 'decimal.js';
-import { offeredInState } from '../../domain/lending/credit-products.ts';
+import { minorUnitProblem, offeredInState } from '../../domain/lending/credit-products.ts';
 import { initialStatusOf } from '../../domain/lending/loan-lifecycle.ts';
 import { schedulePosition } from '../../domain/lending/loan-process.ts';
+import type { Schedule } from '../../domain/lending/schedule.ts';
 import type { LendingTenant } from '../../domain/lending/tenancy.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
 import { Refusal } from '../shared/refusal.ts';
 import { calculateLoan, type LoanTerms, todayUtc } from './credit-products.ts';
 import { readCustomer } from './customers.ts';
+import { refuseDisbursementBeyondHorizon } from './loan-moves.ts';
 import { type LoanCaller, type LoanView, loanView, startLoan } from './loans.ts';
 
 /** Creating a loan: one workflow per loan from its application on (decision 0039). */
@@ -71,6 +73,7 @@ export async function createLoanForCustomer(
   if (!customer) throw Refusal.field('customerId', 'no customer of this id');
   const [disbursement] = body.disbursements ?? [];
   const today = todayUtc();
+  if (disbursement) refuseDisbursementBeyondHorizon(deps.config, disbursement.date, 'disbursements.0.date');
   const { product, promoCode, schedule } = await calculateLoan(
     deps.db,
     tenant.id,
@@ -82,6 +85,7 @@ export async function createLoanForCustomer(
     if (!new Decimal(disbursement.amount).eq(schedule.amount)) {
       throw Refusal.field('disbursements.0.amount', 'the disbursement amount must equal the loan amount');
     }
+    if (body.repaidAmount !== undefined) refuseRepaidAmount(body.repaidAmount, schedule);
     const position = schedulePosition(schedule.instalments, body.repaidAmount ?? '0', today);
     status = initialStatusOf('createWithDisbursement', { schedule: position });
   } else if (body.repaidAmount !== undefined) {
@@ -102,4 +106,19 @@ export async function createLoanForCustomer(
     ...(disbursement && body.repaidAmount ? { repaidAmount: body.repaidAmount } : {}),
   });
   return loanView(deps.db, row, 'management');
+}
+
+/**
+ * What a migrated loan says was repaid: in the currency's minor unit (more decimals are refused, not
+ * rounded) and at most what its schedule asks for in all (400 naming `repaidAmount`).
+ */
+function refuseRepaidAmount(repaidAmount: string, schedule: Schedule): void {
+  const tooPrecise = minorUnitProblem(repaidAmount, schedule.currency);
+  if (tooPrecise) throw Refusal.field('repaidAmount', tooPrecise);
+  if (new Decimal(repaidAmount).gt(schedule.totals.payable)) {
+    throw Refusal.field(
+      'repaidAmount',
+      `must not exceed what the schedule asks for in all (${schedule.totals.payable} ${schedule.currency})`,
+    );
+  }
 }

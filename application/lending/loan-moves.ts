@@ -123,17 +123,29 @@ export const setAutocharge = (
     loan.executeUpdate(setAutochargeUpdate, { args: [{ by: caller.actor, ...change }] }),
   );
 
+/**
+ * A disbursement's date: refused (400 naming `field`) when after LENDING_DISBURSEMENT_HORIZON from now,
+ * the latest day a payout made outside the platform may say it was made.
+ */
+export function refuseDisbursementBeyondHorizon(config: Deps['config'], date: string, field: string): void {
+  const latest = todayUtc(new Date(Date.now() + config.LENDING_DISBURSEMENT_HORIZON));
+  if (date > latest) throw Refusal.field(field, `must not be after ${latest} (LENDING_DISBURSEMENT_HORIZON)`);
+}
+
 /** Management/Loans/Disbursements: a payout made outside the platform, dated today by default. */
-export const registerDisbursement = (
+export async function registerDisbursement(
   deps: Deps,
   caller: LoanCaller,
   input: { loanId: string; amount: string; date?: string | undefined },
-) =>
-  move(deps, caller, input.loanId, 'registerDisbursement', (loan) =>
+): Promise<LoanView> {
+  const date = input.date ?? todayUtc();
+  refuseDisbursementBeyondHorizon(deps.config, date, 'date');
+  return move(deps, caller, input.loanId, 'registerDisbursement', (loan) =>
     loan.executeUpdate(registerDisbursementUpdate, {
-      args: [{ by: caller.actor, disbursement: { amount: input.amount, date: input.date ?? todayUtc() } }],
+      args: [{ by: caller.actor, disbursement: { amount: input.amount, date } }],
     }),
   );
+}
 
 /** Cancel by the customer, with a front-office reason of Dictionary/CancellationReasons. */
 export async function cancelLoan(

@@ -252,6 +252,8 @@ const REFUSALS: Record<string, (message: string) => Refusal> = {
   [LoanRefusal.repaymentExceedsBalance]: (message) =>
     new Refusal(400, LoanRefusal.repaymentExceedsBalance, message, [{ field: 'amount', message }]),
   [LoanRefusal.repaymentNotFound]: (message) => new Refusal(404, 'not_found', message),
+  // The database refused the change for good: undone in the workflow, which takes the next operation.
+  [LoanRefusal.dataRefused]: (message) => new Refusal(422, LoanRefusal.dataRefused, message),
 };
 
 /**
@@ -334,6 +336,9 @@ export async function startLoan(
       });
     } catch (error) {
       if (error instanceof WorkflowExecutionAlreadyStartedError && attempt < 5) continue;
+      const cause = error instanceof WorkflowUpdateFailedError ? error.cause : undefined;
+      if (cause instanceof ApplicationFailure && cause.type === LoanRefusal.dataRefused)
+        throw REFUSALS[LoanRefusal.dataRefused]?.(cause.message) ?? error;
       throw error;
     }
     const row = await findLoan(deps.db, input.tenantId, loanId);

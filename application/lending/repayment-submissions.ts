@@ -1,4 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { Decimal } from 'decimal.js';
+import { minorUnitProblem } from '../../domain/lending/credit-products.ts';
 import { PAYOUT_CURRENCIES, payoutAmount } from '../../domain/lending/disbursement.ts';
 import { type LoanSnapshot, submitRepaymentUpdate } from '../../domain/lending/loan-process.ts';
 import {
@@ -8,6 +10,7 @@ import {
   submissionIdOf,
 } from '../../domain/lending/repayment-submissions.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
+import { requireSameRequest } from '../shared/idempotency.ts';
 import { Refusal } from '../shared/refusal.ts';
 import { listBankAccounts } from './bank-accounts.ts';
 import { cardToCharge } from './cards.ts';
@@ -82,6 +85,8 @@ export async function submitRepayment(
       'repayment_currency_unsupported',
       `The collection gateway takes ${PAYOUT_CURRENCIES.join(', ')}; the loan is in ${row.currency}`,
     );
+  const tooPrecise = minorUnitProblem(body.amount, row.currency);
+  if (tooPrecise) throw Refusal.field('amount', tooPrecise);
   const amount = payoutAmount(body.amount);
   if (!amount) throw Refusal.field('amount', 'must have at most 9 integer digits for the collection gateway');
   const owner = { tenantId: row.tenantId, customerId };
@@ -118,11 +123,25 @@ export async function submitRepayment(
   });
   const held = answered?.submissions?.find((candidate) => candidate.submissionId === submission.submissionId);
   if (!held) throw new Error(`loan ${row.loanId}: SubmitRepayment answered without its submission`);
+  // A repeated reference answers its first submission only for the same request (422 otherwise).
+  const view = submissionView(row.loanId, held);
+  requireSameRequest(
+    {
+      mode: view.mode,
+      amount: new Decimal(view.amount).toString(),
+      paymentMethodId: body.paymentMethodId && view.paymentMethodId,
+    },
+    { mode: body.mode, amount: new Decimal(amount).toString(), paymentMethodId: body.paymentMethodId },
+    {
+      message: 'This reference was used for a different repayment submission of the loan',
+      field: 'reference',
+    },
+  );
   if (held.status === 'failed')
     throw new Refusal(
       502,
       'collect_gateway_refused',
       `The collection gateway did not take the repayment (submission ${held.submissionId}): ${held.reason}`,
     );
-  return submissionView(row.loanId, held);
+  return view;
 }

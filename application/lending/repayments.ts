@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { Decimal } from 'decimal.js';
 import { and, eq } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { lendingLoanRepayments } from '../../db/schema/lending-servicing.ts';
+import { minorUnitProblem } from '../../domain/lending/credit-products.ts';
 import {
   editRepaymentUpdate,
   type LoanSnapshot,
@@ -10,6 +12,7 @@ import {
 } from '../../domain/lending/loan-process.ts';
 import type { RepaymentMode } from '../../domain/lending/servicing.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
+import { requireSameRequest } from '../shared/idempotency.ts';
 import { Refusal } from '../shared/refusal.ts';
 import { todayUtc } from './credit-products.ts';
 import type { RepaymentView } from './loan-servicing.ts';
@@ -115,6 +118,7 @@ export async function registerRepayment(
   input: RepaymentFields & { loanId: string; reference?: string | undefined },
 ): Promise<RepaymentAnswer & { created: boolean }> {
   const row = await loanOf(deps, caller, input.loanId);
+  refuseUnpayableAmount(row, input.amount);
   if (input.reference) {
     const earlier = await findRepayment(deps.db, row.tenantId, {
       loanId: row.loanId,
@@ -122,6 +126,7 @@ export async function registerRepayment(
     });
     if (earlier) {
       const { repaymentId, loanId: _, tenantId: __, version: ___, updatedAt: ____, ...rest } = earlier;
+      requireSameRepayment(earlier, input);
       return {
         repayment: { id: repaymentId, ...rest },
         loan: await loanView(deps.db, row, 'management'),
@@ -143,11 +148,31 @@ export async function registerRepayment(
     return answered;
   });
   const held = repaymentIn(answered, repayment);
-  return {
-    repayment: held,
-    loan: await loanView(deps.db, moved, 'management'),
-    created: held.id === repayment.repaymentId,
-  };
+  const created = held.id === repayment.repaymentId;
+  // A concurrent first request with the same reference won the race: the workflow answered its repayment.
+  if (!created) requireSameRepayment(held, input);
+  return { repayment: held, loan: await loanView(deps.db, moved, 'management'), created };
+}
+
+/**
+ * A repeated `reference` must come with the repayment it first came with (422 otherwise): the same
+ * amount and mode, and the same date when the request names one (left out, it meant "today" then).
+ */
+function requireSameRepayment(
+  first: { amount: string; date: string; mode: RepaymentMode },
+  again: RepaymentFields,
+): void {
+  requireSameRequest(
+    { amount: new Decimal(first.amount).toString(), mode: first.mode, date: again.date && first.date },
+    { amount: new Decimal(again.amount).toString(), mode: again.mode, date: again.date },
+    { message: 'This reference was used for a different repayment of the loan', field: 'reference' },
+  );
+}
+
+/** An amount in the loan's currency: more decimals than its minor unit are refused, never rounded. */
+function refuseUnpayableAmount(row: LoanRow, amount: string): void {
+  const problem = minorUnitProblem(amount, row.currency);
+  if (problem) throw Refusal.field('amount', problem);
 }
 
 /**
@@ -183,6 +208,7 @@ async function correctRepayment(
 /** Edits a repayment in force; balances and status are recomputed, also for a Repaid loan. */
 export const editRepayment = (deps: Deps, caller: LoanCaller, repaymentId: string, input: RepaymentFields) =>
   correctRepayment(deps, caller, repaymentId, (row) => {
+    refuseUnpayableAmount(row, input.amount);
     const date = repaymentDate(row, input.date);
     const repayment = { repaymentId, amount: input.amount, date, mode: input.mode };
     return (loan) => loan.executeUpdate(editRepaymentUpdate, { args: [{ by: caller.actor, repayment }] });

@@ -1,4 +1,5 @@
 import {
+  ExpiryInThePast,
   type IssuedApiKey,
   issueApiKey,
   revokeApiKey,
@@ -71,6 +72,7 @@ export async function issueTenantApiKey(
     });
   } catch (error) {
     if (error instanceof UnknownTenant) throw Refusal.notFound('Tenant');
+    if (error instanceof ExpiryInThePast) throw Refusal.field('expiresAt', 'must be in the future');
     throw error;
   }
 }

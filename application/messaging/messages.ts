@@ -9,6 +9,7 @@ import { countSegments, MAX_SMS_PARTS } from '../../domain/messaging/segments.ts
 import { OwnerId, PlatformService } from '../../domain/search-attributes.ts';
 import type { messageDelivery } from '../../workflows/messaging/sms.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
+import { requireSameRequest } from '../shared/idempotency.ts';
 import { assertOutboundUrlField } from '../shared/outbound-url.ts';
 import { Refusal } from '../shared/refusal.ts';
 import { offsetOf, type Page } from './page.ts';
@@ -162,17 +163,20 @@ export async function acceptMessage(
     )[0];
   if (!row) throw new Error('message neither inserted nor found');
   // The key is bound to the whole request: every field (scheduled and dlrUrl too) must match.
-  if (
-    !inserted &&
-    (row.channel !== channel ||
-      row.to !== checked.to ||
-      row.from !== body.from ||
-      row.message !== body.message ||
-      (row.scheduled?.getTime() ?? null) !== (checked.scheduled?.getTime() ?? null) ||
-      row.dlrUrl !== (body.dlrUrl ?? null))
-  ) {
-    // 422 as the IETF Idempotency-Key draft answers a key reused with another payload.
-    throw new Refusal(422, 'idempotency_key_reused', 'This Idempotency-Key was used for a different message');
+  if (!inserted) {
+    const { to, from, message, scheduled, dlrUrl } = row;
+    requireSameRequest(
+      { channel: row.channel, to, from, message, scheduled, dlrUrl },
+      {
+        channel,
+        to: checked.to,
+        from: body.from,
+        message: body.message,
+        scheduled: checked.scheduled,
+        dlrUrl: body.dlrUrl,
+      },
+      { message: 'This Idempotency-Key was used for a different message' },
+    );
   }
 
   // Starting is idempotent by workflow id: a replayed request (same key) cannot send twice, and it

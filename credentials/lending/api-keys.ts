@@ -40,6 +40,14 @@ export class UnknownTenant extends Error {
   }
 }
 
+/** The expiry asked for is not in the future: a key issued already expired would be useless. */
+export class ExpiryInThePast extends Error {
+  constructor(expiresAt: Date) {
+    super(`expiresAt ${expiresAt.toISOString()} is not in the future`);
+    this.name = 'ExpiryInThePast';
+  }
+}
+
 export async function issueApiKey(
   db: Database,
   input: { tenantId: string; permissions: readonly LendingPermission[]; label?: string; expiresAt?: Date },
@@ -49,6 +57,8 @@ export async function issueApiKey(
     .from(lendingTenants)
     .where(eq(lendingTenants.id, input.tenantId));
   if (!tenant) throw new UnknownTenant(input.tenantId);
+  if (input.expiresAt && !(input.expiresAt.getTime() > Date.now()))
+    throw new ExpiryInThePast(input.expiresAt);
   if (input.permissions.length === 0) throw new Error('a key needs at least one permission level');
   const permissions = LENDING_PERMISSIONS.filter((level) => input.permissions.includes(level));
   const expiresAt =

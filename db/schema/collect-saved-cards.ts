@@ -3,16 +3,27 @@ import { collectMerchants, collectObligations } from './collect.ts';
 
 /**
  * Cards saved with the payment-collection gateway (decision 0045): one per card-page payment or
- * verification sent with SAVECARD=1 and approved. The merchant knows the card by its `ctk_` id only;
- * the acquirer's token is kept encrypted (AES-256-GCM with COLLECT_SECRET_KEY, additional data
- * `saved-card:<id>`, activities/collect/saved-cards.ts) and never leaves the gateway. A forgotten card
+ * verification sent with SAVECARD=1 and approved. The merchant knows the card by its `ctk_` token only,
+ * which is kept sealed and found by a keyed digest (credentials/collect/card-tokens.ts); the acquirer's
+ * token is kept encrypted (AES-256-GCM with COLLECT_SECRET_KEY, additional data
+ * `saved-card:<CARD_TOKEN>`, activities/collect/saved-cards.ts) and never leaves the gateway. A forgotten card
  * (GET /card/forget.cgi) keeps its row, with `deletedAt`, and can no longer be charged.
  */
 export const collectSavedCards = pgTable(
   'collect_saved_cards',
   {
-    /** `ctk_` + 24 hex characters: the CARD_TOKEN the merchant charges (GET /card/charge.cgi). */
+    /**
+     * `scd_` + 24 hex characters: the saved card's own id (rows of release 0.1.0 had their token here
+     * until the worker's start-up conversion; credentials/collect/card-tokens.ts).
+     */
     id: text('id').primaryKey(),
+    /**
+     * The CARD_TOKEN the merchant charges (GET /card/charge.cgi), `ctk_` + 24 hex characters: only its
+     * keyed digest (HMAC-SHA-256, a key derived from COLLECT_SECRET_KEY) to find the card by, and the
+     * token sealed (`v1.…`, bound to the id) to hand it to the merchant again.
+     */
+    tokenDigest: text('token_digest'),
+    tokenSealed: text('token_sealed'),
     merchantMin: text('merchant_min')
       .notNull()
       .references(() => collectMerchants.min),
@@ -34,6 +45,7 @@ export const collectSavedCards = pgTable(
   },
   (table) => [
     uniqueIndex('collect_saved_cards_idn_idx').on(table.idn),
+    uniqueIndex('collect_saved_cards_token_digest_idx').on(table.tokenDigest),
     index('collect_saved_cards_merchant_idx').on(table.merchantMin),
   ],
 );

@@ -49,6 +49,17 @@ export const minorUnitDigits = (currency: string): number => MINOR_UNIT_DIGITS[c
 /** The currency's smallest amount, e.g. 0.01 for EUR, 1 for JPY. */
 export const minorUnit = (currency: string): Decimal => new Decimal(10).pow(-minorUnitDigits(currency));
 
+/**
+ * What is wrong with `amount` as money in `currency`: more decimals than its minor unit (refused,
+ * never rounded); undefined when it fits. `amount` is decimal text already checked for its shape.
+ */
+export function minorUnitProblem(amount: string, currency: string): string | undefined {
+  const digits = minorUnitDigits(currency);
+  return new Decimal(amount).decimalPlaces() > digits
+    ? `has more than ${digits} decimals for ${currency}`
+    : undefined;
+}
+
 const DECIMAL_TEXT = /^\d{1,15}(\.\d{1,6})?$/;
 
 const decimalText = (what: string) =>
@@ -218,10 +229,12 @@ export function termsProblems(product: CreditProduct, terms: LoanTerms): TermsPr
   const problems: TermsProblem[] = [];
   const { currency } = product;
   const digits = minorUnitDigits(currency);
-  if (!/^\d{1,15}(\.\d+)?$/.test(terms.amount)) {
+  const wellFormed = /^\d{1,15}(\.\d+)?$/.test(terms.amount);
+  const tooPrecise = wellFormed ? minorUnitProblem(terms.amount, currency) : undefined;
+  if (!wellFormed) {
     problems.push({ field: 'amount', message: 'must be a positive decimal amount like 1500.00' });
-  } else if (new Decimal(terms.amount).decimalPlaces() > digits) {
-    problems.push({ field: 'amount', message: `has more than ${digits} decimals for ${currency}` });
+  } else if (tooPrecise) {
+    problems.push({ field: 'amount', message: tooPrecise });
   } else if (
     new Decimal(terms.amount).lt(product.amount.min) ||
     new Decimal(terms.amount).gt(product.amount.max)

@@ -248,6 +248,8 @@ export const LoanRefusal = {
   /** A repayment (or its edit) pays more than the loan owes (decision 0043). */
   repaymentExceedsBalance: 'repayment_exceeds_balance',
   repaymentNotFound: 'repayment_not_found',
+  /** The database refused the change for good (issue 20): undone, the loan takes its next operation. */
+  dataRefused: 'data_refused',
 } as const;
 export type LoanRefusalType = (typeof LoanRefusal)[keyof typeof LoanRefusal];
 

@@ -84,6 +84,20 @@ export class LoanTermsRefused extends Error {
   }
 }
 
+/**
+ * How far ahead of today (UTC) a loan may start (Calculate, Create): a year. With the longest term a
+ * product may have (600 months) every due date stays far from year 9999, where dates stop being dates.
+ */
+export const MAX_START_AHEAD_DAYS = 366;
+
+/** What is wrong with a loan starting on `startDate` (a calendar date) seen on `today`; undefined: nothing. */
+export function startDateProblem(startDate: string, today: string): string | undefined {
+  const latest = formatDate(addDays(parseDate(today), MAX_START_AHEAD_DAYS));
+  return startDate > latest
+    ? `must be at most ${MAX_START_AHEAD_DAYS} days after today (${latest})`
+    : undefined;
+}
+
 /** The schedule of a loan under `product` and `terms`; throws LoanTermsRefused for terms it refuses. */
 export function calculateSchedule(product: CreditProduct, terms: LoanTerms): Schedule {
   const problems = termsProblems(product, terms);

@@ -1,5 +1,7 @@
 import { and, count, eq, inArray } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { cardTokenOf, savedCardOfToken } from '../../credentials/collect/card-tokens.ts';
+import { collectSecretKey } from '../../credentials/collect/secret-box.ts';
 import { collectObligations } from '../../db/schema/collect.ts';
 import { collectSavedCards } from '../../db/schema/collect-saved-cards.ts';
 import { oneTouchChecksum } from '../../domain/collect/one-touch-checksum.ts';
@@ -31,12 +33,12 @@ async function saveCard(owner: { min: string; secret: string }): Promise<string>
   const opened = await openCardPage(platform.collectUrl, 'credit_paydirect', fields, owner.secret);
   await submitCard(platform.collectUrl, opened.token ?? '', '4000000000000002');
   const [row] = await platform.db
-    .select({ id: collectSavedCards.id })
+    .select({ id: collectSavedCards.id, tokenSealed: collectSavedCards.tokenSealed })
     .from(collectSavedCards)
     .innerJoin(collectObligations, eq(collectObligations.idn, collectSavedCards.idn))
     .where(eq(collectObligations.invoice, fields.INVOICE));
   if (!row) throw new Error('the card was not saved');
-  return row.id;
+  return cardTokenOf(collectSecretKey(platform.config), row);
 }
 
 beforeAll(async () => {
@@ -398,7 +400,7 @@ describe('collect access matrix: ENCODED/CHECKSUM operations', () => {
     const [cardOfB] = await platform.db
       .select()
       .from(collectSavedCards)
-      .where(eq(collectSavedCards.id, cards.ofB));
+      .where(savedCardOfToken(collectSecretKey(platform.config), cards.ofB));
     expect(cardOfB).toMatchObject({ merchantMin: otherMerchant.min, deletedAt: null });
   });
 

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { sealClearRecipientIds } from '../../credentials/collect/recipient-ids.ts';
+import { collectSecretKey } from '../../credentials/collect/secret-box.ts';
 import { collectObligations } from '../../db/schema/collect.ts';
 import { collectDeskOperations, collectDeskOperators } from '../../db/schema/collect-desk.ts';
 import { collectLedgerTransactions } from '../../db/schema/collect-ledger.ts';
@@ -292,6 +294,30 @@ describe('payouts', () => {
     });
     expect(await readRow(idn)).toMatchObject({ status: 'PAID', stan: '000000', bcode: '000000' });
     await notifiedOncePaid(invoice);
+  });
+
+  it('the recipient id (a national id) is stored sealed, never in clear; the desk check still opens it', async () => {
+    const { idn } = await orderPayout(platform, merchant);
+    const row = await readRow(idn);
+    expect(JSON.stringify(row)).not.toContain(RECIPIENT.recipientId);
+    expect(row?.details.recipientIdSealed).toMatch(/^v1\./);
+    expect(row?.details.recipientName).toBe(RECIPIENT.recipientName);
+    expect((await desk.payOut(idn, RECIPIENT)).status).toBe(201);
+  });
+
+  it('a recipient id an older release kept in clear is sealed by the start-up backfill', async () => {
+    const { idn } = await orderPayout(platform, merchant);
+    const { recipientIdSealed: _, ...rest } = (await readRow(idn))?.details ?? {};
+    await platform.db
+      .update(collectObligations)
+      .set({ details: { ...rest, recipientId: RECIPIENT.recipientId } })
+      .where(eq(collectObligations.idn, idn));
+    expect(
+      await sealClearRecipientIds(platform.db, collectSecretKey(platform.config)),
+    ).toBeGreaterThanOrEqual(1);
+    const row = await readRow(idn);
+    expect(JSON.stringify(row)).not.toContain(RECIPIENT.recipientId);
+    expect((await desk.payOut(idn, RECIPIENT)).status).toBe(201);
   });
 
   it('refused with a wrong identity, without saying what is registered; recorded with the operator', async () => {

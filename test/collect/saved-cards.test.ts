@@ -1,8 +1,11 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, isNotNull } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { savedCardOfToken, sealClearCardTokens } from '../../credentials/collect/card-tokens.ts';
+import { collectSecretKey } from '../../credentials/collect/secret-box.ts';
 import { collectObligations } from '../../db/schema/collect.ts';
 import { collectCardPages } from '../../db/schema/collect-card-page.ts';
 import { collectLedgerTransactions } from '../../db/schema/collect-ledger.ts';
+import { collectNotifications } from '../../db/schema/collect-notifications.ts';
 import { collectSavedCards } from '../../db/schema/collect-saved-cards.ts';
 import { SANDBOX_3DS_CODE } from '../../sandbox/collect/acquirer.ts';
 import { expectLedgerBalanced } from '../support/ledger.ts';
@@ -138,7 +141,18 @@ describe('saving a card on the card page (SAVECARD=1)', () => {
       expiryYear: 2000 + expiryYear,
       deletedAt: null,
     });
-    expect(card?.id).toMatch(/^ctk_[0-9a-f]{24}$/);
+    // The CARD_TOKEN is kept sealed and as a keyed digest: no row holds it in clear, nor its charges.
+    const token = lineFields(await notified(merchant.min, invoice)).CARD_TOKEN ?? '';
+    expect(token).toMatch(/^ctk_[0-9a-f]{24}$/);
+    expect(card?.id).toMatch(/^scd_[0-9a-f]{24}$/);
+    expect(card?.tokenSealed).toMatch(/^v1\./);
+    expect(JSON.stringify(card)).not.toContain(token);
+    const notifications = await platform.db
+      .select()
+      .from(collectNotifications)
+      .where(eq(collectNotifications.invoice, invoice));
+    expect(notifications).toHaveLength(1);
+    expect(JSON.stringify(notifications)).not.toContain(token);
     // The acquirer's token is kept encrypted: not even its prefix is readable.
     expect(card?.acquirerTokenCiphertext).toMatch(/^v1\./);
     expect(card?.acquirerTokenCiphertext).not.toContain('tok_');
@@ -161,14 +175,14 @@ describe('saving a card on the card page (SAVECARD=1)', () => {
     expect(postings).toEqual([]);
 
     expect(await notified(merchant.min, invoice)).toBe(
-      `INVOICE=${invoice}:STATUS=SAVED:CARD_TOKEN=${card?.id}:CARD_BRAND=VISA:CARD_LAST4=0002:CARD_EXP=${cardExp}`,
+      `INVOICE=${invoice}:STATUS=SAVED:CARD_TOKEN=${token}:CARD_BRAND=VISA:CARD_LAST4=0002:CARD_EXP=${cardExp}`,
     );
     // The merchant reads the same from GET /notifications.
     const read = await fetch(
       `${platform.collectUrl}/notifications?${new URLSearchParams(signedPacket({ MIN: merchant.min, INVOICE: invoice }, merchant.secret))}`,
     );
     expect(((await read.json()) as { notifications: unknown[] }).notifications).toMatchObject([
-      { status: 'SAVED', card: { token: card?.id, brand: 'VISA', last4: '0002', expiry: cardExp } },
+      { status: 'SAVED', card: { token, brand: 'VISA', last4: '0002', expiry: cardExp } },
     ]);
   });
 
@@ -250,6 +264,33 @@ describe('saving a card on the card page (SAVECARD=1)', () => {
 });
 
 describe('charging a saved card (GET /card/charge.cgi)', () => {
+  it('a card an older release kept by its clear token is converted at start and still charged by it', async () => {
+    const cardToken = await saveCard('4000000000000002');
+    const key = collectSecretKey(platform.config);
+    // As release 0.1.0 stored it: the token as the card's id, in clear in its notification.
+    await platform.db
+      .update(collectSavedCards)
+      .set({ id: cardToken, tokenDigest: null, tokenSealed: null })
+      .where(savedCardOfToken(key, cardToken));
+    await platform.db
+      .update(collectNotifications)
+      .set({ cardToken })
+      .where(
+        and(eq(collectNotifications.merchantMin, merchant.min), isNotNull(collectNotifications.cardToken)),
+      );
+    const olderCharge = newInvoice();
+    expect((await charge({ INVOICE: olderCharge, AMOUNT: '1.00', CARD_TOKEN: cardToken })).status).toBe(200);
+
+    expect(await sealClearCardTokens(platform.db, key)).toBeGreaterThanOrEqual(2);
+    const cards = await platform.db.select().from(collectSavedCards);
+    const notifications = await platform.db.select().from(collectNotifications);
+    const charged = await obligationOf(merchant.min, olderCharge);
+    expect(JSON.stringify([cards, notifications, charged])).not.toContain(cardToken);
+    const paid = await charge({ INVOICE: newInvoice(), AMOUNT: '2.00', CARD_TOKEN: cardToken });
+    expect(paid.status, paid.body).toBe(200);
+    expect(paid.body).toContain('STATUS=PAID');
+  });
+
   it('approved without the customer (no 3-D Secure), captured and posted once; the same packet answers the same', async () => {
     // A 3-D Secure card: the charge is merchant-initiated, exempt from the challenge.
     const cardToken = await saveCard('4000000000003220');

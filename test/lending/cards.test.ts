@@ -170,7 +170,8 @@ describe('cards saved on the gateway’s card page', () => {
       .from(collectSavedCards)
       .where(eq(collectSavedCards.merchantMin, merchant.min));
     const [row] = await platform.db.select().from(lendingCards).where(eq(lendingCards.id, card.cardId));
-    expect(saved?.id).toMatch(/^ctk_/);
+    expect(saved?.id).toMatch(/^scd_/);
+    expect(saved?.tokenSealed).toMatch(/^v1\./);
     expect(row?.tokenSealed).toMatch(/^v1\./);
     expect(row?.tokenSealed).not.toContain(saved?.id);
     expect(JSON.stringify(await cardsOf(customer))).not.toContain('ctk_');

@@ -173,6 +173,27 @@ describe('Customer/Loans/Calculate', () => {
     apr: string;
   }
 
+  it('refuses a start date beyond a year ahead (year 9999 among them), naming startDate', async () => {
+    for (const startDate of ['9999-12-31', '2200-01-01']) {
+      const response = await calculate({
+        productName: 'Personal 12',
+        amount: '5000.00',
+        term: 12,
+        startDate,
+      });
+      expect(response.status).toBe(400);
+      expect((await fieldsOf(response)).map((field) => field.field)).toEqual(['startDate']);
+    }
+    const nextMonth = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
+    const soon = await calculate({
+      productName: 'Personal 12',
+      amount: '5000.00',
+      term: 12,
+      startDate: nextMonth,
+    });
+    expect(soon.status).toBe(200);
+  });
+
   it('answers the full schedule under the product’s Name, with the key alone', async () => {
     const response = await calculate({
       productName: 'Personal 12',

@@ -1,3 +1,4 @@
+import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LoanView } from '../../application/lending/loans.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
@@ -145,6 +146,12 @@ describe('a loan from application to Active', () => {
     expect(wrongAmount.status).toBe(400);
     expect(wrongAmount.body.error?.code).toBe('disbursement_amount_mismatch');
     expect(wrongAmount.body.error?.fields?.[0]?.field).toBe('amount');
+
+    const tooLate = await asManagement('POST', '/Management/Loans/Disbursements', {
+      body: { loanId: loan.loanId, amount: '5000', date: '2099-01-01' },
+    });
+    expect(tooLate.status).toBe(400);
+    expect(tooLate.body.error?.fields?.map((field) => field.field)).toEqual(['date']);
 
     const today = new Date().toISOString().slice(0, 10);
     const disbursed = await asManagement('POST', '/Management/Loans/Disbursements', {
@@ -384,12 +391,30 @@ describe('management create', () => {
     expect(active.body.status).toBe('Active');
     const pastDue = await create({ disbursements: [{ amount: '1200', date: '2024-01-15' }] });
     expect(pastDue.body.status).toBe('Past Due');
-    const repaid = await create(
-      { disbursements: [{ amount: '1200', date: '2024-01-15' }], repaidAmount: '5000' },
-      '/Migration/Loans/Create',
+    const fieldOf = (answer: { body: { error?: { fields?: { field: string }[] } } }) =>
+      answer.body.error?.fields?.map((field) => field.field);
+    const migrated = (repaidAmount: string) =>
+      create(
+        { disbursements: [{ amount: '1200', date: '2024-01-15' }], repaidAmount },
+        '/Migration/Loans/Create',
+      );
+    // More than the schedule asks for, or sub-cent: refused, neither capped nor rounded.
+    const tooMuch = await migrated('5000');
+    expect(tooMuch.status).toBe(400);
+    expect(fieldOf(tooMuch)).toEqual(['repaidAmount']);
+    const subCent = await migrated('100.005');
+    expect(subCent.status).toBe(400);
+    expect(fieldOf(subCent)).toEqual(['repaidAmount']);
+    const payable = (pastDue.body.servicing?.instalments ?? []).reduce(
+      (sum, row) => sum.plus(row.total),
+      new Decimal(0),
     );
+    const repaid = await migrated(payable.toFixed(2));
     expect(repaid.status, JSON.stringify(repaid.body)).toBe(201);
     expect(repaid.body.status).toBe('Repaid');
+    const future = await create({ disbursements: [{ amount: '1200', date: '2099-01-01' }] });
+    expect(future.status).toBe(400);
+    expect(fieldOf(future)).toEqual(['disbursements.0.date']);
     const mismatch = await create({ disbursements: [{ amount: '1000', date: today }] });
     expect(mismatch.status).toBe(400);
     const unknown = await asManagement('POST', '/Management/Loans', {

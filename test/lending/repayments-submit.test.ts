@@ -204,6 +204,22 @@ describe('SubmitRepayment by bank transfer', () => {
     expect(await historyOf(platform, tenant, loan.loanId)).toHaveLength(history.length);
   }, 90_000);
 
+  it('a reference answers its first submission for the same request, 422 for another', async () => {
+    const loan = await disbursedLoan(10);
+    const body = { loanId: loan.loanId, amount: '10.00', mode: 'bankTransfer', reference: 'slip-1' };
+    const first = await submit(body);
+    expect(first.status, JSON.stringify(first.body)).toBe(202);
+    const again = await submit({ ...body, amount: '10' });
+    expect(again.status).toBe(202);
+    expect(again.body.submissionId).toBe(first.body.submissionId);
+    const other = await submit({ ...body, amount: '11.00' });
+    expect(other.status).toBe(422);
+    expect(other.body.error).toMatchObject({
+      code: 'idempotency_key_reused',
+      fields: [{ field: 'reference' }],
+    });
+  }, 60_000);
+
   it('refusals: wrong status, more than owed, another customer’s loan, no card, bad input', async () => {
     const application = await lendingCall<LoanView>(platform, 'POST', '/Management/Loans', {
       key: tenant.keys.management,
@@ -247,6 +263,9 @@ describe('SubmitRepayment by bank transfer', () => {
     expect(badMode.status).toBe(400);
     const badAmount = await submit({ loanId: loan.loanId, amount: '-5', mode: 'bankTransfer' });
     expect(badAmount.status).toBe(400);
+    const subCent = await submit({ loanId: loan.loanId, amount: '10.001', mode: 'bankTransfer' });
+    expect(subCent.status).toBe(400);
+    expect(subCent.body.error?.fields?.[0]?.field).toBe('amount');
     const managementKey = await lendingCall(platform, 'POST', '/PaymentOptions/SubmitRepayment', {
       key: tenant.keys.management,
       token: customer.token,

@@ -93,6 +93,19 @@ describe('servicing over HTTP', () => {
     const replay = await repay(loan.loanId, { amount: '5.00', reference: 'stmt-7' });
     expect(replay.status).toBe(200);
     expect(replay.body.repayment.id).toBe(first.body.repayment.id);
+    // The reference is bound to its request: another amount, mode or date under it is refused (422).
+    for (const other of [
+      { amount: '6.00' },
+      { amount: '5.00', mode: 'Early repayment' },
+      { amount: '5.00', date: addDays(today(), -1) },
+    ]) {
+      const reused = await repay(loan.loanId, { ...other, reference: 'stmt-7' });
+      expect(reused.status, JSON.stringify(other)).toBe(422);
+      expect(reused.body).toMatchObject({
+        error: { code: 'idempotency_key_reused', fields: [{ field: 'reference' }] },
+      });
+    }
+    expect((await repay(loan.loanId, { amount: '5', reference: 'stmt-7', date: today() })).status).toBe(200);
 
     const edited = await asManagement<RepaymentAnswer>(
       'PUT',
@@ -122,6 +135,24 @@ describe('servicing over HTTP', () => {
     );
     expect(back.status, JSON.stringify(back.body)).toBe(200);
     expect(back.body.loan.status).toBe('Active');
+  });
+
+  it('an amount with more decimals than the loan’s currency has is refused (400 naming amount), not rounded', async () => {
+    await createCreditProduct(platform, tenant.tenantId, {
+      name: 'Yen 12',
+      currency: 'JPY',
+      amount: { min: '50000', max: '2000000' },
+    });
+    const start = addDays(today(), -10);
+    const loan = await disbursedLoan(10, {
+      productName: 'Yen 12',
+      amount: '120000',
+      disbursements: [{ amount: '120000', date: start }],
+    });
+    const fraction = await repay(loan.loanId, { amount: '100.50' });
+    expect(fraction.status).toBe(400);
+    expect(fraction.body).toMatchObject({ error: { fields: [{ field: 'amount' }] } });
+    expect((await repay(loan.loanId, { amount: '100' })).status).toBe(201);
   });
 
   it('a loan created with a repaid amount books it as an opening repayment', async () => {

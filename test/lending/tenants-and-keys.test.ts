@@ -120,6 +120,19 @@ describe('API keys', () => {
     ).toBe(400);
   });
 
+  it('are never issued already expired (400 naming expiresAt)', async () => {
+    const tenant = await admin<CreatedTenant>('POST', '/lending/tenants', { name: 'Past Ltd' });
+    const path = `/lending/tenants/${tenant.body.tenantId}/api-keys`;
+    for (const expiresAt of [new Date(Date.now() - 60_000).toISOString(), '2001-01-01T00:00:00Z']) {
+      const refused = await admin<{ error: { fields: { field: string }[] } }>('POST', path, {
+        permissions: ['front_office'],
+        expiresAt,
+      });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.fields.map((f) => f.field)).toEqual(['expiresAt']);
+    }
+  });
+
   it('work until they expire or are revoked', async () => {
     const tenant = await admin<CreatedTenant>('POST', '/lending/tenants', { name: 'Expiry Ltd' });
     const issued = await admin<{ keyId: string; apiKey: string }>(

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computeChecksum } from '../../domain/collect/checksum.ts';
+import { createCreditProduct } from '../lending/products-support.ts';
+import { completeDetails, createLendingTenant, lendingCall, registerCustomer } from '../lending/support.ts';
 import { enrolUser, openBankingClient } from '../support/openbanking-client.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { type RawAnswer, type RawRequest, rawRequest, showsInternals } from '../support/raw-http.ts';
@@ -7,8 +9,10 @@ import { type RawAnswer, type RawRequest, rawRequest, showsInternals } from '../
 /**
  * The fuzz suite (issue 13, item 4): every operation of every service's OpenAPI document, called with
  * valid credentials, receives a bounded, seeded set of malformed requests (wrong types, missing and
- * extra fields, NUL bytes, huge strings, bad percent-encoding, malformed JSON/form/multipart bodies,
- * odd and repeated headers, bad path parameters). No answer may be a 5xx or show internals (stack
+ * extra fields, NUL bytes, lone UTF-16 surrogates (issue 20), huge strings, bad percent-encoding,
+ * malformed JSON/form/multipart bodies, odd and repeated headers, bad path parameters). Lending's
+ * operations act on a real customer and a real loan of its, so a value that reaches a loan's workflow
+ * and its read model is tried there too. No answer may be a 5xx or show internals (stack
  * frames, file paths), and every refusal is in the platform's error shape (JSON `error`, one-touch
  * `status: "ERR"`, collect `ERR=` text, or an HTML error page). FUZZ_SEED replays another selection.
  */
@@ -115,6 +119,9 @@ const BAD_BODIES: { label: string; headers: [string, string][]; body: string | B
   { label: 'JSON null', headers: [['content-type', JSON_TYPE]], body: 'null' },
   { label: 'JSON number', headers: [['content-type', JSON_TYPE]], body: '1e999' },
   { label: 'JSON string', headers: [['content-type', JSON_TYPE]], body: '"\\u0000"' },
+  { label: 'lone surrogate JSON string', headers: [['content-type', JSON_TYPE]], body: '"x\\ud800y"' },
+  { label: 'lone surrogate JSON key', headers: [['content-type', JSON_TYPE]], body: '{"\\udc00":1}' },
+  { label: 'NUL escape JSON key', headers: [['content-type', JSON_TYPE]], body: '{"a\\u0000":1}' },
   { label: 'empty JSON', headers: [['content-type', JSON_TYPE]], body: '' },
   {
     label: 'deep JSON',
@@ -152,6 +159,11 @@ const BAD_BODIES: { label: string; headers: [string, string][]; body: string | B
     label: 'NUL form',
     headers: [['content-type', FORM_TYPE]],
     body: 'PAGE=credit%00paydirect&ENCODED=a%00b&URL_OK=%00&TOKEN=%00',
+  },
+  {
+    label: 'lone surrogate form',
+    headers: [['content-type', FORM_TYPE]],
+    body: 'ENCODED=%ED%A0%80&A=%ED%B0%80',
   },
   {
     label: 'proto form',
@@ -221,6 +233,10 @@ const credentials = {
   userHash: '',
   adminHash: '',
   userToken: '',
+  lendingKey: '',
+  lendingToken: '',
+  lendingCustomerId: '',
+  lendingLoanId: '',
 };
 const documents: Record<string, OpenApiDocument> = {};
 
@@ -239,10 +255,25 @@ beforeAll(async () => {
     headers: { 'x-user-hash': credentials.userHash },
   });
   credentials.userToken = token.body.token;
-  for (const service of ['messaging', 'collect', 'openbanking']) {
+  const tenant = await createLendingTenant(platform);
+  await createCreditProduct(platform, tenant.tenantId, { name: 'Car loan', secured: true });
+  credentials.lendingKey = tenant.keys.all;
+  const customer = await registerCustomer(platform, tenant, completeDetails());
+  credentials.lendingToken = customer.token;
+  credentials.lendingCustomerId = customer.customerId;
+  const loan = await lendingCall<{ loanId: string }>(platform, 'POST', '/Customer/Loans/Create', {
+    key: tenant.keys.frontOffice,
+    token: customer.token,
+    body: { productName: 'Car loan', amount: '5000', term: 12 },
+  });
+  if (loan.status !== 201)
+    throw new Error(`Customer/Loans/Create: ${loan.status} ${JSON.stringify(loan.body)}`);
+  credentials.lendingLoanId = String(loan.body.loanId);
+  for (const service of SERVICES) {
     documents[service] = (await (await fetch(`${platform.apiUrl}/${service}/openapi.json`)).json()) as never;
   }
 });
+const SERVICES = ['messaging', 'collect', 'openbanking', 'lending'] as const;
 let requestsSent = 0;
 afterAll(async () => {
   if (requestsSent > 0) console.log(`fuzz: ${requestsSent} requests sent in all (seed ${SEED})`);
@@ -346,13 +377,10 @@ interface FuzzCase {
 }
 
 /** The credentials of an operation: the first alternative of its `security` that this suite holds. */
-function credentialHeaders(
-  service: string,
-  document: OpenApiDocument,
-  op: OperationObject,
-): [string, string][] {
-  if (service !== 'openbanking') return [];
+function credentialHeaders(document: OpenApiDocument, op: OperationObject): [string, string][] {
   const byScheme: Record<string, [string, string]> = {
+    lenderApiKey: ['lender_ApiKey', credentials.lendingKey],
+    lenderUserAuthToken: ['lender_UserAuthToken', credentials.lendingToken],
     agentHash: ['x-agent-hash', credentials.agentHash],
     userHash: ['x-user-hash', credentials.userHash],
     publicHash: ['x-public-hash', credentials.publicHash],
@@ -376,7 +404,7 @@ function casesOf(
   const parameters = op.parameters ?? [];
   const baseQuery: Record<string, string> = {};
   const basePath: Record<string, string> = {};
-  const baseHeaders: [string, string][] = credentialHeaders(service, document, op);
+  const baseHeaders: [string, string][] = credentialHeaders(document, op);
   for (const parameter of parameters) {
     const value = text(parameter.example ?? sample(document, parameter.schema));
     if (parameter.in === 'query') baseQuery[parameter.name] = encodeURIComponent(value);
@@ -384,6 +412,10 @@ function casesOf(
     else if (parameter.in === 'header' && parameter.required) baseHeaders.push([parameter.name, value]);
   }
   if (service === 'messaging') baseQuery.at = credentials.messagingToken;
+  if (service === 'lending') {
+    if ('loanId' in basePath) basePath.loanId = credentials.lendingLoanId;
+    if ('customerId' in basePath) basePath.customerId = credentials.lendingCustomerId;
+  }
   const signed = 'ENCODED' in baseQuery;
   if (signed) Object.assign(baseQuery, packetParams(basePacket()));
   if ('APPID' in baseQuery) baseQuery.APPID = credentials.oneTouchAppId;
@@ -471,7 +503,7 @@ function casesOf(
     for (const value of random.pick(BAD_URL_VALUES, 3))
       cases.push(build(`at=${value.slice(0, 30)}`, { query: { at: value } }));
   }
-  for (const [name] of credentialHeaders(service, document, op)) {
+  for (const [name] of credentialHeaders(document, op)) {
     for (const value of random.pick(BAD_HEADER_VALUES, 2)) {
       cases.push(
         build(`credential ${name}=${value.slice(0, 20)}`, {
@@ -492,6 +524,7 @@ function casesOf(
       body: JSON.stringify(value),
     });
     cases.push(build('empty object', { body: json({}) }));
+    cases.push(build('lone surrogate in every string', { body: json(everyString(baseBody, 'a\ud800b')) }));
     cases.push(build('extra fields', { body: json({ ...baseBody, unexpected: 'x', __proto__x: { a: 1 } }) }));
     const fields = Object.keys(baseBody);
     for (const field of random.pick(fields, 4)) {
@@ -505,6 +538,11 @@ function casesOf(
         [`${field} as array`, { ...baseBody, [field]: [null] }],
         [`${field} null`, { ...baseBody, [field]: null }],
         [`lone surrogate in ${field}`, { ...baseBody, [field]: '\ud800x' }],
+        [
+          `lone surrogates in ${field}'s strings`,
+          { ...baseBody, [field]: everyString(baseBody[field], 'x\udc00') },
+        ],
+        [`NUL in ${field}'s strings`, { ...baseBody, [field]: everyString(baseBody[field], 'x\u0000') }],
       ];
       for (const [label, body] of random.pick(variants, 3)) cases.push(build(label, { body: json(body) }));
     }
@@ -518,6 +556,14 @@ function casesOf(
     cases.push(build(`headers: ${odd.label}`, { headers: odd.headers }));
 
   return [build('baseline'), ...random.pick(cases, PER_OPERATION - 1)];
+}
+
+/** `value` with `suffix` added to each string inside it (keys kept). */
+function everyString(value: unknown, suffix: string): unknown {
+  if (typeof value === 'string') return `${value}${suffix}`;
+  if (Array.isArray(value)) return value.map((item) => everyString(item, suffix));
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, everyString(item, suffix)]));
 }
 
 /** Whether a refusal is in one of the platform's error shapes. */
@@ -564,7 +610,7 @@ async function runAll(cases: FuzzCase[]) {
 }
 
 describe('fuzz: every documented operation, malformed requests', () => {
-  for (const service of ['messaging', 'collect', 'openbanking']) {
+  for (const service of SERVICES) {
     it(`${service}: no 5xx, no internals, every refusal in the error shape`, async () => {
       const document = documents[service] as OpenApiDocument;
       const cases = Object.entries(document.paths).flatMap(([path, item]) =>
@@ -580,7 +626,7 @@ describe('fuzz: every documented operation, malformed requests', () => {
       );
       for (const failure of failures.slice(0, 40)) console.log(JSON.stringify(failure));
       expect(failures.slice(0, 40)).toEqual([]);
-    }, 120_000);
+    }, 300_000);
   }
 });
 
@@ -624,6 +670,78 @@ describe('malformed input: 4xx in the error shape of the service', () => {
       fields: [{ field: 'message', message: 'the value contains a NUL byte' }],
     });
     expect(body.status).toBe(400);
+  });
+
+  it('a lone UTF-16 surrogate anywhere is 400 malformed_request naming the field, in every service', async () => {
+    const lending: [string, string][] = [
+      ['lender_ApiKey', credentials.lendingKey],
+      ['lender_UserAuthToken', credentials.lendingToken],
+      ['content-type', 'application/json'],
+    ];
+    const loanPath = `/lending/PublicApi/v7-12/Customer/Loans/${credentials.lendingLoanId}`;
+    const cases: [RawRequest, string, string][] = [
+      // JSON escapes: JSON.parse makes a lone surrogate of each; jsonb would refuse it.
+      [
+        {
+          method: 'POST',
+          target: `${loanPath}/Collaterals`,
+          headers: lending,
+          body: '{"description":"x\\ud800y"}',
+        },
+        'description',
+        'the value is not well-formed Unicode (a lone UTF-16 surrogate)',
+      ],
+      [
+        {
+          method: 'PUT',
+          target: `${loanPath}/CoApplicant`,
+          headers: lending,
+          body: '{"firstName":"A","lastName":"B","address":{"city":"\\udfffx"}}',
+        },
+        'address.city',
+        'the value is not well-formed Unicode (a lone UTF-16 surrogate)',
+      ],
+      [
+        { method: 'POST', target: `${loanPath}/Collaterals`, headers: lending, body: '{"a\\ud800":1}' },
+        'a\ufffd',
+        'the name is not well-formed Unicode (a lone UTF-16 surrogate)',
+      ],
+      [
+        { method: 'POST', target: `${loanPath}/Collaterals`, headers: lending, body: '{"a":["\\u0000"]}' },
+        'a.0',
+        'the value contains a NUL byte',
+      ],
+      [
+        {
+          method: 'POST',
+          target: `/messaging/sms?at=${credentials.messagingToken}`,
+          headers: [['content-type', 'application/json']],
+          body: '{"to":"+359888123456","from":"+359888000111","message":"\\ud83d"}',
+        },
+        'message',
+        'the value is not well-formed Unicode (a lone UTF-16 surrogate)',
+      ],
+    ];
+    for (const [request, field, message] of cases) {
+      const answer = await send(request);
+      expect({ target: request.target, status: answer.status, error: json(answer).error }).toEqual({
+        target: request.target,
+        status: 400,
+        error: {
+          code: 'malformed_request',
+          message: 'The request is malformed',
+          fields: [{ field, message }],
+        },
+      });
+    }
+    // A well-formed pair (an emoji) is accepted.
+    const emoji = await send({
+      method: 'POST',
+      target: `${loanPath}/Collaterals`,
+      headers: lending,
+      body: '{"kind":"vehicle","description":"car \\ud83d\\ude97","value":"9500.00"}',
+    });
+    expect(emoji.status).toBe(200);
   });
 
   it('a NUL byte inside a signed ePay packet is ERR=BAD_ENCODED text', async () => {

@@ -178,6 +178,16 @@ describe('webhook delivery', () => {
     }
   });
 
+  it('ends at once, failed after one attempt, when the outbound-URL policy refuses the destination', async () => {
+    const id = await deliver(eventFor('http://10.0.0.7/hook'));
+    const delivery = await finishedDelivery(id);
+    expect(delivery.status).toBe('failed');
+    expect(delivery.attemptCount).toBe(1);
+    expect(delivery.attempts).toEqual([
+      expect.objectContaining({ statusCode: null, error: 'refused_by_policy' }),
+    ]);
+  });
+
   it('records an unreachable receiver as an attempt without status code', async () => {
     const receiver = await startReceiver();
     const url = receiver.url;

@@ -138,7 +138,8 @@ describe('attempt time: a name that resolves inside is refused on its resolved a
         format: 'standard-webhooks' as const,
         requestTimeoutMs: 2000,
       });
-      expect(outcome).toEqual({ ok: false, statusCode: null, retryAfterMs: null });
+      // Permanent: the delivery workflow ends it at once instead of retrying for days.
+      expect(outcome).toEqual({ ok: false, statusCode: null, retryAfterMs: null, permanent: true });
       expect(receiver.requests).toHaveLength(0);
 
       // What the tenant reads: the coarse outcome, no address, no port.

@@ -1,4 +1,11 @@
-import { ActivityFailure, ApplicationFailure, patched, proxyActivities } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  log,
+  patched,
+  proxyActivities,
+  upsertMemo,
+} from '@temporalio/workflow';
 import type { CollectActivities } from '../../activities/collect/index.ts';
 import { settlementChannels } from '../../domain/collect/ledger.ts';
 import {
@@ -20,6 +27,7 @@ import type {
   SettlementSource,
 } from '../../domain/collect/processes.ts';
 import { formatPayTime } from '../../domain/epay-time.ts';
+import { dataRefusalOf } from '../../domain/permanent-failures.ts';
 
 // The state and the steps of one obligation workflow (workflows/collect/obligation.ts). Replay safety:
 // running obligations replay through these methods, so each keeps the awaits of the code it came from
@@ -84,6 +92,8 @@ export class Obligation {
   /** A capture or void is under way: other card operations wait, and so does the expiry. */
   acquirerBusy = false;
   private paid: { amountMinor: number; payTime: string; stan: string; bcode: string } | undefined;
+  /** A payment is being recorded (settle): the main loop waits for it before it decides the end. */
+  settling = false;
   /** DENIED by the card: the decline reason. */
   private reason: string | undefined;
   /** SAVECARD=1: the card saved once the acquirer approved it (told to the merchant). */
@@ -360,21 +370,39 @@ export class Obligation {
     bcode: string,
     source: SettlementSource,
   ): Promise<ObligationOutcome> {
+    const before = { status: this.status, paid: this.paid };
     this.status = 'PAID';
+    this.settling = true;
     const now = new Date();
     const paid = { amountMinor, payTime: formatPayTime(now), stan, bcode };
     this.paid = paid;
     await this.reserved;
-    await recordObligationStatus({
-      idn: this.input.idn,
-      status: this.status,
-      paidAmountMinor: amountMinor,
-      payTime: paid.payTime,
-      stan,
-      bcode,
-      source,
-      at: now.toISOString(),
-    });
+    try {
+      await recordObligationStatus({
+        idn: this.input.idn,
+        status: this.status,
+        paidAmountMinor: amountMinor,
+        payTime: paid.payTime,
+        stan,
+        bcode,
+        source,
+        at: now.toISOString(),
+      });
+    } catch (error) {
+      // The database refuses the payment's data for good (issue 20): not paid, the refusal kept and
+      // answered (ERR=BAD_FIELD); the obligation stays open for its next payment.
+      const refused = dataRefusalOf(error);
+      if (refused === undefined) throw error;
+      Object.assign(this, before);
+      upsertMemo({ lastRefusal: { at: new Date().toISOString(), reason: refused } });
+      log.warn('the database refused a payment of the obligation: not paid', {
+        idn: this.input.idn,
+        refused,
+      });
+      return refuse(ObligationRefusal.badField, refused);
+    } finally {
+      this.settling = false;
+    }
     return this.outcome();
   }
 

@@ -25,15 +25,19 @@ export async function collectObligation(input: ObligationInput): Promise<Obligat
   if (input.kind === 'card_charge') void obligation.chargeOnce();
   if (input.kind === 'payout_provider') await obligation.creditProviderAccount();
 
-  while (obligation.isOpen()) {
-    const deadline = obligation.expiresAtMs;
-    const remainingMs = deadline - Date.now();
-    if (remainingMs <= 0) break;
-    // Wakes on a final state, a moved expiry (re-armed with the new one) or the deadline.
-    await condition(() => !obligation.isOpen() || obligation.expiresAtMs !== deadline, remainingMs);
+  for (;;) {
+    while (obligation.isOpen()) {
+      const deadline = obligation.expiresAtMs;
+      const remainingMs = deadline - Date.now();
+      if (remainingMs <= 0) break;
+      // Wakes on a final state, a moved expiry (re-armed with the new one) or the deadline.
+      await condition(() => !obligation.isOpen() || obligation.expiresAtMs !== deadline, remainingMs);
+    }
+    // A capture or void under way decides the outcome before the expiry does; so does a payment
+    // being recorded, which the database may refuse (issue 20): then the obligation is open again.
+    await condition(() => !obligation.acquirerBusy && !obligation.settling);
+    if (!obligation.isOpen() || obligation.expiresAtMs <= Date.now()) break;
   }
-  // A capture or void under way decides the outcome before the expiry does.
-  await condition(() => !obligation.acquirerBusy);
   if (obligation.isOpen()) await obligation.expire();
 
   // A handler still writing the read model finishes before the merchant hears of it.

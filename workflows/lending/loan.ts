@@ -1,11 +1,12 @@
 import {
+  ApplicationFailure,
   allHandlersFinished,
   condition,
   continueAsNew,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import { isClosed, type LoanStatus } from '../../domain/lending/loan-lifecycle.ts';
+import { isClosed, LoanRefusal, type LoanStatus } from '../../domain/lending/loan-lifecycle.ts';
 import type { LoanInput } from '../../domain/lending/loan-process.ts';
 import { nextServicingMoment } from '../../domain/lending/servicing.ts';
 import { BusinessStatus } from '../../domain/search-attributes.ts';
@@ -29,6 +30,9 @@ import { handleSubmissions } from './loan/submissions.ts';
  * next due date (and grace), goes Past Due and back by its repayments (Updates), is Repaid when all is
  * paid, and continues as new when its history grows.
  */
+const isDataRefused = (error: unknown) =>
+  error instanceof ApplicationFailure && error.type === LoanRefusal.dataRefused;
+
 export async function lendingLoan(input: LoanInput): Promise<LoanStatus> {
   const state = new LoanState(input);
   const { loan, settings } = state;
@@ -79,11 +83,17 @@ export async function lendingLoan(input: LoanInput): Promise<LoanStatus> {
     else if (wait > 0) await condition(woken, wait);
     const request = state.submitted;
     state.submitted = undefined;
-    if (request) await decide(state, request);
-    if (chargeAt !== null && Date.now() >= chargeAt) await autocharge(state);
-    if (loan.servicing && dueAt !== null && Date.now() >= dueAt) {
-      const moved = assess(state);
-      await state.record(moved ? { by: { role: 'system' }, comments: moved } : undefined);
+    try {
+      if (request) await decide(state, request);
+      if (chargeAt !== null && Date.now() >= chargeAt) await autocharge(state);
+      if (loan.servicing && dueAt !== null && Date.now() >= dueAt) {
+        const moved = assess(state);
+        await state.record(moved ? { by: { role: 'system' }, comments: moved } : undefined);
+      }
+    } catch (error) {
+      // A change the database refused is undone and kept as the loan's last refusal (state.record):
+      // the loan goes on taking its operations.
+      if (!isDataRefused(error)) throw error;
     }
     if (historyLong()) {
       // Every running Update answers, every Signal is handled and every gateway call of a submission has

@@ -16,6 +16,7 @@ import {
   type MessageDeliveryInput,
   messageWorkflowId,
 } from '../../domain/messaging/processes.ts';
+import { dataRefusalOf } from '../../domain/permanent-failures.ts';
 import { BusinessStatus } from '../../domain/search-attributes.ts';
 import { sendWebhook } from '../webhooks/send.ts';
 
@@ -152,12 +153,18 @@ export async function messageDelivery(input: MessageDeliveryInput): Promise<Mess
     error = receipt?.errorCode;
   }
   upsertSearchAttributes([{ key: BusinessStatus, value: status }]);
-  const doneAt = await (shorter ? recordMessageOutcomeLocally : recordMessageOutcome)({
-    messageId: input.messageId,
-    status,
-    error,
-    doneAt: receipt?.doneAt,
-  });
+  const recordOutcome = shorter ? recordMessageOutcomeLocally : recordMessageOutcome;
+  let doneAt: string;
+  try {
+    doneAt = await recordOutcome({ messageId: input.messageId, status, error, doneAt: receipt?.doneAt });
+  } catch (failure) {
+    // The carrier's words (its error code) are text the database refuses for good (issue 20): the
+    // outcome is recorded with the refusal as its error, instead of being retried for ever.
+    const refused = dataRefusalOf(failure);
+    if (refused === undefined) throw failure;
+    error = `the delivery receipt could not be recorded: ${refused}`;
+    doneAt = await recordOutcome({ messageId: input.messageId, status, error });
+  }
 
   if (input.dlrUrl) {
     await sendWebhook({

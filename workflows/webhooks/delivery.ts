@@ -12,7 +12,8 @@ const { completeWebhookDelivery } = proxyActivities<WebhookActivities>({
 
 /**
  * One event to one endpoint, attempt after attempt along the retry schedule, until the receiver
- * answers 2xx (delivered) or the schedule is exhausted (failed). A receiver's Retry-After can
+ * answers 2xx (delivered), the schedule is exhausted or the outbound-URL policy refuses the
+ * destination (failed). A receiver's Retry-After can
  * lengthen a wait. Each attempt is signed afresh and recorded by the attempt activity.
  */
 export async function webhookDelivery(input: WebhookDeliveryInput): Promise<WebhookDeliveryStatus> {
@@ -31,6 +32,8 @@ export async function webhookDelivery(input: WebhookDeliveryInput): Promise<Webh
       requestTimeoutMs: input.requestTimeoutMs,
     });
     if (outcome.ok) return finish(input.deliveryId, 'delivered', attempt);
+    // Refused by the outbound-URL policy: no later attempt can succeed (decision 0027).
+    if (outcome.permanent) return finish(input.deliveryId, 'failed', attempt);
 
     const wait = delayBeforeNextAttempt(input.retryScheduleMs, attempt - first + 1, outcome.retryAfterMs);
     if (wait === undefined) return finish(input.deliveryId, 'failed', attempt);

@@ -144,7 +144,14 @@ async function sendForProcessing(
   }
   // Refuses a second Process from here on; the request is in the history, then the bureau is asked.
   state.deciding = true;
-  const recorded = await state.record({ by, comments: comments ?? 'sent for processing' });
+  let recorded: LoanSnapshot;
+  try {
+    recorded = await state.record({ by, comments: comments ?? 'sent for processing' });
+  } catch (error) {
+    // Not on record (the database refused it): Process may be asked again.
+    state.deciding = false;
+    throw error;
+  }
   const before = state.decisions;
   state.submitted = { applicant, by, comments };
   if (patched('lending-process-answers-at-once')) return recorded;

@@ -1,4 +1,4 @@
-import { ApplicationFailure, upsertSearchAttributes } from '@temporalio/workflow';
+import { ApplicationFailure, log, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
 import {
   type LoanFacts,
   type LoanOperation,
@@ -17,6 +17,7 @@ import {
   type LoanStatusChange,
 } from '../../../domain/lending/loan-process.ts';
 import type { LoanServicing } from '../../../domain/lending/servicing.ts';
+import { dataRefusalOf } from '../../../domain/permanent-failures.ts';
 import { BusinessStatus } from '../../../domain/search-attributes.ts';
 import { recordLoan } from './activities.ts';
 
@@ -58,11 +59,16 @@ export class LoanState {
   settling = 0;
   /** The first record of the loan (what loanCreated answers). */
   created: Promise<LoanSnapshot> | undefined;
+  /** The loan as last recorded: what a change the database refuses is undone to. */
+  private recorded: LoanSnapshot | undefined;
+  /** The database's last refusal of a change of this loan (also in the workflow's memo). */
+  lastRefusal: { at: string; version: number; reason: string } | undefined;
 
   constructor(readonly input: LoanInput) {
     this.settings = input.servicing ?? defaultServicingSettings;
     this.loan = input.continued?.loan ?? newLoan(input);
     this.collateralsAdded = input.continued?.collateralsAdded ?? 0;
+    if (input.continued) this.recorded = copyOf(this.loan);
   }
 
   facts(extra: LoanFacts = {}): LoanFacts {
@@ -93,17 +99,44 @@ export class LoanState {
     return true;
   }
 
-  /** Records the loan as it now is (and its status change, if any); answers what was recorded. */
+  /**
+   * Records the loan as it now is (and its status change, if any); answers what was recorded. A change
+   * the database refuses for good (`DataRefused`, issue 20) is undone: the loan goes back to what was
+   * last recorded, the refusal is kept with its reason (`lastRefusal`, the memo, the log), and the
+   * operation fails with `data_refused` (the API's 422); the loan takes its next operation.
+   */
   async record(change?: Omit<LoanStatusChange, 'at' | 'status'>): Promise<LoanSnapshot> {
     this.loan.version += 1;
     const snapshot = copyOf(this.loan);
     const at = new Date().toISOString();
-    await recordLoan({
-      snapshot,
-      at,
-      ...(change ? { change: { ...change, status: snapshot.status, at } } : {}),
-    });
+    try {
+      await recordLoan({
+        snapshot,
+        at,
+        ...(change ? { change: { ...change, status: snapshot.status, at } } : {}),
+      });
+    } catch (error) {
+      const reason = dataRefusalOf(error);
+      if (reason === undefined) throw error;
+      return this.undo(snapshot.version, reason);
+    }
+    if (!this.recorded || this.recorded.version < snapshot.version) this.recorded = snapshot;
     return snapshot;
+  }
+
+  /** Undoes the changes since the last record and fails the operation with the database's refusal. */
+  private undo(version: number, reason: string): never {
+    const { loan } = this;
+    const before = this.recorded ? copyOf(this.recorded) : undefined;
+    if (before) {
+      for (const key of Object.keys(loan) as (keyof LoanSnapshot)[]) if (!(key in before)) delete loan[key];
+      Object.assign(loan, before);
+      upsertSearchAttributes([{ key: BusinessStatus, value: loan.status }]);
+    }
+    this.lastRefusal = { at: now(), version, reason };
+    upsertMemo({ lastRefusal: this.lastRefusal });
+    log.warn('the database refused a change of the loan: undone', { loanId: loan.loanId, version, reason });
+    return refuse(LoanRefusal.dataRefused, reason);
   }
 
   copy(): LoanSnapshot {
