@@ -18,9 +18,12 @@ const CONDITIONS: Record<string, string> = {
   '22003': 'numeric_value_out_of_range',
   '22007': 'invalid_datetime_format',
   '22008': 'datetime_field_overflow',
+  '22012': 'division_by_zero',
   '22021': 'character_not_in_repertoire',
   '22P02': 'invalid_text_representation',
   '22P05': 'untranslatable_character',
+  '22030': 'duplicate_json_object_key_value',
+  '22032': 'invalid_json_text',
   '23502': 'not_null_violation',
   '23503': 'foreign_key_violation',
   '23505': 'unique_violation',
@@ -64,6 +67,18 @@ export interface DatabaseErrorFields {
   routine?: string;
 }
 
+/** `SQLSTATE <code> <condition> (table "…", column "…", type "…", constraint "…")`: names, never a value. */
+export function sqlStateDescription(fields: DatabaseErrorFields): string {
+  const condition = CONDITIONS[fields.code] ?? CLASSES[fields.code.slice(0, 2)] ?? 'error';
+  const names = [
+    fields.table_name && `table "${fields.table_name}"`,
+    fields.column_name && `column "${fields.column_name}"`,
+    fields.data_type_name && `type "${fields.data_type_name}"`,
+    fields.constraint_name && `constraint "${fields.constraint_name}"`,
+  ].filter(Boolean);
+  return `SQLSTATE ${fields.code} ${condition}${names.length > 0 ? ` (${names.join(', ')})` : ''}`;
+}
+
 /** A PostgreSQL error as the platform passes it on: its SQLSTATE and the names, never a value. */
 export class DatabaseError extends Error implements DatabaseErrorFields {
   readonly code: string;
@@ -76,14 +91,7 @@ export class DatabaseError extends Error implements DatabaseErrorFields {
   declare readonly routine?: string;
 
   constructor(fields: DatabaseErrorFields) {
-    const condition = CONDITIONS[fields.code] ?? CLASSES[fields.code.slice(0, 2)] ?? 'error';
-    const names = [
-      fields.table_name && `table "${fields.table_name}"`,
-      fields.column_name && `column "${fields.column_name}"`,
-      fields.data_type_name && `type "${fields.data_type_name}"`,
-      fields.constraint_name && `constraint "${fields.constraint_name}"`,
-    ].filter(Boolean);
-    super(`SQLSTATE ${fields.code} ${condition}${names.length > 0 ? ` (${names.join(', ')})` : ''}`);
+    super(sqlStateDescription(fields));
     this.name = 'DatabaseError';
     Object.assign(this, fields);
     this.code = fields.code;

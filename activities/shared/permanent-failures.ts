@@ -1,4 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
+import { sqlStateDescription } from '../../db/query-errors.ts';
 import { DATA_REFUSED } from '../../domain/permanent-failures.ts';
 
 /**
@@ -11,23 +12,6 @@ import { DATA_REFUSED } from '../../domain/permanent-failures.ts';
  */
 const RETRYABLE_IN_CLASS_23 = new Set(['23505', '23P01']);
 
-/** Condition names of the SQLSTATEs most often met (the rest are named by their class). */
-const CONDITIONS: Record<string, string> = {
-  '22001': 'string_data_right_truncation',
-  '22003': 'numeric_value_out_of_range',
-  '22007': 'invalid_datetime_format',
-  '22008': 'datetime_field_overflow',
-  '22012': 'division_by_zero',
-  '22021': 'character_not_in_repertoire',
-  '22P02': 'invalid_text_representation',
-  '22P05': 'untranslatable_character',
-  '22030': 'duplicate_json_object_key_value',
-  '22032': 'invalid_json_text',
-  '23502': 'not_null_violation',
-  '23503': 'foreign_key_violation',
-  '23514': 'check_violation',
-};
-
 interface DatabaseErrorFields {
   code?: unknown;
   constraint?: unknown;
@@ -36,18 +20,24 @@ interface DatabaseErrorFields {
   column_name?: unknown;
   table?: unknown;
   table_name?: unknown;
+  data_type_name?: unknown;
   cause?: unknown;
 }
 
-/** The first error of `error`'s cause chain carrying a SQLSTATE (postgres.js, PGlite, Drizzle's wrapper). */
+/**
+ * The deepest error of `error`'s cause chain carrying a SQLSTATE: the server's error (postgres.js,
+ * PGlite) or its value-free copy (db/query-errors.ts), which name the table, column and constraint,
+ * rather than a wrapper that carries only the code.
+ */
 function databaseErrorOf(error: unknown): DatabaseErrorFields | undefined {
+  let found: DatabaseErrorFields | undefined;
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current !== null && typeof current === 'object'; depth++) {
     const fields = current as DatabaseErrorFields;
-    if (typeof fields.code === 'string' && /^[0-9A-Z]{5}$/.test(fields.code)) return fields;
+    if (typeof fields.code === 'string' && /^[0-9A-Z]{5}$/.test(fields.code)) found = fields;
     current = fields.cause;
   }
-  return undefined;
+  return found;
 }
 
 /** The SQLSTATE of a database error anywhere in `error`'s cause chain. */
@@ -70,16 +60,13 @@ export function permanentFailureOf(error: unknown): ApplicationFailure | undefin
   const database = databaseErrorOf(error);
   const code = database?.code as string | undefined;
   if (!database || !code || !isPermanentSqlState(code)) return undefined;
-  const where = [
-    ['table', text(database.table, database.table_name)],
-    ['column', text(database.column, database.column_name)],
-    ['constraint', text(database.constraint, database.constraint_name)],
-  ]
-    .filter(([, name]) => name)
-    .map(([what, name]) => `${what} ${name}`);
-  const condition =
-    CONDITIONS[code] ?? (code.startsWith('22') ? 'data_exception' : 'integrity_constraint_violation');
-  const message = `the database refused the data: SQLSTATE ${code} ${condition}${where.length ? ` (${where.join(', ')})` : ''}`;
+  const message = `the database refused the data: ${sqlStateDescription({
+    code,
+    table_name: text(database.table, database.table_name),
+    column_name: text(database.column, database.column_name),
+    data_type_name: text(database.data_type_name),
+    constraint_name: text(database.constraint, database.constraint_name),
+  })}`;
   return ApplicationFailure.create({
     message,
     type: DATA_REFUSED,

@@ -62,7 +62,7 @@ describe('classifying database errors', () => {
       type: DATA_REFUSED,
       nonRetryable: true,
       message:
-        'the database refused the data: SQLSTATE 22P02 invalid_text_representation (table lending_loans, column collaterals)',
+        'the database refused the data: SQLSTATE 22P02 invalid_text_representation (table "lending_loans", column "collaterals")',
     });
     expect(permanentFailureOf(Object.assign(new Error('x'), { code: '23505' }))).toBeUndefined();
     expect(permanentFailureOf(new Error('connection closed'))).toBeUndefined();
