@@ -47,11 +47,11 @@ export async function changeUserPassword(
 
 /** User/ResetPassword with the one-time code of the e-mail. */
 export async function resetUserPassword(
-  { db }: Pick<UseCaseDeps, 'db'>,
+  { db, config }: Pick<UseCaseDeps, 'db' | 'config'>,
   tenantId: string,
   input: { code: string; newPassword: string },
 ): Promise<void> {
-  if (!(await resetPassword(db, tenantId, input))) {
+  if (!(await resetPassword(db, config, tenantId, input))) {
     throw new Refusal(400, 'invalid_reset_code', 'The reset code is not valid, was used or has expired', [
       { field: 'code', message: 'not valid, used or expired' },
     ]);
@@ -70,13 +70,14 @@ export async function requestPasswordReset(
 ): Promise<void> {
   const { db, config } = deps;
   const { login, confirmationUrl } = input;
-  if (confirmationUrl) await requireTenantSiteUrl(db, tenant.id, 'confirmationUrl', confirmationUrl);
+  if (confirmationUrl) await requireTenantSiteUrl(db, config, tenant.id, 'confirmationUrl', confirmationUrl);
   const user = await findUserByLogin(db, tenant.id, login);
   const customer = user?.customerId ? await readCustomer(db, tenant.id, user.customerId) : undefined;
   const recipient = customer?.details.email ?? (user && EMAIL.test(user.login) ? user.login : undefined);
   if (!user || !recipient) return;
   const { code, expiresAt } = await issuePasswordResetCode(
     db,
+    config,
     { tenantId: tenant.id, userId: user.id },
     config.LENDING_PASSWORD_RESET_TTL,
   );

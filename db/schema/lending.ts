@@ -190,7 +190,8 @@ export const lendingEmailOutbox = pgTable(
     kind: text('kind').notNull(),
     recipient: text('recipient').notNull(),
     subject: text('subject').notNull(),
-    body: text('body').notNull(),
+    /** Sealed (credentials/lending/sealed-mail.ts): it carries a one-time code; null once sent. */
+    body: text('body'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     sentAt: timestamp('sent_at', { withTimezone: true }),
     error: text('error'),

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { type AddressInfo, createServer } from 'node:net';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requireTenantSiteUrl } from '../../application/lending/tenant-site.ts';
 import { lendingEmailOutbox, lendingUsers, lendingUserTokens } from '../../db/schema/lending.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import {
@@ -63,6 +64,18 @@ const smtp = createServer((socket) => {
     }
   });
 });
+
+/** The text of the newest mail the SMTP server received for `recipient` (quoted-printable decoded). */
+const mailedText = (recipient: string) =>
+  eventually(async () => {
+    const sent = smtpMessages.findLast((message) => message.to.includes(recipient));
+    if (!sent) return undefined;
+    const body = sent.data.slice(sent.data.indexOf('\r\n\r\n') + 4);
+    return body
+      .replace(/=\r\n/g, '')
+      .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)))
+      .replace(/\r\n/g, '\n');
+  });
 
 beforeAll(async () => {
   await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
@@ -253,7 +266,9 @@ describe('password reset', () => {
         .where(eq(lendingEmailOutbox.id, mail!.id));
       return row?.sentAt ?? undefined;
     });
-    const link = /https:\/\/\S+/.exec(mail!.body)?.[0];
+    // Sent: the outbox forgot the sealed body; the code is in the mail only.
+    expect((await lastEmailTo(platform, tenant.tenantId, email))?.body).toBeNull();
+    const link = /https:\/\/\S+/.exec(await mailedText(email))?.[0];
     const url = new URL(link!);
     expect(url.host).toBe(tenant.domain);
     expect(url.searchParams.get('lang')).toBe('en');
@@ -303,14 +318,55 @@ describe('password reset', () => {
       key: tenant.keys.frontOffice,
       query: { login: customer.login },
     });
-    const mail = await lastEmailTo(platform, tenant.tenantId, customer.login);
-    const code = /\n([A-Za-z0-9_-]{43})\n/.exec(mail!.body)?.[1];
+    const code = /\n([A-Za-z0-9_-]{43})\n/.exec(await mailedText(customer.login))?.[1];
     expect(code).toBeDefined();
     const elsewhere = await lendingCall(platform, 'POST', '/User/ResetPassword', {
       key: otherTenant.keys.frontOffice,
       query: { newPassword: 'a password elsewhere', code: code! },
     });
     expect(elsewhere.status).toBe(400);
+  });
+
+  it('a tenant without a site domain cannot name a link; internal addresses are refused (decision 0027)', async () => {
+    const bare = await createLendingTenant(platform, { siteDomains: [] });
+    const customer = await registerCustomer(platform, bare);
+    const ask = (key: string, confirmationUrl: string) =>
+      lendingCall(platform, 'POST', '/User/RequestPasswordReset', {
+        key,
+        query: { login: customer.login, confirmationUrl },
+      });
+    for (const url of [
+      'https://attacker.example/steal',
+      'http://127.0.0.1:8080/reset',
+      'http://169.254.169.254/latest/meta-data',
+    ]) {
+      const refused = await ask(bare.keys.frontOffice, url);
+      expect(refused.status, url).toBe(400);
+      expect(refused.body.error?.fields?.[0]?.field).toBe('confirmationUrl');
+    }
+    expect(await lastEmailTo(platform, bare.tenantId, customer.login)).toBeUndefined();
+    // Without a URL the e-mail carries the code alone.
+    expect(
+      (
+        await lendingCall(platform, 'POST', '/User/RequestPasswordReset', {
+          key: bare.keys.frontOffice,
+          query: { login: customer.login },
+        })
+      ).status,
+    ).toBe(202);
+    expect(await lastEmailTo(platform, bare.tenantId, customer.login)).toBeDefined();
+  });
+
+  it('in production a link must be https, also on the tenant’s site domain', async () => {
+    const production = { PLATFORM_MODE: 'production' as const, OUTBOUND_URL_ALLOWLIST: [] };
+    const check = (url: string) =>
+      requireTenantSiteUrl(platform.db, production, tenant.tenantId, 'confirmationUrl', url);
+    await expect(check(`http://${tenant.domain}/reset`)).rejects.toMatchObject({
+      status: 400,
+      fields: [{ field: 'confirmationUrl', message: 'must be an https URL' }],
+    });
+    await expect(check(`https://${tenant.domain}/reset`)).resolves.toBeUndefined();
+    await expect(check('https://127.0.0.1/reset')).rejects.toMatchObject({ status: 400 });
   });
 
   it('lets a customer created by management set a first password', async () => {
@@ -332,8 +388,7 @@ describe('password reset', () => {
       key: tenant.keys.frontOffice,
       query: { login: 'made.by.management@example.com' },
     });
-    const mail = await lastEmailTo(platform, tenant.tenantId, 'made.by.management@example.com');
-    const code = /\n([A-Za-z0-9_-]{43})\n/.exec(mail!.body)?.[1];
+    const code = /\n([A-Za-z0-9_-]{43})\n/.exec(await mailedText('made.by.management@example.com'))?.[1];
     const reset = await lendingCall(platform, 'POST', '/User/ResetPassword', {
       key: tenant.keys.frontOffice,
       query: { newPassword: 'my first password', code: code! },
