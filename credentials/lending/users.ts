@@ -6,6 +6,7 @@ import { normalizeLogin } from '../../domain/lending/customers.ts';
 import type { LendingUser } from '../../domain/lending/tenancy.ts';
 import type { Config } from '../../platform/config.ts';
 import { decoyPasswordHash, hashPassword, verifyPassword } from '../shared/passwords.ts';
+import { forgetLoginFailures } from './login-throttle.ts';
 import { lendingDataKey } from './personal-data.ts';
 
 /**
@@ -179,7 +180,7 @@ export async function issuePasswordResetCode(
 
 /**
  * User/ResetPassword: a live, unused code of the tenant sets the password, uses up every code of the
- * user and signs the user out everywhere. False for an unknown, used or expired code.
+ * user, signs the user out everywhere and unlocks the login (login-throttle.ts). False for an unknown, used or expired code.
  */
 export async function resetPassword(
   db: Database,
@@ -207,11 +208,14 @@ export async function resetPassword(
       .update(lendingPasswordResets)
       .set({ usedAt: new Date() })
       .where(and(eq(lendingPasswordResets.userId, used.userId), isNull(lendingPasswordResets.usedAt)));
-    await tx
+    const [user] = await tx
       .update(lendingUsers)
       .set({ passwordHash, passwordChangedAt: new Date() })
-      .where(eq(lendingUsers.id, used.userId));
+      .where(eq(lendingUsers.id, used.userId))
+      .returning({ login: lendingUsers.login });
     await revokeTokens(tx, used.userId);
+    // A reset lifts the login's guessing block or lock.
+    if (user) await forgetLoginFailures(tx, config, tenantId, user.login);
     return true;
   });
 }

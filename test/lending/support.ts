@@ -71,6 +71,7 @@ export interface LendingRequest {
 export interface LendingAnswer<T = Record<string, unknown>> {
   status: number;
   body: T & { error?: { code: string; message: string; fields?: { field: string; message: string }[] } };
+  headers: Headers;
 }
 
 /** Calls a spec path of the lending platform over HTTP, as an integrator would. */
@@ -99,7 +100,7 @@ export async function lendingCall<T = Record<string, unknown>>(
   const body = (
     response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : {}
   ) as LendingAnswer<T>['body'];
-  return { status: response.status, body };
+  return { status: response.status, body, headers: response.headers };
 }
 
 /** Statuses in which a processed loan may still wait for the credit bureau's decision. */

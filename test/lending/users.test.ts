@@ -3,7 +3,12 @@ import { type AddressInfo, createServer } from 'node:net';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireTenantSiteUrl } from '../../application/lending/tenant-site.ts';
-import { lendingEmailOutbox, lendingUsers, lendingUserTokens } from '../../db/schema/lending.ts';
+import {
+  lendingEmailOutbox,
+  lendingLoginThrottles,
+  lendingUsers,
+  lendingUserTokens,
+} from '../../db/schema/lending.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import {
   completeDetails,
@@ -15,6 +20,7 @@ import {
 } from './support.ts';
 
 let platform: TestPlatform;
+const ADMIN_TOKEN = 'admin-token-for-lending-users-0123456789';
 let tenant: LendingTestTenant;
 let otherTenant: LendingTestTenant;
 
@@ -80,7 +86,7 @@ const mailedText = (recipient: string) =>
 beforeAll(async () => {
   await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
   const { port } = smtp.address() as AddressInfo;
-  platform = await startTestPlatform({ env: { LENDING_SMTP_URL: `smtp://127.0.0.1:${port}` } });
+  platform = await startTestPlatform({ env: { LENDING_SMTP_URL: `smtp://127.0.0.1:${port}`, ADMIN_TOKEN } });
   tenant = await createLendingTenant(platform);
   otherTenant = await createLendingTenant(platform);
 });
@@ -212,6 +218,93 @@ describe('User/Login', () => {
       .set({ expiresAt: new Date(Date.now() - 1) })
       .where(eq(lendingUserTokens.digest, createHash('sha256').update(customer.token).digest('hex')));
     expect((await details(customer.token)).status).toBe(401);
+  });
+});
+
+describe('User/Login guessing limits', () => {
+  /** Runs `check` with User/Login's limits set to `limits` (the API reads them when called). */
+  async function withLimits(limits: Partial<TestPlatform['config']>, check: () => Promise<void>) {
+    const saved = { ...platform.config };
+    Object.assign(platform.config, limits);
+    try {
+      await check();
+    } finally {
+      Object.assign(platform.config, saved);
+    }
+  }
+  const hour = 3_600_000;
+
+  it('backs off exponentially after the free failures, 429 with Retry-After, alike for an unknown login', async () => {
+    await withLimits(
+      {
+        LENDING_LOGIN_FREE_FAILURES: 2,
+        LENDING_LOGIN_BACKOFF: hour,
+        LENDING_LOGIN_BACKOFF_MAX: 4 * hour,
+        LENDING_LOGIN_LOCK_AFTER: 10,
+      },
+      async () => {
+        const customer = await registerCustomer(platform, tenant);
+        // A success forgets the failures before it.
+        const wrongly = (who: string) => login({ login: who, password: 'not the password at all' });
+        expect((await wrongly(customer.login)).status).toBe(401);
+        expect((await wrongly(customer.login)).status).toBe(401);
+        expect((await login(customer)).status).toBe(200);
+
+        const unknown = `nobody-${Date.now()}@example.com`;
+        for (const who of [customer.login, unknown]) {
+          const answers = [await wrongly(who), await wrongly(who), await wrongly(who)];
+          expect(answers.map((answer) => answer.status)).toEqual([401, 401, 401]);
+          // Blocked now, even for the right password: not checked, not counted.
+          const blocked = await login({ login: who, password: customer.password });
+          expect(blocked.status).toBe(429);
+          expect(blocked.body.error?.code).toBe('login_throttled');
+          const retryAfter = Number(blocked.headers.get('retry-after'));
+          expect(retryAfter).toBeGreaterThan(3500);
+          expect(retryAfter).toBeLessThanOrEqual(3600);
+        }
+        // The operator lifts the block; the right password works again.
+        const unlocked = await fetch(
+          `${platform.apiUrl}/admin/lending/tenants/${tenant.tenantId}/login-unlocks`,
+          {
+            method: 'POST',
+            headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ login: customer.login.toUpperCase() }),
+          },
+        );
+        expect(await unlocked.json()).toEqual({ unlocked: true });
+        expect((await login(customer)).status).toBe(200);
+        // The table names no login: rows are keyed digests.
+        const rows = await platform.db.select().from(lendingLoginThrottles);
+        expect(JSON.stringify(rows)).not.toContain(unknown);
+      },
+    );
+  });
+
+  it('locks after N failures until the password is reset', async () => {
+    await withLimits({ LENDING_LOGIN_FREE_FAILURES: 100, LENDING_LOGIN_LOCK_AFTER: 3 }, async () => {
+      const email = `locked-${Date.now()}@example.com`;
+      const customer = await registerCustomer(platform, tenant, completeDetails({ email }));
+      for (let failure = 0; failure < 3; failure++) {
+        expect((await login({ login: customer.login, password: 'not the password at all' })).status).toBe(
+          401,
+        );
+      }
+      const locked = await login(customer);
+      expect(locked.status).toBe(423);
+      expect(locked.body.error?.code).toBe('login_locked');
+
+      await lendingCall(platform, 'POST', '/User/RequestPasswordReset', {
+        key: tenant.keys.frontOffice,
+        query: { login: customer.login },
+      });
+      const code = /\n([A-Za-z0-9_-]{43})\n/.exec(await mailedText(email))?.[1];
+      const reset = await lendingCall(platform, 'POST', '/User/ResetPassword', {
+        key: tenant.keys.frontOffice,
+        query: { newPassword: 'unlocked by a reset', code: code! },
+      });
+      expect(reset.status).toBe(200);
+      expect((await login({ login: customer.login, password: 'unlocked by a reset' })).status).toBe(200);
+    });
   });
 });
 
