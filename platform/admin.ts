@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { listBalances } from '../activities/collect/ledger.ts';
 import { importStatementDocument } from '../activities/collect/statements.ts';
 import { listCreditProducts, saveCreditProduct } from '../application/lending/credit-products.ts';
+import { unlockLogin } from '../application/lending/users.ts';
 import { createDeskOperator } from '../credentials/collect/desk-operators.ts';
 import { createMerchant } from '../credentials/collect/merchants.ts';
 import { issueApiKey, LENDING_PERMISSIONS, revokeApiKey } from '../credentials/lending/api-keys.ts';
@@ -43,6 +44,7 @@ import { connectTemporal } from './runtime.ts';
  *   npm run admin -- lending:api-key --tenant ten_... --level front_office[,management,payment_options]
  *                    [--label "front site"] [--expires 2027-12-31]   a lender_ApiKey (shown once)
  *   npm run admin -- lending:revoke-key --key-id key_...
+ *   npm run admin -- lending:unlock-login --tenant ten_... --login <login>   lift User/Login's block or lock
  *   npm run admin -- lending:credit-product --tenant ten_... <product.json>   create or replace a credit
  *                    product (its Name inside the file; decision 0038)
  *   npm run admin -- lending:credit-products --tenant ten_...             a tenant's credit products
@@ -66,6 +68,7 @@ const USAGE = `usage:
   npm run admin -- lending:tenant --name "<tenant name>" [--domain <site domain>]... [--staging-domain <domain>]... [--state-management] [--multiple-offers] [--states CA,NY]
   npm run admin -- lending:api-key --tenant <tenantId> --level front_office|management|payment_options[,...] [--label <label>] [--expires <ISO date>]
   npm run admin -- lending:revoke-key --key-id <keyId>
+  npm run admin -- lending:unlock-login --tenant <tenantId> --login <login>
   npm run admin -- lending:credit-product --tenant <tenantId> <product JSON file>
   npm run admin -- lending:credit-products --tenant <tenantId>
   npm run admin -- lending:collect-merchant --tenant <tenantId> --min <D + 9 digits> --secret <merchant secret>`;
@@ -257,6 +260,12 @@ try {
     case 'lending:revoke-key': {
       if (!values['key-id']) throw new Error(`--key-id is required\n${USAGE}`);
       console.log((await revokeApiKey(database.db, values['key-id'])) ? 'revoked' : 'no such active key');
+      break;
+    }
+    case 'lending:unlock-login': {
+      if (!values.tenant || !values.login) throw new Error(`--tenant and --login are required\n${USAGE}`);
+      const { unlocked } = await unlockLogin({ db: database.db, config }, values.tenant, values.login);
+      console.log(unlocked ? 'unlocked' : 'the login was neither blocked nor locked');
       break;
     }
     case 'lending:credit-product': {

@@ -68,6 +68,8 @@ export function createSigningCodeActivities({ db, config, logger }: ActivityDeps
             to: phone,
             from: config.LENDING_MESSAGING_SENDER,
             message: signingCodeMessage(request.documentName, request.loanId, code, Math.round(ttl / 60_000)),
+            // The gateway keeps the text masked (issue 20): the code is in the SMS only.
+            containsCode: true,
           },
           `lending-signing-code-${request.tenantId}-${id}`,
         );

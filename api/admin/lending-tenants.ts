@@ -7,6 +7,7 @@ import {
   readTenant,
   revokeTenantApiKey,
 } from '../../application/lending/tenants.ts';
+import { unlockLogin } from '../../application/lending/users.ts';
 import { LENDING_PERMISSIONS } from '../../credentials/lending/api-keys.ts';
 import type { AppEnv } from '../shared/context.ts';
 import { errorResponses } from '../shared/errors.ts';
@@ -129,6 +130,24 @@ const revokeKeyRoute = createRoute({
   responses: { 204: { description: 'Revoked' }, ...errorResponses },
 });
 
+const unlockLoginRoute = createRoute({
+  method: 'post',
+  path: '/lending/tenants/{tenantId}/login-unlocks',
+  tags: ['Admin'],
+  summary: 'Lift User/Login’s block or lock of a login',
+  description:
+    'Forgets the failed logins of `login` in the tenant (docs/security.md): a blocked (429) or locked (423) ' +
+    'login may log in again. `unlocked` is false when it was neither.',
+  request: {
+    params: tenantParams,
+    body: jsonBody(z.object({ login: z.string().trim().min(1).max(200) })),
+  },
+  responses: {
+    200: { description: 'Done', content: json(z.object({ unlocked: z.boolean() })) },
+    ...errorResponses,
+  },
+});
+
 const addBranchOfficeRoute = createRoute({
   method: 'post',
   path: '/lending/tenants/{tenantId}/branch-offices',
@@ -173,6 +192,10 @@ export function registerLendingTenantAdminRoutes(app: OpenAPIHono<AppEnv>): void
   app.openapi(revokeKeyRoute, async (c) => {
     await revokeTenantApiKey(c.get('deps'), c.req.valid('param').keyId);
     return c.body(null, 204);
+  });
+  app.openapi(unlockLoginRoute, async (c) => {
+    const { tenantId } = c.req.valid('param');
+    return c.json(await unlockLogin(c.get('deps'), tenantId, c.req.valid('json').login), 200);
   });
   app.openapi(addBranchOfficeRoute, async (c) => {
     const { tenantId } = c.req.valid('param');

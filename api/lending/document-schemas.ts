@@ -40,6 +40,12 @@ export const documentErrorResponses = {
       'offer), `document_already_signed`, `document_declined`, `signing_code_not_sent`, `customer_phone_missing`',
     content: { 'application/json': { schema: errorBodySchema } },
   },
+  429: {
+    description:
+      '`sms_code_limit_reached` (ResendSmsCode): LENDING_SIGNING_CODE_SENDS_PER_HOUR codes were sent for this ' +
+      'loan this hour; retry after `Retry-After` seconds',
+    content: { 'application/json': { schema: errorBodySchema } },
+  },
   502: {
     description:
       '`sms_not_sent`: the messaging gateway did not accept the SMS (the previous code stays valid)',
@@ -57,5 +63,12 @@ export const signingCodeSentSchema = z
     sentTo: z.string().openapi({ description: 'The customer’s phone, masked', example: '+3598*****111' }),
     expiresAt: z.string(),
     attempts: z.number().int().openapi({ description: 'Wrong codes this code survives', example: 5 }),
+    sendsPerHour: z.number().int().openapi({
+      description:
+        'Codes ResendSmsCode sends for this loan in one clock hour (LENDING_SIGNING_CODE_SENDS_PER_HOUR)',
+      example: 5,
+    }),
+    sendsLeft: z.number().int().openapi({ description: 'Codes left in this hour', example: 4 }),
+    sendsResetAt: z.string().openapi({ description: 'When the next hour starts (ISO 8601)' }),
   })
   .openapi('SigningCodeSent');

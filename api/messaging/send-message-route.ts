@@ -34,6 +34,16 @@ const messageRequestSchema = z
         description: 'Where the delivery report is POSTed (signed, retried)',
         example: 'https://example.com/dlr',
       }),
+    containsCode: z
+      .boolean()
+      .optional()
+      .openapi({
+        description:
+          'The text carries a one-time code (a sign-in or signing code): it reaches the carrier as given, ' +
+          'but the gateway keeps and answers (GET /sms/{id}, GET /sms) only a masked text, every digit ' +
+          'replaced by `*`. Default false',
+        example: true,
+      }),
   })
   .openapi('MessageRequest');
 

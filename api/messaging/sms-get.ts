@@ -15,7 +15,10 @@ const messageSchema = z
       .openapi({ description: 'accepted → scheduled → sending → submitted → a final status' }),
     to: z.string(),
     from: z.string(),
-    message: z.string(),
+    message: z.string().openapi({ description: 'The text; masked (digits as `*`) when `containsCode`' }),
+    containsCode: z
+      .boolean()
+      .openapi({ description: 'The request flagged the text as carrying a one-time code' }),
     encoding: z.enum(['GSM-7', 'UCS-2', 'UTF-8']),
     parts: z.number().int(),
     scheduled: z.string().nullable(),

@@ -54,7 +54,10 @@ export function toErrorResponse(
   c: Context,
   logUnexpected: (error: unknown) => void,
 ): Response {
-  if (error instanceof Refusal) return c.json(error.body(), error.status);
+  if (error instanceof Refusal) {
+    if (error.retryAfterSeconds !== undefined) c.header('retry-after', String(error.retryAfterSeconds));
+    return c.json(error.body(), error.status);
+  }
   if (error instanceof HTTPException) {
     // Hono raises these for malformed bodies and similar protocol errors.
     const status = error.status as ContentfulStatusCode;

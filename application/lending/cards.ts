@@ -120,7 +120,7 @@ export async function createCard(
   input: NewCard,
 ): Promise<{ card: CardView; cardPage: CardPageForm & { method: 'POST' } }> {
   const merchant = await requireCollectMerchant(db, config, tenant.id);
-  if (input.returnUrl) await requireTenantSiteUrl(db, tenant.id, 'returnUrl', input.returnUrl);
+  if (input.returnUrl) await requireTenantSiteUrl(db, config, tenant.id, 'returnUrl', input.returnUrl);
   const [row] = await db
     .insert(lendingCards)
     .values({

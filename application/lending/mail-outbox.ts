@@ -1,14 +1,17 @@
 import { eq } from 'drizzle-orm';
 import { createTransport, type Transporter } from 'nodemailer';
+import { sealMailBody } from '../../credentials/lending/sealed-mail.ts';
 import { newRecordId } from '../../credentials/lending/tenants.ts';
 import { lendingEmailOutbox } from '../../db/schema/lending.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
 
 /**
  * E-mail to lending users (decision 0037). Every message is written to lending_email_outbox, the
- * record of what was sent (tests read it there); with LENDING_SMTP_URL it is also handed to that SMTP
- * server through nodemailer, after the answer (a slow server neither delays the caller nor tells it
- * whether the login exists), with the outcome written back (`sent_at` or `error`). The open-banking
+ * record of what was sent, its body sealed (credentials/lending/sealed-mail.ts: it carries a one-time
+ * code, which is never stored in clear); with LENDING_SMTP_URL it is also handed to that SMTP server
+ * through nodemailer, after the answer (a slow server neither delays the caller nor tells it whether
+ * the login exists), with the outcome written back (`sent_at`, and the sealed body dropped; or `error`,
+ * the body kept sealed). Without an SMTP server the sealed body stays (tests open it there). The open-banking
  * gateway's outbox (ob_email_outbox) is bound to its agents and users and could not take these rows.
  */
 
@@ -37,7 +40,9 @@ export async function sendUserMail(
 ): Promise<string> {
   const { db, config, logger } = deps;
   const messageId = newRecordId('eml');
-  await db.insert(lendingEmailOutbox).values({ id: messageId, ...mail });
+  await db
+    .insert(lendingEmailOutbox)
+    .values({ id: messageId, ...mail, body: sealMailBody(config, messageId, mail.body) });
   // The body carries a one-time code: log the message, never its body.
   logger.info(
     { kind: 'email', messageId, mailKind: mail.kind, tenantId: mail.tenantId },
@@ -56,7 +61,7 @@ export async function sendUserMail(
         () =>
           db
             .update(lendingEmailOutbox)
-            .set({ sentAt: new Date() })
+            .set({ sentAt: new Date(), body: null })
             .where(eq(lendingEmailOutbox.id, messageId)),
         (error: unknown) => {
           logger.warn(

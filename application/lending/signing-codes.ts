@@ -1,10 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { ActivityFailure, ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
-import { and, desc, eq, isNull, lt } from 'drizzle-orm';
+import { and, desc, eq, isNull, lt, sql } from 'drizzle-orm';
 import { signingCodeMatches } from '../../credentials/lending/signing-codes.ts';
 import type { Database } from '../../db/client.ts';
 import { lendingCustomers } from '../../db/schema/lending.ts';
-import { lendingLoanDocumentDecisions, lendingSigningCodes } from '../../db/schema/lending-documents.ts';
+import {
+  lendingLoanDocumentDecisions,
+  lendingSigningCodeSends,
+  lendingSigningCodes,
+} from '../../db/schema/lending-documents.ts';
 import {
   type DocTypeId,
   type SystemDocument,
@@ -31,6 +35,55 @@ export interface SigningCodeSentView {
   expiresAt: string;
   /** Wrong codes this code survives. */
   attempts: number;
+  /** ResendSmsCode's limit per loan and clock hour, what is left of it, and when it starts again. */
+  sendsPerHour: number;
+  sendsLeft: number;
+  sendsResetAt: string;
+}
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * Counts one code send for the loan in the current clock hour, atomically (parallel requests cannot
+ * exceed the limit): the sends counted, or a 429 `sms_code_limit_reached` with Retry-After.
+ */
+async function countCodeSend(deps: Pick<UseCaseDeps, 'db' | 'config'>, loan: LoanRow) {
+  const limit = deps.config.LENDING_SIGNING_CODE_SENDS_PER_HOUR;
+  const now = Date.now();
+  const windowStart = new Date(now - (now % HOUR_MS));
+  const resetsAt = new Date(windowStart.getTime() + HOUR_MS);
+  const [counted] = await deps.db
+    .insert(lendingSigningCodeSends)
+    .values({ tenantId: loan.tenantId, loanId: loan.loanId, windowStart, sends: 1 })
+    .onConflictDoUpdate({
+      target: [
+        lendingSigningCodeSends.tenantId,
+        lendingSigningCodeSends.loanId,
+        lendingSigningCodeSends.windowStart,
+      ],
+      set: { sends: sql`${lendingSigningCodeSends.sends} + 1` },
+      setWhere: lt(lendingSigningCodeSends.sends, limit),
+    })
+    .returning({ sends: lendingSigningCodeSends.sends });
+  if (!counted) {
+    throw Refusal.tooManyRequests(
+      'sms_code_limit_reached',
+      `At most ${limit} codes per loan per hour: the next one can be sent at ${resetsAt.toISOString()}`,
+      resetsAt.getTime() - now,
+    );
+  }
+  const giveBack = () =>
+    deps.db
+      .update(lendingSigningCodeSends)
+      .set({ sends: sql`${lendingSigningCodeSends.sends} - 1` })
+      .where(
+        and(
+          eq(lendingSigningCodeSends.tenantId, loan.tenantId),
+          eq(lendingSigningCodeSends.loanId, loan.loanId),
+          eq(lendingSigningCodeSends.windowStart, windowStart),
+        ),
+      );
+  return { limit, left: limit - counted.sends, resetsAt, giveBack };
 }
 
 /** `+3598****111`: enough for the customer to recognise the number, not to learn it. */
@@ -85,6 +138,7 @@ export async function sendSigningCode(
   if (!config.LENDING_MESSAGING_TOKEN) throw notConfigured();
   const phone = await customerPhone(deps.db, loan);
   if (!phone) throw phoneMissing();
+  const sends = await countCodeSend(deps, loan);
   let sent: { expiresAt: string };
   try {
     sent = await deps.temporal.workflow.execute<typeof lendingSigningCode>('lendingSigningCode', {
@@ -113,13 +167,19 @@ export async function sendSigningCode(
       staticSummary: `Signing code for the ${document.name} of loan ${loan.loanId}`,
     });
   } catch (error) {
-    throw sendRefusal(error) ?? error;
+    const refusal = sendRefusal(error);
+    // Not sent (the gateway refused): the send does not count against the limit.
+    if (refusal) await sends.giveBack();
+    throw refusal ?? error;
   }
   return {
     docTypeId: document.docTypeId,
     sentTo: maskedPhone(phone),
     expiresAt: sent.expiresAt,
     attempts: config.LENDING_SIGNING_CODE_ATTEMPTS,
+    sendsPerHour: sends.limit,
+    sendsLeft: sends.left,
+    sendsResetAt: sends.resetsAt.toISOString(),
   };
 }
 

@@ -1,3 +1,4 @@
+import { countLoginAttempt, forgetLoginFailures } from '../../credentials/lending/login-throttle.ts';
 import {
   changePassword,
   findUserByLogin,
@@ -18,15 +19,46 @@ import { requireTenantSiteUrl } from './tenant-site.ts';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-/** User/Login: a user token; 401 `invalid_credentials` for an unknown login or a wrong password alike. */
+/**
+ * User/Login: a user token; 401 `invalid_credentials` for an unknown login or a wrong password alike
+ * (the same scrypt work). Per-login guessing limits (domain/lending/login-throttle.ts), counted for
+ * unknown logins alike: 429 `login_throttled` with Retry-After while the login is blocked, 423
+ * `login_locked` once it is locked (until a password reset or an operator unlocks it).
+ */
 export async function logIn(
   { db, config }: Pick<UseCaseDeps, 'db' | 'config'>,
   tenantId: string,
   credentials: { login: string; password: string },
 ): Promise<IssuedUserToken & { user: LendingUser }> {
+  const attempt = await countLoginAttempt(db, config, tenantId, credentials.login);
+  if (attempt.outcome === 'locked') {
+    throw new Refusal(
+      423,
+      'login_locked',
+      'Too many failed logins: this login is locked until its password is reset (User/RequestPasswordReset)',
+    );
+  }
+  if (attempt.outcome === 'throttled') {
+    const seconds = Math.max(1, Math.ceil(attempt.retryAfterMs / 1000));
+    throw Refusal.tooManyRequests(
+      'login_throttled',
+      `Too many failed logins: try again in ${seconds} s`,
+      attempt.retryAfterMs,
+    );
+  }
   const loggedIn = await logInUser(db, tenantId, credentials, config.LENDING_USER_TOKEN_TTL);
   if (!loggedIn) throw new Refusal(401, 'invalid_credentials', 'The login or the password is not valid');
+  await forgetLoginFailures(db, config, tenantId, credentials.login);
   return loggedIn;
+}
+
+/** The operator lifts a login's block or lock (`npm run admin -- lending:unlock-login`, the admin API). */
+export async function unlockLogin(
+  { db, config }: Pick<UseCaseDeps, 'db' | 'config'>,
+  tenantId: string,
+  login: string,
+): Promise<{ unlocked: boolean }> {
+  return { unlocked: await forgetLoginFailures(db, config, tenantId, login) };
 }
 
 /** User/ChangePassword: the token presented (`tokenDigest`) stays signed in. */
@@ -47,11 +79,11 @@ export async function changeUserPassword(
 
 /** User/ResetPassword with the one-time code of the e-mail. */
 export async function resetUserPassword(
-  { db }: Pick<UseCaseDeps, 'db'>,
+  { db, config }: Pick<UseCaseDeps, 'db' | 'config'>,
   tenantId: string,
   input: { code: string; newPassword: string },
 ): Promise<void> {
-  if (!(await resetPassword(db, tenantId, input))) {
+  if (!(await resetPassword(db, config, tenantId, input))) {
     throw new Refusal(400, 'invalid_reset_code', 'The reset code is not valid, was used or has expired', [
       { field: 'code', message: 'not valid, used or expired' },
     ]);
@@ -70,13 +102,14 @@ export async function requestPasswordReset(
 ): Promise<void> {
   const { db, config } = deps;
   const { login, confirmationUrl } = input;
-  if (confirmationUrl) await requireTenantSiteUrl(db, tenant.id, 'confirmationUrl', confirmationUrl);
+  if (confirmationUrl) await requireTenantSiteUrl(db, config, tenant.id, 'confirmationUrl', confirmationUrl);
   const user = await findUserByLogin(db, tenant.id, login);
   const customer = user?.customerId ? await readCustomer(db, tenant.id, user.customerId) : undefined;
   const recipient = customer?.details.email ?? (user && EMAIL.test(user.login) ? user.login : undefined);
   if (!user || !recipient) return;
   const { code, expiresAt } = await issuePasswordResetCode(
     db,
+    config,
     { tenantId: tenant.id, userId: user.id },
     config.LENDING_PASSWORD_RESET_TTL,
   );

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { and, asc, eq, gte, lt } from 'drizzle-orm';
+import { codeMessageDigest } from '../../credentials/messaging/code-messages.ts';
 import { messagingMessages } from '../../db/schema/messaging.ts';
+import { maskedCodeMessage } from '../../domain/messaging/code-messages.ts';
 import type { MessageStatus } from '../../domain/messaging/delivery-receipt.ts';
 import { isAlphanumericSender, normaliseNumber } from '../../domain/messaging/phone.ts';
 import { type MessageDeliveryInput, messageWorkflowId } from '../../domain/messaging/processes.ts';
@@ -36,6 +38,8 @@ export interface MessageRequest {
   /** ISO 8601 with offset. */
   scheduled?: string | undefined;
   dlrUrl?: string | undefined;
+  /** The text carries a one-time code: the read model keeps it masked. */
+  containsCode?: boolean | undefined;
 }
 
 export interface AcceptedMessage {
@@ -56,7 +60,9 @@ export interface MessageView {
   status: MessageStatus;
   to: string;
   from: string;
+  /** Masked when `containsCode`. */
   message: string;
+  containsCode: boolean;
   encoding: Encoding;
   parts: number;
   scheduled: string | null;
@@ -128,6 +134,14 @@ export async function acceptMessage(
   idempotencyKey: string | undefined,
 ): Promise<AcceptedMessage> {
   const checked = await validateMessage(deps, accountId, channel, body);
+  // A text with a one-time code is kept masked, with a keyed digest that binds the key to it.
+  const containsCode = body.containsCode === true;
+  const stored = containsCode
+    ? {
+        message: maskedCodeMessage(body.message),
+        messageDigest: codeMessageDigest(deps.config, accountId, body.message),
+      }
+    : { message: body.message, messageDigest: null };
   const now = new Date();
   const waits = checked.scheduled !== undefined && checked.scheduled.getTime() > now.getTime();
   const [inserted] = await deps.db
@@ -138,7 +152,8 @@ export async function acceptMessage(
       channel,
       to: checked.to,
       from: body.from,
-      message: body.message,
+      ...stored,
+      containsCode,
       encoding: checked.encoding,
       parts: checked.parts,
       dlrUrl: body.dlrUrl ?? null,
@@ -164,14 +179,16 @@ export async function acceptMessage(
   if (!row) throw new Error('message neither inserted nor found');
   // The key is bound to the whole request: every field (scheduled and dlrUrl too) must match.
   if (!inserted) {
-    const { to, from, message, scheduled, dlrUrl } = row;
+    const { to, from, message, messageDigest, scheduled, dlrUrl } = row;
     requireSameRequest(
-      { channel: row.channel, to, from, message, scheduled, dlrUrl },
+      { channel: row.channel, to, from, containsCode: row.containsCode, message, messageDigest, scheduled, dlrUrl },
       {
         channel,
         to: checked.to,
         from: body.from,
-        message: body.message,
+        containsCode,
+        message: stored.message,
+        messageDigest: stored.messageDigest,
         scheduled: checked.scheduled,
         dlrUrl: body.dlrUrl,
       },
@@ -180,14 +197,17 @@ export async function acceptMessage(
   }
 
   // Starting is idempotent by workflow id: a replayed request (same key) cannot send twice, and it
-  // repairs a first attempt whose start did not reach Temporal.
+  // repairs a first attempt whose start did not reach Temporal. The text comes from the request (the
+  // same as the row's, checked above), since the row keeps a flagged text masked: the workflow's input
+  // is the one place that holds it until the carrier has it, and the platform's payload codec seals
+  // it in Temporal's history (issue 20).
   const input: MessageDeliveryInput = {
     messageId: row.id,
     accountId,
     channel,
     to: row.to,
     from: row.from,
-    message: row.message,
+    message: body.message,
     parts: row.parts,
     receiptTimeoutMs: deps.config.SMS_RECEIPT_TIMEOUT,
     submitTimeoutMs: deps.config.SMS_SUBMIT_TIMEOUT,
@@ -235,6 +255,7 @@ export async function getMessage(deps: UseCaseDeps, accountId: string, id: strin
     to: row.to,
     from: row.from,
     message: row.message,
+    containsCode: row.containsCode,
     encoding: row.encoding,
     parts: row.parts,
     scheduled: row.scheduled?.toISOString() ?? null,

@@ -37,6 +37,9 @@ export interface ErrorBody {
 }
 
 export class Refusal extends Error {
+  /** For a 429 (or 503): when the caller may try again; the API answers it as `Retry-After` (seconds). */
+  retryAfterSeconds?: number;
+
   constructor(
     readonly status: RefusalStatus,
     readonly code: string,
@@ -61,6 +64,13 @@ export class Refusal extends Error {
 
   static unauthorized(message = 'Missing or invalid credentials'): Refusal {
     return new Refusal(401, 'unauthorized', message);
+  }
+
+  /** 429 with a `Retry-After` of `retryAfterMs`, rounded up to whole seconds (at least 1). */
+  static tooManyRequests(code: string, message: string, retryAfterMs: number): Refusal {
+    const refusal = new Refusal(429, code, message);
+    refusal.retryAfterSeconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+    return refusal;
   }
 
   static conflict(code: string, message: string): Refusal {

@@ -1,6 +1,6 @@
 /**
  * The lending platform as a client of the messaging gateway's public HTTP API (docs/messaging.md),
- * with its own access token: `POST {baseUrl}/sms?at={token}` with `{ to, from, message }`,
+ * with its own access token: `POST {baseUrl}/sms?at={token}` with `{ to, from, message, containsCode }`,
  * answered 202 `{ id, status, ... }`. The `Idempotency-Key` makes a repeated request send once.
  * Never logs the message (it carries a signing code).
  */
@@ -9,6 +9,8 @@ export interface SmsRequest {
   to: string;
   from: string;
   message: string;
+  /** The text carries a one-time code: the gateway keeps only a masked text (docs/messaging.md). */
+  containsCode?: boolean;
 }
 
 export interface MessagingClientOptions {

@@ -1,16 +1,20 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { and, eq, gt, isNull, ne } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { lendingPasswordResets, lendingUsers, lendingUserTokens } from '../../db/schema/lending.ts';
 import { normalizeLogin } from '../../domain/lending/customers.ts';
 import type { LendingUser } from '../../domain/lending/tenancy.ts';
+import type { Config } from '../../platform/config.ts';
 import { decoyPasswordHash, hashPassword, verifyPassword } from '../shared/passwords.ts';
+import { forgetLoginFailures } from './login-throttle.ts';
+import { lendingDataKey } from './personal-data.ts';
 
 /**
  * Lending users' credentials (decision 0037): passwords as scrypt hashes (the platform's one password
- * hash, credentials/shared/passwords.ts); `lender_UserAuthToken`s and password reset codes as
- * random values of which only the SHA-256 digest is stored, each bound to one user of one tenant and
- * expiring. A token presented with another tenant's key does not resolve.
+ * hash, credentials/shared/passwords.ts); `lender_UserAuthToken`s as random values of which only the
+ * SHA-256 digest is stored, password reset codes as random values of which only a keyed digest
+ * (HMAC-SHA-256 with a key derived from LENDING_DATA_KEY, bound to the tenant) is stored; each bound
+ * to one user of one tenant and expiring. A token presented with another tenant's key does not resolve.
  */
 
 type UserRow = typeof lendingUsers.$inferSelect;
@@ -24,6 +28,15 @@ const userOf = (row: UserRow): LendingUser => ({
 
 /** SHA-256 (hex) of a token or code: the only form in which they are stored. */
 export const digestOf = (secret: string) => createHash('sha256').update(secret).digest('hex');
+
+type KeyConfig = Pick<Config, 'LENDING_DATA_KEY' | 'PLATFORM_MODE'>;
+
+const resetDigestKeyOf = (config: KeyConfig) =>
+  createHash('sha256').update('lending-password-reset:').update(lendingDataKey(config)).digest();
+
+/** The stored form of a password reset code of `tenantId`: a keyed digest, never the code. */
+export const resetCodeDigest = (config: KeyConfig, tenantId: string, code: string) =>
+  createHmac('sha256', resetDigestKeyOf(config)).update(`${tenantId}\u0000${code}`).digest('hex');
 
 export async function findUserByLogin(
   db: Database,
@@ -150,23 +163,28 @@ export async function changePassword(
 /** A one-time password reset code for a user (only its digest is kept). */
 export async function issuePasswordResetCode(
   db: Database,
+  config: KeyConfig,
   user: { tenantId: string; userId: string },
   ttlMs: number,
 ): Promise<{ code: string; expiresAt: Date }> {
   const code = randomBytes(32).toString('base64url');
   const expiresAt = new Date(Date.now() + ttlMs);
-  await db
-    .insert(lendingPasswordResets)
-    .values({ digest: digestOf(code), tenantId: user.tenantId, userId: user.userId, expiresAt });
+  await db.insert(lendingPasswordResets).values({
+    digest: resetCodeDigest(config, user.tenantId, code),
+    tenantId: user.tenantId,
+    userId: user.userId,
+    expiresAt,
+  });
   return { code, expiresAt };
 }
 
 /**
  * User/ResetPassword: a live, unused code of the tenant sets the password, uses up every code of the
- * user and signs the user out everywhere. False for an unknown, used or expired code.
+ * user, signs the user out everywhere and unlocks the login (login-throttle.ts). False for an unknown, used or expired code.
  */
 export async function resetPassword(
   db: Database,
+  config: KeyConfig,
   tenantId: string,
   input: { code: string; newPassword: string },
 ): Promise<boolean> {
@@ -178,7 +196,7 @@ export async function resetPassword(
       .set({ usedAt: new Date() })
       .where(
         and(
-          eq(lendingPasswordResets.digest, digestOf(input.code)),
+          eq(lendingPasswordResets.digest, resetCodeDigest(config, tenantId, input.code)),
           eq(lendingPasswordResets.tenantId, tenantId),
           isNull(lendingPasswordResets.usedAt),
           gt(lendingPasswordResets.expiresAt, new Date()),
@@ -190,11 +208,14 @@ export async function resetPassword(
       .update(lendingPasswordResets)
       .set({ usedAt: new Date() })
       .where(and(eq(lendingPasswordResets.userId, used.userId), isNull(lendingPasswordResets.usedAt)));
-    await tx
+    const [user] = await tx
       .update(lendingUsers)
       .set({ passwordHash, passwordChangedAt: new Date() })
-      .where(eq(lendingUsers.id, used.userId));
+      .where(eq(lendingUsers.id, used.userId))
+      .returning({ login: lendingUsers.login });
     await revokeTokens(tx, used.userId);
+    // A reset lifts the login's guessing block or lock.
+    if (user) await forgetLoginFailures(tx, config, tenantId, user.login);
     return true;
   });
 }

@@ -37,6 +37,23 @@ export const lendingSigningCodes = pgTable(
 );
 
 /**
+ * ResendSmsCode's limit: the codes sent for a loan (all its documents) in one clock hour (`windowStart`),
+ * counted before the SMS is sent and given back when the gateway refuses it.
+ */
+export const lendingSigningCodeSends = pgTable(
+  'lending_signing_code_sends',
+  {
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => lendingTenants.id),
+    loanId: text('loan_id').notNull(),
+    windowStart: timestamp('window_start', { withTimezone: true }).notNull(),
+    sends: integer('sends').notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.tenantId, table.loanId, table.windowStart] })],
+);
+
+/**
  * The customer's decision on a document version: signed (with the code that signed it) or declined.
  * One per content hash: a retried or concurrent signature is recorded once, in the same transaction
  * that uses up the code.

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 
 /**
  * The lending platform's tenants, API keys, users and customers (decision 0037). Every row below a
@@ -179,6 +179,22 @@ export const lendingPasswordResets = pgTable(
  * E-mail to users: every message is recorded here as sent (the outbox tests read), and also handed to
  * the SMTP server when LENDING_SMTP_URL is set (`sent_at` / `error` say how that went).
  */
+/**
+ * User/Login's failures per login of a tenant (domain/lending/login-throttle.ts). `key` is a keyed
+ * digest of the tenant and the normalised login (credentials/lending/login-throttle.ts): unknown logins
+ * are counted too, and the table names no login.
+ */
+export const lendingLoginThrottles = pgTable('lending_login_throttles', {
+  key: text('key').primaryKey(),
+  tenantId: text('tenant_id')
+    .notNull()
+    .references(() => lendingTenants.id),
+  failures: integer('failures').notNull().default(0),
+  blockedUntil: timestamp('blocked_until', { withTimezone: true }),
+  lockedAt: timestamp('locked_at', { withTimezone: true }),
+  lastFailureAt: timestamp('last_failure_at', { withTimezone: true }),
+});
+
 export const lendingEmailOutbox = pgTable(
   'lending_email_outbox',
   {
@@ -190,7 +206,8 @@ export const lendingEmailOutbox = pgTable(
     kind: text('kind').notNull(),
     recipient: text('recipient').notNull(),
     subject: text('subject').notNull(),
-    body: text('body').notNull(),
+    /** Sealed (credentials/lending/sealed-mail.ts): it carries a one-time code; null once sent. */
+    body: text('body'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     sentAt: timestamp('sent_at', { withTimezone: true }),
     error: text('error'),

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 
 /** A customer of the messaging gateway; everything it creates is scoped to it. */
 export const messagingAccounts = pgTable('messaging_accounts', {
@@ -35,7 +35,12 @@ export const messagingMessages = pgTable(
     channel: text('channel', { enum: ['sms', 'chatapp'] }).notNull(),
     to: text('to_number').notNull(),
     from: text('from_sender').notNull(),
+    /** The text; for a message flagged `containsCode`, masked (domain/messaging/code-messages.ts). */
     message: text('message').notNull(),
+    /** The request flagged the text as carrying a one-time code: `message` is masked. */
+    containsCode: boolean('contains_code').notNull().default(false),
+    /** For a flagged message: the keyed digest of its text (credentials/messaging/code-messages.ts). */
+    messageDigest: text('message_digest'),
     encoding: text('encoding', { enum: ['GSM-7', 'UCS-2', 'UTF-8'] }).notNull(),
     parts: integer('parts').notNull(),
     dlrUrl: text('dlr_url'),

@@ -11,6 +11,19 @@ export const lendingConfig = z.object({
   LENDING_USER_TOKEN_TTL: duration('12h'),
   LENDING_PASSWORD_RESET_TTL: duration('1h'),
   /**
+   * User/Login's per-account guessing limits (domain/lending/login-throttle.ts, docs/security.md): the
+   * first LENDING_LOGIN_FREE_FAILURES failures of a login cost nothing; each further one blocks it for
+   * LENDING_LOGIN_BACKOFF, doubled per failure up to LENDING_LOGIN_BACKOFF_MAX (429 `login_throttled`
+   * with Retry-After); the LENDING_LOGIN_LOCK_AFTER-th failure locks it (423 `login_locked`) until a
+   * password reset or `npm run admin -- lending:unlock-login`. Failures older than
+   * LENDING_LOGIN_FAILURE_WINDOW are forgotten.
+   */
+  LENDING_LOGIN_FREE_FAILURES: z.coerce.number().int().min(0).max(100).default(3),
+  LENDING_LOGIN_BACKOFF: duration('1s'),
+  LENDING_LOGIN_BACKOFF_MAX: duration('15m'),
+  LENDING_LOGIN_LOCK_AFTER: z.coerce.number().int().min(1).max(1000).default(10),
+  LENDING_LOGIN_FAILURE_WINDOW: duration('24h'),
+  /**
    * E-mail to users (password reset links): every message is written to lending_email_outbox; with
    * LENDING_SMTP_URL (`smtp://user:pass@host:587`, `smtps://...`) it is also sent through that server,
    * from LENDING_MAIL_FROM.

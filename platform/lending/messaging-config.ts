@@ -22,6 +22,11 @@ export const lendingMessagingConfig = z.object({
   LENDING_SIGNING_CODE_TTL: duration('10m'),
   /** Wrong codes a signing code survives; after the last one a new code must be asked for. */
   LENDING_SIGNING_CODE_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
+  /**
+   * Codes ResendSmsCode sends for one loan (all its documents) in one clock hour; beyond it, 429
+   * `sms_code_limit_reached` with Retry-After (each code is a paid SMS and grants new guesses).
+   */
+  LENDING_SIGNING_CODE_SENDS_PER_HOUR: z.coerce.number().int().min(1).max(100).default(5),
 });
 
 /** Unset in production, codes would go to this machine's own gateway under no account. */

@@ -8,6 +8,7 @@ import {
   completeDetails,
   createLendingTenant,
   type LendingTestTenant,
+  lastEmailTo,
   lendingCall,
   registerCustomer,
 } from './support.ts';
@@ -137,10 +138,8 @@ describe('Customer/Disclaimer, ConfirmAccount and States', () => {
       key: tenant.keys.frontOffice,
       query: { login },
     });
-    const [mail] = await platform.db.query.lendingEmailOutbox.findMany({
-      where: (outbox, { eq: equals }) => equals(outbox.recipient, login),
-    });
-    const code = /\n([A-Za-z0-9_-]{43})\n/.exec(mail!.body)![1]!;
+    const mail = await lastEmailTo(platform, tenant.tenantId, login);
+    const code = /\n([A-Za-z0-9_-]{43})\n/.exec(mail!.text!)![1]!;
     await lendingCall(platform, 'POST', '/User/ResetPassword', {
       key: tenant.keys.frontOffice,
       query: { code, newPassword: 'managed password' },

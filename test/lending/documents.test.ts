@@ -337,6 +337,30 @@ describe('signing with the SMS code', () => {
     expectRefused(await sign(customer, loanId, 'passport', third), 400, 'validation_failed', 'docTypeId');
   });
 
+  it('ResendSmsCode is limited per loan and hour: the limit is in the answer, then 429 with Retry-After', async () => {
+    const customer = await registerCustomer(platform, tenant, completeDetails());
+    const loanId = await acceptedLoan(customer);
+    const resend = (docTypeId: string) =>
+      asCustomer(customer, 'POST', `/Customer/Loans/${loanId}/ResendSmsCode`, { docTypeId });
+    const configured = platform.config.LENDING_SIGNING_CODE_SENDS_PER_HOUR;
+    platform.config.LENDING_SIGNING_CODE_SENDS_PER_HOUR = 2;
+    try {
+      const first = await resend('loan-agreement');
+      expect(first.body).toMatchObject({ sendsPerHour: 2, sendsLeft: 1 });
+      // The limit is per loan, over its documents.
+      expect((await resend('pre-contract-information')).body).toMatchObject({ sendsLeft: 0 });
+      const refused = await resend('loan-agreement');
+      expectRefused(refused, 429, 'sms_code_limit_reached');
+      expect(refused.body.error?.message).toContain('At most 2 codes per loan per hour');
+      const retryAfter = Number(refused.headers.get('retry-after'));
+      expect(retryAfter).toBeGreaterThanOrEqual(1);
+      expect(retryAfter).toBeLessThanOrEqual(3600);
+      expect(Date.parse(String(first.body.sendsResetAt))).toBeGreaterThan(Date.now());
+    } finally {
+      platform.config.LENDING_SIGNING_CODE_SENDS_PER_HOUR = configured;
+    }
+  });
+
   it('an expired code is refused; a new one signs', async () => {
     const customer = await registerCustomer(platform, tenant, completeDetails());
     const loanId = await acceptedLoan(customer);

@@ -1,6 +1,7 @@
 import { createSign, randomBytes } from 'node:crypto';
 import { and, asc, desc, eq } from 'drizzle-orm';
 import { issueApiKey } from '../../credentials/lending/api-keys.ts';
+import { openMailBody } from '../../credentials/lending/sealed-mail.ts';
 import {
   createLendingTenant as createTenant,
   type NewLendingTenant,
@@ -70,6 +71,7 @@ export interface LendingRequest {
 export interface LendingAnswer<T = Record<string, unknown>> {
   status: number;
   body: T & { error?: { code: string; message: string; fields?: { field: string; message: string }[] } };
+  headers: Headers;
 }
 
 /** Calls a spec path of the lending platform over HTTP, as an integrator would. */
@@ -98,7 +100,7 @@ export async function lendingCall<T = Record<string, unknown>>(
   const body = (
     response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : {}
   ) as LendingAnswer<T>['body'];
-  return { status: response.status, body };
+  return { status: response.status, body, headers: response.headers };
 }
 
 /** Statuses in which a processed loan may still wait for the credit bureau's decision. */
@@ -157,15 +159,22 @@ export const completeDetails = (overrides: Partial<CustomerDetails> = {}): Custo
   ...overrides,
 });
 
-/** The newest e-mail of a tenant to a recipient, from the outbox. */
-export async function lastEmailTo(platform: Pick<TestPlatform, 'db'>, tenantId: string, recipient: string) {
+/**
+ * The newest e-mail of a tenant to a recipient, from the outbox, with `text` its body opened (the
+ * outbox holds it sealed until it is sent; undefined once sent: read it at the SMTP server then).
+ */
+export async function lastEmailTo(
+  platform: Pick<TestPlatform, 'db' | 'config'>,
+  tenantId: string,
+  recipient: string,
+) {
   const [row] = await platform.db
     .select()
     .from(lendingEmailOutbox)
     .where(and(eq(lendingEmailOutbox.tenantId, tenantId), eq(lendingEmailOutbox.recipient, recipient)))
     .orderBy(desc(lendingEmailOutbox.createdAt))
     .limit(1);
-  return row;
+  return row && { ...row, text: row.body ? openMailBody(platform.config, row.id, row.body) : undefined };
 }
 
 /** The loan's status history as recorded (oldest first). */

@@ -2,7 +2,13 @@ import { createHash } from 'node:crypto';
 import { type AddressInfo, createServer } from 'node:net';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lendingEmailOutbox, lendingUsers, lendingUserTokens } from '../../db/schema/lending.ts';
+import { requireTenantSiteUrl } from '../../application/lending/tenant-site.ts';
+import {
+  lendingEmailOutbox,
+  lendingLoginThrottles,
+  lendingUsers,
+  lendingUserTokens,
+} from '../../db/schema/lending.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import {
   completeDetails,
@@ -14,6 +20,7 @@ import {
 } from './support.ts';
 
 let platform: TestPlatform;
+const ADMIN_TOKEN = 'admin-token-for-lending-users-0123456789';
 let tenant: LendingTestTenant;
 let otherTenant: LendingTestTenant;
 
@@ -64,10 +71,22 @@ const smtp = createServer((socket) => {
   });
 });
 
+/** The text of the newest mail the SMTP server received for `recipient` (quoted-printable decoded). */
+const mailedText = (recipient: string) =>
+  eventually(async () => {
+    const sent = smtpMessages.findLast((message) => message.to.includes(recipient));
+    if (!sent) return undefined;
+    const body = sent.data.slice(sent.data.indexOf('\r\n\r\n') + 4);
+    return body
+      .replace(/=\r\n/g, '')
+      .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)))
+      .replace(/\r\n/g, '\n');
+  });
+
 beforeAll(async () => {
   await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
   const { port } = smtp.address() as AddressInfo;
-  platform = await startTestPlatform({ env: { LENDING_SMTP_URL: `smtp://127.0.0.1:${port}` } });
+  platform = await startTestPlatform({ env: { LENDING_SMTP_URL: `smtp://127.0.0.1:${port}`, ADMIN_TOKEN } });
   tenant = await createLendingTenant(platform);
   otherTenant = await createLendingTenant(platform);
 });
@@ -202,6 +221,93 @@ describe('User/Login', () => {
   });
 });
 
+describe('User/Login guessing limits', () => {
+  /** Runs `check` with User/Login's limits set to `limits` (the API reads them when called). */
+  async function withLimits(limits: Partial<TestPlatform['config']>, check: () => Promise<void>) {
+    const saved = { ...platform.config };
+    Object.assign(platform.config, limits);
+    try {
+      await check();
+    } finally {
+      Object.assign(platform.config, saved);
+    }
+  }
+  const hour = 3_600_000;
+
+  it('backs off exponentially after the free failures, 429 with Retry-After, alike for an unknown login', async () => {
+    await withLimits(
+      {
+        LENDING_LOGIN_FREE_FAILURES: 2,
+        LENDING_LOGIN_BACKOFF: hour,
+        LENDING_LOGIN_BACKOFF_MAX: 4 * hour,
+        LENDING_LOGIN_LOCK_AFTER: 10,
+      },
+      async () => {
+        const customer = await registerCustomer(platform, tenant);
+        // A success forgets the failures before it.
+        const wrongly = (who: string) => login({ login: who, password: 'not the password at all' });
+        expect((await wrongly(customer.login)).status).toBe(401);
+        expect((await wrongly(customer.login)).status).toBe(401);
+        expect((await login(customer)).status).toBe(200);
+
+        const unknown = `nobody-${Date.now()}@example.com`;
+        for (const who of [customer.login, unknown]) {
+          const answers = [await wrongly(who), await wrongly(who), await wrongly(who)];
+          expect(answers.map((answer) => answer.status)).toEqual([401, 401, 401]);
+          // Blocked now, even for the right password: not checked, not counted.
+          const blocked = await login({ login: who, password: customer.password });
+          expect(blocked.status).toBe(429);
+          expect(blocked.body.error?.code).toBe('login_throttled');
+          const retryAfter = Number(blocked.headers.get('retry-after'));
+          expect(retryAfter).toBeGreaterThan(3500);
+          expect(retryAfter).toBeLessThanOrEqual(3600);
+        }
+        // The operator lifts the block; the right password works again.
+        const unlocked = await fetch(
+          `${platform.apiUrl}/admin/lending/tenants/${tenant.tenantId}/login-unlocks`,
+          {
+            method: 'POST',
+            headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ login: customer.login.toUpperCase() }),
+          },
+        );
+        expect(await unlocked.json()).toEqual({ unlocked: true });
+        expect((await login(customer)).status).toBe(200);
+        // The table names no login: rows are keyed digests.
+        const rows = await platform.db.select().from(lendingLoginThrottles);
+        expect(JSON.stringify(rows)).not.toContain(unknown);
+      },
+    );
+  });
+
+  it('locks after N failures until the password is reset', async () => {
+    await withLimits({ LENDING_LOGIN_FREE_FAILURES: 100, LENDING_LOGIN_LOCK_AFTER: 3 }, async () => {
+      const email = `locked-${Date.now()}@example.com`;
+      const customer = await registerCustomer(platform, tenant, completeDetails({ email }));
+      for (let failure = 0; failure < 3; failure++) {
+        expect((await login({ login: customer.login, password: 'not the password at all' })).status).toBe(
+          401,
+        );
+      }
+      const locked = await login(customer);
+      expect(locked.status).toBe(423);
+      expect(locked.body.error?.code).toBe('login_locked');
+
+      await lendingCall(platform, 'POST', '/User/RequestPasswordReset', {
+        key: tenant.keys.frontOffice,
+        query: { login: customer.login },
+      });
+      const code = /\n([A-Za-z0-9_-]{43})\n/.exec(await mailedText(email))?.[1];
+      const reset = await lendingCall(platform, 'POST', '/User/ResetPassword', {
+        key: tenant.keys.frontOffice,
+        query: { newPassword: 'unlocked by a reset', code: code! },
+      });
+      expect(reset.status).toBe(200);
+      expect((await login({ login: customer.login, password: 'unlocked by a reset' })).status).toBe(200);
+    });
+  });
+});
+
 describe('User/ChangePassword', () => {
   it('needs the current password, keeps the asking token and signs the user out elsewhere', async () => {
     const customer = await registerCustomer(platform, tenant);
@@ -253,7 +359,9 @@ describe('password reset', () => {
         .where(eq(lendingEmailOutbox.id, mail!.id));
       return row?.sentAt ?? undefined;
     });
-    const link = /https:\/\/\S+/.exec(mail!.body)?.[0];
+    // Sent: the outbox forgot the sealed body; the code is in the mail only.
+    expect((await lastEmailTo(platform, tenant.tenantId, email))?.body).toBeNull();
+    const link = /https:\/\/\S+/.exec(await mailedText(email))?.[0];
     const url = new URL(link!);
     expect(url.host).toBe(tenant.domain);
     expect(url.searchParams.get('lang')).toBe('en');
@@ -303,14 +411,55 @@ describe('password reset', () => {
       key: tenant.keys.frontOffice,
       query: { login: customer.login },
     });
-    const mail = await lastEmailTo(platform, tenant.tenantId, customer.login);
-    const code = /\n([A-Za-z0-9_-]{43})\n/.exec(mail!.body)?.[1];
+    const code = /\n([A-Za-z0-9_-]{43})\n/.exec(await mailedText(customer.login))?.[1];
     expect(code).toBeDefined();
     const elsewhere = await lendingCall(platform, 'POST', '/User/ResetPassword', {
       key: otherTenant.keys.frontOffice,
       query: { newPassword: 'a password elsewhere', code: code! },
     });
     expect(elsewhere.status).toBe(400);
+  });
+
+  it('a tenant without a site domain cannot name a link; internal addresses are refused (decision 0027)', async () => {
+    const bare = await createLendingTenant(platform, { siteDomains: [] });
+    const customer = await registerCustomer(platform, bare);
+    const ask = (key: string, confirmationUrl: string) =>
+      lendingCall(platform, 'POST', '/User/RequestPasswordReset', {
+        key,
+        query: { login: customer.login, confirmationUrl },
+      });
+    for (const url of [
+      'https://attacker.example/steal',
+      'http://127.0.0.1:8080/reset',
+      'http://169.254.169.254/latest/meta-data',
+    ]) {
+      const refused = await ask(bare.keys.frontOffice, url);
+      expect(refused.status, url).toBe(400);
+      expect(refused.body.error?.fields?.[0]?.field).toBe('confirmationUrl');
+    }
+    expect(await lastEmailTo(platform, bare.tenantId, customer.login)).toBeUndefined();
+    // Without a URL the e-mail carries the code alone.
+    expect(
+      (
+        await lendingCall(platform, 'POST', '/User/RequestPasswordReset', {
+          key: bare.keys.frontOffice,
+          query: { login: customer.login },
+        })
+      ).status,
+    ).toBe(202);
+    expect(await lastEmailTo(platform, bare.tenantId, customer.login)).toBeDefined();
+  });
+
+  it('in production a link must be https, also on the tenant’s site domain', async () => {
+    const production = { PLATFORM_MODE: 'production' as const, OUTBOUND_URL_ALLOWLIST: [] };
+    const check = (url: string) =>
+      requireTenantSiteUrl(platform.db, production, tenant.tenantId, 'confirmationUrl', url);
+    await expect(check(`http://${tenant.domain}/reset`)).rejects.toMatchObject({
+      status: 400,
+      fields: [{ field: 'confirmationUrl', message: 'must be an https URL' }],
+    });
+    await expect(check(`https://${tenant.domain}/reset`)).resolves.toBeUndefined();
+    await expect(check('https://127.0.0.1/reset')).rejects.toMatchObject({ status: 400 });
   });
 
   it('lets a customer created by management set a first password', async () => {
@@ -332,8 +481,7 @@ describe('password reset', () => {
       key: tenant.keys.frontOffice,
       query: { login: 'made.by.management@example.com' },
     });
-    const mail = await lastEmailTo(platform, tenant.tenantId, 'made.by.management@example.com');
-    const code = /\n([A-Za-z0-9_-]{43})\n/.exec(mail!.body)?.[1];
+    const code = /\n([A-Za-z0-9_-]{43})\n/.exec(await mailedText('made.by.management@example.com'))?.[1];
     const reset = await lendingCall(platform, 'POST', '/User/ResetPassword', {
       key: tenant.keys.frontOffice,
       query: { newPassword: 'my first password', code: code! },

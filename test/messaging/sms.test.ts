@@ -1,4 +1,6 @@
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { messagingMessages } from '../../db/schema/messaging.ts';
 import { startReceiver } from '../../sandbox/webhook-receiver.ts';
 import { messagingClient } from '../support/messaging-client.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
@@ -72,6 +74,35 @@ describe('POST /sms', () => {
     const reused = await api('POST', '/sms', { body: { ...body, message: 'another text' }, headers });
     expect(reused.status).toBe(422);
     expect(reused.json.error?.code).toBe('idempotency_key_reused');
+  });
+
+  it('keeps a text flagged containsCode masked, sends it whole, and binds its Idempotency-Key to it', async () => {
+    const message = '482913 is your code for loan 77';
+    const body = { to: '+359888123450', from: '+359888000111', message, containsCode: true };
+    const headers = { 'idempotency-key': 'code-1' };
+    const first = await api('POST', '/sms', { body, headers });
+    expect(first.status).toBe(202);
+    const id = first.json.id as string;
+    const done = await messageStatus(id);
+    expect(done).toMatchObject({
+      status: 'delivered',
+      containsCode: true,
+      message: '****** is your code for loan **',
+    });
+    expect(platform.sandbox.smpp.submitted.filter((sms) => sms.destination === '359888123450')[0]?.text).toBe(
+      message,
+    );
+    const [row] = await platform.db.select().from(messagingMessages).where(eq(messagingMessages.id, id));
+    expect(JSON.stringify(row)).not.toContain('482913');
+    // The same request is the same message; another code under the key is refused, not answered as sent.
+    expect((await api('POST', '/sms', { body, headers })).json.id).toBe(id);
+    const other = await api('POST', '/sms', {
+      body: { ...body, message: '111111 is your code for loan 77' },
+      headers,
+    });
+    expect(other.status).toBe(422);
+    const unflagged = await api('POST', '/sms', { body: { ...body, containsCode: false }, headers });
+    expect(unflagged.status).toBe(422);
   });
 
   it('binds an Idempotency-Key to the whole request: another scheduled time or dlrUrl is refused', async () => {

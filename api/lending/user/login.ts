@@ -17,7 +17,11 @@ export const userLoginOperation = defineLendingOperation({
       summary: 'Log in',
       description:
         'Answers a `lender_UserAuthToken` for the login and password (query parameters, never logged). ' +
-        '401 `invalid_credentials` when they do not match (whether or not the login exists).',
+        '401 `invalid_credentials` when they do not match (whether or not the login exists). Failed logins ' +
+        'are limited per login (known or not): after LENDING_LOGIN_FREE_FAILURES (3) each further failure ' +
+        'blocks it for an exponentially growing time, answered 429 `login_throttled` with `Retry-After`; ' +
+        'after LENDING_LOGIN_LOCK_AFTER (10) it is locked, 423 `login_locked`, until the password is reset ' +
+        'or an operator unlocks it.',
       security: lendingSecurity.apiKey,
       request: {
         query: z.object({
@@ -28,6 +32,15 @@ export const userLoginOperation = defineLendingOperation({
       responses: {
         200: { description: 'Logged in', content: { 'application/json': { schema: userTokenSchema } } },
         ...lendingErrorResponses,
+        423: {
+          description: '`login_locked`: too many failed logins; reset the password',
+          content: lendingErrorResponses[400].content,
+        },
+        429: {
+          description: '`login_throttled`: too many failed logins; retry after `Retry-After` seconds',
+          headers: z.object({ 'retry-after': z.string().openapi({ description: 'Seconds to wait' }) }),
+          content: lendingErrorResponses[400].content,
+        },
       },
     }),
   handler: () => async (c) => {
