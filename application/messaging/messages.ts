@@ -181,7 +181,16 @@ export async function acceptMessage(
   if (!inserted) {
     const { to, from, message, messageDigest, scheduled, dlrUrl } = row;
     requireSameRequest(
-      { channel: row.channel, to, from, containsCode: row.containsCode, message, messageDigest, scheduled, dlrUrl },
+      {
+        channel: row.channel,
+        to,
+        from,
+        containsCode: row.containsCode,
+        message,
+        messageDigest,
+        scheduled,
+        dlrUrl,
+      },
       {
         channel,
         to: checked.to,

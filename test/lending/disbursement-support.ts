@@ -1,8 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { expect } from 'vitest';
-import type { CustomerDetails } from '../../domain/lending/customers.ts';
 import type { LoanView } from '../../application/lending/loans.ts';
 import { saveCollectMerchant } from '../../credentials/lending/collect-merchants.ts';
+import type { CustomerDetails } from '../../domain/lending/customers.ts';
 import { eventually, type TestPlatform } from '../support/platform.ts';
 import { loanWaitingForApproval } from './documents-support.ts';
 import { type LendingTestTenant, lendingCall, pause } from './support.ts';
