@@ -130,11 +130,15 @@ describe('access matrix', () => {
   });
 
   it('every operation refuses unknown, expired and revoked keys with 401', async () => {
+    // A key is never issued already expired: this one expires after it was issued.
     const expired = await issueApiKey(platform.db, {
       tenantId: tenantA.tenantId,
       permissions: ['front_office', 'management', 'payment_options'],
-      expiresAt: new Date(Date.now() - 1000),
     });
+    await platform.db
+      .update(lendingApiKeys)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(lendingApiKeys.id, expired.keyId));
     const revoked = await issueApiKey(platform.db, {
       tenantId: tenantA.tenantId,
       permissions: ['front_office', 'management', 'payment_options'],
