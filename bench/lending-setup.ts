@@ -148,7 +148,7 @@ const CODE_SMS = /^(\d{6}) is your code to sign the (.+) of loan (\d+)\./;
 /**
  * The signing codes as the customers' phones would receive them. The sandbox SMS carrier runs inside the
  * stack's process, so this process reads the message the messaging gateway accepted from lending (its
- * row, written before ResendSmsCode answers): one query every `everyMs` for the new ones, not one per code.
+ * row, written before AcceptLoanOffer answers): one query every `everyMs` for the new ones, not one per code.
  */
 export function signingCodeWatcher(context: BenchContext, everyMs = 200) {
   const codes = new Map<string, string>();
@@ -181,7 +181,7 @@ export function signingCodeWatcher(context: BenchContext, everyMs = 200) {
     }
   })();
   return {
-    /** The code sent for the loan's document (one ResendSmsCode per document in the bench). */
+    /** The code sent for the loan's document (the one AcceptLoanOffer sent: the bench asks for no other). */
     async codeFor(loanId: string, docTypeId: string, timeoutMs = 60_000): Promise<string> {
       const key = `${loanId}:${docTypeId}`;
       if (!codes.has(key))

@@ -86,8 +86,8 @@ async function benchLoans(context: BenchContext, lending: LendingSetUp): Promise
       }
       expectStatus(decided, 'Offer confirmation');
       expectStatus(await asCustomer(`/Customer/Loans/${loanId}/AcceptLoanOffer`), 'Waiting for approval');
+      // AcceptLoanOffer sent the first code of each document: no ResendSmsCode.
       for (const docTypeId of docTypeIds) {
-        await asCustomer(`/Customer/Loans/${loanId}/ResendSmsCode`, { docTypeId });
         const code = await codes.codeFor(loanId, docTypeId);
         await asCustomer(`/Customer/Loans/${loanId}/SignDocument`, { docTypeId, code });
       }

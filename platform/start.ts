@@ -115,6 +115,7 @@ async function main() {
   if (sandbox && token) {
     say(`  Sandbox SMSC (SMPP)  ${sandbox.smpp.url}`);
     say(`  Sandbox providers    ${sandbox.http.url}   (chat app, HLR)`);
+    say(`  Sandbox handset      ${sandbox.http.url}/handset   (every SMS the SMSC accepted, per number)`);
     say(`  Sandbox banks        ${sandbox.banks.url}   (XS2A 1.3 + SCA page)`);
     say(`  Sandbox merchant     ${sandbox.merchant.url}   (collect notifications and billing)`);
     say(`  Sandbox acquirer     ${sandbox.acquirer.url}   (cards, 3-D Secure page)`);

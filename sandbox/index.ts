@@ -58,6 +58,8 @@ export async function startSandbox(options: SandboxOptions) {
     ...(options.chatAppDelayMs !== undefined ? { chatAppDelayMs: options.chatAppDelayMs } : {}),
     ...(options.chatAppApiKey ? { chatAppApiKey: options.chatAppApiKey } : {}),
     ...(options.hlrApiKey ? { hlrApiKey: options.hlrApiKey } : {}),
+    // The handset: the SMS the sandbox SMSC accepted, readable per number (signing codes, OTPs).
+    handset: () => smpp.submitted,
   });
   const banks = await startSandboxBanks({
     host: options.host ?? '127.0.0.1',

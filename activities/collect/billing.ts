@@ -16,7 +16,7 @@ import { DEFAULT_CURRENCY } from '../../domain/collect/payloads.ts';
 import type { BillingPaymentStart, SettlementSource } from '../../domain/collect/processes.ts';
 import type { Config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
-import { describeFetchError, outboundFetchFor } from '../shared/outbound-http.ts';
+import { describeFetchError, outboundFetchFor, refusedByPolicy } from '../shared/outbound-http.ts';
 import { postLedgerTransaction } from './ledger.ts';
 
 export interface BillingActivityDeps {
@@ -35,8 +35,15 @@ export const BILLING_UNAVAILABLE = 'BillingUnavailable';
 
 export type BillingCallResult =
   | { kind: 'answered'; reply: BillingReply }
-  /** No usable answer: code 80, network error, timeout, non-2xx or unreadable reply. */
-  | { kind: 'unavailable'; error: string };
+  /**
+   * No usable answer: code 80, network error, timeout, non-2xx or unreadable reply; `permanent` when the
+   * outbound-URL policy refused the billing URL (no later attempt can succeed: the call ends now).
+   */
+  | { kind: 'unavailable'; error: string; permanent?: boolean };
+
+/** The result of a call that got no usable answer, permanent when the outbound-URL policy refused it. */
+const unavailable = (error: string): BillingCallResult =>
+  refusedByPolicy(error) ? { kind: 'unavailable', error, permanent: true } : { kind: 'unavailable', error };
 
 /**
  * Activities of billing callbacks: the gateway's calls of the merchant's `/pay/init` and
@@ -67,7 +74,7 @@ export function createBillingActivities(deps: BillingActivityDeps) {
       // A retried activity after the call was recorded: the recorded answer stands.
       const code = recorded.code as BillingCode | null;
       if (code && billingCodes[code].effect !== 'retry') return { kind: 'answered', reply: { code } };
-      return { kind: 'unavailable', error: recorded.error ?? `code ${code}` };
+      return unavailable(recorded.error ?? `code ${code}`);
     }
 
     const merchant = await loadMerchant(db, config, payment.merchantMin);
@@ -98,10 +105,7 @@ export function createBillingActivities(deps: BillingActivityDeps) {
         else result = { kind: 'answered', reply: parsed.reply };
       }
     } catch (failure) {
-      result = {
-        kind: 'unavailable',
-        error: describeFetchError(failure),
-      };
+      result = unavailable(describeFetchError(failure));
     }
     const latencyMs = Math.round(performance.now() - started);
     const code =
@@ -166,7 +170,12 @@ export function createBillingActivities(deps: BillingActivityDeps) {
       if (payment.action === 'PAY') params.TID = payment.tid;
       const result = await callBilling(payment, 'init', Context.current().info.attempt, params);
       if (result.kind === 'unavailable') {
-        throw ApplicationFailure.retryable(`/pay/init: ${result.error}`, BILLING_UNAVAILABLE);
+        // A billing URL the outbound-URL policy refuses: the office is answered now, not after retries.
+        throw ApplicationFailure.create({
+          message: `/pay/init: ${result.error}`,
+          type: BILLING_UNAVAILABLE,
+          nonRetryable: result.permanent === true,
+        });
       }
       return result.reply;
     },

@@ -26,7 +26,7 @@ import { BusinessStatus, OwnerId, PlatformService } from '../../domain/search-at
 import { deliveryTaskQueue } from '../../domain/task-queues.ts';
 import type { Config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
-import { describeFetchError, outboundFetchFor } from '../shared/outbound-http.ts';
+import { describeFetchError, outboundFetchFor, refusedByPolicy } from '../shared/outbound-http.ts';
 
 export interface MerchantNotificationActivityDeps {
   db: Database;
@@ -54,6 +54,11 @@ export interface BatchItemOutcome {
   notificationId: string;
   outcome: NotificationAttemptOutcome;
   retryAfterMs: number | null;
+  /**
+   * The outbound-URL policy refused the merchant's URL (as the webhook engine's attempts): no later
+   * attempt can succeed, so the notification fails now. Absent in outcomes recorded before it existed.
+   */
+  permanent?: boolean;
 }
 
 /** A reply body larger than this is not read further (a notification reply is a few lines). */
@@ -178,6 +183,7 @@ export function createMerchantNotificationActivities(deps: MerchantNotificationA
             notificationId: item.notificationId,
             outcome: attempt ? (attempt.reply ?? 'transport') : 'settled',
             retryAfterMs: null,
+            ...(refusedByPolicy(attempt?.error) ? { permanent: true } : {}),
           };
         });
       }
@@ -312,7 +318,9 @@ export function createMerchantNotificationActivities(deps: MerchantNotificationA
       );
       return ids.map((id) => {
         const found = outcomes.find(({ item }) => item.notificationId === id);
-        return found ? { notificationId: id, outcome: found.outcome, retryAfterMs } : settled(id);
+        if (!found) return settled(id);
+        const outcome = { notificationId: id, outcome: found.outcome, retryAfterMs };
+        return refusedByPolicy(transportError) ? { ...outcome, permanent: true } : outcome;
       });
     },
 

@@ -143,3 +143,13 @@ export function classifyFetchError(error: unknown): OutboundFailure {
  * the inside of the network for whoever reads the record).
  */
 export const describeFetchError = (error: unknown): OutboundFailure => classifyFetchError(error);
+
+const REFUSED_BY_POLICY: OutboundFailure = 'refused_by_policy';
+
+/**
+ * Whether an attempt's `error` (describeFetchError, as recorded) says the outbound-URL policy refused
+ * the destination: no later attempt can succeed, so every delivery the platform makes (webhooks,
+ * merchant notifications, billing callbacks) ends at once instead of being retried along its schedule
+ * (issue 20, decision 0027).
+ */
+export const refusedByPolicy = (error: string | null | undefined): boolean => error === REFUSED_BY_POLICY;

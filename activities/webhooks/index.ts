@@ -10,7 +10,7 @@ import { webhookDeliveryId } from '../../domain/webhooks/identifiers.ts';
 import type { WebhookRequest } from '../../domain/webhooks/processes.ts';
 import type { Config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
-import { describeFetchError, outboundFetchFor } from '../shared/outbound-http.ts';
+import { describeFetchError, outboundFetchFor, refusedByPolicy } from '../shared/outbound-http.ts';
 
 export interface WebhookActivityDeps {
   db: Database;
@@ -38,9 +38,6 @@ export interface AttemptOutcome {
    */
   permanent?: boolean;
 }
-
-/** The `error` of an attempt the outbound-URL policy refused (classifyFetchError). */
-const REFUSED_BY_POLICY = 'refused_by_policy';
 
 /** Only scheme, host and path: query strings of customer URLs may carry credentials. */
 function loggableUrl(url: string): string {
@@ -127,7 +124,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       if (recorded) {
         const ok = recorded.statusCode !== null && recorded.statusCode >= 200 && recorded.statusCode < 300;
         const outcome = { ok, statusCode: recorded.statusCode, retryAfterMs: recorded.retryAfterMs };
-        return recorded.error === REFUSED_BY_POLICY ? { ...outcome, permanent: true } : outcome;
+        return refusedByPolicy(recorded.error) ? { ...outcome, permanent: true } : outcome;
       }
 
       const [delivery] = await db
@@ -191,7 +188,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       } catch (failure) {
         error = describeFetchError(failure);
         outcome = { ok: false, statusCode: null, retryAfterMs: null };
-        if (error === REFUSED_BY_POLICY) outcome.permanent = true;
+        if (refusedByPolicy(error)) outcome.permanent = true;
       }
       const latencyMs = Math.round(performance.now() - started);
 

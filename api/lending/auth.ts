@@ -50,10 +50,13 @@ export const lendingErrorResponses = {
   },
 } as const;
 
-/** `defineOperation` for the lending platform: unversioned paths (`lendingPath(...)`), LendingEnv. */
+/**
+ * `defineOperation` for the lending platform: unversioned paths (`lendingPath(...)`), LendingEnv. Its
+ * aliases are the spec's own `/Migration/` paths: documented in `/lending/openapi.json` too.
+ */
 export const defineLendingOperation = <R extends RouteConfig>(
   definition: OperationDefinition<'none', R, LendingEnv>,
-) => defineOperation<'none', R, LendingEnv>(definition);
+) => defineOperation<'none', R, LendingEnv>({ documentAliases: true, ...definition });
 
 /** The module of a lending path and the permission level it needs (undefined: not a lending module). */
 const MODULE_PERMISSIONS: Record<string, LendingPermission> = {

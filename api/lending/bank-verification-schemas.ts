@@ -13,7 +13,10 @@ import { bankVerificationErrors } from './payment-option-schemas.ts';
 
 export const bankVerificationSchema = z
   .object({
-    loanId: z.string().openapi({ example: '482913675' }),
+    loanId: z.string().nullable().openapi({
+      example: '482913675',
+      description: 'The loan verified; null only when asked without `loanId` by a customer who has no loan',
+    }),
     verificationId: z.string().nullable().openapi({ example: 'bkv_9d2c4f1e0a7b4c6d8e3f2a10' }),
     status: z.enum(['not_started', 'pending', 'verified', 'not_verified', 'skipped']).openapi({
       description:

@@ -62,8 +62,10 @@ export type OperationHandler<R extends RouteConfig, E extends Env = AppEnv> = (
 export interface OperationDefinition<V extends VersionList, R extends RouteConfig, E extends Env> {
   /** API versions it is mounted in (`/api/{v}` + path); 'none' or left out: unversioned. */
   versions?: V;
-  /** Other full paths that serve the same operation (served, validated, not documented again). */
+  /** Other full paths that serve the same operation (served, validated, not documented again unless `documentAliases`). */
   aliases?: readonly string[];
+  /** The aliases are in the OpenAPI document too, each as its own path (a spec that lists them). */
+  documentAliases?: boolean;
   /** Methods it answers; the route's own method is the documented one. Default: the route's method. */
   methods?: readonly HttpMethod[];
   /** The route of one version; its `path` is relative to `/api/{v}` (or the full path when unversioned). */
@@ -76,7 +78,7 @@ export interface MountedRoute<N extends ApiVersion = ApiVersion> {
   method: string;
   /** OpenAPI form of the full path below the service's base path, e.g. `/api/8/balance/{ibanId}`. */
   path: string;
-  /** Whether this mount is in the OpenAPI document (aliases and method twins are not). */
+  /** Whether this mount is in the OpenAPI document (method twins are not; aliases only with documentAliases). */
   documented: boolean;
 }
 
@@ -117,11 +119,12 @@ export function defineOperation<
     return paths.flatMap((path, pathIndex) =>
       methods.map((method) => ({
         route,
+        pathIndex,
         mounted: {
           version: v as N | 'none',
           method: method.toUpperCase(),
           path,
-          documented: pathIndex === 0 && method === route.method,
+          documented: (pathIndex === 0 || definition.documentAliases === true) && method === route.method,
         },
       })),
     );
@@ -132,7 +135,7 @@ export function defineOperation<
     mount(app, options = {}) {
       for (const v of versions) {
         const handler = definition.handler(v);
-        for (const { route, mounted } of mountsOf(v)) {
+        for (const { route, pathIndex, mounted } of mountsOf(v)) {
           const served = {
             ...route,
             method: mounted.method.toLowerCase() as R['method'],
@@ -142,7 +145,12 @@ export function defineOperation<
               ...(route.security && options.credentialGate ? [options.credentialGate(route.security)] : []),
               ...(route.middleware ? [route.middleware].flat() : []),
             ],
-            ...(route.operationId && v !== 'none' ? { operationId: `${route.operationId}V${v}` } : {}),
+            // A documented alias needs an operationId of its own.
+            ...(route.operationId && (v !== 'none' || pathIndex > 0)
+              ? {
+                  operationId: `${route.operationId}${v !== 'none' ? `V${v}` : ''}${pathIndex > 0 ? `Alias${pathIndex}` : ''}`,
+                }
+              : {}),
             ...(mounted.documented ? {} : { hide: true }),
           } as R;
           // The mounted path differs from the relative one in the type only; the handler reads its

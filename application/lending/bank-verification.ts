@@ -7,6 +7,7 @@ import {
 import { and, desc, eq } from 'drizzle-orm';
 import { newRecordId } from '../../credentials/lending/tenants.ts';
 import type { Database } from '../../db/client.ts';
+import { lendingLoans } from '../../db/schema/lending-loans.ts';
 import {
   type BankVerificationStatus,
   lendingBankVerifications,
@@ -26,7 +27,7 @@ import { OwnerId, PlatformService, TenantId } from '../../domain/search-attribut
 import type { lendingBankVerification } from '../../workflows/lending/bank-verification.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
 import { Refusal } from '../shared/refusal.ts';
-import { loanOf } from './loans.ts';
+import { activeLoansOf, type LoanRow, loanOf } from './loans.ts';
 
 /**
  * Bank verification of a loan (decisions 0042, 0047): a one-shot `account-list` consent through the
@@ -41,7 +42,8 @@ import { loanOf } from './loans.ts';
 type Row = typeof lendingBankVerifications.$inferSelect;
 
 export interface BankVerificationView {
-  loanId: string;
+  /** Null only for a call without `loanId` by a customer who has no loan. */
+  loanId: string | null;
   verificationId: string | null;
   status: 'not_started' | BankVerificationStatus;
   processed: boolean;
@@ -68,7 +70,7 @@ export interface VerificationCaller {
   userAgent?: string | undefined;
 }
 
-export function verificationView(loanId: string, row: Row | undefined): BankVerificationView {
+export function verificationView(loanId: string | null, row: Row | undefined): BankVerificationView {
   const status = row?.status ?? 'not_started';
   const open = row?.status === 'pending' && (row.scaDeadline?.getTime() ?? 0) > Date.now();
   return {
@@ -174,16 +176,55 @@ async function loanAndVerification(db: Database, customer: Customer, loanId: str
 }
 
 /**
+ * The loan a read without `loanId` is about (the spec lists none for Settings and IsDataProcessed): the
+ * customer's newest loan that is not closed (the one a verification serves), else their newest loan;
+ * undefined for a customer without any loan.
+ */
+export async function defaultVerificationLoan(
+  db: Database,
+  customer: Customer,
+): Promise<LoanRow | undefined> {
+  const [open] = await activeLoansOf(db, customer.tenantId, customer.customerId);
+  if (open) return open;
+  const [newest] = await db
+    .select()
+    .from(lendingLoans)
+    .where(
+      and(eq(lendingLoans.tenantId, customer.tenantId), eq(lendingLoans.customerId, customer.customerId)),
+    )
+    .orderBy(desc(lendingLoans.createdAt))
+    .limit(1);
+  return newest;
+}
+
+/** The named loan (404 for another's), else the default one; with its current verification. */
+async function loanOrDefault(db: Database, customer: Customer, loanId: string | undefined) {
+  if (loanId !== undefined) return loanAndVerification(db, customer, loanId);
+  const loan = await defaultVerificationLoan(db, customer);
+  return { loan, current: loan && (await currentVerification(db, customer.tenantId, loan.loanId)) };
+}
+
+/**
  * Settings: without `bankHash`, the banks to choose from (and the open frame of a pending verification);
- * with it, a pending verification at that bank whose frame is still open, else a new consent.
+ * with it, a pending verification at that bank whose frame is still open, else a new consent. Without
+ * `loanId`, of the default loan (defaultVerificationLoan); a customer without a loan gets the banks
+ * (`loanId` null), and 409 `no_loan` for a `bankHash` (a verification is of a loan).
  */
 export async function verificationSettings(
   deps: UseCaseDeps,
   customer: Customer,
-  request: { loanId: string; bankHash?: string | undefined },
+  request: { loanId?: string | undefined; bankHash?: string | undefined },
   caller: VerificationCaller,
 ): Promise<BankVerificationSettings> {
-  const { loan, current } = await loanAndVerification(deps.db, customer, request.loanId);
+  const { loan, current } = await loanOrDefault(deps.db, customer, request.loanId);
+  if (!loan) {
+    if (request.bankHash !== undefined)
+      throw Refusal.conflict('no_loan', 'The customer has no loan to verify a bank account for');
+    const banks = await verificationStep(deps, customer, verificationBanksUpdate, {
+      gatewayUrl: gatewayUrlOf(deps, caller),
+    });
+    return { ...verificationView(null, undefined), banks };
+  }
   const { bankHash } = request;
   const gatewayUrl = gatewayUrlOf(deps, caller);
   const decided = current !== undefined && current.status !== 'pending' && current.status !== 'not_verified';
@@ -242,14 +283,19 @@ export async function saveFrameData(
   return processVerification(deps, customer, loan.loanId, caller);
 }
 
-/** IsDataProcessed: a pending verification is decided once its consent has ended at the gateway. */
+/**
+ * IsDataProcessed: a pending verification is decided once its consent has ended at the gateway. Without
+ * `loanId`, of the default loan (defaultVerificationLoan); a customer without a loan: `not_started`,
+ * `loanId` null.
+ */
 export async function processVerification(
   deps: UseCaseDeps,
   customer: Customer,
-  loanId: string,
+  loanId: string | undefined,
   caller: VerificationCaller,
 ): Promise<BankVerificationView> {
-  const { loan, current } = await loanAndVerification(deps.db, customer, loanId);
+  const { loan, current } = await loanOrDefault(deps.db, customer, loanId);
+  if (!loan) return verificationView(null, undefined);
   if (current?.status !== 'pending' || !current.consentId) return verificationView(loan.loanId, current);
   await verificationStep(deps, customer, verificationOutcomeUpdate, {
     gatewayUrl: gatewayUrlOf(deps, caller),

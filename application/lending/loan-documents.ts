@@ -22,7 +22,13 @@ import {
   loanView,
   moveLoan,
 } from './loans.ts';
-import { DOCUMENT_DECLINED_REASON, recordDecline, sendSigningCode, signWithCode } from './signing-codes.ts';
+import {
+  DOCUMENT_DECLINED_REASON,
+  recordDecline,
+  sendFirstSigningCodes,
+  sendSigningCode,
+  signWithCode,
+} from './signing-codes.ts';
 
 /**
  * The system documents of a loan (decision 0040): generated from the loan and its accepted offer
@@ -185,6 +191,17 @@ export async function resendSigningCode(
   const row = await loanOf(deps, caller, loanId);
   const { document } = await documentToDecide(deps.db, row, 'resendSmsCode', docTypeId);
   return sendSigningCode(deps, row, document, { apiBaseUrl });
+}
+
+/**
+ * AcceptLoanOffer's follow-up: the first code of every document of the accepted offer not decided yet
+ * (a signature given on the same text before a Reprocessing still counts), best effort.
+ */
+export async function sendCodesOfAcceptedOffer(deps: UseCaseDeps, row: LoanRow, apiBaseUrl: string) {
+  const loan = await documentsOfLoan(deps.db, row);
+  if (!loan.signable) return [];
+  const undecided = loan.documents.filter((document) => !loan.decisions.has(document.docTypeId));
+  return sendFirstSigningCodes(deps, row, undecided, apiBaseUrl);
 }
 
 /** SignDocument: the document signed with the latest code sent for it; answers the document. */

@@ -26,7 +26,7 @@ import { Refusal } from '../shared/refusal.ts';
 import { calculateLoan, type LoanTerms, todayUtc } from './credit-products.ts';
 import { readCustomer } from './customers.ts';
 import { findCancellationReason } from './dictionaries.ts';
-import { unsignedDocumentsOf } from './loan-documents.ts';
+import { sendCodesOfAcceptedOffer, unsignedDocumentsOf } from './loan-documents.ts';
 import {
   audienceOf,
   type LoanCaller,
@@ -58,10 +58,25 @@ async function move(
   return loanView(deps.db, moved, audienceOf(caller));
 }
 
-export const acceptLoanOffer = (deps: Deps, caller: LoanCaller, loanId: string, offerId?: string) =>
-  move(deps, caller, loanId, 'acceptOffer', (loan) =>
+/**
+ * AcceptLoanOffer, then the first signing code of each document by SMS (issue 21), so the site goes
+ * straight to the signing step; answered once the gateway took the codes. A code not sent does not undo
+ * the acceptance: the customer asks for it with ResendSmsCode.
+ */
+export async function acceptLoanOffer(
+  deps: UseCaseDeps,
+  caller: LoanCaller,
+  loanId: string,
+  offerId: string | undefined,
+  apiBaseUrl: string,
+): Promise<LoanView> {
+  const row = await loanOf(deps, caller, loanId);
+  const moved = await moveLoan(deps, row, 'acceptOffer', (loan) =>
     loan.executeUpdate(acceptOfferUpdate, { args: [{ by: caller.actor, offerId }] }),
   );
+  await sendCodesOfAcceptedOffer(deps, moved, apiBaseUrl);
+  return loanView(deps.db, moved, audienceOf(caller));
+}
 
 export const declineLoanOffer = (deps: Deps, caller: LoanCaller, loanId: string) =>
   move(deps, caller, loanId, 'declineOffer', (loan) =>

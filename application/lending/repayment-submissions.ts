@@ -8,7 +8,9 @@ import {
   type SubmissionMode,
   type SubmissionStatus,
   submissionIdOf,
+  submissionRepaymentMode,
 } from '../../domain/lending/repayment-submissions.ts';
+import type { RepaymentMode } from '../../domain/lending/servicing.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
 import { requireSameRequest } from '../shared/idempotency.ts';
 import { Refusal } from '../shared/refusal.ts';
@@ -21,7 +23,10 @@ import { type LoanCaller, loanOf, moveLoan, refuseOutsideStatuses } from './loan
 export interface SubmissionInput {
   loanId: string;
   amount: string;
-  mode: SubmissionMode;
+  /** The spec's repayment mode: how the money is allocated once booked (default `Regular payment`). */
+  mode?: RepaymentMode | undefined;
+  /** How the money comes in: a card charge or a deposit slip paid by bank transfer. */
+  channel: SubmissionMode;
   /** card: the card to charge (`card_…`); bankTransfer: the customer's bank account paid from (`bac_…`). */
   paymentMethodId?: string | undefined;
   /** The client's idempotency reference: the same one for the loan again answers the first submission. */
@@ -32,7 +37,8 @@ export interface SubmissionInput {
 export interface SubmissionView {
   submissionId: string;
   loanId: string;
-  mode: SubmissionMode;
+  mode: RepaymentMode;
+  channel: SubmissionMode;
   status: SubmissionStatus;
   amount: string;
   currency: string;
@@ -49,7 +55,8 @@ export interface SubmissionView {
 const submissionView = (loanId: string, held: RepaymentSubmission): SubmissionView => ({
   submissionId: held.submissionId,
   loanId,
-  mode: held.channel === 'bankTransfer' ? 'bankTransfer' : 'card',
+  mode: submissionRepaymentMode(held),
+  channel: held.channel === 'bankTransfer' ? 'bankTransfer' : 'card',
   status: held.status,
   amount: held.amount,
   currency: held.currency,
@@ -66,8 +73,9 @@ const submissionView = (loanId: string, held: RepaymentSubmission): SubmissionVi
 /**
  * PaymentOptions/SubmitRepayment: the customer repays through the collection gateway (decision 0045): a
  * charge of a saved card, or a deposit slip paid by bank transfer. An Update of the loan's workflow
- * (Active or Past Due, at most what the loan owes); the money is booked as a Regular payment whose
- * reference is the submission's INVOICE, once, whether the charge's answer or the gateway's
+ * (Active or Past Due, at most what the loan owes, in principal for an Early repayment); the money is
+ * booked in the submission's repayment mode (Regular payment or Early repayment, as Management
+ * repayments are) with the submission's INVOICE as its reference, once, whether the charge's answer or the gateway's
  * notification comes first.
  */
 export async function submitRepayment(
@@ -91,13 +99,13 @@ export async function submitRepayment(
   if (!amount) throw Refusal.field('amount', 'must have at most 9 integer digits for the collection gateway');
   const owner = { tenantId: row.tenantId, customerId };
   let paymentMethodId: string | null = null;
-  if (body.mode === 'card') {
+  if (body.channel === 'card') {
     if (body.paymentMethodId && !body.paymentMethodId.startsWith('card_'))
-      throw Refusal.field('paymentMethodId', 'mode card charges a card (card_…)');
+      throw Refusal.field('paymentMethodId', 'channel card charges a card (card_…)');
     paymentMethodId = await cardToCharge(db, owner, body.paymentMethodId);
   } else if (body.paymentMethodId) {
     if (!body.paymentMethodId.startsWith('bac_'))
-      throw Refusal.field('paymentMethodId', 'mode bankTransfer names a bank account (bac_…)');
+      throw Refusal.field('paymentMethodId', 'channel bankTransfer names a bank account (bac_…)');
     const accounts = await listBankAccounts(db, row.tenantId, customerId);
     if (!accounts.some((account) => account.profileId === body.paymentMethodId))
       throw Refusal.notFound('Payment method');
@@ -110,9 +118,11 @@ export async function submitRepayment(
         .digest('hex')
         .slice(0, 16)
     : randomBytes(8).toString('hex');
+  const repaymentMode = body.mode ?? 'Regular payment';
   const submission = {
     submissionId: submissionIdOf(hex),
-    mode: body.mode,
+    mode: body.channel,
+    ...(repaymentMode === 'Regular payment' ? {} : { repaymentMode }),
     amount,
     paymentMethodId,
   };
@@ -128,10 +138,16 @@ export async function submitRepayment(
   requireSameRequest(
     {
       mode: view.mode,
+      channel: view.channel,
       amount: new Decimal(view.amount).toString(),
       paymentMethodId: body.paymentMethodId && view.paymentMethodId,
     },
-    { mode: body.mode, amount: new Decimal(amount).toString(), paymentMethodId: body.paymentMethodId },
+    {
+      mode: repaymentMode,
+      channel: body.channel,
+      amount: new Decimal(amount).toString(),
+      paymentMethodId: body.paymentMethodId,
+    },
     {
       message: 'This reference was used for a different repayment submission of the loan',
       field: 'reference',

@@ -22,8 +22,9 @@ import { Refusal } from '../shared/refusal.ts';
 import type { LoanRow } from './loans.ts';
 
 /**
- * The codes that sign a loan's system documents (decision 0040): ResendSmsCode sends one by SMS through
- * the messaging gateway, from an activity of a signing-code workflow (decision 0047); SignDocument uses
+ * The codes that sign a loan's system documents (decision 0040): AcceptLoanOffer sends the first of each
+ * document and ResendSmsCode a new one, by SMS through the messaging gateway, from an activity of a
+ * signing-code workflow (decision 0047); SignDocument uses
  * the latest one; DeclineDocument records a decline. A code is kept only as a keyed digest; no answer,
  * log line or workflow history carries it.
  */
@@ -123,6 +124,38 @@ function sendRefusal(error: unknown): Refusal | undefined {
   return new Refusal(502, 'sms_not_sent', `the SMS with the code could not be sent: ${cause.message}`);
 }
 
+/** Starts the signing-code workflow and waits until the gateway accepted the SMS (or refused it). */
+async function runSigningCodeWorkflow(
+  deps: UseCaseDeps,
+  loan: LoanRow,
+  document: SystemDocument,
+  apiBaseUrl: string,
+): Promise<{ expiresAt: string }> {
+  const { config } = deps;
+  return deps.temporal.workflow.execute<typeof lendingSigningCode>('lendingSigningCode', {
+    workflowId: signingCodeWorkflowId(loan.tenantId, loan.loanId, document.docTypeId, randomUUID()),
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    args: [
+      {
+        tenantId: loan.tenantId,
+        loanId: loan.loanId,
+        customerId: loan.customerId,
+        docTypeId: document.docTypeId,
+        documentName: document.name,
+        contentHash: document.contentHash,
+        messagingUrl: (config.LENDING_MESSAGING_URL ?? `${apiBaseUrl}/messaging`).replace(/\/+$/, ''),
+      },
+    ],
+    typedSearchAttributes: [
+      { key: PlatformService, value: 'lending' },
+      { key: TenantId, value: loan.tenantId },
+      { key: LoanId, value: loan.loanId },
+      { key: OwnerId, value: loan.customerId },
+    ],
+    staticSummary: `Signing code for the ${document.name} of loan ${loan.loanId}`,
+  });
+}
+
 /**
  * Sends a new code for the document to the customer's phone and answers once the messaging gateway has
  * accepted it (then every earlier code of the document is dead). When the gateway refuses, the new code
@@ -141,31 +174,7 @@ export async function sendSigningCode(
   const sends = await countCodeSend(deps, loan);
   let sent: { expiresAt: string };
   try {
-    sent = await deps.temporal.workflow.execute<typeof lendingSigningCode>('lendingSigningCode', {
-      workflowId: signingCodeWorkflowId(loan.tenantId, loan.loanId, document.docTypeId, randomUUID()),
-      taskQueue: config.TEMPORAL_TASK_QUEUE,
-      args: [
-        {
-          tenantId: loan.tenantId,
-          loanId: loan.loanId,
-          customerId: loan.customerId,
-          docTypeId: document.docTypeId,
-          documentName: document.name,
-          contentHash: document.contentHash,
-          messagingUrl: (config.LENDING_MESSAGING_URL ?? `${caller.apiBaseUrl}/messaging`).replace(
-            /\/+$/,
-            '',
-          ),
-        },
-      ],
-      typedSearchAttributes: [
-        { key: PlatformService, value: 'lending' },
-        { key: TenantId, value: loan.tenantId },
-        { key: LoanId, value: loan.loanId },
-        { key: OwnerId, value: loan.customerId },
-      ],
-      staticSummary: `Signing code for the ${document.name} of loan ${loan.loanId}`,
-    });
+    sent = await runSigningCodeWorkflow(deps, loan, document, caller.apiBaseUrl);
   } catch (error) {
     const refusal = sendRefusal(error);
     // Not sent (the gateway refused): the send does not count against the limit.
@@ -181,6 +190,41 @@ export async function sendSigningCode(
     sendsLeft: sends.left,
     sendsResetAt: sends.resetsAt.toISOString(),
   };
+}
+
+/**
+ * The first code of each document, sent when the offer is accepted (issue 21): best effort, and not
+ * counted against LENDING_SIGNING_CODE_SENDS_PER_HOUR. The acceptance stands whatever happens here; a
+ * code not sent (no token, no phone, the gateway refused, the API stopped in between) is logged, and the
+ * customer asks for it with ResendSmsCode. Answers the documents whose code the gateway accepted.
+ */
+export async function sendFirstSigningCodes(
+  deps: UseCaseDeps,
+  loan: LoanRow,
+  documents: SystemDocument[],
+  apiBaseUrl: string,
+): Promise<DocTypeId[]> {
+  const { config, logger } = deps;
+  const skipped = (reason: string) => {
+    logger.warn({ loanId: loan.loanId, reason }, 'first signing codes not sent at acceptance');
+    return [];
+  };
+  if (documents.length === 0) return [];
+  if (!config.LENDING_MESSAGING_TOKEN) return skipped('messaging_not_configured');
+  if (!(await customerPhone(deps.db, loan))) return skipped('customer_phone_missing');
+  const sent = await Promise.allSettled(
+    documents.map((document) => runSigningCodeWorkflow(deps, loan, document, apiBaseUrl)),
+  );
+  return documents.flatMap((document, index) => {
+    const outcome = sent[index]!;
+    if (outcome.status === 'fulfilled') return [document.docTypeId];
+    const reason = sendRefusal(outcome.reason)?.code ?? 'failed';
+    logger.warn(
+      { loanId: loan.loanId, docTypeId: document.docTypeId, reason },
+      'first signing code not sent',
+    );
+    return [];
+  });
 }
 
 /** The last code sent for a document: the only one that counts (a newer code kills the older ones). */

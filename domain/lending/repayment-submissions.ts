@@ -1,5 +1,5 @@
 import { Decimal } from 'decimal.js';
-import type { ServicingPosition } from './servicing.ts';
+import type { RepaymentMode, ServicingPosition } from './servicing.ts';
 
 /**
  * Repayments the customer submits, and auto-charges, through the collection gateway (decision 0045).
@@ -7,7 +7,10 @@ import type { ServicingPosition } from './servicing.ts';
  * the loan keeps it, and which instalments an auto-charge is for.
  */
 
-/** SubmitRepayment's `mode`: the channel the money comes through (the allocation is always Regular payment). */
+/**
+ * SubmitRepayment's `channel` (before: its `mode`): how the money comes in. The allocation is the
+ * submission's repayment mode (`Regular payment` or `Early repayment`).
+ */
 export const submissionModes = ['card', 'bankTransfer'] as const;
 export type SubmissionMode = (typeof submissionModes)[number];
 
@@ -32,6 +35,8 @@ export type SubmissionStatus =
 export interface SubmissionRequest {
   submissionId: string;
   mode: SubmissionMode;
+  /** How the money is allocated once booked; absent (older requests): `Regular payment`. */
+  repaymentMode?: RepaymentMode | undefined;
   /** The gateway's AMOUNT notation (`150.00`). */
   amount: string;
   /** card: the customer's card to charge (the API resolved the default); bankTransfer: the account paid from, if named. */
@@ -44,6 +49,8 @@ export interface RepaymentSubmission {
   /** `LR-<submissionId>`: the gateway's INVOICE, and the booked repayment's reference. */
   invoice: string;
   channel: SubmissionChannel;
+  /** How the money is allocated once booked; absent (auto-charges, older submissions): `Regular payment`. */
+  repaymentMode?: RepaymentMode | undefined;
   amount: string;
   currency: string;
   status: SubmissionStatus;
@@ -93,6 +100,11 @@ export function parseCardInvoice(invoice: string): string | undefined {
   const match = /^LC-(card_[0-9a-f]{16})$/.exec(invoice);
   return match?.[1];
 }
+
+/** The repayment mode a submission books its money as. */
+export const submissionRepaymentMode = (
+  submission: Pick<RepaymentSubmission, 'repaymentMode'>,
+): RepaymentMode => submission.repaymentMode ?? 'Regular payment';
 
 /** A submission still waiting for the gateway's answer (a charge or a slip's registration in flight). */
 export const submissionInFlight = (submission: RepaymentSubmission) =>
@@ -147,6 +159,7 @@ export function nextAutochargeMoment(
  */
 export function bookableAmount(
   amount: string,
+  /** What the loan owes: its pay-off, or its outstanding principal for an Early repayment. */
   payoff: string,
 ): { booked: string | null; excess: string | null } {
   const digits = payoff.split('.')[1]?.length ?? 2;

@@ -4,6 +4,8 @@ import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { all as allOperators, type Operator } from 'mcc-mnc-list';
+import { handsetRoutes } from './handset.ts';
+import type { SubmittedSms } from './smpp-carrier.ts';
 
 /**
  * The simulated HTTP providers the messaging gateway talks to, on one port:
@@ -13,8 +15,11 @@ import { all as allOperators, type Operator } from 'mcc-mnc-list';
  * - an HLR lookup provider under /hlr: answers are deterministic from the number, with real MCC/MNC
  *   codes of the number's country. Endings: 0000 → unknown_subscriber, 0001 → absent_subscriber,
  *   0002 → ported from another operator of the same country.
+ * - a handset under /handset (sandbox/messaging/handset.ts), when given the SMSC's submissions: every SMS
+ *   the sandbox SMSC accepted, per destination number, as a page and as JSON, like a provider's test console.
  *
- * Both check `authorization: Bearer <key>` as real providers do.
+ * The chat-app and HLR providers check `authorization: Bearer <key>` as real providers do; the handset is
+ * open, like the rest of the sandbox, which production mode never starts.
  */
 export interface HttpPartiesOptions {
   host?: string;
@@ -23,6 +28,8 @@ export interface HttpPartiesOptions {
   chatAppDelayMs?: number;
   chatAppApiKey?: string;
   hlrApiKey?: string;
+  /** The SMS the sandbox SMSC accepted, read at each request: served at /handset. */
+  handset?: () => readonly SubmittedSms[];
 }
 
 export interface ChatAppSandboxMessage {
@@ -207,6 +214,8 @@ export async function startHttpParties(options: HttpPartiesOptions = {}): Promis
     hlrLookups.push(msisdn);
     return c.json(answer, 200);
   });
+
+  if (options.handset) app.route('/handset', handsetRoutes(options.handset));
 
   app.notFound((c) => c.json({ error: 'not_found' }, 404));
 

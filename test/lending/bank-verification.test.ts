@@ -300,3 +300,59 @@ describe('the verification rule (domain/lending/bank-verification.ts)', () => {
     expect(verifyBankAccount([], [account], 'Alice Ivanova').reason).toBe('the bank listed no accounts');
   });
 });
+
+describe('bank verification reads without loanId (the spec lists none)', () => {
+  it('a customer without a loan: the banks, loanId null; a consent needs a loan (409 no_loan)', async () => {
+    const customer = await registerCustomer(platform, tenant, completeDetails());
+    const settings = await asCustomer<Settings>(customer, 'GET', '/PaymentOptions/BankVerification/Settings');
+    expect(settings.status, JSON.stringify(settings.body)).toBe(200);
+    expect(settings.body).toMatchObject({ loanId: null, status: 'not_started', processed: false });
+    expect(settings.body.banks.map((bank) => bank.bankHash)).toContain(BANK_A);
+    const consent = await asCustomer(customer, 'GET', '/PaymentOptions/BankVerification/Settings', {
+      query: { bankHash: BANK_A },
+    });
+    expect(consent.status).toBe(409);
+    expect(consent.body.error?.code).toBe('no_loan');
+    const read = await asCustomer(customer, 'GET', '/PaymentOptions/BankVerification/IsDataProcessed');
+    expect(read.status, JSON.stringify(read.body)).toBe(200);
+    expect(read.body).toMatchObject({
+      loanId: null,
+      status: 'not_started',
+      processed: false,
+      verified: false,
+    });
+  }, 60_000);
+
+  it('a customer with a loan: Settings and IsDataProcessed act on their newest open loan', async () => {
+    const { customer, loanId } = await borrower({ firstName: 'Alice', lastName: 'Ivanova' }, ALICE_IBAN);
+    const banks = await asCustomer<Settings>(customer, 'GET', '/PaymentOptions/BankVerification/Settings');
+    expect(banks.status, JSON.stringify(banks.body)).toBe(200);
+    expect(banks.body).toMatchObject({ loanId, status: 'not_started' });
+    const frame = await asCustomer<Settings>(customer, 'GET', '/PaymentOptions/BankVerification/Settings', {
+      query: { bankHash: BANK_A },
+    });
+    expect(frame.status, JSON.stringify(frame.body)).toBe(200);
+    expect(frame.body).toMatchObject({ loanId, status: 'pending', bankHash: BANK_A });
+    const pending = await asCustomer(customer, 'GET', '/PaymentOptions/BankVerification/IsDataProcessed');
+    expect(pending.status, JSON.stringify(pending.body)).toBe(200);
+    expect(pending.body).toMatchObject({
+      loanId,
+      status: 'pending',
+      verificationId: frame.body.verificationId,
+    });
+    await scaAsAlice(frame.body, 'approve');
+    const decided = await eventually(
+      async () => {
+        const answer = await asCustomer(customer, 'GET', '/PaymentOptions/BankVerification/IsDataProcessed');
+        return answer.body.processed ? answer.body : undefined;
+      },
+      20_000,
+      'the verification processed without loanId',
+    );
+    expect(decided).toMatchObject({ loanId, status: 'verified', verified: true, matchedIban: ALICE_IBAN });
+    // Another customer's loan is never the default: a customer without a loan still sees none.
+    const other = await registerCustomer(platform, tenant, completeDetails());
+    const theirs = await asCustomer(other, 'GET', '/PaymentOptions/BankVerification/IsDataProcessed');
+    expect(theirs.body).toMatchObject({ loanId: null, status: 'not_started' });
+  }, 90_000);
+});

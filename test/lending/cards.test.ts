@@ -289,7 +289,8 @@ describe('repayments charged to a saved card', () => {
     expect(paid.status, JSON.stringify(paid.body)).toBe(201);
     expect(paid.body).toMatchObject({
       status: 'paid',
-      mode: 'card',
+      mode: 'Regular payment',
+      channel: 'card',
       amount: '50.00',
       paymentMethodId: card.cardId,
       repaymentId: `rpm_${paid.body.submissionId.slice(4)}`,

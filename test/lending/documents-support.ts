@@ -1,7 +1,9 @@
+import { and, eq, isNotNull } from 'drizzle-orm';
 import { expect } from 'vitest';
 import type { LoanView } from '../../application/lending/loans.ts';
+import { lendingSigningCodes } from '../../db/schema/lending-documents.ts';
 import type { CustomerDetails } from '../../domain/lending/customers.ts';
-import { docTypeIds, systemDocumentTypes } from '../../domain/lending/loan-documents.ts';
+import { type DocTypeId, docTypeIds, systemDocumentTypes } from '../../domain/lending/loan-documents.ts';
 import { eventually, type TestPlatform } from '../support/platform.ts';
 import {
   completeDetails,
@@ -12,8 +14,9 @@ import {
 } from './support.ts';
 
 /**
- * Signing a loan's system documents as a customer does (decision 0040): ask for a code, read it where
- * the customer would, at the phone, here the sandbox SMS carrier, and sign with it.
+ * Signing a loan's system documents as a customer does (decision 0040): the first code of each document
+ * comes with the accepted offer (or ask for a new one), read where the customer would, at the phone,
+ * here the sandbox SMS carrier, and signed with.
  */
 
 /** The signing codes sent for one document of a loan, read at the sandbox SMSC (oldest first). */
@@ -26,16 +29,35 @@ export const signingCodesSent = (
     .filter((sms) => sms.text.includes(`the ${documentName} of loan ${loanId}`))
     .map((sms) => /^(\d{6}) is your code/.exec(sms.text)?.[1] ?? '');
 
-/** Asks for a code for the document and resolves with it once the carrier has it. */
+/**
+ * Asks for a new code for the document and resolves with it once the carrier has it. Every code sent
+ * before (the one of the acceptance too) is waited for at the carrier first, so the new one is the next.
+ */
 export async function requestSigningCode(
-  platform: Pick<TestPlatform, 'apiUrl' | 'sandbox'>,
+  platform: Pick<TestPlatform, 'apiUrl' | 'sandbox' | 'db'>,
   tenant: LendingTestTenant,
   token: string,
   loanId: string,
-  docTypeId: string,
+  docTypeId: DocTypeId,
 ): Promise<string> {
   const name = documentNames[docTypeId] ?? docTypeId;
-  const before = signingCodesSent(platform, loanId, name).length;
+  const accepted = await platform.db
+    .select({ id: lendingSigningCodes.id })
+    .from(lendingSigningCodes)
+    .where(
+      and(
+        eq(lendingSigningCodes.tenantId, tenant.tenantId),
+        eq(lendingSigningCodes.loanId, loanId),
+        eq(lendingSigningCodes.docTypeId, docTypeId),
+        isNotNull(lendingSigningCodes.messageId),
+      ),
+    );
+  const before = accepted.length;
+  await eventually(
+    async () => signingCodesSent(platform, loanId, name).length >= before || undefined,
+    15_000,
+    `the ${before} code SMS sent before for the ${name} of loan ${loanId}`,
+  );
   const sent = await lendingCall(platform, 'POST', `/Customer/Loans/${loanId}/ResendSmsCode`, {
     key: tenant.keys.frontOffice,
     token,
@@ -53,7 +75,24 @@ const documentNames: Record<string, string> = Object.fromEntries(
   systemDocumentTypes.map((type) => [type.docTypeId, type.name]),
 );
 
-/** Signs every system document of a loan waiting for approval (before management approves it). */
+/** The first code of the document, sent when the offer was accepted, once the carrier has it. */
+export const codeOfAcceptance = (
+  platform: Pick<TestPlatform, 'sandbox'>,
+  loanId: string,
+  docTypeId: string,
+) => {
+  const name = documentNames[docTypeId] ?? docTypeId;
+  return eventually(
+    async () => signingCodesSent(platform, loanId, name)[0],
+    15_000,
+    `the code SMS for the ${name} of loan ${loanId} sent at acceptance`,
+  );
+};
+
+/**
+ * Signs every system document of a loan waiting for approval (before management approves it) with the
+ * codes its acceptance sent: no ResendSmsCode.
+ */
 export async function signLoanDocuments(
   platform: Pick<TestPlatform, 'apiUrl' | 'sandbox'>,
   tenant: LendingTestTenant,
@@ -61,7 +100,7 @@ export async function signLoanDocuments(
   loanId: string,
 ): Promise<void> {
   for (const docTypeId of docTypeIds) {
-    const code = await requestSigningCode(platform, tenant, token, loanId, docTypeId);
+    const code = await codeOfAcceptance(platform, loanId, docTypeId);
     const signed = await lendingCall(platform, 'POST', `/Customer/Loans/${loanId}/SignDocument`, {
       key: tenant.keys.frontOffice,
       token,

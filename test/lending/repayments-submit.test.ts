@@ -50,6 +50,7 @@ interface Submission {
   submissionId: string;
   loanId: string;
   mode: string;
+  channel: string;
   status: string;
   amount: string;
   currency: string;
@@ -85,6 +86,14 @@ const submit = (body: Record<string, unknown>, token = customer.token) =>
     key: tenant.keys.paymentOptions,
     token,
     body,
+  });
+/** The spec's call: the parameters in the query (a body only when given). */
+const submitByQuery = (query: Record<string, string>, body?: Record<string, unknown>) =>
+  lendingCall<Submission>(platform, 'POST', '/PaymentOptions/SubmitRepayment', {
+    key: tenant.keys.paymentOptions,
+    token: customer.token,
+    query,
+    ...(body ? { body } : {}),
   });
 const repaymentAmounts = async (loanId: string) =>
   (
@@ -143,7 +152,8 @@ describe('SubmitRepayment by bank transfer', () => {
     expect(submitted.status, JSON.stringify(submitted.body)).toBe(202);
     expect(submitted.body).toMatchObject({
       loanId: loan.loanId,
-      mode: 'bankTransfer',
+      mode: 'Regular payment',
+      channel: 'bankTransfer',
       status: 'pending',
       amount: overdue,
       currency: 'EUR',
@@ -274,5 +284,89 @@ describe('SubmitRepayment by bank transfer', () => {
     expect(managementKey.status).toBe(403);
     // Nothing was submitted by any of them.
     expect((await loanOf(platform, tenant, loan.loanId)).servicing?.repayments).toEqual([]);
+  }, 60_000);
+});
+
+describe('SubmitRepayment as the spec calls it (query parameters, repayment modes)', () => {
+  it('an Early repayment by query parameters: principal only, booked as an Early repayment', async () => {
+    const loan = await disbursedLoan(10);
+    const submitted = await submitByQuery({
+      loanId: loan.loanId,
+      amount: '100.00',
+      mode: 'Early repayment',
+      channel: 'bankTransfer',
+    });
+    expect(submitted.status, JSON.stringify(submitted.body)).toBe(202);
+    expect(submitted.body).toMatchObject({
+      mode: 'Early repayment',
+      channel: 'bankTransfer',
+      status: 'pending',
+      amount: '100.00',
+    });
+    await bankCredits(submitted.body.reference ?? '', '100.00');
+    const booked = await eventually(
+      async () => {
+        const read = await loanOf(platform, tenant, loan.loanId);
+        return read.servicing?.repayments.length ? read : undefined;
+      },
+      15_000,
+      'the early repayment booked',
+    );
+    expect(booked.servicing?.repayments).toEqual([
+      expect.objectContaining({
+        amount: '100.00',
+        mode: 'Early repayment',
+        reference: submitted.body.invoice,
+      }),
+    ]);
+    // Principal only, from the last instalment backwards: the first instalment still owes all of it.
+    expect(booked.servicing?.outstandingPrincipal).toBe('1100.00');
+    const instalments = booked.servicing?.instalments ?? [];
+    expect(instalments[0]?.paid).toBe('0.00');
+    expect(Number(instalments.at(-1)?.paid)).toBe(100);
+  }, 90_000);
+
+  it('mode defaults to Regular payment, channel to card; query and body must agree; Early is at most the principal', async () => {
+    const loan = await disbursedLoan(10);
+    // The spec's three parameters only: a Regular payment charged to the card (this customer has none).
+    const specCall = await submitByQuery({ loanId: loan.loanId, amount: '10.00', mode: 'Regular payment' });
+    expect(specCall.status).toBe(409);
+    expect(specCall.body.error?.code).toBe('no_card');
+    const noMode = await submitByQuery({ loanId: loan.loanId, amount: '10.00', channel: 'bankTransfer' });
+    expect(noMode.status, JSON.stringify(noMode.body)).toBe(202);
+    expect(noMode.body).toMatchObject({ mode: 'Regular payment', channel: 'bankTransfer' });
+
+    const conflict = await submitByQuery(
+      { loanId: loan.loanId, amount: '10.00', channel: 'bankTransfer' },
+      { amount: '11.00' },
+    );
+    expect(conflict.status).toBe(400);
+    expect(conflict.body.error?.fields?.[0]?.field).toBe('amount');
+    const legacyConflict = await submit({
+      loanId: loan.loanId,
+      amount: '10.00',
+      mode: 'card',
+      channel: 'bankTransfer',
+    });
+    expect(legacyConflict.status).toBe(400);
+    expect(legacyConflict.body.error?.fields?.[0]?.field).toBe('channel');
+    const missing = await submitByQuery({ loanId: loan.loanId, channel: 'bankTransfer' });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error?.fields?.[0]?.field).toBe('amount');
+    const badMode = await submitByQuery({ loanId: loan.loanId, amount: '10.00', mode: 'Later' });
+    expect(badMode.status).toBe(400);
+
+    // The pay-off exceeds the principal by the interest: an Early repayment pays principal only.
+    const { payOff } = await repaymentAmounts(loan.loanId);
+    expect(Number(payOff)).toBeGreaterThan(1200.01);
+    const early = await submitByQuery({
+      loanId: loan.loanId,
+      amount: '1200.01',
+      mode: 'Early repayment',
+      channel: 'bankTransfer',
+    });
+    expect(early.status).toBe(400);
+    expect(early.body.error).toMatchObject({ code: 'repayment_exceeds_balance' });
+    expect(early.body.error?.fields?.[0]?.field).toBe('amount');
   }, 60_000);
 });

@@ -7,7 +7,9 @@ import { collectObligations } from '../../db/schema/collect.ts';
 import { obligationWorkflowId, payObligationUpdate } from '../../domain/collect/processes.ts';
 import { addCollateralUpdate, loanWorkflowId } from '../../domain/lending/loan-process.ts';
 import { deliveryReceiptSignal, messageWorkflowId } from '../../domain/messaging/processes.ts';
+import { paymentConfirmUpdate, paymentWorkflowId } from '../../domain/openbanking/processes.ts';
 import { DATA_REFUSED } from '../../domain/permanent-failures.ts';
+import { startReceiver } from '../../sandbox/webhook-receiver.ts';
 import { expTimeIn, getText, newInvoice, signedPacket } from '../collect/epay-client.ts';
 import { createCreditProduct } from '../lending/products-support.ts';
 import {
@@ -17,6 +19,7 @@ import {
   lendingCall,
   registerCustomer,
 } from '../lending/support.ts';
+import { createIbanPayment, payingCustomer, paymentStatus } from '../openbanking/payment-helpers.ts';
 import { messagingClient } from '../support/messaging-client.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 
@@ -203,5 +206,34 @@ describe('an obligation', () => {
     expect(paid).toMatchObject({ status: 'PAID' });
     const [row] = await platform.db.select().from(collectObligations).where(eq(collectObligations.idn, idn));
     expect(row?.status).toBe('PAID');
+  });
+});
+
+describe('an open-banking payment', () => {
+  it('ends FAILED with the reason when the database refuses its confirmation, and tells the caller', async () => {
+    const hooks = await startReceiver();
+    try {
+      const customer = await payingCustomer(platform, hooks);
+      const payment = await createIbanPayment(customer);
+      const process = platform.client.workflow.getHandle(paymentWorkflowId(payment.code));
+      // Past the input guard: a browser name holding a NUL (text PostgreSQL refuses), straight to the
+      // workflow. The confirmation is answered, not left waiting or failed.
+      await process.executeUpdate(paymentConfirmUpdate, {
+        args: [{ approach: 'REDIRECT', psu: { ipAddress: '192.0.2.10', userAgent: 'x\u0000y' } }],
+      });
+      expect(await process.result()).toBe('FAILED');
+
+      // The caller reads the failed state with its reason; nothing reached the bank.
+      const read = await paymentStatus(customer, payment.code);
+      expect(read.body).toMatchObject({ state: 'FAILED', status: 'FAILED' });
+      expect(read.body.statusReason).toMatch(
+        /^the confirmation could not be recorded: the database refused the data: SQLSTATE 22/,
+      );
+      // Recorded on the process with its reason.
+      const { memo } = await process.describe();
+      expect(memo?.lastRefusal).toMatchObject({ reason: expect.stringMatching(/^the database refused/) });
+    } finally {
+      await hooks.stop();
+    }
   });
 });

@@ -181,7 +181,10 @@ describe('attempt time: a name that resolves inside is refused on its resolved a
         items: [{ notificationId: id, attempt: 1 }],
         requestTimeoutMs: 2000,
       });
-      expect(outcomes).toEqual([{ notificationId: id, outcome: 'transport', retryAfterMs: null }]);
+      // Permanent: the merchant's notification workflow fails it at once instead of retrying for days.
+      expect(outcomes).toEqual([
+        { notificationId: id, outcome: 'transport', retryAfterMs: null, permanent: true },
+      ]);
       expect(receiver.requests).toHaveLength(0);
       const [attempt] = await platform.db
         .select()
@@ -207,13 +210,24 @@ describe('attempt time: a name that resolves inside is refused on its resolved a
         action: 'PAY' as const,
         date: '20260101120000',
       };
-      await expect(new MockActivityEnvironment().run(activities.checkBill, payment)).rejects.toThrow(
-        '/pay/init: refused_by_policy',
-      );
+      // Non-retryable: the office is answered now, not after the check's retries.
+      await expect(new MockActivityEnvironment().run(activities.checkBill, payment)).rejects.toMatchObject({
+        message: '/pay/init: refused_by_policy',
+        nonRetryable: true,
+      });
+      // The confirmation, too, is permanent: the billing workflow fails it at once.
+      const confirmed = await new MockActivityEnvironment().run(activities.confirmBill, {
+        payment,
+        attempt: 1,
+        totalMinor: 1000,
+        invoices: undefined,
+      });
+      expect(confirmed).toEqual({ kind: 'unavailable', error: 'refused_by_policy', permanent: true });
       const [attempt] = await platform.db
         .select()
         .from(collectBillingAttempts)
-        .where(eq(collectBillingAttempts.tid, tid));
+        .where(eq(collectBillingAttempts.tid, tid))
+        .orderBy(collectBillingAttempts.attemptedAt);
       expect(attempt).toMatchObject({ phase: 'init', httpStatus: null, error: 'refused_by_policy' });
       expect(receiver.requests).toHaveLength(0);
     } finally {

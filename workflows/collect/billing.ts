@@ -28,7 +28,8 @@ const { recordBillingPayment } = proxyActivities<CollectActivities>({
  * with /pay/init (80 and network errors retried while the office waits), take the money (ACTION=PAY),
  * then confirm with /pay/confirm until the merchant answers: 00 or 94 (already done) confirmed; 80,
  * a network error or an unreadable reply retried along COLLECT_BILLING_RETRY_SCHEDULE; 13, 14, 62, 93,
- * 96 final (rejected: the money is held for manual settlement).
+ * 96 final (rejected: the money is held for manual settlement). A billing URL the outbound-URL policy
+ * refuses ends either call at once (refused, or failed).
  */
 export async function billingPayment(input: BillingPaymentInput): Promise<string> {
   let checked: BillingCheckOutcome | undefined;
@@ -107,7 +108,8 @@ export async function billingPayment(input: BillingPaymentInput): Promise<string
       const confirmCode = result.reply.code;
       return finish(billingCodes[confirmCode].effect === 'ok' ? 'confirmed' : 'rejected', { confirmCode });
     }
-    const wait = delayBeforeNextAttempt(input.retryScheduleMs, attempt);
+    // Refused by the outbound-URL policy: no later attempt can succeed (decision 0027), failed now.
+    const wait = result.permanent ? undefined : delayBeforeNextAttempt(input.retryScheduleMs, attempt);
     if (wait === undefined) return finish('failed', {});
     await sleep(wait);
   }

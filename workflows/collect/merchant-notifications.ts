@@ -45,7 +45,8 @@ const BATCHES_PER_RUN = 200;
 /**
  * The notifications of one merchant: waits for status changes, POSTs those that are due in one
  * batch (one line per invoice), reads the merchant's answer per invoice (OK: delivered, NO: unknown
- * to the merchant, both final; ERR, no answer or no usable reply: retried on the schedule), and ends
+ * to the merchant, both final; ERR, no answer or no usable reply: retried on the schedule; a URL the
+ * outbound-URL policy refuses: failed at once), and ends
  * when nothing is left; the next status change starts it again.
  */
 export async function merchantNotifications(input: MerchantNotificationsInput): Promise<void> {
@@ -92,7 +93,7 @@ export async function merchantNotifications(input: MerchantNotificationsInput): 
 
     const retries: { notificationId: string; nextAttemptAt: string }[] = [];
     const failed: string[] = [];
-    for (const { notificationId, outcome, retryAfterMs } of outcomes) {
+    for (const { notificationId, outcome, retryAfterMs, permanent } of outcomes) {
       const entry = pending.get(notificationId);
       if (!entry) continue;
       if (isFinalOutcome(outcome)) {
@@ -100,7 +101,10 @@ export async function merchantNotifications(input: MerchantNotificationsInput): 
         continue;
       }
       entry.failedAttempts += 1;
-      const wait = delayBeforeNextAttempt(input.retryScheduleMs, entry.failedAttempts, retryAfterMs);
+      // Refused by the outbound-URL policy: no later attempt can succeed (decision 0027), failed now.
+      const wait = permanent
+        ? undefined
+        : delayBeforeNextAttempt(input.retryScheduleMs, entry.failedAttempts, retryAfterMs);
       if (wait === undefined) {
         pending.delete(notificationId);
         failed.push(notificationId);

@@ -30,6 +30,7 @@ import { BusinessStatus } from '../../domain/search-attributes.ts';
 import { sendWebhook } from '../webhooks/send.ts';
 import { bankStartRefusal } from './bank-refusal.ts';
 import { consentRefresh } from './consent-refresh.ts';
+import { unlessRefused, unrecordableReason } from './data-refusal.ts';
 
 const { readBankConsentStatus, terminateBankConsent, recordConsentOutcome, prepareConsentWebhook } =
   proxyActivities<OpenBankingActivities>({
@@ -93,7 +94,20 @@ export async function consentAuthorisation(input: ConsentFlowInput): Promise<Con
   const finish = async (outcome: ConsentOutcome, reason: string | null, accounts: StoredAccount[] = []) => {
     status = outcome;
     upsertSearchAttributes([{ key: BusinessStatus, value: outcome }]);
-    await recordConsentOutcome({ consentId: input.consentId, status: outcome, reason });
+    // A reason the database refuses (the bank's text, issue 20): the outcome is recorded without it.
+    await unlessRefused(
+      `the outcome ${outcome} of the consent`,
+      { consentId: input.consentId },
+      () => recordConsentOutcome({ consentId: input.consentId, status: outcome, reason }),
+      async (refusal) => {
+        if (reason === null) throw ApplicationFailure.nonRetryable(refusal);
+        await recordConsentOutcome({
+          consentId: input.consentId,
+          status: outcome,
+          reason: unrecordableReason(refusal),
+        });
+      },
+    );
     outcomeRecorded = true;
     const webhook = await prepareConsentWebhook({
       consentId: input.consentId,
@@ -151,14 +165,36 @@ export async function consentAuthorisation(input: ConsentFlowInput): Promise<Con
     return finish(outcome, `the bank reports the consent as ${bankStatus}`);
   }
 
-  // 4. Read what the consent grants into the read model.
+  // 4. Read what the consent grants into the read model. Bank data the database refuses for good
+  // (issue 20) ends the consent FAILED with the reason, and the bank consent with it.
+  const unstorable = async (refusal: string) => {
+    await terminateBankConsent({ consentId: input.consentId });
+    await finish('FAILED', `the accounts could not be stored: ${refusal}`);
+    return undefined;
+  };
+  const ids = { consentId: input.consentId };
   if (input.kind === 'account-list') {
-    await storeAccountList({ consentId: input.consentId });
+    const stored = await unlessRefused(
+      'the account list of the consent',
+      ids,
+      async () => {
+        await storeAccountList({ consentId: input.consentId });
+        return true;
+      },
+      unstorable,
+    );
+    if (!stored) return 'FAILED';
     // One-shot: the list is read once, so the bank consent is ended at once.
     await terminateBankConsent({ consentId: input.consentId });
     return finish('ACTIVE', null);
   }
-  const accounts = await storeConsentAccounts({ consentId: input.consentId });
+  const accounts = await unlessRefused(
+    'the accounts of the consent',
+    ids,
+    () => storeConsentAccounts({ consentId: input.consentId }),
+    unstorable,
+  );
+  if (!accounts) return 'FAILED';
   if (ended) return stop();
   await finish('ACTIVE', null, accounts);
   // 5. From now on the read model is kept fresh on a schedule, until the consent ends.

@@ -26,6 +26,7 @@ import {
 import { type PsuPresence, type ScaApproach, Xs2aErrorType } from '../../domain/openbanking/xs2a.ts';
 import { BusinessStatus } from '../../domain/search-attributes.ts';
 import { sendWebhook } from '../webhooks/send.ts';
+import { unlessRefused, unrecordableReason } from './data-refusal.ts';
 
 const {
   recordPaymentState,
@@ -114,7 +115,16 @@ export async function paymentExecution(input: PaymentFlowInput): Promise<Payment
   const move = async (next: PaymentState, reason?: string | null) => {
     state = next;
     upsertSearchAttributes([{ key: BusinessStatus, value: next }]);
-    await recordPaymentState({ code, state: next, ...(reason !== undefined ? { reason } : {}) });
+    // A reason the database refuses (the bank's text, issue 20): the state is recorded without it.
+    await unlessRefused(
+      `the state ${next} of the payment`,
+      { code },
+      () => recordPaymentState({ code, state: next, ...(reason !== undefined ? { reason } : {}) }),
+      async (refusal) => {
+        if (reason === undefined || reason === null) throw ApplicationFailure.nonRetryable(refusal);
+        await recordPaymentState({ code, state: next, reason: unrecordableReason(refusal) });
+      },
+    );
     recorded = next;
   };
 
@@ -131,7 +141,21 @@ export async function paymentExecution(input: PaymentFlowInput): Promise<Payment
   if (!(await condition(() => confirmRequest !== undefined, input.confirmationTimeoutMs)))
     return finish('EXPIRED', 'the payment was not confirmed in time');
   const confirm = confirmRequest!;
-  await recordPaymentConfirmation({ code, ...(confirm.psu ? { psu: confirm.psu } : {}) });
+  // Who confirmed, as the database refuses it for good (issue 20): the payment ends FAILED with the
+  // reason, which the confirmation answers, before anything reaches the bank.
+  const confirmationRecorded = await unlessRefused(
+    'the confirmation of the payment',
+    { code },
+    async () => {
+      await recordPaymentConfirmation({ code, ...(confirm.psu ? { psu: confirm.psu } : {}) });
+      return true;
+    },
+    async (refusal) => {
+      await finish('FAILED', `the confirmation could not be recorded: ${refusal}`);
+      return false;
+    },
+  );
+  if (!confirmationRecorded) return 'FAILED';
 
   // 2. The bank gets the payment and says how the user authenticates.
   try {

@@ -1,5 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { acceptLoanOffer } from '../../../application/lending/loan-moves.ts';
+import { publicBaseUrl } from '../../shared/public-url.ts';
 import { defineLendingOperation, lendingSecurity } from '../auth.ts';
 import { customerCaller } from '../callers.ts';
 import { loanAnswer, loanIdParams } from '../loan-schemas.ts';
@@ -16,7 +17,9 @@ export const acceptLoanOfferOperation = defineLendingOperation({
       description:
         'Only in Offer confirmation (else 409 `invalid_loan_status`). The loan takes the offer’s amount and term ' +
         'and waits for management’s approval (Waiting for approval). `offerId` picks one of several offers; ' +
-        'left out, the first. An unknown `offerId` is 400 `offer_not_found`.',
+        'left out, the first. An unknown `offerId` is 400 `offer_not_found`. The first signing code of each ' +
+        'document (Documents) goes to the customer’s phone by SMS right away (not counted against ' +
+        'ResendSmsCode’s hourly limit); a code that could not be sent is asked for with ResendSmsCode.',
       security: lendingSecurity.user,
       request: {
         params: loanIdParams,
@@ -27,6 +30,13 @@ export const acceptLoanOfferOperation = defineLendingOperation({
   handler: () => async (c) => {
     const { loanId } = c.req.valid('param');
     const { offerId } = c.req.valid('query');
-    return c.json(await acceptLoanOffer(c.get('deps'), customerCaller(c), loanId, offerId), 200);
+    const accepted = await acceptLoanOffer(
+      c.get('deps'),
+      customerCaller(c),
+      loanId,
+      offerId,
+      publicBaseUrl(c),
+    );
+    return c.json(accepted, 200);
   },
 });

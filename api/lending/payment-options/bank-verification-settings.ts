@@ -10,7 +10,7 @@ import { lendingPath } from '../paths.ts';
 import { bankVerificationErrors } from '../payment-option-schemas.ts';
 
 /**
- * `GET /PaymentOptions/BankVerification/Settings?loanId=&bankHash=`: what the front end needs to open the
+ * `GET /PaymentOptions/BankVerification/Settings?loanId=&bankHash=` (`loanId` optional): what the front end needs to open the
  * verification frame (decision 0042). Without `bankHash`: the banks to choose from. With it: a one-shot
  * account-list consent at that bank for the customer (or the pending one whose frame is still open) and
  * `frameUrl`, the bank's SCA page.
@@ -23,8 +23,10 @@ export const bankVerificationSettingsOperation = defineLendingOperation({
       tags: ['Payment options'],
       summary: 'Settings to open the bank verification frame',
       description:
-        'Acts for the customer of the user token. `loanId` (required; design: verification is per loan) must be the ' +
-        'customer’s (else 404). Without `bankHash`: `banks` to choose from, and the pending verification’s frame if it ' +
+        'Acts for the customer of the user token. `loanId` (optional, not in the spec; design: verification is per ' +
+        'loan) must be the customer’s (else 404); without it, the customer’s newest loan that is not closed, else ' +
+        'their newest loan; a customer without any loan gets `banks` with `loanId` null (409 `no_loan` with ' +
+        '`bankHash`). Without `bankHash`: `banks` to choose from, and the pending verification’s frame if it ' +
         'is still open. With `bankHash`: starts an account-information consent (one-shot account list) through the ' +
         'open-banking gateway and answers `frameUrl`, the bank’s page where the customer logs in and approves; the ' +
         'same call again reuses it while it is open. A verified or skipped loan answers its outcome. Gateway ' +
@@ -32,7 +34,7 @@ export const bankVerificationSettingsOperation = defineLendingOperation({
       security: lendingSecurity.user,
       request: {
         query: z.object({
-          loanId: z.string().min(1).max(40).openapi({ example: '482913675' }),
+          loanId: z.string().min(1).max(40).optional().openapi({ example: '482913675' }),
           bankHash: z
             .string()
             .regex(/^[0-9a-f]{24}$/, 'a bank hash of the open-banking gateway (24 hex digits)')

@@ -1,48 +1,108 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { submitRepayment } from '../../../application/lending/repayment-submissions.ts';
+import { type SubmissionInput, submitRepayment } from '../../../application/lending/repayment-submissions.ts';
+import { Refusal } from '../../../application/shared/refusal.ts';
 import { submissionModes } from '../../../domain/lending/repayment-submissions.ts';
+import { repaymentModes } from '../../../domain/lending/servicing.ts';
 import { errorBodySchema } from '../../shared/errors.ts';
-import { jsonBody } from '../../shared/openapi.ts';
 import { defineLendingOperation, lendingSecurity } from '../auth.ts';
 import { customerCaller } from '../callers.ts';
 import { lendingPath } from '../paths.ts';
 import { repaymentErrorResponses, repaymentFields } from '../repayment-schemas.ts';
 
+const loanId = z.string().min(1).max(40).openapi({ example: '482913675' });
+const repaymentMode = z.enum(repaymentModes).openapi({
+  description:
+    'The spec’s repayment mode. `Regular payment` (default): fees, interest, then principal of the oldest ' +
+    'instalment first; `Early repayment`: principal only, from the last instalment backwards (decision 0043)',
+});
+const channel = z.enum(submissionModes).openapi({
+  description:
+    'How the money comes in (default `card`). `card`: charged now to the customer’s default card (or ' +
+    '`paymentMethodId`); `bankTransfer`: a deposit slip the customer pays by a bank transfer quoting its reference',
+});
+const paymentMethodId = z.string().min(1).max(100).openapi({
+  description:
+    'card: the card to charge (`card_…`); bankTransfer: the customer’s bank account paid from (`bac_…`)',
+  example: 'card_3f2a9c1d7e5b4a60',
+});
+const reference = z
+  .string()
+  .trim()
+  .min(1)
+  .max(100)
+  .openapi({
+    description:
+      'The client’s idempotency reference: the same reference for the loan again answers the first submission ' +
+      '(nothing is charged or registered twice)',
+    example: 'front-7f3a-2026-03-10',
+  });
+
+/** The spec's call: everything in the query (`loanId`, `amount`, `mode` are the spec's). */
+const submissionQuery = z.object({
+  loanId: loanId.optional().openapi({ param: { required: true } }),
+  amount: repaymentFields.amount.optional().openapi({ param: { required: true } }),
+  mode: repaymentMode.optional(),
+  channel: channel.optional(),
+  paymentMethodId: paymentMethodId.optional(),
+  reference: reference.optional(),
+});
+
+/** The same fields as a JSON body (the earlier form); `mode` `card` / `bankTransfer` is the deprecated channel. */
 const submissionBody = z
   .object({
-    loanId: z.string().min(1).max(40).openapi({ example: '482913675' }),
-    amount: repaymentFields.amount,
-    mode: z.enum(submissionModes).openapi({
-      description:
-        '`card`: charged now to the customer’s default card (or `paymentMethodId`); `bankTransfer`: a deposit slip ' +
-        'the customer pays by a bank transfer quoting its reference. Either way a Regular payment',
-    }),
-    paymentMethodId: z.string().min(1).max(100).optional().openapi({
-      description:
-        'card: the card to charge (`card_…`); bankTransfer: the customer’s bank account paid from (`bac_…`)',
-      example: 'card_3f2a9c1d7e5b4a60',
-    }),
-    reference: z
-      .string()
-      .trim()
-      .min(1)
-      .max(100)
+    loanId: loanId.optional(),
+    amount: repaymentFields.amount.optional(),
+    mode: z
+      .enum([...repaymentModes, ...submissionModes])
       .optional()
       .openapi({
         description:
-          'The client’s idempotency reference: the same reference for the loan again answers the first submission ' +
-          '(nothing is charged or registered twice)',
-        example: 'front-7f3a-2026-03-10',
+          'The repayment mode; deprecated: `card` or `bankTransfer` here is the `channel` (the earlier meaning of `mode`)',
       }),
+    channel: channel.optional(),
+    paymentMethodId: paymentMethodId.optional(),
+    reference: reference.optional(),
   })
   .strict()
   .openapi('RepaymentSubmission');
+
+type Fields = z.infer<typeof submissionQuery>;
+
+/** The query's and the body's fields as one; a field given differently in both is refused naming it. */
+function submissionInput(query: Fields, body: z.infer<typeof submissionBody> | undefined): SubmissionInput {
+  const { mode: bodyMode, ...rest } = body ?? {};
+  const fromBody: Fields = { ...rest };
+  if (bodyMode === 'card' || bodyMode === 'bankTransfer') {
+    if (rest.channel && rest.channel !== bodyMode)
+      throw Refusal.field('channel', 'the body’s `mode` (the deprecated channel) and `channel` differ');
+    fromBody.channel = bodyMode;
+  } else if (bodyMode) fromBody.mode = bodyMode;
+  const merged: Fields = { ...fromBody };
+  for (const [name, value] of Object.entries(query) as [keyof Fields, string | undefined][]) {
+    if (value === undefined) continue;
+    const other = fromBody[name];
+    if (other !== undefined && other !== value)
+      throw Refusal.field(name, `given differently in the query (${value}) and the body (${other})`);
+    Object.assign(merged, { [name]: value });
+  }
+  if (!merged.loanId) throw Refusal.field('loanId', 'is required');
+  if (!merged.amount) throw Refusal.field('amount', 'is required');
+  return {
+    loanId: merged.loanId,
+    amount: merged.amount,
+    mode: merged.mode ?? 'Regular payment',
+    channel: merged.channel ?? 'card',
+    paymentMethodId: merged.paymentMethodId,
+    reference: merged.reference,
+  };
+}
 
 const submissionSchema = z
   .object({
     submissionId: z.string().openapi({ example: 'sub_9c1d7e5b4a603f2a' }),
     loanId: z.string(),
-    mode: z.enum(submissionModes),
+    mode: z.enum(repaymentModes).openapi({ description: 'The repayment mode the money is booked as' }),
+    channel: z.enum(submissionModes),
     status: z.enum(['charging', 'paid', 'declined', 'registering', 'pending', 'expired', 'failed']).openapi({
       description:
         'card: `paid` (booked), `declined`, or `charging` while the gateway has not answered; bankTransfer: `pending` ' +
@@ -67,8 +127,8 @@ const submissionSchema = z
 /**
  * `POST /PaymentOptions/SubmitRepayment`: the customer repays through the collection gateway (decision
  * 0045): a charge of a saved card, or a deposit slip paid by bank transfer. An Update of the loan's
- * workflow (Active or Past Due, at most what the loan owes); the money is booked as a Regular payment
- * whose reference is the submission's INVOICE, once, whether the charge's answer or the gateway's
+ * workflow (Active or Past Due, at most what the loan owes); the money is booked in the spec's repayment
+ * `mode` (Regular or Early repayment) with the submission's INVOICE as its reference, once, whether the charge's answer or the gateway's
  * notification comes first.
  */
 export const paymentOptionsSubmitRepaymentOperation = defineLendingOperation({
@@ -79,6 +139,10 @@ export const paymentOptionsSubmitRepaymentOperation = defineLendingOperation({
       tags: ['Payment options'],
       summary: 'Submit a repayment (card or bank transfer)',
       description:
+        'The spec’s query parameters `loanId`, `amount`, `mode` (`Regular payment`, default, or `Early repayment`: ' +
+        'principal only, at most the outstanding principal), plus `channel` (`card`, default, or `bankTransfer`), ' +
+        '`paymentMethodId` and `reference`; the same fields may come as a JSON body instead (its `mode` `card` / ' +
+        '`bankTransfer` is the deprecated channel). A field given differently in the query and the body: 400 naming it. ' +
         'For the customer’s own Active or Past Due loan (else 409 `invalid_loan_status`; another customer’s: 404), at ' +
         'most what it owes (400 `repayment_exceeds_balance` naming `amount`). `card`: the default card is charged ' +
         '(409 `no_card` without one, `card_not_active` for a card not saved); 201 `paid` (booked at once) or ' +
@@ -88,7 +152,10 @@ export const paymentOptionsSubmitRepaymentOperation = defineLendingOperation({
         'when the gateway refused the payment. 409 `collect_merchant_not_configured`, `repayment_currency_unsupported` ' +
         '(the gateway takes BGN, EUR and USD).',
       security: lendingSecurity.user,
-      request: { body: jsonBody(submissionBody) },
+      request: {
+        query: submissionQuery,
+        body: { required: false, content: { 'application/json': { schema: submissionBody } } },
+      },
       responses: {
         201: {
           description: 'Charged: paid or declined',
@@ -106,7 +173,8 @@ export const paymentOptionsSubmitRepaymentOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    const held = await submitRepayment(c.get('deps'), customerCaller(c), c.req.valid('json'));
+    const input = submissionInput(c.req.valid('query'), c.req.valid('json'));
+    const held = await submitRepayment(c.get('deps'), customerCaller(c), input);
     const settled = held.status === 'paid' || held.status === 'declined';
     return c.json(held, settled ? 201 : 202);
   },

@@ -15,6 +15,7 @@ import {
   submissionInFlight,
   submissionInvoice,
   submissionOpen,
+  submissionRepaymentMode,
 } from '../../../domain/lending/repayment-submissions.ts';
 import { type LoanRepayment, servicingPosition } from '../../../domain/lending/servicing.ts';
 import { chargeRepaymentCard, failureMessage, registerRepaymentSlip } from './activities.ts';
@@ -29,12 +30,14 @@ export function handleSubmissions(state: LoanState): void {
   const { loan } = state;
   const submissionWithId = (submissionId: string) =>
     loan.submissions?.find((held) => held.submissionId === submissionId);
-  /** A submission pays at most what the loan owes (as a Regular payment today). */
-  const refuseSubmission = ({ submissionId, amount }: SubmissionRequest) => {
+  /** A submission pays at most what the loan owes (in principal for an Early repayment). */
+  const refuseSubmission = (request: SubmissionRequest) => {
+    const { submissionId, amount } = request;
     state.allowed('submitRepayment');
+    const mode = submissionRepaymentMode(request);
     refuseExcess(state, [
       ...(loan.servicing?.repayments ?? []),
-      { ...newRepayment({ repaymentId: submissionId, amount, date: today(), mode: 'Regular payment' }) },
+      { ...newRepayment({ repaymentId: submissionId, amount, date: today(), mode }) },
     ]);
   };
 
@@ -97,12 +100,16 @@ async function submit(
 
 export const newSubmission = (
   state: LoanState,
-  request: Pick<SubmissionRequest, 'submissionId' | 'amount' | 'paymentMethodId'>,
+  request: Pick<SubmissionRequest, 'submissionId' | 'amount' | 'paymentMethodId' | 'repaymentMode'>,
   channel: RepaymentSubmission['channel'],
 ): RepaymentSubmission => ({
   submissionId: request.submissionId,
   invoice: submissionInvoice(request.submissionId),
   channel,
+  // Kept only when not the default: submissions as before stay as they were.
+  ...(request.repaymentMode && request.repaymentMode !== 'Regular payment'
+    ? { repaymentMode: request.repaymentMode }
+    : {}),
   amount: request.amount,
   currency: state.loan.currency,
   status: channel === 'bankTransfer' ? 'registering' : 'charging',
@@ -142,8 +149,8 @@ export function settle(state: LoanState, submission: RepaymentSubmission, by: Lo
 }
 
 /**
- * Books the money of a submission once (a Regular payment, its INVOICE the reference), at most what the
- * loan owes; answers the history comment, or undefined when it was booked already.
+ * Books the money of a submission once (in its repayment mode, its INVOICE the reference), at most what
+ * the loan owes (in principal for an Early repayment); answers the history comment, or undefined when it was booked already.
  */
 function book(
   state: LoanState,
@@ -154,19 +161,15 @@ function book(
   const { loan } = state;
   const reference = submission.invoice;
   const repaymentId = repaymentIdOf(submission.submissionId);
-  const request = {
-    repaymentId,
-    reference,
-    amount: submission.amount,
-    date: '',
-    mode: 'Regular payment',
-  } as const;
+  const mode = submissionRepaymentMode(submission);
+  const request = { repaymentId, reference, amount: submission.amount, date: '', mode };
   if (replayOf(state, request)) {
     if (submission.status !== 'paid') changeSubmission(state, reference, { status: 'paid', repaymentId });
     return undefined;
   }
   const held = state.servicing;
-  const payoff = servicingPosition(held.schedule, held.repayments, held.graceMs, now()).payoffAmount;
+  const position = servicingPosition(held.schedule, held.repayments, held.graceMs, now());
+  const payoff = mode === 'Early repayment' ? position.outstandingPrincipal : position.payoffAmount;
   const step = stepOf('submittedRepaymentPaid', loan.status, state.facts());
   const { booked, excess } = step.allowed
     ? bookableAmount(submission.amount, payoff)
@@ -184,7 +187,7 @@ function book(
     amount: booked,
     // A repayment never precedes the disbursement it repays (servicing allocates by date).
     date: loan.disbursement && date < loan.disbursement.date ? loan.disbursement.date : date,
-    mode: 'Regular payment',
+    mode,
     reference,
     reversed: false,
   };
