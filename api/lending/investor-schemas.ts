@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { customerAddressSchema, customerDetailsSchema } from '../../domain/lending/customers.ts';
 import { bidStatuses } from '../../domain/lending/funding.ts';
 import { loanStatuses } from '../../domain/lending/loan-lifecycle.ts';
 import { errorBodySchema } from '../shared/errors.ts';
@@ -14,23 +15,16 @@ export const bidAmount = z
   .refine((text) => Number(text) > 0, 'must be more than 0')
   .openapi({ example: '500.00' });
 
-const name = z.string().trim().min(1).max(100);
+const customer = customerDetailsSchema.shape;
 
+/** The customer's rules for the same fields (domain/lending/customers.ts). */
 export const investorDetailsSchema = z
   .object({
-    firstName: name.optional().openapi({ example: 'Ada' }),
-    lastName: name.optional().openapi({ example: 'Lovelace' }),
-    email: z.email().max(254).optional().openapi({ example: 'ada@example.com' }),
-    phone: z
-      .string()
-      .regex(/^\+[1-9]\d{6,14}$/, 'an international number, e.g. +15551234567')
-      .optional()
-      .openapi({ example: '+15551234567' }),
-    country: z
-      .string()
-      .regex(/^[A-Z]{2}$/, 'an ISO 3166-1 alpha-2 code, e.g. BG')
-      .optional()
-      .openapi({ example: 'BG' }),
+    firstName: customer.firstName,
+    lastName: customer.lastName,
+    email: customer.email,
+    phone: customer.phone,
+    country: customerAddressSchema.shape.country,
   })
   .strict()
   .openapi('InvestorDetails');
