@@ -280,6 +280,36 @@ describe('investor credentials and validation', () => {
     const onCustomer = await asInvestor(investor, 'GET', '/Customer/Details');
     expect(onCustomer.status).toBe(403);
     expect(onCustomer.body.error?.code).toBe('not_a_customer');
+
+    // User/Login signs an investor in as well: its token acts as the investor.
+    const login = `investor-${randomBytes(5).toString('hex')}@example.com`;
+    const password = 'a-long-investor-password';
+    const key = tenant.keys.frontOffice;
+    expect(
+      (await lendingCall(platform, 'POST', '/Investor/Register', { key, query: { login, password } })).status,
+    ).toBe(201);
+    const taken = await lendingCall(platform, 'POST', '/Investor/Register', {
+      key,
+      query: { login, password },
+    });
+    expect(taken.status).toBe(409);
+    expect(taken.body.error?.code).toBe('login_taken');
+    const loggedIn = await lendingCall<{ userAuthToken: string; role: string }>(
+      platform,
+      'POST',
+      '/User/Login',
+      {
+        key,
+        query: { login, password },
+      },
+    );
+    expect(loggedIn.body.role).toBe('investor');
+    const bids = await lendingCall(platform, 'GET', '/Investor/Bids', {
+      key,
+      token: loggedIn.body.userAuthToken,
+    });
+    expect(bids.status).toBe(200);
+    expect(bids.body).toEqual([]);
   });
 
   it('names the offending field', async () => {
