@@ -11,6 +11,7 @@ import { disbursementOperations } from './disbursement-operations.ts';
 import { documentOperations } from './document-operations.ts';
 import { loanOperations } from './loan-operations.ts';
 import { paymentOptionsOperations } from './payment-options-operations.ts';
+import { referenceDataOperations } from './reference-data-operations.ts';
 
 /** Every operation of the lending platform (api/shared/operation.ts). */
 export const lendingOperations: readonly Operation<LendingEnv>[] = [
@@ -21,6 +22,7 @@ export const lendingOperations: readonly Operation<LendingEnv>[] = [
   ...disbursementOperations,
   ...documentOperations,
   ...paymentOptionsOperations,
+  ...referenceDataOperations,
 ];
 
 /**

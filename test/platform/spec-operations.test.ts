@@ -217,7 +217,11 @@ const services: {
     // Issue 11 builds the first 71 in slices; the investors, files and the rest follow in the next issue.
     pending: [
       'Investor',
-      'Files, dictionaries, settings, vendors, users',
+      `${LENDING_API_PREFIX}/Files/Download`,
+      `${LENDING_API_PREFIX}/Files/GetInfo/{documentId}`,
+      `${LENDING_API_PREFIX}/Files/Upload`,
+      `${LENDING_API_PREFIX}/UserDocuments`,
+      `${LENDING_API_PREFIX}/UserDocuments/{UserDocumentId}`,
       `${LENDING_API_PREFIX}/Management/Files/Download`,
       `${LENDING_API_PREFIX}/Management/Files/GetInfo/{documentId}`,
       `${LENDING_API_PREFIX}/Management/Files/Upload`,
