@@ -10,12 +10,11 @@ import {
 import {
   coApplicantSettingsSchema,
   dictionaryFieldsSchema,
-  dictionaryNameSchema,
-  referenceCodeSchema,
   referenceDataSeedSchema,
   vendorFieldsSchema,
   vendorSettingsSchema,
 } from '../../domain/lending/reference-data.ts';
+import { dictionaryNameSchema, referenceCodeSchema } from '../lending/reference-data-schemas.ts';
 import type { AppEnv } from '../shared/context.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
@@ -71,7 +70,7 @@ const putDictionaryRoute = createRoute({
   request: {
     params: z.object({
       tenantId,
-      name: dictionaryNameSchema.openapi({ param: { name: 'name', in: 'path' }, example: 'Cities' }),
+      name: dictionaryNameSchema().openapi({ param: { name: 'name', in: 'path' }, example: 'Cities' }),
     }),
     body: jsonBody(dictionaryFieldsSchema),
   },
@@ -87,7 +86,7 @@ const deleteDictionaryRoute = createRoute({
   request: {
     params: z.object({
       tenantId,
-      name: dictionaryNameSchema.openapi({ param: { name: 'name', in: 'path' } }),
+      name: dictionaryNameSchema().openapi({ param: { name: 'name', in: 'path' } }),
     }),
   },
   responses: {
@@ -128,7 +127,7 @@ const putVendorRoute = createRoute({
   request: {
     params: z.object({
       tenantId,
-      vendorId: referenceCodeSchema.openapi({
+      vendorId: referenceCodeSchema().openapi({
         param: { name: 'vendorId', in: 'path' },
         example: 'technomarket',
       }),

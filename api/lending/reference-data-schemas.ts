@@ -1,8 +1,10 @@
 import { z } from '@hono/zod-openapi';
 import {
   CO_APPLICANT_OPTIONAL_FIELDS,
-  dictionaryNameSchema,
-  referenceCodeSchema,
+  DICTIONARY_NAME_PATTERN,
+  DICTIONARY_NAME_RULE,
+  REFERENCE_CODE_PATTERN,
+  REFERENCE_CODE_RULE,
 } from '../../domain/lending/reference-data.ts';
 
 /**
@@ -10,16 +12,23 @@ import {
  * dictionaries, the co-applicant and vendor settings, vendors and stores, a loan's point of sale.
  */
 
-export const dictionaryNameParam = dictionaryNameSchema.openapi({ example: 'Cities' });
+/**
+ * The domain's rules as schemas of this module's zod (which carries `.openapi`): a schema built in
+ * domain/ before @hono/zod-openapi was loaded has none.
+ */
+export const dictionaryNameSchema = () => z.string().regex(DICTIONARY_NAME_PATTERN, DICTIONARY_NAME_RULE);
+export const referenceCodeSchema = () => z.string().regex(REFERENCE_CODE_PATTERN, REFERENCE_CODE_RULE);
+
+export const dictionaryNameParam = dictionaryNameSchema().openapi({ example: 'Cities' });
 
 export const dictionaryValueAnswerSchema = z
   .object({
-    code: z.string().openapi({ example: 'sofia' }),
-    name: z.string().openapi({ example: 'Sofia' }),
+    code: z.string().openapi({ example: 'austin' }),
+    name: z.string().openapi({ example: 'Austin' }),
     parentCode: z
       .string()
       .nullable()
-      .openapi({ description: 'The code of its value in the parent dictionary', example: 'sofia-city' }),
+      .openapi({ description: 'The code of its value in the parent dictionary', example: 'TX' }),
   })
   .openapi('DictionaryValue');
 
@@ -59,24 +68,25 @@ export const vendorSettingsAnswerSchema = z
 
 export const storeAnswerSchema = z
   .object({
-    storeId: z.string().openapi({ example: 'techno-sofia-1' }),
-    vendorId: z.string().openapi({ example: 'technomarket' }),
-    name: z.string().openapi({ example: 'Technomarket Mall Sofia' }),
-    address: z.string().openapi({ example: '101 Bulgaria Blvd, Sofia' }),
+    storeId: z.string().openapi({ example: 'lsm-austin' }),
+    vendorId: z.string().openapi({ example: 'lone-star-motors' }),
+    name: z.string().openapi({ example: 'Lone Star Motors Austin' }),
+    address: z.string().openapi({ example: '4500 S Lamar Blvd, Austin, TX 78745' }),
     city: z.string().nullable(),
-    latitude: z.number().openapi({ example: 42.6627 }),
-    longitude: z.number().openapi({ example: 23.2886 }),
+    latitude: z.number().openapi({ example: 30.2296 }),
+    longitude: z.number().openapi({ example: -97.7901 }),
   })
   .openapi('Store');
 
 /** The point of sale fields of Loans/Create (customer and management). */
 export const pointOfSaleBodyFields = {
-  vendorId: referenceCodeSchema
-    .optional()
-    .openapi({ description: 'The vendor the loan is sold at (Vendors/GetVendors)', example: 'technomarket' }),
-  storeId: referenceCodeSchema.optional().openapi({
+  vendorId: referenceCodeSchema().optional().openapi({
+    description: 'The vendor the loan is sold at (Vendors/GetVendors)',
+    example: 'lone-star-motors',
+  }),
+  storeId: referenceCodeSchema().optional().openapi({
     description: 'A store of that vendor (Vendors/GetStores/{vendorId})',
-    example: 'techno-sofia-1',
+    example: 'lsm-austin',
   }),
 };
 

@@ -13,12 +13,10 @@ export const DICTIONARY_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9]{0,49}$/;
 /** A value's code, a vendor's or a store's id: chosen by the operator, stable across re-seeding. */
 export const REFERENCE_CODE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,49}$/;
 
-export const dictionaryNameSchema = z
-  .string()
-  .regex(DICTIONARY_NAME_PATTERN, 'letters and digits starting with a letter (at most 50)');
-export const referenceCodeSchema = z
-  .string()
-  .regex(REFERENCE_CODE_PATTERN, 'letters, digits, _ . - (at most 50, not starting with a sign)');
+export const DICTIONARY_NAME_RULE = 'letters and digits starting with a letter (at most 50)';
+export const REFERENCE_CODE_RULE = 'letters, digits, _ . - (at most 50, not starting with a sign)';
+export const dictionaryNameSchema = z.string().regex(DICTIONARY_NAME_PATTERN, DICTIONARY_NAME_RULE);
+export const referenceCodeSchema = z.string().regex(REFERENCE_CODE_PATTERN, REFERENCE_CODE_RULE);
 
 const label = z.string().trim().min(1).max(200);
 

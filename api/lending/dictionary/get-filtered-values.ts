@@ -1,17 +1,20 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { filteredDictionaryValues } from '../../../application/lending/reference-data.ts';
-import { referenceCodeSchema } from '../../../domain/lending/reference-data.ts';
 import { jsonBody } from '../../shared/openapi.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from '../auth.ts';
 import { lendingPath } from '../paths.ts';
-import { dictionaryNameParam, dictionaryValueAnswerSchema } from '../reference-data-schemas.ts';
+import {
+  dictionaryNameParam,
+  dictionaryValueAnswerSchema,
+  referenceCodeSchema,
+} from '../reference-data-schemas.ts';
 
 const filterSchema = z
   .object({
     name: dictionaryNameParam.openapi({ description: 'The dictionary' }),
-    parentCode: referenceCodeSchema.optional().openapi({
+    parentCode: referenceCodeSchema().optional().openapi({
       description: 'Values under this value of the parent dictionary (the cities of a region)',
-      example: 'sofia-city',
+      example: 'TX',
     }),
     startsWith: z
       .string()
@@ -21,11 +24,11 @@ const filterSchema = z
       .optional()
       .openapi({ description: 'Values whose name starts with this, ignoring case', example: 'So' }),
     codes: z
-      .array(referenceCodeSchema)
+      .array(referenceCodeSchema())
       .min(1)
       .max(500)
       .optional()
-      .openapi({ description: 'Values of these codes only', example: ['sofia'] }),
+      .openapi({ description: 'Values of these codes only', example: ['austin'] }),
     limit: z
       .number()
       .int()

@@ -22,7 +22,7 @@ export const vendorsGetStoresOperation = defineLendingOperation({
             .string()
             .min(1)
             .max(100)
-            .openapi({ param: { name: 'vendorId', in: 'path' }, example: 'technomarket' }),
+            .openapi({ param: { name: 'vendorId', in: 'path' }, example: 'lone-star-motors' }),
         }),
       },
       responses: {

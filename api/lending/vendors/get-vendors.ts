@@ -5,8 +5,8 @@ import { lendingPath } from '../paths.ts';
 
 const vendorAnswerSchema = z
   .object({
-    vendorId: z.string().openapi({ example: 'technomarket' }),
-    name: z.string().openapi({ example: 'Technomarket' }),
+    vendorId: z.string().openapi({ example: 'lone-star-motors' }),
+    name: z.string().openapi({ example: 'Lone Star Motors' }),
     storeCount: z.number().int().openapi({ description: 'Its active stores', example: 3 }),
   })
   .openapi('Vendor');
