@@ -118,6 +118,9 @@ describe('access matrix', () => {
       'PUT /Migration/Customers/{customerId}',
       'GET /Migration/BranchOffices',
       'GET /Dictionary/CancellationReasons',
+      'POST /Dictionary/GetFilteredValues',
+      'GET /Settings/Application/CoApplicant',
+      'GET /Vendors/GetStores/{vendorId}',
     ]) {
       expect(names).toContain(expected);
     }
