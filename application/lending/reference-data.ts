@@ -506,6 +506,18 @@ export async function putVendor(
 
 // --- seeding ----------------------------------------------------------------------------------------
 
+/** Runs one write of a seed; its refused fields are named by their place in the seed (`vendors.2.stores.0.storeId`). */
+async function inSeed<T>(place: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (error instanceof Refusal && error.status === 400 && error.fields) {
+      throw Refusal.validation(error.fields.map((field) => ({ ...field, field: `${place}.${field.field}` })));
+    }
+    throw error;
+  }
+}
+
 /**
  * Writes a seed file's reference data into a tenant (`npm run admin -- lending:seed-reference-data`):
  * each dictionary and vendor it names is created or replaced (parents before their children), the
@@ -513,22 +525,25 @@ export async function putVendor(
  */
 export async function seedReferenceData(deps: Deps, tenantId: string, seed: ReferenceDataSeed) {
   await requireTenant(deps.db, tenantId);
-  const pending = [...seed.dictionaries];
+  const pending = seed.dictionaries.map((dictionary, index) => ({ dictionary, index }));
   const written = new Set<string>();
   while (pending.length > 0) {
-    const index = pending.findIndex(
-      (dictionary) =>
+    const ready = pending.findIndex(
+      ({ dictionary }) =>
         dictionary.parent === undefined ||
         written.has(dictionary.parent) ||
-        !pending.some((other) => other.name === dictionary.parent),
+        !pending.some((other) => other.dictionary.name === dictionary.parent),
     );
-    const [next] = pending.splice(Math.max(index, 0), 1);
-    await putDictionary(deps, tenantId, next!);
-    written.add(next!.name);
+    const [next] = pending.splice(Math.max(ready, 0), 1);
+    const { dictionary, index } = next!;
+    await inSeed(`dictionaries.${index}`, () => putDictionary(deps, tenantId, dictionary));
+    written.add(dictionary.name);
   }
   if (seed.coApplicant) await putApplicationSettings(deps, tenantId, 'coApplicant', seed.coApplicant);
   if (seed.vendorSettings) await putApplicationSettings(deps, tenantId, 'vendors', seed.vendorSettings);
-  for (const vendor of seed.vendors) await putVendor(deps, tenantId, vendor);
+  for (const [index, vendor] of seed.vendors.entries()) {
+    await inSeed(`vendors.${index}`, () => putVendor(deps, tenantId, vendor));
+  }
   return {
     dictionaries: seed.dictionaries.map((dictionary) => dictionary.name),
     vendors: seed.vendors.map((vendor) => vendor.vendorId),

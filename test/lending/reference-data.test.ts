@@ -443,6 +443,33 @@ describe('the operator’s management', () => {
     ).toBe(201);
   });
 
+  it('POST reference-data writes a seed’s shape, naming a refused field by its place in it', async () => {
+    const base = `/lending/tenants/${bare.tenantId}/reference-data`;
+    const twice = await admin('POST', base, {
+      dictionaries: [
+        { name: 'Fine', values: [] },
+        {
+          name: 'Twice',
+          values: [
+            { code: 'a', name: 'A' },
+            { code: 'a', name: 'B' },
+          ],
+        },
+      ],
+    });
+    expect(twice.status).toBe(400);
+    expect(fieldsOf(twice)).toEqual(['dictionaries.1.values.1.code']);
+    const written = await admin('POST', base, {
+      vendorSettings: { vendorRequired: true, storeRequired: false, showStoresMap: false },
+    });
+    expect(written.body).toEqual({ dictionaries: [], vendors: [], settings: ['vendors'] });
+    expect((await front(bare, 'GET', '/Vendors/GetSettings')).body).toEqual({
+      vendorRequired: true,
+      storeRequired: false,
+      showStoresMap: false,
+    });
+  });
+
   it('GET reference-data shows everything; the seed command runs again without change', async () => {
     const before = await admin('GET', `/lending/tenants/${seeded.tenantId}/reference-data`);
     expect(before.status).toBe(200);
@@ -480,7 +507,7 @@ describe('the operator’s management', () => {
     const towns = { name: 'Towns', parent: 'Regions', values: [{ code: 'x', name: 'X', parentCode: 'ZZ' }] };
     expect(await run('orphan.json', { dictionaries: [towns] })).toMatchObject({
       code: 2,
-      stderr: expect.stringContaining('values.0.parentCode: not a code of Regions'),
+      stderr: expect.stringContaining('dictionaries.0.values.0.parentCode: not a code of Regions'),
     });
   });
 });
@@ -537,33 +564,25 @@ describe('a loan sold at a vendor’s store', () => {
   });
 
   it('management creates a loan sold at a store too; a loan without one has none', async () => {
-    const created = await lendingCall<LoanView>(platform, 'POST', '/Management/Loans', {
-      key: seeded.keys.management,
-      body: {
-        customerId: customer.customerId,
-        productName: 'Personal 12',
-        amount: '2000',
-        term: 6,
-        vendorId: 'empire-furniture',
-        storeId: 'empire-albany',
-      },
-    });
+    const createForCustomer = (storeId: string) =>
+      lendingCall<LoanView>(platform, 'POST', '/Management/Loans', {
+        key: seeded.keys.management,
+        body: {
+          customerId: customer.customerId,
+          productName: 'Personal 12',
+          amount: '2000',
+          term: 6,
+          vendorId: 'empire-furniture',
+          storeId,
+        },
+      });
+    const created = await createForCustomer('empire-albany');
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     expect(created.body.pointOfSale).toMatchObject({
       vendorId: 'empire-furniture',
       storeId: 'empire-albany',
     });
-    const wrong = await lendingCall<LoanView>(platform, 'POST', '/Management/Loans', {
-      key: seeded.keys.management,
-      body: {
-        customerId: customer.customerId,
-        productName: 'Personal 12',
-        amount: '2000',
-        term: 6,
-        vendorId: 'empire-furniture',
-        storeId: 'lsm-austin',
-      },
-    });
+    const wrong = await createForCustomer('lsm-austin');
     expect(fieldsOf(wrong)).toEqual(['storeId']);
     const plain = await create({});
     expect(plain.status).toBe(201);
