@@ -37,6 +37,8 @@ const LEVEL_OF_MODULE: Record<string, 'frontOffice' | 'management' | 'paymentOpt
   Customer: 'frontOffice',
   User: 'frontOffice',
   Dictionary: 'frontOffice',
+  Files: 'frontOffice',
+  UserDocuments: 'frontOffice',
   Management: 'management',
   Migration: 'management',
   PaymentOptions: 'paymentOptions',

@@ -217,10 +217,14 @@ const services: {
     // Issue 11 builds the first 71 in slices; the investors, files and the rest follow in the next issue.
     pending: [
       'Investor',
-      'Files, dictionaries, settings, vendors, users',
-      `${LENDING_API_PREFIX}/Management/Files/Download`,
-      `${LENDING_API_PREFIX}/Management/Files/GetInfo/{documentId}`,
-      `${LENDING_API_PREFIX}/Management/Files/Upload`,
+      // Files and UserDocuments are served; the rest of the section is not yet.
+      `${LENDING_API_PREFIX}/Dictionary/GetFilteredValues`,
+      `${LENDING_API_PREFIX}/Dictionary/GetValues`,
+      `${LENDING_API_PREFIX}/Settings/Application/CoApplicant`,
+      `${LENDING_API_PREFIX}/Vendors/GetSettings`,
+      `${LENDING_API_PREFIX}/Vendors/GetStores/{vendorId}`,
+      `${LENDING_API_PREFIX}/Vendors/GetVendors`,
+      `${LENDING_API_PREFIX}/Vendors/StoresMap`,
     ],
   },
 ];
