@@ -131,7 +131,13 @@ export async function uploadFile(
   }
   const customerId = caller.user ? undefined : upload.customerId;
   const ownerUserId =
-    caller.user?.id ?? (customerId ? await ownerOfCustomer(deps, caller.tenantId, customerId) : null);
+    caller.user?.id ??
+    (customerId
+      ? await ownerOfCustomer(deps, caller.tenantId, customerId).catch((error: unknown) => {
+          upload.content.resume(); // refused: the rest of the body is read and dropped
+          throw error;
+        })
+      : null);
   const maxBytes = deps.config.LENDING_FILE_MAX_BYTES;
   let staged: StagedContent;
   try {

@@ -4,13 +4,12 @@ import type { LoanView } from '../../application/lending/loans.ts';
 import type { DocumentGroupView, UserDocumentView } from '../../application/lending/user-documents.ts';
 import { stepOf } from '../../domain/lending/loan-lifecycle.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
-import { signLoanDocuments } from './documents-support.ts';
+import { customerLoanWaitingForApproval } from './documents-support.ts';
 import { download, fileStorageDir, pdfBytes, sha256, upload } from './files-support.ts';
 import { createCreditProduct } from './products-support.ts';
 import {
   completeDetails,
   createLendingTenant,
-  decidedLoan,
   type LendingTestTenant,
   lendingCall,
   registerCustomer,
@@ -71,27 +70,6 @@ const attach = (customer: Customer, fileId: string, groupId: string) =>
     ...asCustomer(customer),
     body: { fileId, groupId },
   });
-
-/** A loan of the customer decided, its offer accepted and its system documents signed: Waiting for approval. */
-async function loanWaitingForApproval(customer: Customer) {
-  const call = (method: string, path: string) =>
-    lendingCall<LoanView>(platform, method, path, asCustomer(customer));
-  const created = await lendingCall<LoanView>(platform, 'POST', '/Customer/Loans/Create', {
-    ...asCustomer(customer),
-    body: { productName: 'Personal 12', amount: '3000.00', term: 12 },
-  });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  const { loanId } = created.body;
-  const processed = await decidedLoan(await call('POST', `/Customer/Loans/${loanId}/Process`), () =>
-    call('GET', `/Customer/Loans/${loanId}`),
-  );
-  expect(processed.body.status).toBe('Offer confirmation');
-  expect((await call('POST', `/Customer/Loans/${loanId}/AcceptLoanOffer`)).body.status).toBe(
-    'Waiting for approval',
-  );
-  await signLoanDocuments(platform, tenant, customer.token, loanId);
-  return loanId;
-}
 
 describe('document groups', () => {
   it('lists every group of the tenant’s products, the files placed in them, and what is missing', async () => {
@@ -192,7 +170,7 @@ describe('approval waits for the required documents (design row of the transitio
 
   it('Approve is 409 naming the empty groups; once each holds a file the loan is Approved; its agreement is a file', async () => {
     const customer = await registerCustomer(platform, tenant, completeDetails());
-    const loanId = await loanWaitingForApproval(customer);
+    const loanId = await customerLoanWaitingForApproval(platform, tenant, customer);
 
     const inLoan = await listGroups(customer, { dashboardMode: 'false', loanMode: 'true', loanId });
     expect(inLoan.body.groups.map((group) => group.groupId)).toEqual(['id-card', 'proof-of-income']);
