@@ -6,6 +6,7 @@ import {
   type FileStorage,
   fileStorageOf,
   type StagedContent,
+  verified,
 } from '../../connectors/lending/file-storage.ts';
 import { lendingUsers } from '../../db/schema/lending.ts';
 import { lendingFiles } from '../../db/schema/lending-files.ts';
@@ -298,7 +299,7 @@ export async function openFile(
   const content = await storage.read(row.storageKey);
   // A row always has its content (written first): its absence is the storage's fault, not the caller's.
   if (!content) throw new Refusal(503, 'file_unavailable', 'The file’s content cannot be read now');
-  return { info: infoOf(row), content };
+  return { info: infoOf(row), content: verified(content, row.sha256, row.size) };
 }
 
 /**

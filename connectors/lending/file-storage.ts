@@ -76,6 +76,33 @@ function measuring(maxBytes: number) {
 }
 
 /**
+ * `content` passed through, failing at its end when it is not the `size` bytes of `sha256` it was
+ * stored as: its last chunk is held back until the whole was checked, so damaged storage is never
+ * served as a complete file (the download is cut short).
+ */
+export function verified(content: Readable, sha256: string, size: number): Readable {
+  const hash = createHash('sha256');
+  let seen = 0;
+  let held: Buffer | undefined;
+  const check = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      seen += chunk.length;
+      hash.update(chunk);
+      const previous = held;
+      held = chunk;
+      done(null, previous);
+    },
+    flush(done) {
+      if (seen !== size || hash.digest('hex') !== sha256)
+        return done(new Error('the stored content does not match its checksum'));
+      done(null, held);
+    },
+  });
+  content.on('error', (error) => check.destroy(error));
+  return content.pipe(check);
+}
+
+/**
  * Writes `content` to a new file in `folder` (fsynced before it counts), checksummed on the way. A
  * failure (the client went away, the limit) removes the partial file.
  */

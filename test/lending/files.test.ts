@@ -1,4 +1,6 @@
+import { writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
+import path from 'node:path';
 import { Readable } from 'node:stream';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -102,6 +104,17 @@ describe('upload and download', () => {
     expect(got.headers.get('repr-digest')).toBe(
       `sha-256=:${Buffer.from(sha256(bytes), 'hex').toString('base64')}:`,
     );
+  });
+
+  it('content damaged in the storage is never served as a complete file', async () => {
+    const bytes = pdfBytes(5000, 'd');
+    const stored = await aliceUploads(bytes);
+    const damaged = Buffer.from(bytes);
+    damaged[4000] = 0x21;
+    writeFileSync(path.join(storageDir, 'files', stored.body.fileId), damaged);
+    await expect(
+      download(platform, { key: tenantA.keys.frontOffice, token: alice.token, fileId: stored.body.fileId }),
+    ).rejects.toThrow();
   });
 
   it('management reaches every file of its tenant, also through the /Migration/ aliases', async () => {
