@@ -8,6 +8,7 @@ import type { UseCaseDeps } from '../application/shared/deps.ts';
 import { Refusal } from '../application/shared/refusal.ts';
 import { createCodecApi } from './admin/codec.ts';
 import { createAdminApi, presentsAdminToken } from './admin/index.ts';
+import { isLendingUploadPath } from './lending/paths.ts';
 import type { AppEnv } from './shared/context.ts';
 import { docsAssets } from './shared/docs.ts';
 import { toErrorResponse } from './shared/errors.ts';
@@ -127,7 +128,14 @@ export function createApp(
       `The statement exceeds ${statementMaxBytes} bytes (COLLECT_STATEMENT_MAX_BYTES)`,
     ),
   );
+  // A lending file upload streams to the file storage: its own limit (413 file_too_large below it).
+  const fileMaxBytes = deps.config.LENDING_FILE_MAX_BYTES;
+  const uploadLimit = limitOf(
+    fileMaxBytes + MULTIPART_ALLOWANCE_BYTES,
+    new Refusal(413, 'file_too_large', `The file exceeds ${fileMaxBytes} bytes (LENDING_FILE_MAX_BYTES)`),
+  );
   const limitFor = (c: Context<AppEnv>) => {
+    if (c.req.method === 'POST' && isLendingUploadPath(c.req.path)) return uploadLimit;
     // Only the platform operator may send that much: anyone else gets the default limit.
     if (c.req.method === 'POST' && c.req.path === STATEMENT_UPLOAD_PATH && presentsAdminToken(c))
       return statementLimit;
@@ -139,13 +147,19 @@ export function createApp(
   // the error shape of the service the path belongs to.
   app.use(
     '*',
-    inputGuard((c, problem) => {
-      const service = services.find(
-        ({ api }) => api && (c.req.path === api.basePath || c.req.path.startsWith(`${api.basePath}/`)),
-      )?.api;
-      if (service?.answerMalformed) return service.answerMalformed(c, problem);
-      return c.json(new Refusal(400, 'malformed_request', 'The request is malformed', [problem]).body(), 400);
-    }),
+    inputGuard(
+      (c, problem) => {
+        const service = services.find(
+          ({ api }) => api && (c.req.path === api.basePath || c.req.path.startsWith(`${api.basePath}/`)),
+        )?.api;
+        if (service?.answerMalformed) return service.answerMalformed(c, problem);
+        return c.json(
+          new Refusal(400, 'malformed_request', 'The request is malformed', [problem]).body(),
+          400,
+        );
+      },
+      (c) => c.req.method === 'POST' && isLendingUploadPath(c.req.path),
+    ),
   );
 
   app.get('/health', async (c) => {

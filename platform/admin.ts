@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { listBalances } from '../activities/collect/ledger.ts';
 import { importStatementDocument } from '../activities/collect/statements.ts';
 import { listCreditProducts, saveCreditProduct } from '../application/lending/credit-products.ts';
+import { sweepOrphanFiles } from '../application/lending/files.ts';
 import {
   deleteDictionary,
   referenceDataOfTenant,
@@ -22,6 +23,7 @@ import { enrolAgent, issueAdminHash } from '../credentials/openbanking/identity.
 import { rotateSigningKey } from '../credentials/openbanking/jws.ts';
 import { openDatabase } from '../db/client.ts';
 import { ledgerAccountKinds } from '../domain/collect/ledger.ts';
+import { parseDurationMs } from '../domain/durations.ts';
 import { creditProductSchema } from '../domain/lending/credit-products.ts';
 import { referenceDataSeedSchema } from '../domain/lending/reference-data.ts';
 import { loadConfigOrExit } from './config.ts';
@@ -55,6 +57,7 @@ import { connectTemporal } from './runtime.ts';
  *   npm run admin -- lending:credit-product --tenant ten_... <product.json>   create or replace a credit
  *                    product (its Name inside the file; decision 0038)
  *   npm run admin -- lending:credit-products --tenant ten_...             a tenant's credit products
+ *   npm run admin -- lending:files-sweep [1h]   remove file content without a row (a crash mid-upload), older than 1h
  *   npm run admin -- lending:collect-merchant --tenant ten_... --min D123456789 --secret ...   the tenant's
  *                    merchant at the collection gateway (secret stored encrypted; decision 0041)
  *   npm run admin -- lending:reference-data --tenant ten_... [<file.json>]   a tenant's dictionaries, settings,
@@ -86,6 +89,7 @@ const USAGE = `usage:
   npm run admin -- lending:unlock-login --tenant <tenantId> --login <login>
   npm run admin -- lending:credit-product --tenant <tenantId> <product JSON file>
   npm run admin -- lending:credit-products --tenant <tenantId>
+  npm run admin -- lending:files-sweep [<age, default 1h>]
   npm run admin -- lending:collect-merchant --tenant <tenantId> --min <D + 9 digits> --secret <merchant secret>
   npm run admin -- lending:reference-data --tenant <tenantId> [<reference data JSON file>]
   npm run admin -- lending:seed-reference-data --tenant <tenantId> [<file, default ${SEED_FILE}>]
@@ -305,6 +309,14 @@ try {
     case 'lending:credit-products': {
       if (!values.tenant) throw new Error(`--tenant is required\n${USAGE}`);
       console.log(JSON.stringify(await listCreditProducts(database.db, values.tenant), null, 2));
+      break;
+    }
+    case 'lending:files-sweep': {
+      const olderThanMs = parseDurationMs(positionals[1] ?? '1h');
+      const removed = await sweepOrphanFiles({ db: database.db, config }, olderThanMs);
+      console.log(
+        `${removed.length} orphan content(s) removed${removed.length ? `:\n  ${removed.join('\n  ')}` : ''}`,
+      );
       break;
     }
     case 'lending:collect-merchant': {

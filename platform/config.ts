@@ -22,6 +22,7 @@ import {
   lendingCollectProductionKeys,
 } from './lending/collect-config.ts';
 import { lendingConfig, lendingProductionKeys } from './lending/config.ts';
+import { lendingFilesConfig } from './lending/files-config.ts';
 import {
   lendingMessagingConfig,
   lendingMessagingPartyUrls,
@@ -147,6 +148,7 @@ export const configSchema = z.object({
   ...lendingMessagingConfig.shape,
   ...lendingOpenBankingConfig.shape,
   ...lendingServicingConfig.shape,
+  ...lendingFilesConfig.shape,
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -40,6 +40,18 @@ const productFields = {
       minimumDays: z.number().int().optional().openapi({ description: 'day_of_month: days after the start' }),
     })
     .openapi({ description: 'When the first instalment falls due; the others follow monthly' }),
+  requiredDocuments: z
+    .array(
+      z.object({
+        groupId: z.string().openapi({ example: 'id-card' }),
+        name: z.string().openapi({ example: 'ID card' }),
+        description: z.string().optional().openapi({ example: 'Both sides of a valid identity card' }),
+      }),
+    )
+    .optional()
+    .openapi({
+      description: 'Document groups (UserDocuments) each needing a file before a loan is approved',
+    }),
 };
 
 /** A product as a customer sees it (Customer/CreditProducts): without its promo codes. */

@@ -126,10 +126,17 @@ async function bodyProblem(c: Context): Promise<MalformedInput | undefined> {
   return jsonProblem(parsed, '');
 }
 
-/** Middleware refusing malformed input; `answer` renders the refusal in the caller's error shape. */
-export function inputGuard(answer: MalformedAnswer): MiddlewareHandler {
+/**
+ * Middleware refusing malformed input; `answer` renders the refusal in the caller's error shape.
+ * Bodies `streamed(c)` names (file uploads) are not read here: their operation streams them and checks
+ * its own fields.
+ */
+export function inputGuard(
+  answer: MalformedAnswer,
+  streamed: (c: Context) => boolean = () => false,
+): MiddlewareHandler {
   return async (c, next) => {
-    const problem = urlProblem(c.req.url) ?? (await bodyProblem(c));
+    const problem = urlProblem(c.req.url) ?? (streamed(c) ? undefined : await bodyProblem(c));
     if (problem) return answer(c, problem);
     await next();
   };

@@ -37,6 +37,7 @@ import {
   refuseOutsideStatuses,
 } from './loans.ts';
 import { refuseCoApplicantBySettings } from './reference-data.ts';
+import { missingDocumentGroups } from './user-documents.ts';
 
 /**
  * The loan's moves a customer or management asks for (decision 0039): each is an Update of the loan's
@@ -228,9 +229,27 @@ export async function approveLoan(
       `the customer has not signed: ${unsigned.map((document) => `${document.name} (${document.docTypeId})`).join(', ')}`,
     );
   }
+  // The document groups the product requires (UserDocuments): each needs a file of the customer.
+  const missing =
+    row.status === 'Waiting for approval' && row.acceptedOfferId
+      ? await missingDocumentGroups(deps, row)
+      : [];
+  if (missing.length > 0) {
+    throw Refusal.conflict(
+      LoanRefusal.documentsMissing,
+      `the customer has no file in: ${missing.map((group) => `${group.name} (${group.groupId})`).join(', ')}`,
+    );
+  }
   const moved = await moveLoan(deps, row, 'approve', (loan) =>
     loan.executeUpdate(approveUpdate, {
-      args: [{ by: caller.actor, comments, documentsSigned: unsigned.length === 0 }],
+      args: [
+        {
+          by: caller.actor,
+          comments,
+          documentsSigned: unsigned.length === 0,
+          requiredDocumentsAttached: missing.length === 0,
+        },
+      ],
     }),
   );
   return loanView(deps.db, moved, audienceOf(caller));

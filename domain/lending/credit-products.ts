@@ -108,6 +108,21 @@ export type CreditProductFees = z.infer<typeof creditProductFeesSchema>;
 
 const boundsOf = <T extends z.ZodType>(value: T) => z.object({ min: value, max: value });
 
+/**
+ * A document group a product requires before its loans are approved (UserDocuments, docs/lending.md
+ * "Files and user documents"): `groupId` is the group across the tenant's products (`id-card` is the
+ * same group in every product naming it).
+ */
+export const documentGroupSchema = z.object({
+  groupId: z
+    .string()
+    .trim()
+    .regex(/^[a-z0-9][a-z0-9_-]{0,49}$/, 'lower-case letters, digits, - and _ (at most 50)'),
+  name: z.string().trim().min(1).max(100),
+  description: z.string().trim().max(500).optional(),
+});
+export type DocumentGroup = z.output<typeof documentGroupSchema>;
+
 /** The fields of a credit product, each checked on its own (creditProductSchema adds the cross-checks). */
 export const creditProductFieldsSchema = z.object({
   /** The spec's `Name`: unique per tenant, what a loan is issued under. */
@@ -135,6 +150,15 @@ export const creditProductFieldsSchema = z.object({
   amortisation: z.enum(AMORTISATION_METHODS),
   fees: creditProductFeesSchema.default({ originationPercent: '0', originationFixed: '0', monthly: '0' }),
   firstDueDate: firstDueDateRuleSchema.default({ rule: 'one_month_after_start' }),
+  /** Document groups each needing a file of the customer before a loan of it is approved. */
+  requiredDocuments: z
+    .array(documentGroupSchema)
+    .max(20)
+    .default([])
+    .refine(
+      (groups) => new Set(groups.map((group) => group.groupId)).size === groups.length,
+      'each groupId once',
+    ),
 });
 
 /** A credit product: its fields, and the rules between them (bounds in order, decimals of the currency). */
@@ -177,6 +201,10 @@ export const creditProductSchema = creditProductFieldsSchema.superRefine((produc
 export type CreditProduct = z.output<typeof creditProductSchema>;
 /** A credit product as an operator writes it (defaults may be left out). */
 export type CreditProductInput = z.input<typeof creditProductSchema>;
+
+/** The groups a product requires (none for a product stored before groups existed). */
+export const requiredDocumentsOf = (product: CreditProduct): DocumentGroup[] =>
+  product.requiredDocuments ?? [];
 
 /** Whether the product is offered in `state` (no state given, or a product for every state: yes). */
 export function offeredInState(product: CreditProduct, state: string | undefined): boolean {

@@ -99,6 +99,11 @@ export interface LoanFacts {
   multipleOffers?: boolean;
   /** Every system document of the accepted offer is signed (the API counts them: decision 0040). */
   documentsSigned?: boolean;
+  /**
+   * Every document group the loan's product requires has a file of the customer (UserDocuments; the API
+   * counts them). Unknown (undefined) counts as attached: loans approved before groups existed.
+   */
+  requiredDocumentsAttached?: boolean;
   /** A disbursement amount equal to the loan amount. */
   amountMatches?: boolean;
   rolloverRequested?: boolean;
@@ -119,8 +124,10 @@ export const loanConditions = {
   bureauUnavailable: (facts: LoanFacts) => facts.bureau === 'unavailable',
   multipleOffers: (facts: LoanFacts) => facts.multipleOffers === true,
   offerAccepted: (facts: LoanFacts) => facts.offerAccepted === true,
-  offerAcceptedDocumentsSigned: (facts: LoanFacts) =>
-    facts.offerAccepted === true && facts.documentsSigned === true,
+  offerAcceptedDocumentsComplete: (facts: LoanFacts) =>
+    facts.offerAccepted === true &&
+    facts.documentsSigned === true &&
+    facts.requiredDocumentsAttached !== false,
   referred: (facts: LoanFacts) => facts.offerAccepted !== true,
   amountEqualsLoanAmount: (facts: LoanFacts) => facts.amountMatches === true,
   noRolloverRequested: (facts: LoanFacts) => facts.rolloverRequested !== true,
@@ -173,7 +180,7 @@ export const loanTransitions: readonly LoanTransition[] = [
   { operation: 'acceptOffer', from: ['Offer confirmation'], next: 'Waiting for approval', basis: 'spec, next designed', by: 'customer' },
   { operation: 'declineOffer', from: ['Offer confirmation'], next: 'Offer declined', basis: 'spec, next designed', by: 'customer' },
   // Approval and disbursement
-  { operation: 'approve', from: ['Waiting for approval'], condition: 'offerAcceptedDocumentsSigned', next: 'Approved', basis: 'spec, next designed', by: 'management', note: 'every system document signed (else 409 documents_not_signed naming them; decision 0040)' },
+  { operation: 'approve', from: ['Waiting for approval'], condition: 'offerAcceptedDocumentsComplete', next: 'Approved', basis: 'spec, next designed', by: 'management', note: 'every system document signed (else 409 documents_not_signed naming them; decision 0040) and, by design, every document group the product requires holding a file of the customer (else 409 documents_missing naming the groups)' },
   { operation: 'approve', from: ['Waiting for approval'], condition: 'referred', next: 'Offer confirmation', basis: 'spec, next designed', by: 'management', note: 'a referred loan approved by a person gets its offer' },
   // System documents signed by SMS (decision 0040): they come with the accepted offer.
   { operation: 'signDocument', from: ['Waiting for approval'], condition: 'offerAccepted', next: 'unchanged', basis: 'design', by: 'customer', note: 'with the code sent by SMS' },
@@ -243,6 +250,8 @@ export const LoanRefusal = {
   collateralNotFound: 'collateral_not_found',
   /** Approve of an accepted offer before every system document is signed (decision 0040). */
   documentsNotSigned: 'documents_not_signed',
+  /** Approve while a document group the loan's product requires has no file of the customer (UserDocuments). */
+  documentsMissing: 'documents_missing',
   /** A document operation on a loan without an accepted offer (referred, waiting for a person). */
   documentsNotAvailable: 'documents_not_available',
   /** A repayment (or its edit) pays more than the loan owes (decision 0043). */
@@ -254,7 +263,10 @@ export const LoanRefusal = {
 export type LoanRefusalType = (typeof LoanRefusal)[keyof typeof LoanRefusal];
 
 /** Why a row's status allows it but its condition does not (the refusal the API answers). */
-const conditionRefusals: Partial<Record<LoanCondition, { type: LoanRefusalType; message: string }>> = {
+type ConditionRefusal = { type: LoanRefusalType; message: string };
+const conditionRefusals: Partial<
+  Record<LoanCondition, ConditionRefusal | ((facts: LoanFacts) => ConditionRefusal)>
+> = {
   collateralRegistered: {
     type: LoanRefusal.collateralRequired,
     message: 'a secured loan is processed once a collateral is registered',
@@ -268,10 +280,16 @@ const conditionRefusals: Partial<Record<LoanCondition, { type: LoanRefusalType; 
     type: LoanRefusal.multipleOffersDisabled,
     message: 'the loan was not decided with the multiple-offers feature on',
   },
-  offerAcceptedDocumentsSigned: {
-    type: LoanRefusal.documentsNotSigned,
-    message: 'every system document of the loan must be signed before it is approved',
-  },
+  offerAcceptedDocumentsComplete: (facts) =>
+    facts.documentsSigned === true
+      ? {
+          type: LoanRefusal.documentsMissing,
+          message: 'every document group the credit product requires must hold a file before it is approved',
+        }
+      : {
+          type: LoanRefusal.documentsNotSigned,
+          message: 'every system document of the loan must be signed before it is approved',
+        },
   offerAccepted: {
     type: LoanRefusal.documentsNotAvailable,
     message: 'the loan has no accepted offer: its documents come with the accepted offer',
@@ -305,7 +323,10 @@ export function stepOf(operation: LoanOperation, status: LoanStatus, facts: Loan
   const row = rows.find((candidate) => !candidate.condition || loanConditions[candidate.condition](facts));
   if (row) return { allowed: true, row, next: row.next };
   const refusal = rows
-    .map((candidate) => candidate.condition && conditionRefusals[candidate.condition])
+    .map((candidate) => {
+      const found = candidate.condition && conditionRefusals[candidate.condition];
+      return typeof found === 'function' ? found(facts) : found;
+    })
     .find(Boolean);
   return {
     allowed: false,

@@ -195,11 +195,20 @@ export const acceptOfferUpdate = defineUpdate<
 export const declineOfferUpdate = defineUpdate<LoanSnapshot, [{ by: LoanActor }]>('declineOffer');
 /**
  * Approve; `documentsSigned`: the API found every system document of the accepted offer signed (the
- * signatures are the API's records, decision 0040), without which an accepted offer is not approved.
+ * signatures are the API's records, decision 0040), without which an accepted offer is not approved;
+ * `requiredDocumentsAttached`: every document group the product requires has a file of the customer
+ * (UserDocuments; left out by earlier versions: taken as attached).
  */
 export const approveUpdate = defineUpdate<
   LoanSnapshot,
-  [{ by: LoanActor; comments?: string | undefined; documentsSigned?: boolean | undefined }]
+  [
+    {
+      by: LoanActor;
+      comments?: string | undefined;
+      documentsSigned?: boolean | undefined;
+      requiredDocumentsAttached?: boolean | undefined;
+    },
+  ]
 >('approve');
 export const registerDisbursementUpdate = defineUpdate<
   LoanSnapshot,

@@ -47,6 +47,8 @@ const LEVEL_OF_MODULE: Record<string, 'frontOffice' | 'management' | 'paymentOpt
   Investor: 'frontOffice',
   Settings: 'frontOffice',
   Vendors: 'frontOffice',
+  Files: 'frontOffice',
+  UserDocuments: 'frontOffice',
   Management: 'management',
   Migration: 'management',
   PaymentOptions: 'paymentOptions',
@@ -248,6 +250,29 @@ describe('access matrix', () => {
       key: management,
     });
     expect(JSON.stringify(search.body)).not.toContain(customerB.customerId);
+  });
+
+  it('a key or token never reaches another tenant’s or user’s file: 404 and never data', async () => {
+    const form = new FormData();
+    form.append('file', new Blob(['%PDF-1.7 access matrix'], { type: 'application/pdf' }), 'a.pdf');
+    const uploaded = await fetch(`${platform.apiUrl}/lending${PREFIX}/Files/Upload`, {
+      method: 'POST',
+      headers: { lender_ApiKey: tenantA.keys.frontOffice, lender_UserAuthToken: customerA.token },
+      body: form,
+    });
+    expect(uploaded.status).toBe(201);
+    const { fileId } = (await uploaded.json()) as { fileId: string };
+    const otherUser = await registerCustomer(platform, tenantA);
+    for (const [key, token, path] of [
+      [tenantB.keys.management, undefined, `/Management/Files/GetInfo/${fileId}`],
+      [tenantB.keys.management, undefined, `/Migration/Files/Download?fileId=${fileId}`],
+      [tenantB.keys.frontOffice, customerB.token, `/Files/GetInfo/${fileId}`],
+      [tenantA.keys.frontOffice, otherUser.token, `/Files/Download?fileId=${fileId}`],
+    ] as const) {
+      const answer = await lendingCall(platform, 'GET', path, { key, ...(token ? { token } : {}) });
+      expect(answer.status, path).toBe(404);
+      expect(answer.body.error?.code).toBe('not_found');
+    }
   });
 
   it('a staging tenant is another tenant: its key does not reach production data', async () => {

@@ -119,7 +119,15 @@ export async function loanWaitingForApproval(
   tenant: LendingTestTenant,
   details: CustomerDetails = completeDetails(),
 ): Promise<string> {
-  const customer = await registerCustomer(platform, tenant, details);
+  return customerLoanWaitingForApproval(platform, tenant, await registerCustomer(platform, tenant, details));
+}
+
+/** As loanWaitingForApproval, for a customer registered already (complete details). */
+export async function customerLoanWaitingForApproval(
+  platform: Pick<TestPlatform, 'apiUrl' | 'sandbox'>,
+  tenant: LendingTestTenant,
+  customer: { token: string },
+): Promise<string> {
   const call = (method: string, path: string, request = {}) =>
     lendingCall<LoanView>(platform, method, path, {
       key: tenant.keys.frontOffice,

@@ -32,7 +32,11 @@ const factsFor: Record<LoanCondition, LoanFacts> = {
   bureauUnavailable: { bureau: 'unavailable' },
   multipleOffers: { multipleOffers: true },
   offerAccepted: { offerAccepted: true },
-  offerAcceptedDocumentsSigned: { offerAccepted: true, documentsSigned: true },
+  offerAcceptedDocumentsComplete: {
+    offerAccepted: true,
+    documentsSigned: true,
+    requiredDocumentsAttached: true,
+  },
   referred: { offerAccepted: false },
   amountEqualsLoanAmount: { amountMatches: true },
   noRolloverRequested: { rolloverRequested: false },

@@ -214,17 +214,8 @@ const services: {
       path: `${LENDING_API_PREFIX}${endpoint.path}`,
     })),
     prefixes: [{ path: LENDING_API_PREFIX, folder: '' }],
-    // Issue 11 builds the first 71 in slices; the investors, files and the rest follow in the next issue.
-    pending: [
-      `${LENDING_API_PREFIX}/Files/Download`,
-      `${LENDING_API_PREFIX}/Files/GetInfo/{documentId}`,
-      `${LENDING_API_PREFIX}/Files/Upload`,
-      `${LENDING_API_PREFIX}/UserDocuments`,
-      `${LENDING_API_PREFIX}/UserDocuments/{UserDocumentId}`,
-      `${LENDING_API_PREFIX}/Management/Files/Download`,
-      `${LENDING_API_PREFIX}/Management/Files/GetInfo/{documentId}`,
-      `${LENDING_API_PREFIX}/Management/Files/Upload`,
-    ],
+    // All 108 are served (issue 21).
+    pending: [],
   },
 ];
 

@@ -86,6 +86,9 @@ export async function startIsolatedPlatform(options: IsolatedPlatformOptions) {
     // The bureau's `Slow` test customer answers after the tests' bureau timeout (LENDING_BUREAU_REQUEST_TIMEOUT).
     bureauSlowMs: 5_000,
   });
+  const ownFileDir = options.env?.LENDING_FILE_DIR
+    ? undefined
+    : mkdtempSync(path.join(tmpdir(), 'platform-files-'));
   const env: Record<string, string> = {
     NODE_ENV: 'test',
     PORT: '0',
@@ -137,6 +140,8 @@ export async function startIsolatedPlatform(options: IsolatedPlatformOptions) {
     // The sandbox parties and the tests' webhook receivers listen on loopback: allowed explicitly (the
     // sandbox-mode default) so that a platform started with PLATFORM_MODE=production reaches them too.
     OUTBOUND_URL_ALLOWLIST: '127.0.0.0/8,::1/128',
+    // Uploaded lending files in a folder of this platform's own (removed by stop).
+    ...(ownFileDir ? { LENDING_FILE_DIR: ownFileDir } : {}),
     ...options.env,
   };
   const config = loadConfig(env);
@@ -231,6 +236,7 @@ export async function startIsolatedPlatform(options: IsolatedPlatformOptions) {
       await temporal.close();
       await closeDb();
       await database.drop();
+      if (ownFileDir) rmSync(ownFileDir, { recursive: true, force: true });
     },
   };
 }

@@ -33,15 +33,18 @@ export function handleDisbursement(state: LoanState): void {
 
   setHandler(
     approveUpdate,
-    ({ by, comments, documentsSigned }) => {
-      const step = state.allowed('approve', { documentsSigned });
+    ({ by, comments, documentsSigned, requiredDocumentsAttached }) => {
+      const step = state.allowed('approve', { documentsSigned, requiredDocumentsAttached });
       // A referred loan approved by a person gets the offer the bureau would have made.
       if (step.next === 'Offer confirmation')
         loan.offers = offersOf(input.loanId, state.appliedTerms(), loan.multipleOffers);
       state.move(step);
       return state.record({ by, comments });
     },
-    { validator: ({ documentsSigned }) => void state.allowed('approve', { documentsSigned }) },
+    {
+      validator: ({ documentsSigned, requiredDocumentsAttached }) =>
+        void state.allowed('approve', { documentsSigned, requiredDocumentsAttached }),
+    },
   );
 
   setHandler(
