@@ -193,7 +193,7 @@ try {
     case 'collect:statement': {
       const file = positionals[1];
       if (!file) throw new Error(`the statement file is required\n${USAGE}`);
-      const xml = await readFile(file, 'utf8');
+      const xml = await readFile(file);
       // Matching and settlement run in the statement's import workflow: Temporal must be running.
       const temporal = await connectTemporal(config, createLogger(config.LOG_LEVEL));
       try {

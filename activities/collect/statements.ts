@@ -84,10 +84,16 @@ const INSERT_CHUNK = 1000;
  */
 export async function importStatementDocument(
   deps: StatementDeps,
-  document: { xml: string; origin: 'upload' | 'folder' | 'admin'; fileName?: string | undefined },
+  document: {
+    /** The document's bytes (decoded as its XML declaration says), or its text. */
+    xml: string | Uint8Array;
+    origin: 'upload' | 'folder' | 'admin';
+    fileName?: string | undefined;
+  },
 ): Promise<ReceivedStatement[]> {
   const { db, config } = deps;
-  const size = Buffer.byteLength(document.xml, 'utf8');
+  const size =
+    typeof document.xml === 'string' ? Buffer.byteLength(document.xml, 'utf8') : document.xml.byteLength;
   if (size > config.COLLECT_STATEMENT_MAX_BYTES) {
     throw new StatementDocumentError(
       'statement_too_large',
@@ -171,10 +177,12 @@ async function storeStatement(
         debtorName: credit.debtorName ?? null,
         debtorAccount: credit.debtorAccount ?? null,
         endToEndId: credit.endToEndId ?? null,
-        // Without one IDN there is nothing to match: straight to review.
-        ...(credit.idn
-          ? { state: 'received' as const }
-          : { state: 'review' as const, reason: credit.idnAmbiguous ? 'ambiguous_idn' : 'no_idn' }),
+        // An entry with a problem (decision 0053), or without one IDN, has nothing to match: to review.
+        ...(credit.problem
+          ? { state: 'review' as const, reason: credit.problem.reason, reasonDetail: credit.problem.detail }
+          : credit.idn
+            ? { state: 'received' as const }
+            : { state: 'review' as const, reason: credit.idnAmbiguous ? 'ambiguous_idn' : 'no_idn' }),
       })) satisfies (typeof collectStatementCredits.$inferInsert)[];
       // A credit a notification (or an earlier statement) brought already is not imported again.
       const added = await tx
@@ -502,6 +510,12 @@ export async function resolveReviewItem(
     throw new ReviewResolutionRefused(
       'not_in_review',
       `Credit ${creditId} is ${credit.state}, not in review`,
+    );
+  }
+  if (resolution.action === 'settle' && credit.reason === 'credit_reversed') {
+    throw new ReviewResolutionRefused(
+      'credit_reversed',
+      `Credit ${creditId} is the bank taking back an earlier credit: it settles nothing (dismiss it)`,
     );
   }
   if (resolution.action === 'settle') {
