@@ -298,7 +298,11 @@ function readStatement(
       const entryRef = text(entry.AcctSvcrRef) ?? text(entry.NtryRef) ?? `${documentId}#${entryIndex + 1}`;
       const keys = creditKeys(entryRef, read);
       read.forEach(({ transactionRef: _, ...credit }, index) => {
-        let key = keys[index] as string;
+        // A reversed credit often carries the references of the credit it reverses: its own key apart.
+        let key =
+          credit.problem?.reason === 'credit_reversed'
+            ? `${REVERSAL_KEY}${keys[index]}`
+            : (keys[index] as string);
         // The same key twice in one statement: the bank listed one booking twice, or two bookings under
         // one reference. Which is a person's question; the second waits in review under its own key.
         const seen = (occurrences.get(key) ?? 0) + 1;
@@ -373,6 +377,8 @@ export function creditKeys(
 }
 
 const REVERSAL = new Set(['true', '1']);
+/** The key of a reversal of a credit is `RVSL:` and the reversed credit's reference. */
+export const REVERSAL_KEY = 'RVSL:';
 
 /**
  * One entry: a debit or an entry not booked (counted, not imported), or its credits, each with its

@@ -212,7 +212,7 @@ describe('statements as banks write them (decision 0053)', () => {
       ['NO-1-R', undefined],
       ['NO-1-R#2', 'duplicate_entry'],
       ['NO-1-RT', 'returned_payment'],
-      ['EARLIER-1', 'credit_reversed'],
+      ['RVSL:EARLIER-1', 'credit_reversed'],
       ['NO-1-NA', 'unreadable_entry'],
     ]);
     expect(statement?.credits[0]).toMatchObject({

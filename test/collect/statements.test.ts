@@ -472,9 +472,10 @@ describe('statements as banks write them (decision 0053)', () => {
     const charged = await eur('99.00');
     const single = await eur('45.00');
     // ISO-8859-1 bytes, a batch booking whose transactions repeat the entry's reference, charges.
+    const germanId = statementId('DE');
     const { status, body } = await upload(
       germanBatchDay({
-        id: statementId('DE'),
+        id: germanId,
         batch: [batch[0].idn, batch[1].idn, batch[2].idn],
         charged: charged.idn,
         single: single.idn,
@@ -500,20 +501,35 @@ describe('statements as banks write them (decision 0053)', () => {
     // Read as the declaration says (ISO-8859-1), not as UTF-8.
     expect(credits.map((row) => row.debtorName)).toContain('Jürgen Größe');
 
-    // The day after: a structured reference, a booking listed twice, a return, an entry without amount.
+    // The day after: a structured reference, a booking listed twice, a return, an entry without amount,
+    // and the bank taking back the single transfer of the day before.
     const structured = await eur('250.00');
     const repeated = await eur('60.00');
     const nordic = await upload(
-      nordicDay({ id: statementId('NO'), structured: structured.idn, repeated: repeated.idn }),
+      nordicDay({
+        id: statementId('NO'),
+        structured: structured.idn,
+        repeated: repeated.idn,
+        reversed: { ref: `${germanId}-S`, endToEndId: 'NOTPROVIDED', amount: '45.00' },
+      }),
     );
     expect(nordic.status, JSON.stringify(nordic.body)).toBe(202);
     const nordicId = nordic.body.statements[0]?.statementId ?? '';
-    expect(await imported(nordicId)).toMatchObject({ credits: 5, settled: 2, review: 3 });
-    expect((await reviewOf(nordicId)).map((item) => item.reason)).toEqual([
-      'duplicate_entry',
-      'returned_payment',
-      'unreadable_entry',
+    expect(await imported(nordicId)).toMatchObject({ credits: 6, settled: 2, review: 4 });
+    const nordicReview = await reviewOf(nordicId);
+    expect(nordicReview.map((item) => [item.reason, item.obligationIdn])).toEqual([
+      ['duplicate_entry', null],
+      ['returned_payment', null],
+      ['credit_reversed', single.idn],
+      ['unreadable_entry', null],
     ]);
+    expect(nordicReview[2]?.reasonDetail).toMatch(new RegExp(`which settled obligation ${single.idn}`));
+    // A reversal settles nothing.
+    const settleReversal = await admin('POST', `/collect/statements/review/${nordicReview[2]?.id}/resolve`, {
+      type: 'application/json',
+      body: JSON.stringify({ action: 'settle', idn: single.idn }),
+    });
+    expect(settleReversal.status).toBe(409);
     expect((await obligation(structured.idn))?.status).toBe('PAID');
     expect((await obligation(repeated.idn))?.status).toBe('PAID');
 
