@@ -30,7 +30,10 @@ const receivedSchema = z
     messageDefinition: z.string().openapi({ example: 'camt.053.001.08' }),
     account: z.string().openapi({ example: 'BG80BNBG96611020345678' }),
     documentId: z.string().openapi({ description: 'Stmt/Id or Ntfctn/Id', example: 'STMT-2027-07-15' }),
-    credits: z.number().int().openapi({ description: 'Booked credits in the document' }),
+    credits: z
+      .number()
+      .int()
+      .openapi({ description: 'Booked credits in the document (entries judged on their own included)' }),
     alreadyImported: z
       .number()
       .int()
