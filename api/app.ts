@@ -14,6 +14,7 @@ import { toErrorResponse } from './shared/errors.ts';
 import { inputGuard, type MalformedAnswer } from './shared/input-guard.ts';
 import { rateLimit } from './shared/rate-limit.ts';
 import { securityHeaders } from './shared/security-headers.ts';
+import { allowedMethods, answerUnknownRoute } from './shared/unknown-route.ts';
 
 const MAX_BODY_BYTES = 1024 * 1024;
 /** The open-banking bulk payments: up to 10,000 entries, about 2 MB of JSON. */
@@ -159,7 +160,8 @@ export function createApp(
   app.route('/admin', createAdminApi());
   app.route('/codec', createCodecApi());
 
-  app.notFound((c) => c.json(Refusal.notFound(`${c.req.method} ${c.req.path}`).body(), 404));
+  const methodsAt = allowedMethods(app.routes);
+  app.notFound((c) => answerUnknownRoute(c, methodsAt));
   app.onError((error, c) =>
     toErrorResponse(error, c, (e) =>
       deps.logger.error({ err: e, path: loggablePath(c.req.path) }, 'unhandled error'),

@@ -69,3 +69,65 @@ export function createLogger(
   };
   return destination ? pino(options, destination) : pino(options);
 }
+
+const LEVEL_NAMES: Record<number, string> = {
+  10: 'trace',
+  20: 'debug',
+  30: 'info',
+  40: 'warn',
+  50: 'error',
+  60: 'fatal',
+};
+
+/**
+ * A terminal destination that prints each JSON line as one readable line: time, level, message, and the
+ * error's message and the workflow or request it concerns when the entry names them.
+ */
+export function readableLines(out: { write(text: string): unknown }): pino.DestinationStream {
+  return {
+    write(line: string) {
+      let entry: Record<string, unknown>;
+      try {
+        entry = JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        out.write(line);
+        return;
+      }
+      const err = entry.err ?? entry.error;
+      const message =
+        typeof err === 'string' ? err : err && typeof err === 'object' && 'message' in err ? err.message : '';
+      const reason = message ? `: ${String(message)}` : '';
+      const about = ['workflowId', 'workflowType', 'activityType', 'requestId', 'path']
+        .filter((key) => typeof entry[key] === 'string')
+        .map((key) => `${key}=${String(entry[key])}`)
+        .join(' ');
+      const level = (LEVEL_NAMES[Number(entry.level)] ?? String(entry.level)).toUpperCase();
+      out.write(
+        `${String(entry.time ?? '')} ${level} ${String(entry.msg ?? '')}${reason}${about ? ` (${about})` : ''}\n`,
+      );
+    },
+  };
+}
+
+/**
+ * The embedded stack's logger (`npm start`, issue 25): the full JSON log at `level` goes to `file`,
+ * and the terminal shows warnings and errors only, one readable line each, so the start banner stays in
+ * view. `verbose` (LOG_LEVEL debug or trace, or `npm start -- --verbose`) puts the full JSON log on the
+ * terminal too. Production processes keep JSON on stdout (createLogger).
+ */
+export function createEmbeddedLogger(
+  level: string,
+  bindings: Record<string, unknown>,
+  options: { file: string; verbose: boolean; terminal?: { write(text: string): unknown } },
+): Logger {
+  if (level === 'silent') return createLogger(level, bindings);
+  const file = pino.destination({ dest: options.file, append: true, mkdir: true, sync: false });
+  const terminal = options.verbose
+    ? { level: level as pino.Level, stream: options.terminal ?? process.stdout }
+    : { level: 'warn' as const, stream: readableLines(options.terminal ?? process.stderr) };
+  return createLogger(
+    level,
+    bindings,
+    pino.multistream([{ level: level as pino.Level, stream: file }, terminal]),
+  );
+}

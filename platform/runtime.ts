@@ -11,7 +11,7 @@ import { createReadinessProbe } from './readiness.ts';
 import { ensureSearchAttributes } from './search-attributes.ts';
 import type { PlatformServiceModule } from './service.ts';
 import { platformServices } from './services.ts';
-import { createPlatformWorkers, mergeActivities } from './worker.ts';
+import { createPlatformWorkers, isWaitingFailure, mergeActivities } from './worker.ts';
 
 /** The pieces each process assembles: shared by `npm start`, `npm run api`, `npm run worker` and tests. */
 
@@ -46,9 +46,11 @@ const PINO_LEVEL: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'
 function installTemporalRuntimeLogger(logger: Logger): void {
   if (Runtime._instance) return;
   Runtime.install({
-    logger: new DefaultLogger('INFO', (entry) =>
-      logger[PINO_LEVEL[entry.level]]({ kind: 'temporal', ...entry.meta }, entry.message),
-    ),
+    logger: new DefaultLogger('INFO', (entry) => {
+      // The SDK warns of every failed activity attempt; one that is a designed wait is not a warning.
+      const level = isWaitingFailure(entry.meta?.error) ? 'debug' : PINO_LEVEL[entry.level];
+      logger[level]({ kind: 'temporal', ...entry.meta }, entry.message);
+    }),
   });
 }
 

@@ -6,7 +6,7 @@ import { loadConfigOrExit } from './config.ts';
 import { prepareDataDir, writePrivateFile } from './data-dir.ts';
 import { type DevServer, startDevServer } from './dev-server.ts';
 import { provisionSandboxLendingMessaging } from './lending-messaging-account.ts';
-import { createLogger } from './logger.ts';
+import { createEmbeddedLogger, createLogger } from './logger.ts';
 import { connectTemporal, runWorker, serveApi } from './runtime.ts';
 import { resolveTemporalCli } from './temporal-cli.ts';
 import { ensureWorkflowBundle } from './workflow-bundle.ts';
@@ -17,16 +17,23 @@ import { ensureWorkflowBundle } from './workflow-bundle.ts';
  * Ctrl-C stops everything it started; data survives to the next start.
  */
 const config = loadConfigOrExit();
-const logger = createLogger(config.LOG_LEVEL, { process: 'embedded' });
+// Everything this process tree writes (DATA_DIR, PGlite, the key, token and log files, the Temporal dev
+// server's SQLite files) is readable by its owner only.
+process.umask(0o077);
+prepareDataDir(config.DATA_DIR);
+const logFile = path.join(config.DATA_DIR, 'platform.log');
+const verbose = process.argv.includes('--verbose') || ['debug', 'trace'].includes(config.LOG_LEVEL);
+// Production keeps one JSON line per event on stdout for its log collector; the sandbox keeps the
+// terminal for the banner, warnings and errors, and writes the full log to a file.
+const logger =
+  config.PLATFORM_MODE === 'production'
+    ? createLogger(config.LOG_LEVEL, { process: 'embedded' })
+    : createEmbeddedLogger(config.LOG_LEVEL, { process: 'embedded' }, { file: logFile, verbose });
 const say = (line: string) => process.stdout.write(`${line}\n`);
 const stops: (() => Promise<void>)[] = [];
 
 async function main() {
   say('Starting the integration platform (embedded mode)...');
-  // Everything this process tree writes (DATA_DIR, PGlite, the key and token files, the Temporal dev
-  // server's SQLite files) is readable by its owner only.
-  process.umask(0o077);
-  prepareDataDir(config.DATA_DIR);
   let devServer: DevServer | undefined;
   let temporalAddress = config.TEMPORAL_ADDRESS;
   const bundle = ensureWorkflowBundle(undefined, say);
@@ -108,6 +115,7 @@ async function main() {
   say(`  Messaging gateway    ${api.url}/messaging   docs: ${api.url}/messaging/docs`);
   say(`  Collect gateway      ${api.url}/collect   docs: ${api.url}/collect/docs`);
   say(`  Open-banking gateway ${api.url}/openbanking   docs: ${api.url}/openbanking/docs`);
+  say(`  Lending platform     ${api.url}/lending   docs: ${api.url}/lending/docs`);
   say(`  Temporal             ${temporalAddress}${uiUrl ? `   Web UI: ${uiUrl}` : ''}`);
   say(
     `  Database             ${database.driver === 'pglite' ? `PGlite in ${path.join(config.DATA_DIR, 'pglite')}` : 'PostgreSQL (DATABASE_URL)'}`,
@@ -119,12 +127,17 @@ async function main() {
     say(`  Sandbox banks        ${sandbox.banks.url}   (XS2A 1.3 + SCA page)`);
     say(`  Sandbox merchant     ${sandbox.merchant.url}   (collect notifications and billing)`);
     say(`  Sandbox acquirer     ${sandbox.acquirer.url}   (cards, 3-D Secure page)`);
+    say(`  Sandbox bureau       ${sandbox.bureau.url}   (credit reports for lending)`);
     say(`  Sandbox access token ${token.token}`);
   }
   if (config.ADMIN_TOKEN && uiUrl) {
     say(`  Web UI decoding      GET ${api.url}/admin/codec/session-url (bearer ADMIN_TOKEN) names the`);
     say('                       codec endpoint to enter in the Web UI (docs/security.md)');
   }
+  if (config.PLATFORM_MODE !== 'production')
+    say(
+      `  Logs                 ${logFile}   (${verbose ? 'also here, in full' : 'here: warnings and errors only; --verbose or LOG_LEVEL=debug for all'})`,
+    );
   say('Press Ctrl-C to stop.');
 }
 

@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import type { DataConverter } from '@temporalio/common';
+import { ApplicationFailure, type DataConverter } from '@temporalio/common';
 import {
   type ActivityExecuteInput,
   type ActivityInboundCallsInterceptor,
@@ -48,6 +48,17 @@ export function mergeActivities(
   return merged;
 }
 
+/**
+ * Failure types activities use to wait by retrying (a chat-app receipt not there yet): an attempt that
+ * ends so is the designed poll, logged at debug as `waiting`, not as a warning.
+ */
+const WAITING_FAILURE_TYPES: ReadonlySet<string> = new Set(['InFlight']);
+
+/** Whether an activity attempt's error is a designed wait (see WAITING_FAILURE_TYPES). */
+export function isWaitingFailure(error: unknown): boolean {
+  return error instanceof ApplicationFailure && WAITING_FAILURE_TYPES.has(error.type ?? '');
+}
+
 /** One JSON log line per activity attempt, with the workflow id, outcome and duration. */
 class ActivityAttemptLog implements ActivityInboundCallsInterceptor {
   constructor(private readonly logger: Logger) {}
@@ -73,10 +84,11 @@ class ActivityAttemptLog implements ActivityInboundCallsInterceptor {
       );
       return result;
     } catch (error) {
-      this.logger.warn(
+      const waiting = isWaitingFailure(error);
+      this.logger[waiting ? 'debug' : 'warn'](
         {
           ...fields,
-          outcome: 'failed',
+          outcome: waiting ? 'waiting' : 'failed',
           durationMs: Math.round(performance.now() - started),
           error: (error as Error).message,
         },

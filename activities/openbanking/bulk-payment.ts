@@ -13,8 +13,8 @@ import {
   overallBulkState,
   paymentInformationIdOf,
 } from '../../domain/openbanking/bulk-payments.ts';
+import { budgetRemittance } from '../../domain/openbanking/payment-orders.ts';
 import {
-  budgetRemittance,
   decimalOf,
   isTransactionStatus,
   type PaymentState,

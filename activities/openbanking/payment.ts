@@ -4,9 +4,8 @@ import { xs2aClientFor } from '../../connectors/openbanking/xs2a-client.ts';
 import { signJws, TOKEN_ISSUER } from '../../credentials/openbanking/jws.ts';
 import { obBanks, obHooks, obUsers } from '../../db/schema/openbanking.ts';
 import { obPayments } from '../../db/schema/openbanking-payments.ts';
+import { type BudgetDetails, budgetRemittance } from '../../domain/openbanking/payment-orders.ts';
 import {
-  type BudgetDetails,
-  budgetRemittance,
   decimalOf,
   FINAL_PAYMENT_STATES,
   type PaymentScaMethod,

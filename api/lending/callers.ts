@@ -1,8 +1,10 @@
 import type { Context } from 'hono';
+import type { InvestorCaller } from '../../application/lending/investors.ts';
 import type { DocumentCaller } from '../../application/lending/loan-documents.ts';
 import type { LoanCaller } from '../../application/lending/loans.ts';
+import { Refusal } from '../../application/shared/refusal.ts';
 import type { LoanActor } from '../../domain/lending/loan-process.ts';
-import { requireCustomer } from './auth.ts';
+import { requireCustomer, requireUser } from './auth.ts';
 import type { LendingEnv } from './context.ts';
 
 /** Who is asking, from the request's credentials: the customer of the user token, else management (the key). */
@@ -25,4 +27,16 @@ export function managementCaller(c: Context<LendingEnv>): LoanCaller {
 /** A customer acting on their own loan's documents: the user is recorded with each decision. */
 export function documentCaller(c: Context<LendingEnv>): DocumentCaller {
   return { ...customerCaller(c), userId: requireCustomer(c).id };
+}
+
+/** An investor's request (user token): 403 `not_an_investor` for a customer's token (decision 0052). */
+export function investorCaller(c: Context<LendingEnv>): InvestorCaller {
+  const user = requireUser(c);
+  if (user.role !== 'investor')
+    throw new Refusal(
+      403,
+      'not_an_investor',
+      'This operation acts for an investor; the user token is not an investor’s',
+    );
+  return { tenantId: c.get('lendingTenant').id, investorId: user.id };
 }

@@ -9,6 +9,7 @@ import { creditProductOperations } from './credit-product-operations.ts';
 import { customerOperations, userOperations } from './customer-operations.ts';
 import { disbursementOperations } from './disbursement-operations.ts';
 import { documentOperations } from './document-operations.ts';
+import { investorOperations } from './investor-operations.ts';
 import { loanOperations } from './loan-operations.ts';
 import { paymentOptionsOperations } from './payment-options-operations.ts';
 
@@ -21,6 +22,7 @@ export const lendingOperations: readonly Operation<LendingEnv>[] = [
   ...disbursementOperations,
   ...documentOperations,
   ...paymentOptionsOperations,
+  ...investorOperations,
 ];
 
 /**

@@ -7,7 +7,11 @@ import {
   MAX_BULK_ENTRIES,
 } from '../../domain/openbanking/bulk-payments.ts';
 import { APP_PATTERN } from '../../domain/openbanking/consents.ts';
-import { budgetDetailsSchema, ibanSchema, paymentOrderSchema } from '../../domain/openbanking/payments.ts';
+import {
+  budgetDetailsSchema,
+  ibanSchema,
+  paymentOrderSchema,
+} from '../../domain/openbanking/payment-orders.ts';
 import { errorBodySchema, errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineOperation } from '../shared/operation.ts';

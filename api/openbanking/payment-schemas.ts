@@ -4,12 +4,14 @@ import {
   type BudgetDetails,
   budgetDetailsSchema,
   ibanSchema,
+  paymentOrderSchema,
+} from '../../domain/openbanking/payment-orders.ts';
+import {
   PAYMENT_CODE_PATTERN,
   PAYMENT_KINDS,
   PAYMENT_SCA_METHODS,
   PAYMENT_STATES,
   PAYMENT_STATUSES,
-  paymentOrderSchema,
   TRANSACTION_STATUSES,
 } from '../../domain/openbanking/payments.ts';
 import { errorBodySchema } from '../shared/errors.ts';

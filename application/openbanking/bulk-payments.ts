@@ -19,11 +19,9 @@ import { newId } from '../../domain/openbanking/ids.ts';
 import {
   type BudgetDetails,
   budgetDetailsSchema,
-  minorOf,
-  type PaymentKind,
-  type PaymentStatus,
   type paymentOrderSchema,
-} from '../../domain/openbanking/payments.ts';
+} from '../../domain/openbanking/payment-orders.ts';
+import { minorOf, type PaymentKind, type PaymentStatus } from '../../domain/openbanking/payments.ts';
 import {
   type BulkPaymentInput,
   type BulkScaStart,

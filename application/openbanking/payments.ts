@@ -6,8 +6,8 @@ import { digestOf, type UserIdentity } from '../../credentials/openbanking/ident
 import type { Database } from '../../db/client.ts';
 import { type obAccounts, obBanks, type obConsents, obHooks } from '../../db/schema/openbanking.ts';
 import { obPayments, type PaymentRow } from '../../db/schema/openbanking-payments.ts';
+import type { BudgetDetails } from '../../domain/openbanking/payment-orders.ts';
 import {
-  type BudgetDetails,
   decimalOf,
   minorOf,
   type PaymentKind,

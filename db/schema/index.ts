@@ -9,6 +9,7 @@ export * from './collect-statements.ts';
 export * from './lending.ts';
 export * from './lending-collect.ts';
 export * from './lending-documents.ts';
+export * from './lending-investors.ts';
 export * from './lending-loans.ts';
 export * from './lending-payment-options.ts';
 export * from './lending-products.ts';

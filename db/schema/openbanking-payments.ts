@@ -1,10 +1,10 @@
 import { bigint, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import type { RegulatoryReportType } from '../../domain/openbanking/payment-orders.ts';
 import {
   PAYMENT_KINDS,
   PAYMENT_SCA_METHODS,
   PAYMENT_STATES,
   PAYMENT_STATUSES,
-  type RegulatoryReportType,
   TRANSACTION_STATUSES,
 } from '../../domain/openbanking/payments.ts';
 import { obAccounts, obAgents, obBanks, obHooks, obUsers } from './openbanking.ts';

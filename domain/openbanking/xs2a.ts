@@ -230,7 +230,7 @@ export interface PaymentInitiationRequest {
   creditorAccount: AccountReference;
   creditorName: string;
   remittanceInformationUnstructured?: string;
-  /** Budget payments carry their details here (see domain/openbanking/payments.ts budgetRemittance). */
+  /** Budget payments carry their details here (see domain/openbanking/payment-orders.ts budgetRemittance). */
   remittanceInformationStructured?: { reference: string; referenceType?: string; referenceIssuer?: string };
 }
 

@@ -18,6 +18,8 @@ let tenantA: LendingTestTenant;
 let tenantB: LendingTestTenant;
 let customerA: Awaited<ReturnType<typeof registerCustomer>>;
 let customerB: Awaited<ReturnType<typeof registerCustomer>>;
+/** An investor of tenant A's token: Investor/* acts for investors only (decision 0052). */
+let investorA: string;
 
 beforeAll(async () => {
   platform = await startTestPlatform();
@@ -25,6 +27,11 @@ beforeAll(async () => {
   tenantB = await createLendingTenant(platform);
   customerA = await registerCustomer(platform, tenantA);
   customerB = await registerCustomer(platform, tenantB);
+  const investor = await lendingCall<{ userAuthToken: string }>(platform, 'POST', '/Investor/Register', {
+    key: tenantA.keys.frontOffice,
+    query: { login: 'investor-a@example.com', password: 'investor-a-password' },
+  });
+  investorA = investor.body.userAuthToken;
 });
 afterAll(async () => {
   await platform?.stop();
@@ -37,6 +44,7 @@ const LEVEL_OF_MODULE: Record<string, 'frontOffice' | 'management' | 'paymentOpt
   Customer: 'frontOffice',
   User: 'frontOffice',
   Dictionary: 'frontOffice',
+  Investor: 'frontOffice',
   Management: 'management',
   Migration: 'management',
   PaymentOptions: 'paymentOptions',
@@ -116,6 +124,10 @@ describe('access matrix', () => {
       'PUT /Migration/Customers/{customerId}',
       'GET /Migration/BranchOffices',
       'GET /Dictionary/CancellationReasons',
+      'POST /Investor/Register',
+      'POST /Investor/Bids/Submit',
+      'DELETE /Investor/Bids/{id}',
+      'GET /Investor/ActiveInvestments/{id}',
     ]) {
       expect(names).toContain(expected);
     }
@@ -160,7 +172,8 @@ describe('access matrix', () => {
     const levels = ['frontOffice', 'management', 'paymentOptions'] as const;
     for (const mount of await mounts()) {
       for (const level of levels) {
-        const answer = await call(mount, { key: tenantA.keys[level], token: customerA.token });
+        const token = mount.specPath.startsWith('/Investor/') ? investorA : customerA.token;
+        const answer = await call(mount, { key: tenantA.keys[level], token });
         const name = `${mount.method} ${mount.path} with ${level}`;
         if (level === mount.level) {
           // Past the gate: whatever the operation answers, it is not a credential refusal.
@@ -183,6 +196,22 @@ describe('access matrix', () => {
       expect((await call(mount, { key, token: `lut_${'B'.repeat(43)}` })).status, `${name} forged`).toBe(401);
       // B's token with A's key: another tenant's token is 401.
       expect((await call(mount, { key, token: customerB.token })).status, `${name} other tenant`).toBe(401);
+    }
+  });
+
+  it('Investor/* acts for investors only: a customer’s token is 403 not_an_investor', async () => {
+    const investorMounts = (await mounts()).filter(
+      (mount) => mount.needsUser && mount.specPath.startsWith('/Investor/') && mount.method !== 'PUT',
+    );
+    expect(investorMounts.length).toBeGreaterThanOrEqual(8);
+    for (const mount of investorMounts) {
+      const answer = await call(mount, {
+        key: tenantA.keys.frontOffice,
+        token: customerA.token,
+        ...(mount.method === 'POST' ? { body: { loanId: '1', amount: '1.00' } } : {}),
+      });
+      expect(answer.status, `${mount.method} ${mount.path}`).toBe(403);
+      expect(answer.body.error?.code).toBe('not_an_investor');
     }
   });
 

@@ -168,7 +168,7 @@ describe('versions', () => {
       );
       // Without credentials: 401 where the operation exists, 404 (JSON) where it does not.
       expect(status, `${method} /api/${version}${path}`).toBe(versions.includes(version) ? 401 : 404);
-      expect(body.error.code).toBe(versions.includes(version) ? 'unauthorized' : 'not_found');
+      expect(body.error.code).toBe(versions.includes(version) ? 'unauthorized' : 'route_not_found');
     }
   });
 

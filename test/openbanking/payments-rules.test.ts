@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { obAccounts, obConsents } from '../../db/schema/openbanking.ts';
-import { budgetDetailsSchema } from '../../domain/openbanking/payments.ts';
+import { budgetDetailsSchema } from '../../domain/openbanking/payment-orders.ts';
 import { driveSca } from '../../sandbox/openbanking/sca-driver.ts';
 import { startReceiver } from '../../sandbox/webhook-receiver.ts';
 import { enrolUser } from '../support/openbanking-client.ts';

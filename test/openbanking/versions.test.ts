@@ -87,13 +87,22 @@ afterAll(async () => {
   await platform?.stop();
 });
 
-/** True when the router found no route: 404 with the JSON error body naming the request. */
+/**
+ * True when the router found no route: 404 `route_not_found`, or 405 `method_not_allowed` where the
+ * path is served under other methods, with the JSON error body naming the request.
+ */
 async function routeMissing(method: string, fullPath: string): Promise<boolean> {
   const response = await call(method, fullPath, method === 'GET' || method === 'DELETE' ? {} : { body: {} });
-  // The router's 404 is always the JSON error body; a route may answer 404 otherwise (an HTML page).
-  if (response.status !== 404 || typeof response.body !== 'object' || response.body === null) return false;
-  expect(response.body.error?.code, `${method} ${fullPath}`).toBe('not_found');
-  return response.body.error?.message === `${method} /openbanking${fullPath} not found`;
+  // The router's answers are always the JSON error body; a route may answer 404 otherwise (an HTML page).
+  if (typeof response.body !== 'object' || response.body === null) return false;
+  if (response.status === 405) {
+    expect(response.body.error?.code, `${method} ${fullPath}`).toBe('method_not_allowed');
+    return (
+      response.body.error?.message?.startsWith(`${method} is not served at /openbanking${fullPath};`) ?? false
+    );
+  }
+  if (response.status !== 404 || response.body.error?.code !== 'route_not_found') return false;
+  return response.body.error?.message === `No operation serves ${method} /openbanking${fullPath}`;
 }
 
 describe('versions', () => {

@@ -237,6 +237,8 @@ const credentials = {
   lendingToken: '',
   lendingCustomerId: '',
   lendingLoanId: '',
+  /** Investor/* acts for an investor (decision 0052): its token replaces the customer's there. */
+  lendingInvestorToken: '',
 };
 const documents: Record<string, OpenApiDocument> = {};
 
@@ -269,6 +271,11 @@ beforeAll(async () => {
   if (loan.status !== 201)
     throw new Error(`Customer/Loans/Create: ${loan.status} ${JSON.stringify(loan.body)}`);
   credentials.lendingLoanId = String(loan.body.loanId);
+  const investor = await lendingCall<{ userAuthToken: string }>(platform, 'POST', '/Investor/Register', {
+    key: tenant.keys.frontOffice,
+    query: { login: 'fuzz-investor@example.com', password: 'fuzz-investor-password' },
+  });
+  credentials.lendingInvestorToken = investor.body.userAuthToken;
   for (const service of SERVICES) {
     documents[service] = (await (await fetch(`${platform.apiUrl}/${service}/openapi.json`)).json()) as never;
   }
@@ -415,6 +422,9 @@ function casesOf(
   if (service === 'lending') {
     if ('loanId' in basePath) basePath.loanId = credentials.lendingLoanId;
     if ('customerId' in basePath) basePath.customerId = credentials.lendingCustomerId;
+    if (path.includes('/Investor/'))
+      for (const header of baseHeaders)
+        if (header[0] === 'lender_UserAuthToken') header[1] = credentials.lendingInvestorToken;
   }
   const signed = 'ENCODED' in baseQuery;
   if (signed) Object.assign(baseQuery, packetParams(basePacket()));

@@ -17,16 +17,25 @@ describe('platform HTTP surface', () => {
     expect(await response.json()).toEqual({ status: 'ok' });
   });
 
-  it('answers unknown routes and wrong methods with a JSON 404, never a 500', async () => {
-    for (const [method, path] of [
-      ['GET', '/nowhere'],
-      ['DELETE', `/messaging/sms?at=${platform.token}`],
-      ['PUT', `/messaging/rates/?at=${platform.token}`],
+  it('answers an unknown route 404 route_not_found and a wrong method 405 with Allow, as JSON', async () => {
+    const unknown = await fetch(`${platform.apiUrl}/nowhere`);
+    expect(unknown.status).toBe(404);
+    expect(((await unknown.json()) as { error: { code: string } }).error.code).toBe('route_not_found');
+    for (const [method, path, allow] of [
+      ['DELETE', `/messaging/sms?at=${platform.token}`, 'GET, HEAD, POST'],
+      ['PUT', `/messaging/rates?at=${platform.token}`, 'GET, HEAD'],
     ] as const) {
       const response = await fetch(`${platform.apiUrl}${path}`, { method });
-      expect(response.status).toBe(404);
-      expect(((await response.json()) as { error: { code: string } }).error.code).toBe('not_found');
+      expect(response.status).toBe(405);
+      expect(response.headers.get('allow')).toBe(allow);
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe('method_not_allowed');
     }
+  });
+
+  it('answers a path under a service that no operation serves 404 route_not_found', async () => {
+    const route = await fetch(`${platform.apiUrl}/lending/PublicApi/v7-12/Customer/Nowhere`);
+    expect(route.status).toBe(404);
+    expect(((await route.json()) as { error: { code: string } }).error.code).toBe('route_not_found');
   });
 
   it('refuses an oversize body with 413 and a body of another media type with 415, as JSON errors', async () => {

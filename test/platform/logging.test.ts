@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { DrizzleQueryError } from 'drizzle-orm/errors';
 import { describe, expect, it } from 'vitest';
 import { loggablePath } from '../../api/app.ts';
-import { createLogger } from '../../platform/logger.ts';
+import { createEmbeddedLogger, createLogger } from '../../platform/logger.ts';
 
 describe('request log', () => {
   it('never records an identity hash that an interface puts in a path', () => {
@@ -51,5 +51,55 @@ describe('error log', () => {
     expect(first.err.message).toContain('params: <2 redacted>');
     expect(first.err.message).toContain('duplicate key value violates unique constraint "t_email"');
     expect(first.err.params).toBe('<redacted>');
+  });
+});
+
+describe('the embedded console (npm start)', () => {
+  it('writes the full JSON log to the file and only warnings and errors, readable, to the terminal', async () => {
+    const { mkdtempSync, readFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const path = await import('node:path');
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'log-')), 'platform.log');
+    const terminal: string[] = [];
+    const logger = createEmbeddedLogger(
+      'info',
+      { process: 'embedded' },
+      {
+        file,
+        verbose: false,
+        terminal: { write: (text: string) => terminal.push(text) },
+      },
+    );
+    logger.info({ workflowId: 'sms-1' }, 'activity');
+    logger.warn({ workflowId: 'sms-2', error: 'carrier unreachable' }, 'activity');
+    logger.error({ err: new Error('boom') }, 'unhandled error');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const logged = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { msg: string });
+    expect(logged.map((entry) => entry.msg)).toEqual(['activity', 'activity', 'unhandled error']);
+    expect(terminal).toHaveLength(2);
+    expect(terminal[0]).toMatch(/ WARN activity: carrier unreachable \(workflowId=sms-2\)\n$/);
+    expect(terminal[1]).toMatch(/ ERROR unhandled error: boom\n$/);
+  });
+
+  it('puts the full JSON log on the terminal too when verbose', async () => {
+    const { mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const path = await import('node:path');
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'log-')), 'platform.log');
+    const terminal: string[] = [];
+    const logger = createEmbeddedLogger(
+      'info',
+      {},
+      {
+        file,
+        verbose: true,
+        terminal: { write: (text: string) => terminal.push(text) },
+      },
+    );
+    logger.info('started');
+    expect(JSON.parse(terminal[0]!)).toMatchObject({ level: 30, msg: 'started' });
   });
 });

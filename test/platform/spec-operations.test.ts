@@ -216,7 +216,6 @@ const services: {
     prefixes: [{ path: LENDING_API_PREFIX, folder: '' }],
     // Issue 11 builds the first 71 in slices; the investors, files and the rest follow in the next issue.
     pending: [
-      'Investor',
       'Files, dictionaries, settings, vendors, users',
       `${LENDING_API_PREFIX}/Management/Files/Download`,
       `${LENDING_API_PREFIX}/Management/Files/GetInfo/{documentId}`,

@@ -13,6 +13,7 @@ import { BusinessStatus } from '../../domain/search-attributes.ts';
 import { decide, handleApplication } from './loan/application.ts';
 import { autocharge, autochargeMoment, handleAutocharge } from './loan/autocharge.ts';
 import { handleDisbursement } from './loan/disbursement.ts';
+import { handleFunding } from './loan/funding.ts';
 import { handleOffer } from './loan/offer.ts';
 import { assess, handleServicing, startServicing } from './loan/servicing.ts';
 import { LoanState } from './loan/state.ts';
@@ -42,6 +43,7 @@ export async function lendingLoan(input: LoanInput): Promise<LoanStatus> {
   handleServicing(state);
   handleSubmissions(state);
   handleAutocharge(state);
+  handleFunding(state);
 
   if (input.continued) {
     // A new run of a loan on record: nothing to record again.

@@ -1,0 +1,25 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { listBids } from '../../../application/lending/investors.ts';
+import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from '../auth.ts';
+import { investorCaller } from '../callers.ts';
+import { bidSchema } from '../investor-schemas.ts';
+import { lendingPath } from '../paths.ts';
+
+/** `GET /Investor/Bids`: the investor's bids, newest first. */
+export const investorBidsOperation = defineLendingOperation({
+  route: () =>
+    createRoute({
+      method: 'get',
+      path: lendingPath('/Investor/Bids'),
+      tags: ['Investor'],
+      summary: 'The investor’s bids',
+      description:
+        'Every bid of yours, newest first: active, withdrawn, or invested at the loan’s disbursement.',
+      security: lendingSecurity.user,
+      responses: {
+        200: { description: 'The bids', content: { 'application/json': { schema: z.array(bidSchema) } } },
+        ...lendingErrorResponses,
+      },
+    }),
+  handler: () => async (c) => c.json(await listBids(c.get('deps'), investorCaller(c)), 200),
+});
