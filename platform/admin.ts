@@ -4,7 +4,13 @@ import { parseArgs } from 'node:util';
 import { listBalances } from '../activities/collect/ledger.ts';
 import { importStatementDocument } from '../activities/collect/statements.ts';
 import { listCreditProducts, saveCreditProduct } from '../application/lending/credit-products.ts';
+import {
+  deleteDictionary,
+  referenceDataOfTenant,
+  seedReferenceData,
+} from '../application/lending/reference-data.ts';
 import { unlockLogin } from '../application/lending/users.ts';
+import { Refusal } from '../application/shared/refusal.ts';
 import { createDeskOperator } from '../credentials/collect/desk-operators.ts';
 import { createMerchant, setReturnOrigins } from '../credentials/collect/merchants.ts';
 import { issueApiKey, LENDING_PERMISSIONS, revokeApiKey } from '../credentials/lending/api-keys.ts';
@@ -17,6 +23,7 @@ import { rotateSigningKey } from '../credentials/openbanking/jws.ts';
 import { openDatabase } from '../db/client.ts';
 import { ledgerAccountKinds } from '../domain/collect/ledger.ts';
 import { creditProductSchema } from '../domain/lending/credit-products.ts';
+import { referenceDataSeedSchema } from '../domain/lending/reference-data.ts';
 import { loadConfigOrExit } from './config.ts';
 import { createLogger } from './logger.ts';
 import { connectTemporal } from './runtime.ts';
@@ -53,7 +60,15 @@ import { connectTemporal } from './runtime.ts';
  *   npm run admin -- lending:credit-products --tenant ten_...             a tenant's credit products
  *   npm run admin -- lending:collect-merchant --tenant ten_... --min D123456789 --secret ...   the tenant's
  *                    merchant at the collection gateway (secret stored encrypted; decision 0041)
+ *   npm run admin -- lending:reference-data --tenant ten_... [<file.json>]   a tenant's dictionaries, settings,
+ *                    vendors and stores; with a file, writes what it names (created or replaced)
+ *   npm run admin -- lending:seed-reference-data --tenant ten_... [<file.json>]   the sandbox seed
+ *                    (default datasets/lending-reference-data.json)
+ *   npm run admin -- lending:delete-dictionary --tenant ten_... --name <dictionary>
  */
+/** The sandbox tenants' reference data (docs/lending.md#dictionaries-settings-vendors). */
+const SEED_FILE = 'datasets/lending-reference-data.json';
+
 const USAGE = `usage:
   npm run admin -- messaging:token --name "<account name>"
   npm run admin -- messaging:token --account <accountId> [--label <label>]
@@ -75,7 +90,10 @@ const USAGE = `usage:
   npm run admin -- lending:unlock-login --tenant <tenantId> --login <login>
   npm run admin -- lending:credit-product --tenant <tenantId> <product JSON file>
   npm run admin -- lending:credit-products --tenant <tenantId>
-  npm run admin -- lending:collect-merchant --tenant <tenantId> --min <D + 9 digits> --secret <merchant secret>`;
+  npm run admin -- lending:collect-merchant --tenant <tenantId> --min <D + 9 digits> --secret <merchant secret>
+  npm run admin -- lending:reference-data --tenant <tenantId> [<reference data JSON file>]
+  npm run admin -- lending:seed-reference-data --tenant <tenantId> [<file, default ${SEED_FILE}>]
+  npm run admin -- lending:delete-dictionary --tenant <tenantId> --name <dictionary>`;
 
 const config = loadConfigOrExit();
 const { positionals, values } = parseArgs({
@@ -318,11 +336,42 @@ try {
       );
       break;
     }
+    case 'lending:reference-data':
+    case 'lending:seed-reference-data': {
+      const file =
+        positionals[1] ?? (positionals[0] === 'lending:seed-reference-data' ? SEED_FILE : undefined);
+      if (!values.tenant) throw new Error(`--tenant is required\n${USAGE}`);
+      if (file) {
+        const parsed = referenceDataSeedSchema.safeParse(JSON.parse(await readFile(file, 'utf8')));
+        if (!parsed.success) {
+          const problems = parsed.error.issues.map(
+            (issue) => `  ${issue.path.join('.') || '(file)'}: ${issue.message}`,
+          );
+          throw new Error(`${file} is not valid:\n${problems.join('\n')}`);
+        }
+        console.log(
+          JSON.stringify(await seedReferenceData({ db: database.db }, values.tenant, parsed.data), null, 2),
+        );
+      } else {
+        console.log(JSON.stringify(await referenceDataOfTenant({ db: database.db }, values.tenant), null, 2));
+      }
+      break;
+    }
+    case 'lending:delete-dictionary': {
+      if (!values.tenant || !values.name) throw new Error(`--tenant and --name are required\n${USAGE}`);
+      await deleteDictionary({ db: database.db }, values.tenant, values.name);
+      console.log('deleted');
+      break;
+    }
     default:
       throw new Error(USAGE);
   }
 } catch (error) {
   console.error((error as Error).message);
+  // A use case's refusal names its fields (file paths: dictionaries.0.values.3.parentCode …).
+  for (const field of error instanceof Refusal ? (error.fields ?? []) : []) {
+    console.error(`  ${field.field}: ${field.message}`);
+  }
   process.exitCode = 2;
 } finally {
   await database.close();

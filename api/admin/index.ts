@@ -23,6 +23,7 @@ import { registerOneTouchAdminRoutes } from './collect-one-touch.ts';
 import { registerStatementAdminRoutes } from './collect-statements.ts';
 import { registerLendingCollectMerchantAdminRoutes } from './lending-collect-merchants.ts';
 import { registerLendingCreditProductAdminRoutes } from './lending-credit-products.ts';
+import { registerLendingReferenceDataAdminRoutes } from './lending-reference-data.ts';
 import { registerLendingTenantAdminRoutes } from './lending-tenants.ts';
 import { registerMessagingSenderIdAdminRoutes } from './messaging-sender-ids.ts';
 import { registerOpenBankingAdminRoutes } from './openbanking.ts';
@@ -223,6 +224,7 @@ export function createAdminApi(): OpenAPIHono<AppEnv> {
   registerOpenBankingAdminRoutes(app);
   registerLendingTenantAdminRoutes(app);
   registerLendingCreditProductAdminRoutes(app);
+  registerLendingReferenceDataAdminRoutes(app);
   registerLendingCollectMerchantAdminRoutes(app);
   registerCodecAdminRoutes(app);
   return app;

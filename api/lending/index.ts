@@ -12,6 +12,7 @@ import { documentOperations } from './document-operations.ts';
 import { investorOperations } from './investor-operations.ts';
 import { loanOperations } from './loan-operations.ts';
 import { paymentOptionsOperations } from './payment-options-operations.ts';
+import { referenceDataOperations } from './reference-data-operations.ts';
 
 /** Every operation of the lending platform (api/shared/operation.ts). */
 export const lendingOperations: readonly Operation<LendingEnv>[] = [
@@ -23,6 +24,7 @@ export const lendingOperations: readonly Operation<LendingEnv>[] = [
   ...documentOperations,
   ...paymentOptionsOperations,
   ...investorOperations,
+  ...referenceDataOperations,
 ];
 
 /**

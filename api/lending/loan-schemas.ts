@@ -3,6 +3,7 @@ import { loanStatuses } from '../../domain/lending/loan-lifecycle.ts';
 import { repaymentModes } from '../../domain/lending/servicing.ts';
 import { errorBodySchema } from '../shared/errors.ts';
 import { lendingErrorResponses } from './auth.ts';
+import { pointOfSaleSchema } from './reference-data-schemas.ts';
 
 /**
  * The loan as the API answers it (application/lending/loans.ts LoanView, loan-servicing.ts
@@ -123,6 +124,7 @@ export const loanSchema = z
     acceptedOfferId: z.string().nullable(),
     collaterals: z.array(collateralSchema),
     coApplicant: coApplicantSchema.nullable(),
+    pointOfSale: pointOfSaleSchema.nullable(),
     rolloverRequested: z.boolean(),
     autocharge: z.object({ enabled: z.boolean(), comment: z.string().nullable() }),
     disbursement: z.object({ amount: amountText, date: z.string() }).nullable(),

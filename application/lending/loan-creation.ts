@@ -9,9 +9,31 @@ import { Refusal } from '../shared/refusal.ts';
 import { calculateLoan, type LoanTerms, todayUtc } from './credit-products.ts';
 import { readCustomer } from './customers.ts';
 import { refuseDisbursementBeyondHorizon } from './loan-moves.ts';
-import { type LoanCaller, type LoanView, loanView, startLoan } from './loans.ts';
+import { type LoanCaller, type LoanRow, type LoanView, loanView, startLoan } from './loans.ts';
+import { pointOfSaleOfNewLoan, recordPointOfSale } from './reference-data.ts';
 
 /** Creating a loan: one workflow per loan from its application on (decision 0039). */
+
+/** The vendor and store a loan was sold at (optional; Vendors/*): checked, then kept beside the loan. */
+export interface PointOfSaleInput {
+  vendorId?: string | undefined;
+  storeId?: string | undefined;
+}
+
+/**
+ * Starts the loan and records its point of sale, checked first (400 naming `vendorId` or `storeId`):
+ * the loan's workflow never sees it (its input is unchanged), so the row is written here.
+ */
+async function startLoanSoldAt(
+  deps: Deps,
+  named: PointOfSaleInput,
+  input: Parameters<typeof startLoan>[1],
+): Promise<LoanRow> {
+  const pointOfSale = await pointOfSaleOfNewLoan(deps, input.tenantId, named);
+  const row = await startLoan(deps, input);
+  if (pointOfSale) await recordPointOfSale(deps, input.tenantId, row.loanId, pointOfSale);
+  return row;
+}
 
 type Deps = Pick<UseCaseDeps, 'db' | 'temporal' | 'config'>;
 type Tenant = Pick<LendingTenant, 'id' | 'features'>;
@@ -25,7 +47,7 @@ export async function applyForLoan(
   deps: Deps,
   tenant: Tenant,
   caller: LoanCaller & { customerId: string },
-  terms: LoanTerms,
+  terms: LoanTerms & PointOfSaleInput,
 ): Promise<LoanView> {
   const { customerId } = caller;
   const { product, promoCode, schedule } = await calculateLoan(deps.db, tenant.id, terms);
@@ -34,7 +56,7 @@ export async function applyForLoan(
   if (tenant.features.stateManagement && !offeredInState(product, customer.details.address?.state)) {
     throw Refusal.field('productName', `${product.name} is not offered in the customer’s state`);
   }
-  const row = await startLoan(deps, {
+  const row = await startLoanSoldAt(deps, terms, {
     tenantId: tenant.id,
     customerId,
     terms: { productName: product.name, promoCode, amount: schedule.amount, term: schedule.term },
@@ -48,7 +70,7 @@ export async function applyForLoan(
 }
 
 /** What management creates a loan from (Management/Loans, /Migration/Loans/Create). */
-export interface ManagementLoanInput extends Omit<LoanTerms, 'startDate'> {
+export interface ManagementLoanInput extends Omit<LoanTerms, 'startDate'>, PointOfSaleInput {
   customerId: string;
   comments?: string | undefined;
   /** At most one: a loan already paid out (migration). */
@@ -91,7 +113,7 @@ export async function createLoanForCustomer(
   } else if (body.repaidAmount !== undefined) {
     throw Refusal.field('repaidAmount', 'only with a disbursement');
   }
-  const row = await startLoan(deps, {
+  const row = await startLoanSoldAt(deps, body, {
     tenantId: tenant.id,
     customerId: customer.id,
     terms: { productName: product.name, promoCode, amount: schedule.amount, term: schedule.term },

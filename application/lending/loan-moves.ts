@@ -36,6 +36,7 @@ import {
   moveLoan,
   refuseOutsideStatuses,
 } from './loans.ts';
+import { refuseCoApplicantBySettings } from './reference-data.ts';
 
 /**
  * The loan's moves a customer or management asks for (decision 0039): each is an Update of the loan's
@@ -118,15 +119,22 @@ export const deleteCollateral = (deps: Deps, caller: LoanCaller, loanId: string,
     loan.executeUpdate(deleteCollateralUpdate, { args: [{ by: caller.actor, collateralId }] }),
   );
 
-export const updateCoApplicant = (
+/**
+ * Sets the co-applicant; past the status check, the tenant's co-applicant settings decide
+ * (Settings/Application/CoApplicant: 409 `co_applicant_not_allowed`, 400 naming a required field).
+ */
+export async function updateCoApplicant(
   deps: Deps,
   caller: LoanCaller,
   loanId: string,
   coApplicant: LoanCoApplicant,
-) =>
-  move(deps, caller, loanId, 'updateCoApplicant', (loan) =>
+): Promise<LoanView> {
+  refuseOutsideStatuses(await loanOf(deps, caller, loanId), 'updateCoApplicant');
+  await refuseCoApplicantBySettings(deps, caller.tenantId, coApplicant);
+  return move(deps, caller, loanId, 'updateCoApplicant', (loan) =>
     loan.executeUpdate(updateCoApplicantUpdate, { args: [{ by: caller.actor, coApplicant }] }),
   );
+}
 
 export const setAutocharge = (
   deps: Deps,

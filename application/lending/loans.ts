@@ -44,6 +44,7 @@ import type { lendingLoan } from '../../workflows/lending/loan.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
 import { Refusal } from '../shared/refusal.ts';
 import { type ServicingView, servicingView } from './loan-servicing.ts';
+import { type PointOfSale, pointOfSaleOfLoan } from './reference-data.ts';
 
 /**
  * Loans (use cases, decision 0046): the read model (lending_loans, written by the loan workflow's activities), the
@@ -70,6 +71,8 @@ export interface LoanView {
   acceptedOfferId: string | null;
   collaterals: LoanCollateral[];
   coApplicant: LoanCoApplicant | null;
+  /** The vendor and store the loan was sold at (issue 21), as named when it was created. */
+  pointOfSale: PointOfSale | null;
   rolloverRequested: boolean;
   autocharge: { enabled: boolean; comment: string | null };
   disbursement: LoanDisbursement | null;
@@ -121,6 +124,7 @@ export async function loanView(
     acceptedOfferId: row.acceptedOfferId,
     collaterals: row.collaterals,
     coApplicant: row.coApplicant ?? null,
+    pointOfSale: await pointOfSaleOfLoan(db, row.tenantId, row.loanId),
     rolloverRequested: row.rolloverRequested,
     autocharge: { enabled: row.autocharge, comment: row.autochargeComment },
     disbursement: row.disbursement ?? null,

@@ -13,6 +13,7 @@ export * from './lending-investors.ts';
 export * from './lending-loans.ts';
 export * from './lending-payment-options.ts';
 export * from './lending-products.ts';
+export * from './lending-reference-data.ts';
 export * from './lending-servicing.ts';
 export * from './messaging.ts';
 export * from './openbanking.ts';

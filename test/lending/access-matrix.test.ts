@@ -45,6 +45,8 @@ const LEVEL_OF_MODULE: Record<string, 'frontOffice' | 'management' | 'paymentOpt
   User: 'frontOffice',
   Dictionary: 'frontOffice',
   Investor: 'frontOffice',
+  Settings: 'frontOffice',
+  Vendors: 'frontOffice',
   Management: 'management',
   Migration: 'management',
   PaymentOptions: 'paymentOptions',
@@ -128,6 +130,9 @@ describe('access matrix', () => {
       'POST /Investor/Bids/Submit',
       'DELETE /Investor/Bids/{id}',
       'GET /Investor/ActiveInvestments/{id}',
+      'POST /Dictionary/GetFilteredValues',
+      'GET /Settings/Application/CoApplicant',
+      'GET /Vendors/GetStores/{vendorId}',
     ]) {
       expect(names).toContain(expected);
     }

@@ -216,7 +216,11 @@ const services: {
     prefixes: [{ path: LENDING_API_PREFIX, folder: '' }],
     // Issue 11 builds the first 71 in slices; the investors, files and the rest follow in the next issue.
     pending: [
-      'Files, dictionaries, settings, vendors, users',
+      `${LENDING_API_PREFIX}/Files/Download`,
+      `${LENDING_API_PREFIX}/Files/GetInfo/{documentId}`,
+      `${LENDING_API_PREFIX}/Files/Upload`,
+      `${LENDING_API_PREFIX}/UserDocuments`,
+      `${LENDING_API_PREFIX}/UserDocuments/{UserDocumentId}`,
       `${LENDING_API_PREFIX}/Management/Files/Download`,
       `${LENDING_API_PREFIX}/Management/Files/GetInfo/{documentId}`,
       `${LENDING_API_PREFIX}/Management/Files/Upload`,

@@ -6,6 +6,9 @@ import { customerCaller } from '../callers.ts';
 import { loanTermsBodySchema } from '../credit-product-schemas.ts';
 import { loanErrorResponses, loanSchema } from '../loan-schemas.ts';
 import { lendingPath } from '../paths.ts';
+import { pointOfSaleBodyFields } from '../reference-data-schemas.ts';
+
+const customerLoanBody = loanTermsBodySchema.extend(pointOfSaleBodyFields).openapi('CustomerLoanCreate');
 
 /**
  * `POST /Customer/Loans/Create`: a loan application from terms and the Name of a credit product (or a
@@ -22,9 +25,10 @@ export const customerLoansCreateOperation = defineLendingOperation({
       description:
         'Creates a loan application of the authenticated customer from terms (`productName` or a promo code, ' +
         '`amount`, `term`). Its status is Pre-Origination while the customer’s details are incomplete, else Origination. ' +
-        '400 names the field the product refuses (bounds in the message).',
+        '400 names the field the product refuses (bounds in the message). `vendorId` and `storeId` name where the ' +
+        'loan is sold (Vendors/*): 400 names either when it is not an active vendor, or store of that vendor, of the tenant.',
       security: lendingSecurity.user,
-      request: { body: jsonBody(loanTermsBodySchema) },
+      request: { body: jsonBody(customerLoanBody) },
       responses: {
         201: { description: 'Created', content: { 'application/json': { schema: loanSchema } } },
         ...loanErrorResponses,

@@ -6,6 +6,7 @@ import { managementCaller } from '../callers.ts';
 import { loanTermsBodySchema } from '../credit-product-schemas.ts';
 import { loanErrorResponses, loanSchema } from '../loan-schemas.ts';
 import { lendingPath } from '../paths.ts';
+import { pointOfSaleBodyFields } from '../reference-data-schemas.ts';
 
 const decimalAmount = z
   .string()
@@ -34,6 +35,7 @@ const managementLoanBody = loanTermsBodySchema
       description: 'With a disbursement: what the borrower has repaid so far (default 0)',
       example: '0',
     }),
+    ...pointOfSaleBodyFields,
   })
   .openapi('ManagementLoanCreate');
 
