@@ -13,7 +13,7 @@ import {
 import { unlockLogin } from '../application/lending/users.ts';
 import { Refusal } from '../application/shared/refusal.ts';
 import { createDeskOperator } from '../credentials/collect/desk-operators.ts';
-import { createMerchant } from '../credentials/collect/merchants.ts';
+import { createMerchant, setReturnOrigins } from '../credentials/collect/merchants.ts';
 import { issueApiKey, LENDING_PERMISSIONS, revokeApiKey } from '../credentials/lending/api-keys.ts';
 import { COLLECT_MIN_PATTERN, saveCollectMerchant } from '../credentials/lending/collect-merchants.ts';
 import { createLendingTenant } from '../credentials/lending/tenants.ts';
@@ -40,11 +40,14 @@ import { connectTemporal } from './runtime.ts';
  *   npm run admin -- messaging:reject-sender-id --id <id> --reason "..." [--note "..."]
  *                    (the decision goes through the registration's workflow: Temporal must be running)
  *   npm run admin -- collect:merchant --name "Acme Ltd" [--min D123456789] [--notify-url URL]
- *                    [--billing-url URL] [--billing-prefix 97]   payment-collection merchant + secret
+ *                    [--billing-url URL] [--billing-prefix 97] [--return-origin https://shop.example]...
+ *                    payment-collection merchant + secret
+ *   npm run admin -- collect:return-origins --min D123456789 [--return-origin https://shop.example]...
+ *                    where the card page honours URL_OK / URL_CANCEL form fields (none: signed ones only)
  *   npm run admin -- collect:desk-operator --login sofia-01 --name "..." --office-id 000123
  *                    [--office-kind office|atm] [--password ...]   cash-desk operator + password (shown once)
  *   npm run admin -- collect:balances [--kind merchant] [--currency BGN]   the collect ledger's balances
- *   npm run admin -- collect:statement <file.xml>   import a camt.053/054 bank statement (Temporal must run)
+ *   npm run admin -- collect:statement <file.xml>   import a camt.052/053/054 bank statement (Temporal must run)
  *   npm run admin -- openbanking:agent --name "Acme Ltd" [--email a@b.c]   agent hash + public hash
  *   npm run admin -- openbanking:admin-hash [--label "back office"]        x-admin-hash
  *   npm run admin -- openbanking:rotate-keys                              new signing key (JWKS)
@@ -76,10 +79,11 @@ const USAGE = `usage:
   npm run admin -- messaging:sender-ids
   npm run admin -- messaging:approve-sender-id --id <registration id> --reason "<why>" [--note "<note>"]
   npm run admin -- messaging:reject-sender-id --id <registration id> --reason "<why>" [--note "<note>"]
-  npm run admin -- collect:merchant --name "<merchant name>" [--min D123456789] [--notify-url <url>] [--billing-url <url>] [--billing-prefix <9...>]
+  npm run admin -- collect:merchant --name "<merchant name>" [--min D123456789] [--notify-url <url>] [--billing-url <url>] [--billing-prefix <9...>] [--return-origin <https://origin>]...
+  npm run admin -- collect:return-origins --min <D123456789> [--return-origin <https://origin>]...
   npm run admin -- collect:desk-operator --login <login> --name "<name>" --office-id <6 digits> [--office-kind office|atm] [--password <password>]
   npm run admin -- collect:balances [--kind merchant|provider|desk_cash|payouts_owed|bank_settlement|acquirer|fees] [--currency BGN]
-  npm run admin -- collect:statement <camt.053 or camt.054 file>
+  npm run admin -- collect:statement <camt.052, camt.053 or camt.054 file>
   npm run admin -- openbanking:agent --name "<agent name>" [--email <e-mail>]
   npm run admin -- openbanking:admin-hash [--label <label>]
   npm run admin -- openbanking:rotate-keys
@@ -107,6 +111,7 @@ const { positionals, values } = parseArgs({
     'notify-url': { type: 'string' },
     'billing-url': { type: 'string' },
     'billing-prefix': { type: 'string' },
+    'return-origin': { type: 'string', multiple: true },
     email: { type: 'string' },
     id: { type: 'string' },
     reason: { type: 'string' },
@@ -182,9 +187,17 @@ try {
         notifyUrl: values['notify-url'],
         billingUrl: values['billing-url'],
         billingIdnPrefix: values['billing-prefix'],
+        returnOrigins: values['return-origin'],
       });
       console.log(JSON.stringify(created, null, 2));
       console.log('Keep the secret now: it is stored encrypted and never shown again.');
+      break;
+    }
+    case 'collect:return-origins': {
+      if (!values.min) throw new Error(`--min is required\n${USAGE}`);
+      const returnOrigins = await setReturnOrigins(database.db, values.min, values['return-origin'] ?? []);
+      if (!returnOrigins) throw new Error(`no merchant ${values.min}`);
+      console.log(JSON.stringify({ min: values.min, returnOrigins }, null, 2));
       break;
     }
     case 'collect:desk-operator': {
@@ -215,7 +228,7 @@ try {
     case 'collect:statement': {
       const file = positionals[1];
       if (!file) throw new Error(`the statement file is required\n${USAGE}`);
-      const xml = await readFile(file, 'utf8');
+      const xml = await readFile(file);
       // Matching and settlement run in the statement's import workflow: Temporal must be running.
       const temporal = await connectTemporal(config, createLogger(config.LOG_LEVEL));
       try {

@@ -19,6 +19,7 @@ import {
 } from '../../domain/collect/processes.ts';
 import {
   type BankStatement,
+  REVERSAL_KEY,
   readStatementDocument,
   StatementDocumentError,
   statementIdOf,
@@ -84,10 +85,16 @@ const INSERT_CHUNK = 1000;
  */
 export async function importStatementDocument(
   deps: StatementDeps,
-  document: { xml: string; origin: 'upload' | 'folder' | 'admin'; fileName?: string | undefined },
+  document: {
+    /** The document's bytes (decoded as its XML declaration says), or its text. */
+    xml: string | Uint8Array;
+    origin: 'upload' | 'folder' | 'admin';
+    fileName?: string | undefined;
+  },
 ): Promise<ReceivedStatement[]> {
   const { db, config } = deps;
-  const size = Buffer.byteLength(document.xml, 'utf8');
+  const size =
+    typeof document.xml === 'string' ? Buffer.byteLength(document.xml, 'utf8') : document.xml.byteLength;
   if (size > config.COLLECT_STATEMENT_MAX_BYTES) {
     throw new StatementDocumentError(
       'statement_too_large',
@@ -155,6 +162,7 @@ async function storeStatement(
       if (known.digest !== statement.digest) throw new StatementConflict(statementId);
       return { ...base, alreadyImported: known.alreadyImported, duplicate: true, status: known.status };
     }
+    const reversals = await reversedCredits(tx, statement);
     let stored = 0;
     for (let start = 0; start < statement.credits.length; start += INSERT_CHUNK) {
       const rows = statement.credits.slice(start, start + INSERT_CHUNK).map((credit) => ({
@@ -171,10 +179,17 @@ async function storeStatement(
         debtorName: credit.debtorName ?? null,
         debtorAccount: credit.debtorAccount ?? null,
         endToEndId: credit.endToEndId ?? null,
-        // Without one IDN there is nothing to match: straight to review.
-        ...(credit.idn
-          ? { state: 'received' as const }
-          : { state: 'review' as const, reason: credit.idnAmbiguous ? 'ambiguous_idn' : 'no_idn' }),
+        // An entry with a problem (decision 0053), or without one IDN, has nothing to match: to review.
+        ...(credit.problem
+          ? {
+              state: 'review' as const,
+              reason: credit.problem.reason,
+              reasonDetail: reversals.get(credit.entryRef)?.detail ?? credit.problem.detail,
+              obligationIdn: reversals.get(credit.entryRef)?.obligationIdn ?? null,
+            }
+          : credit.idn
+            ? { state: 'received' as const }
+            : { state: 'review' as const, reason: credit.idnAmbiguous ? 'ambiguous_idn' : 'no_idn' }),
       })) satisfies (typeof collectStatementCredits.$inferInsert)[];
       // A credit a notification (or an earlier statement) brought already is not imported again.
       const added = await tx
@@ -193,6 +208,56 @@ async function storeStatement(
     }
     return { ...base, alreadyImported, duplicate: false, status: 'importing' as const };
   });
+}
+
+/**
+ * The credits the statement's reversals (DBIT with RvslInd) take back, found by the reversed credit's
+ * bank reference, else by its EndToEndId, with the same amount and currency on the same account: the
+ * review item names the obligation it had settled. The obligation stays PAID: undoing a payment is an
+ * operator's step (decision 0053).
+ */
+async function reversedCredits(
+  tx: Pick<Database, 'select'>,
+  statement: BankStatement,
+): Promise<Map<string, { obligationIdn: string | null; detail: string }>> {
+  const found = new Map<string, { obligationIdn: string | null; detail: string }>();
+  for (const credit of statement.credits) {
+    if (credit.problem?.reason !== 'credit_reversed') continue;
+    const reference = credit.entryRef.slice(REVERSAL_KEY.length);
+    const endToEnd =
+      credit.endToEndId && credit.endToEndId !== 'NOTPROVIDED'
+        ? eq(collectStatementCredits.endToEndId, credit.endToEndId)
+        : undefined;
+    const [original] = await tx
+      .select({
+        entryRef: collectStatementCredits.entryRef,
+        statementId: collectStatementCredits.statementId,
+        obligationIdn: collectStatementCredits.obligationIdn,
+        state: collectStatementCredits.state,
+        resolution: collectStatementCredits.resolution,
+      })
+      .from(collectStatementCredits)
+      .where(
+        and(
+          eq(collectStatementCredits.account, statement.account),
+          or(eq(collectStatementCredits.entryRef, reference), endToEnd),
+          eq(collectStatementCredits.amountMinor, credit.amountMinor),
+          eq(collectStatementCredits.currency, credit.currency),
+          sql`${collectStatementCredits.reason} is distinct from 'credit_reversed'`,
+        ),
+      )
+      .orderBy(asc(collectStatementCredits.id))
+      .limit(1);
+    if (!original) continue;
+    const settled = original.state === 'settled' || original.resolution === 'settled';
+    found.set(credit.entryRef, {
+      obligationIdn: settled ? original.obligationIdn : null,
+      detail: settled
+        ? `${credit.problem.detail}: credit ${original.entryRef} of ${original.statementId}, which settled obligation ${original.obligationIdn}; the obligation is still PAID`
+        : `${credit.problem.detail}: credit ${original.entryRef} of ${original.statementId}, which settled nothing (${original.state})`,
+    });
+  }
+  return found;
 }
 
 /** Starts (or finds running) the statement's import; a lost start is repaired by importing it again. */
@@ -502,6 +567,12 @@ export async function resolveReviewItem(
     throw new ReviewResolutionRefused(
       'not_in_review',
       `Credit ${creditId} is ${credit.state}, not in review`,
+    );
+  }
+  if (resolution.action === 'settle' && credit.reason === 'credit_reversed') {
+    throw new ReviewResolutionRefused(
+      'credit_reversed',
+      `Credit ${creditId} is the bank taking back an earlier credit: it settles nothing (dismiss it)`,
     );
   }
   if (resolution.action === 'settle') {

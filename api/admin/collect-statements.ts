@@ -9,6 +9,7 @@ import {
 } from '../../application/collect/statements.ts';
 import { Refusal } from '../../application/shared/refusal.ts';
 import { formatAmount } from '../../domain/collect/amount.ts';
+import { camtKinds } from '../../domain/collect/statement.ts';
 import { reviewReasonCodes, reviewReasons } from '../../domain/collect/statement-matching.ts';
 import type { AppEnv } from '../shared/context.ts';
 import { errorBodySchema, errorResponses } from '../shared/errors.ts';
@@ -25,11 +26,14 @@ const errorContent = { 'application/json': { schema: errorBodySchema } };
 const receivedSchema = z
   .object({
     statementId: z.string().openapi({ example: 'st_5f0c1d2e3a4b5c6d7e8f9a0b' }),
-    kind: z.enum(['camt.053', 'camt.054']),
+    kind: z.enum(camtKinds),
     messageDefinition: z.string().openapi({ example: 'camt.053.001.08' }),
     account: z.string().openapi({ example: 'BG80BNBG96611020345678' }),
     documentId: z.string().openapi({ description: 'Stmt/Id or Ntfctn/Id', example: 'STMT-2027-07-15' }),
-    credits: z.number().int().openapi({ description: 'Booked credits in the document' }),
+    credits: z
+      .number()
+      .int()
+      .openapi({ description: 'Booked credits in the document (entries judged on their own included)' }),
     alreadyImported: z
       .number()
       .int()
@@ -44,16 +48,20 @@ const uploadRoute = createRoute({
   method: 'post',
   path: '/collect/statements',
   tags: ['Admin'],
-  summary: 'Import a bank statement (camt.053 or camt.054)',
+  summary: 'Import a bank statement (camt.052, camt.053 or camt.054)',
   description:
     'The body is the XML document (`application/xml` or `text/xml`), or `multipart/form-data` with the ' +
-    'document in a `file` part. Booked credits are matched to open obligations by the 10-digit IDN in the ' +
+    'document in a `file` part: camt.052, camt.053 or camt.054, versions 02 to 08 (later ones of the ' +
+    'same shape too), alone or in a business application header envelope (`AppHdr` + `Document`), ' +
+    'decoded as its XML declaration says (UTF-8, ISO-8859-1, windows-1252, ...). Booked credits are matched to open obligations by the 10-digit IDN in the ' +
     'remittance information, amount and currency; matched ones are settled through their workflows, the ' +
     'rest go to the review list. 202 while importing (GET the statement to follow it); 200 when every ' +
     'statement in the document was imported before (nothing changes). 400 `statement_malformed_xml`, ' +
     '`statement_dtd_refused` (any DTD or entity declaration); 413 `statement_too_large` ' +
     '(COLLECT_STATEMENT_MAX_BYTES); 415 for another content type; 422 `statement_unsupported_document` ' +
-    '(not camt.053/054), `statement_invalid` (`fields` names the element); 409 `statement_conflict` when ' +
+    '(not camt.052/053/054), `statement_invalid` (`fields` names the element: the statement has no Id, ' +
+    'account or MsgId; an entry that cannot be read goes to the review list instead); 400 ' +
+    '`statement_unsupported_encoding` (an XML encoding no decoder knows); 409 `statement_conflict` when ' +
     'the same statement (kind, account, Id) was imported with other content.',
   request: {
     body: {
@@ -138,6 +146,10 @@ const reviewItemSchema = z
     state: z.string().openapi({ example: 'review' }),
     reason: z.enum(reviewReasonCodes).nullable(),
     reasonText: z.string().nullable(),
+    reasonDetail: z
+      .string()
+      .nullable()
+      .openapi({ description: 'What exactly is wrong with the entry, e.g. `Stmt[1].Ntry[4].Amt: 0`' }),
     resolution: z.enum(['settled', 'dismissed']).nullable(),
     resolutionNote: z.string().nullable(),
   })
@@ -160,6 +172,7 @@ const itemOf = (row: ReviewItem) => ({
   state: row.state,
   reason: row.reason,
   reasonText: row.reason ? reviewReasons[row.reason] : null,
+  reasonDetail: row.reasonDetail,
   resolution: row.resolution,
   resolutionNote: row.resolutionNote,
 });
@@ -172,7 +185,11 @@ const reviewRoute = createRoute({
   description:
     'Credits no obligation was settled with, oldest first, each with its reason: `no_idn`, ' +
     '`ambiguous_idn`, `unknown_idn`, `wrong_kind`, `currency_differs`, `amount_differs` (partly ' +
-    'matched), `duplicate_credit`, `obligation_paid`, `obligation_expired`, `obligation_closed`. Page ' +
+    'matched), `duplicate_credit`, `obligation_paid`, `obligation_expired`, `obligation_closed`; and ' +
+    'entries judged on their own when the statement was read (`reasonDetail` says where and what): ' +
+    '`zero_amount`, `unreadable_entry`, `duplicate_entry` (a bank reference twice in one statement), ' +
+    '`returned_payment` (RtrInf), `reversal` (a reversed debit), `credit_reversed` (the bank took back ' +
+    'an earlier credit: dismiss it once handled; it cannot settle anything). Page ' +
     'with `after` (the last id seen).',
   request: {
     query: z.object({
@@ -227,9 +244,10 @@ async function documentOf(c: Context<AppEnv>) {
     if (!(file instanceof File)) {
       throw Refusal.field('file', 'the camt document is required as the `file` part');
     }
-    return { xml: await file.text(), fileName: file.name || undefined };
+    return { xml: new Uint8Array(await file.arrayBuffer()), fileName: file.name || undefined };
   }
-  if (/^(application|text)\/([a-z.+-]*\+)?xml\b/i.test(type)) return { xml: await c.req.text() };
+  if (/^(application|text)\/([a-z.+-]*\+)?xml\b/i.test(type))
+    return { xml: new Uint8Array(await c.req.arrayBuffer()) };
   throw new Refusal(
     415,
     'unsupported_media_type',

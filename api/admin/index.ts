@@ -8,6 +8,8 @@ import {
   createMerchant,
   MerchantConflict,
   MIN_PATTERN,
+  ReturnOriginRefused,
+  setReturnOrigins,
 } from '../../credentials/collect/merchants.ts';
 import { issueAccessToken, revokeAccessToken } from '../../credentials/messaging/access-tokens.ts';
 import { OutboundUrlRefused } from '../../domain/outbound-url.ts';
@@ -89,8 +91,43 @@ const createdMerchantSchema = z
     notifyUrl: z.string().nullable(),
     billingUrl: z.string().nullable(),
     billingIdnPrefix: z.string().nullable(),
+    returnOrigins: z.array(z.string()),
   })
   .openapi('CreatedMerchant');
+
+const returnOriginsSchema = z
+  .array(z.string().max(300))
+  .max(20)
+  .openapi({
+    description:
+      'Origins (scheme, host, port: `https://shop.example`) under which the card page honours URL_OK / ' +
+      'URL_CANCEL posted as form fields outside the signed packet (decision 0013)',
+    example: ['https://shop.example'],
+  });
+
+const setReturnOriginsRoute = createRoute({
+  method: 'put',
+  path: '/collect/merchants/{min}/return-origins',
+  tags: ['Admin'],
+  summary: "Set a merchant's return origins",
+  description:
+    'Replaces the origins under which the card page honours `URL_OK` / `URL_CANCEL` posted as form ' +
+    'fields (as ePay shops send them); an empty list leaves only those inside the signed packet. 400 ' +
+    'names an origin with a path, query or another scheme; 404 for an unknown MIN.',
+  request: {
+    params: z.object({ min: z.string().regex(MIN_PATTERN, 'a MIN is D followed by 9 digits') }),
+    body: jsonBody(z.object({ returnOrigins: returnOriginsSchema })),
+  },
+  responses: {
+    200: {
+      description: 'The stored origins (normalised)',
+      content: {
+        'application/json': { schema: z.object({ min: z.string(), returnOrigins: z.array(z.string()) }) },
+      },
+    },
+    ...errorResponses,
+  },
+});
 
 const createMerchantRoute = createRoute({
   method: 'post',
@@ -122,6 +159,7 @@ const createMerchantRoute = createRoute({
           .regex(BILLING_PREFIX_PATTERN, '2 to 6 digits starting with 9')
           .optional()
           .openapi({ description: 'IDNs with this prefix belong to the billing system', example: '97' }),
+        returnOrigins: returnOriginsSchema.optional(),
       }),
     ),
   },
@@ -150,12 +188,25 @@ export function createAdminApi(): OpenAPIHono<AppEnv> {
       return c.json(await createMerchant(db, config, c.req.valid('json')), 201);
     } catch (error) {
       if (error instanceof OutboundUrlRefused) throw Refusal.field(error.field, error.reason);
+      if (error instanceof ReturnOriginRefused) throw Refusal.field('returnOrigins', error.message);
       if (error instanceof MerchantConflict) {
         throw Refusal.conflict(
           error.field === 'min' ? 'merchant_exists' : 'billing_prefix_taken',
           error.message,
         );
       }
+      throw error;
+    }
+  });
+
+  app.openapi(setReturnOriginsRoute, async (c) => {
+    const { min } = c.req.valid('param');
+    try {
+      const returnOrigins = await setReturnOrigins(c.get('deps').db, min, c.req.valid('json').returnOrigins);
+      if (!returnOrigins) throw Refusal.notFound('Merchant');
+      return c.json({ min, returnOrigins }, 200);
+    } catch (error) {
+      if (error instanceof ReturnOriginRefused) throw Refusal.field('returnOrigins', error.message);
       throw error;
     }
   });

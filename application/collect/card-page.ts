@@ -14,6 +14,7 @@ import { collectSavedCards } from '../../db/schema/collect-saved-cards.ts';
 import { badField, CollectProtocolError, missingField } from '../../domain/collect/errors.ts';
 import { OnlinePaymentPayload, PreauthRegisterPayload, parsePayload } from '../../domain/collect/payloads.ts';
 import { type CardPaymentDecision, cardPaymentUpdate } from '../../domain/collect/processes.ts';
+import { isUnderReturnOrigins } from '../../domain/collect/return-origins.ts';
 import { type CardForm, isWellKnownTestCard, validateCard } from '../../domain/collect/test-cards.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
 import { authenticate, findObligation, type Obligation, updateObligation } from './obligations.ts';
@@ -30,7 +31,7 @@ import { registerObligation } from './registration.ts';
 
 type CardPage = typeof collectCardPages.$inferSelect;
 
-/** Where the customer goes back to the merchant (the signed packet's URL_OK / URL_CANCEL). */
+/** Where the customer goes back to the merchant (URL_OK / URL_CANCEL: signed, or under a return origin). */
 export type ReturnUrls = Pick<CardPage, 'urlOk' | 'urlCancel'>;
 
 const urlsOf = (page: ReturnUrls): ReturnUrls => ({ urlOk: page.urlOk, urlCancel: page.urlCancel });
@@ -101,13 +102,19 @@ async function savedCardOf(deps: UseCaseDeps, idn: string): Promise<SavedCardNot
 }
 
 /**
- * URL_OK / URL_CANCEL sent as form fields (ePay's checkout form has them): they are not covered by
- * the CHECKSUM, so anyone relaying a merchant's signed packet could send the customer elsewhere after
- * a real payment (an open redirect). They are checked (an absolute http(s) URL, else BAD_FIELD, as
- * before) but never used: only URL_OK / URL_CANCEL inside the signed ENCODED packet count.
+ * URL_OK / URL_CANCEL sent as form fields (ePay's checkout form has them, and the widely used ePay client
+ * libraries can put them nowhere else): they are not covered by the CHECKSUM, so anyone relaying a
+ * merchant's signed packet could send the customer elsewhere after a real payment (an open redirect).
+ * They are checked (an absolute http(s) URL, else BAD_FIELD, as before) and used only when the signed
+ * packet has none and they lie under a return origin the merchant registered (decision 0013); anything
+ * else is not used: the customer goes to the signed URL, or sees the result page.
  */
-function checkUnsignedReturnUrl(value: string | undefined, field: string): void {
-  if (value === undefined || value === '') return;
+function unsignedReturnUrl(
+  value: string | undefined,
+  field: string,
+  returnOrigins: readonly string[],
+): string | null {
+  if (value === undefined || value === '') return null;
   let url: URL;
   try {
     url = new URL(value);
@@ -115,6 +122,7 @@ function checkUnsignedReturnUrl(value: string | undefined, field: string): void 
     throw badField(field, 'must be an absolute http(s) URL');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badField(field, 'must be an http(s) URL');
+  return isUnderReturnOrigins(value, returnOrigins) ? value : null;
 }
 
 /** Registers (or finds again) the obligation the posted page asks for and issues a fresh page token. */
@@ -136,10 +144,10 @@ export async function openCardPage(
     kind === 'preauth'
       ? parsePayload(PreauthRegisterPayload, { ...packet, PHASE: 'REGISTER' })
       : parsePayload(OnlinePaymentPayload, packet);
-  checkUnsignedReturnUrl(params.URL_OK, 'URL_OK');
-  checkUnsignedReturnUrl(params.URL_CANCEL, 'URL_CANCEL');
-  // Only the return URLs of the signed packet.
-  const urls: ReturnUrls = { urlOk: payment.urlOk ?? null, urlCancel: payment.urlCancel ?? null };
+  // The signed packet's return URLs first; form fields only under the merchant's return origins.
+  const formOk = unsignedReturnUrl(params.URL_OK, 'URL_OK', merchant.returnOrigins);
+  const formCancel = unsignedReturnUrl(params.URL_CANCEL, 'URL_CANCEL', merchant.returnOrigins);
+  const urls: ReturnUrls = { urlOk: payment.urlOk ?? formOk, urlCancel: payment.urlCancel ?? formCancel };
   const { obligation } = await registerObligation(deps, {
     merchant,
     packet,

@@ -26,6 +26,7 @@ export type { ReceivedStatement, ReviewItem, ReviewResolution };
 const PROBLEM_STATUS: Record<StatementProblemCode, RefusalStatus> = {
   statement_malformed_xml: 400,
   statement_dtd_refused: 400,
+  statement_unsupported_encoding: 400,
   statement_unsupported_document: 422,
   statement_invalid: 422,
   statement_too_large: 413,
@@ -34,7 +35,7 @@ const PROBLEM_STATUS: Record<StatementProblemCode, RefusalStatus> = {
 /** Imports an uploaded camt document; a document it refuses is a Refusal naming the problem. */
 export async function uploadStatement(
   deps: UseCaseDeps,
-  document: { xml: string; fileName?: string | undefined },
+  document: { xml: string | Uint8Array; fileName?: string | undefined },
 ): Promise<ReceivedStatement[]> {
   try {
     return await importStatementDocument(deps, { ...document, origin: 'upload' });

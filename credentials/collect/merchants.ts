@@ -2,6 +2,7 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { collectMerchants } from '../../db/schema/collect.ts';
+import { normaliseReturnOrigin } from '../../domain/collect/return-origins.ts';
 import { assertOutboundUrl, outboundUrlPolicy } from '../../domain/outbound-url.ts';
 import type { Config } from '../../platform/config.ts';
 import { collectSecretKey, decryptSecret, encryptSecret } from './secret-box.ts';
@@ -16,6 +17,8 @@ export interface Merchant {
   notifyUrl: string | undefined;
   billingUrl: string | undefined;
   billingIdnPrefix: string | undefined;
+  /** Where form-field URL_OK / URL_CANCEL may send the customer back (decision 0013). */
+  returnOrigins: string[];
   createdAt: Date;
 }
 
@@ -36,6 +39,7 @@ export async function loadMerchant(
     notifyUrl: row.notifyUrl ?? undefined,
     billingUrl: row.billingUrl ?? undefined,
     billingIdnPrefix: row.billingIdnPrefix ?? undefined,
+    returnOrigins: row.returnOrigins,
     createdAt: row.createdAt,
   };
 }
@@ -64,6 +68,8 @@ export interface NewMerchant {
   notifyUrl?: string | undefined;
   billingUrl?: string | undefined;
   billingIdnPrefix?: string | undefined;
+  /** Origins of the shop's return pages (`https://shop.example`): see returnOriginsOf. */
+  returnOrigins?: readonly string[] | undefined;
 }
 
 export interface CreatedMerchant {
@@ -74,6 +80,7 @@ export interface CreatedMerchant {
   notifyUrl: string | null;
   billingUrl: string | null;
   billingIdnPrefix: string | null;
+  returnOrigins: string[];
 }
 
 export const MIN_PATTERN = /^D\d{9}$/;
@@ -111,6 +118,7 @@ export async function createMerchant(
   if (input.billingIdnPrefix !== undefined && !BILLING_PREFIX_PATTERN.test(input.billingIdnPrefix)) {
     throw new Error('billing prefix: 2 to 6 digits starting with 9');
   }
+  const returnOrigins = returnOriginsOf(input.returnOrigins ?? []);
   const key = collectSecretKey(config);
   const secret = input.secret ?? generateMerchantSecret();
   if (input.billingIdnPrefix) {
@@ -132,6 +140,7 @@ export async function createMerchant(
         notifyUrl: input.notifyUrl ?? null,
         billingUrl: input.billingUrl ?? null,
         billingIdnPrefix: input.billingIdnPrefix ?? null,
+        returnOrigins,
       })
       .onConflictDoNothing()
       .returning();
@@ -143,9 +152,50 @@ export async function createMerchant(
         notifyUrl: row.notifyUrl,
         billingUrl: row.billingUrl,
         billingIdnPrefix: row.billingIdnPrefix,
+        returnOrigins: row.returnOrigins,
       };
     }
     if (input.min) throw new MerchantConflict('min', `merchant ${input.min} exists`);
   }
   throw new Error('could not allocate a free MIN');
+}
+
+/** A return origin that is not one (a path, a query, another scheme): the message says which. */
+export class ReturnOriginRefused extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ReturnOriginRefused';
+  }
+}
+
+/** The origins as stored: normalised (`https://Shop.example:443/` → `https://shop.example`), distinct. */
+export function returnOriginsOf(values: readonly string[]): string[] {
+  if (values.length > 20) throw new ReturnOriginRefused('at most 20 return origins');
+  const origins = values.map((value) => {
+    try {
+      return normaliseReturnOrigin(value);
+    } catch (error) {
+      throw new ReturnOriginRefused((error as Error).message);
+    }
+  });
+  return [...new Set(origins)];
+}
+
+/**
+ * Replaces the merchant's return origins (an operator's setting: `npm run admin -- collect:return-origins`,
+ * `PUT /admin/merchants/{min}/return-origins`); none leaves only the signed URL_OK / URL_CANCEL. Answers
+ * the stored origins, or undefined when there is no such merchant.
+ */
+export async function setReturnOrigins(
+  db: Database,
+  min: string,
+  values: readonly string[],
+): Promise<string[] | undefined> {
+  const returnOrigins = returnOriginsOf(values);
+  const [row] = await db
+    .update(collectMerchants)
+    .set({ returnOrigins })
+    .where(eq(collectMerchants.min, min))
+    .returning({ returnOrigins: collectMerchants.returnOrigins });
+  return row?.returnOrigins;
 }

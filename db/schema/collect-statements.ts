@@ -70,6 +70,8 @@ export const collectStatementCredits = pgTable(
     state: text('state', { enum: statementCreditStates }).notNull(),
     /** Why it is in review (kept after it is resolved). */
     reason: text('reason', { enum: reviewReasonCodes }),
+    /** What exactly is wrong with an entry judged on its own (`Stmt[1].Ntry[4].Amt: 0`), decision 0053. */
+    reasonDetail: text('reason_detail'),
     /** The obligation it settled (or was resolved to). */
     obligationIdn: text('obligation_idn'),
     settledAt: timestamp('settled_at', { withTimezone: true }),

@@ -19,6 +19,11 @@ export const collectMerchants = pgTable(
     billingUrl: text('billing_url'),
     /** IDNs starting with this prefix belong to the merchant's billing system (begins with 9). */
     billingIdnPrefix: text('billing_idn_prefix'),
+    /**
+     * Origins (`https://shop.example`, scheme + host + port) under which the card page honours URL_OK /
+     * URL_CANCEL posted as form fields outside the signed packet (decision 0013); none: only signed ones.
+     */
+    returnOrigins: text('return_origins').array().notNull().default([]),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (table) => [uniqueIndex('collect_merchants_billing_prefix_idx').on(table.billingIdnPrefix)],

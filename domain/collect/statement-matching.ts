@@ -17,6 +17,20 @@ import { type ObligationKind, ObligationRefusal, officePayableKinds } from './ob
 export const statementCreditStates = ['received', 'matched', 'settled', 'review', 'resolved'] as const;
 export type StatementCreditState = (typeof statementCreditStates)[number];
 
+/**
+ * Problems of one entry, found when the statement is read (domain/collect/statement.ts): the entry
+ * goes to the review list and the statement's other credits are imported (decision 0053).
+ */
+export const entryProblemCodes = [
+  'zero_amount',
+  'unreadable_entry',
+  'duplicate_entry',
+  'returned_payment',
+  'reversal',
+  'credit_reversed',
+] as const;
+export type EntryProblem = (typeof entryProblemCodes)[number];
+
 export const reviewReasonCodes = [
   'no_idn',
   'ambiguous_idn',
@@ -28,6 +42,7 @@ export const reviewReasonCodes = [
   'obligation_paid',
   'obligation_expired',
   'obligation_closed',
+  ...entryProblemCodes,
 ] as const;
 export type ReviewReason = (typeof reviewReasonCodes)[number];
 
@@ -43,6 +58,12 @@ export const reviewReasons: Record<ReviewReason, string> = {
   obligation_paid: 'the obligation was paid already, by another channel',
   obligation_expired: 'the obligation has expired',
   obligation_closed: 'the obligation is closed (reversed or denied)',
+  zero_amount: 'the credit’s amount is zero',
+  unreadable_entry: 'the entry cannot be read (see the detail: which element, what is wrong)',
+  duplicate_entry: 'the bank reference occurs more than once in the statement',
+  returned_payment: 'a payment of the gateway’s that came back (RtrInf), not a customer’s payment',
+  reversal: 'a reversal (RvslInd) of an earlier debit, not a customer’s payment',
+  credit_reversed: 'the bank reversed (RvslInd) an earlier credit: the payment it made is taken back',
 };
 
 /** Kinds a credit on the gateway's account settles. */

@@ -34,7 +34,8 @@ export function watchStatementFolder(
 
   async function importFile(file: string): Promise<void> {
     const full = path.join(dir, file);
-    const xml = await readFile(full, 'utf8');
+    // Bytes: the document is decoded as its XML declaration says (ISO-8859-1, windows-1252, UTF-8).
+    const xml = await readFile(full);
     try {
       const statements = await importStatementDocument(deps, { xml, origin: 'folder', fileName: file });
       await move(file, 'processed');

@@ -36,7 +36,8 @@ const cardExpiry = () => {
 
 /**
  * The merchant's side, computed here with node:crypto only: the packet and its CHECKSUM. The return
- * URLs go inside the signed packet: form fields of those names are not signed and not used.
+ * URLs go inside the signed packet: form fields of those names are not signed and not used (this
+ * merchant registered no return origins; card-page-return-origins.test.ts has one that did).
  */
 function signedPacket(
   invoice: string,

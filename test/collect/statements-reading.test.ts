@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import {
+  creditKeys,
+  decodeStatementBytes,
   readStatementDocument,
   StatementDocumentError,
   statementIdOf,
 } from '../../domain/collect/statement.ts';
 import { camt053, camt054, GATEWAY_IBAN } from './camt-builder.ts';
+import { ACCOUNT, envelopedNotification, germanBatchDay, intradayReport, nordicDay } from './camt-samples.ts';
 
 /** Reading camt.053/054 documents (domain/collect/statement.ts): pure, no platform. */
 
@@ -119,8 +122,179 @@ describe('reading camt statements', () => {
       code: 'statement_invalid',
       field: 'Stmt[1].Acct.Id',
     });
+  });
+});
+
+describe('statements as banks write them (decision 0053)', () => {
+  const problems = (credits: { entryRef: string; problem?: { reason: string } | undefined }[]) =>
+    credits.map((credit) => [credit.entryRef, credit.problem?.reason]);
+
+  it('judges each entry on its own: an unreadable or zero amount goes to review, the rest is read', () => {
+    const [statement] = readStatementDocument(
+      camt053({
+        id: 'S',
+        entries: [
+          { amount: '1.001', ref: 'X', ustrd: ['1234567890'] },
+          { amount: '0.00', ref: 'Z', ustrd: ['2345678901'] },
+          { amount: '5.00', ref: 'OK', ustrd: ['3456789012'] },
+        ],
+      }),
+    );
+    expect(statement?.credits).toEqual([
+      expect.objectContaining({
+        entryRef: 'X-TX',
+        amountMinor: 0,
+        problem: {
+          reason: 'unreadable_entry',
+          detail: 'Stmt[1].Ntry[1].NtryDtls.TxDtls[1].Amt: 1.001 is not an amount in minor units of BGN',
+        },
+      }),
+      expect.objectContaining({
+        entryRef: 'Z-TX',
+        amountMinor: 0,
+        problem: expect.objectContaining({ reason: 'zero_amount' }),
+      }),
+      expect.objectContaining({ entryRef: 'OK-TX', amountMinor: 500, idn: '3456789012', problem: undefined }),
+    ]);
+  });
+
+  it('reads a German camt.053.001.02 in ISO-8859-1: batch booking with repeated references, charges, zero entry', () => {
+    const [statement] = readStatementDocument(
+      germanBatchDay({
+        id: 'DE-1',
+        batch: ['1000000001', '1000000002', '1000000003'],
+        charged: '1000000004',
+        single: '1000000005',
+      }),
+    );
+    expect(statement).toMatchObject({
+      kind: 'camt.053',
+      messageDefinition: 'camt.053.001.02',
+      account: ACCOUNT,
+      skipped: { debits: 1, notBooked: 0 },
+    });
     expect(
-      problemOf(camt053({ id: 'S', entries: [{ amount: '1.001', ref: 'X', ustrd: ['1234567890'] }] })),
-    ).toMatchObject({ code: 'statement_invalid', field: 'Stmt[1].Ntry[1].Amt' });
+      statement?.credits.map((c) => [
+        c.entryRef,
+        c.amountMinor,
+        c.currency,
+        c.idn,
+        c.debtorName,
+        c.problem?.reason,
+      ]),
+    ).toEqual([
+      // Three transactions of one batch, each with the entry's AcctSvcrRef: keyed by entry and position.
+      ['DE-1-B/1', 1250, 'EUR', '1000000001', 'Jürgen Größe', undefined],
+      ['DE-1-B/2', 3000, 'EUR', '1000000002', 'Zoë Çelik', undefined],
+      ['DE-1-B/3', 725, 'EUR', '1000000003', 'Søren Ærø', undefined],
+      // The booked amount (after the bank's charges) is what the gateway received.
+      ['DE-1-C', 9750, 'EUR', '1000000004', 'Überweisung AG', undefined],
+      ['DE-1-S', 4500, 'EUR', '1000000005', 'Björn Weiß', undefined],
+      ['DE-1-Z', 0, 'EUR', undefined, undefined, 'zero_amount'],
+    ]);
+  });
+
+  it('reads a camt.053.001.04: structured reference, a return, a reversal, a repeated booking, an entry without amount', () => {
+    const [statement] = readStatementDocument(
+      nordicDay({
+        id: 'NO-1',
+        structured: '2000000001',
+        repeated: '2000000002',
+        reversed: { ref: 'EARLIER-1', endToEndId: 'E2E-EARLIER', amount: '45.00' },
+      }),
+    );
+    expect(statement).toMatchObject({
+      messageDefinition: 'camt.053.001.04',
+      skipped: { debits: 0, notBooked: 1 },
+    });
+    expect(problems(statement?.credits ?? [])).toEqual([
+      ['NO-1-RF', undefined],
+      ['NO-1-R', undefined],
+      ['NO-1-R#2', 'duplicate_entry'],
+      ['NO-1-RT', 'returned_payment'],
+      ['RVSL:EARLIER-1', 'credit_reversed'],
+      ['NO-1-NA', 'unreadable_entry'],
+    ]);
+    expect(statement?.credits[0]).toMatchObject({
+      idn: '2000000001',
+      amountMinor: 25000,
+      debtorName: 'Kari Nordmann',
+    });
+    expect(statement?.credits[3]?.problem?.detail).toMatch(/AC04/);
+    expect(statement?.credits[4]).toMatchObject({ amountMinor: 4500, endToEndId: 'E2E-EARLIER' });
+  });
+
+  it('keys batch transactions by their own references when each has a distinct one', () => {
+    expect(creditKeys('E', [{ transactionRef: 'A' }, { transactionRef: 'B' }])).toEqual(['A', 'B']);
+    expect(creditKeys('E', [{ transactionRef: 'E' }, { transactionRef: 'E' }])).toEqual(['E/1', 'E/2']);
+    expect(creditKeys('E', [{ transactionRef: 'A' }, {}])).toEqual(['E/1', 'E/2']);
+    expect(creditKeys('E', [{}])).toEqual(['E']);
+    expect(creditKeys('E', [{ transactionRef: 'T' }])).toEqual(['T']);
+  });
+
+  it('reads a camt.054.001.08 in a business application header envelope', () => {
+    const [notification] = readStatementDocument(
+      envelopedNotification({ id: 'BAH-1', idn: '3000000001', amount: '70.00' }),
+    );
+    expect(notification).toMatchObject({
+      kind: 'camt.054',
+      messageDefinition: 'camt.054.001.08',
+      documentId: 'BAH-1',
+    });
+    expect(notification?.credits).toEqual([
+      expect.objectContaining({
+        entryRef: 'BAH-1-1-TX',
+        amountMinor: 7000,
+        idn: '3000000001',
+        debtorName: 'Anna Schmidt',
+      }),
+    ]);
+  });
+
+  it('reads a camt.052.001.08 report in windows-1252 with a prefixed namespace', () => {
+    const [report] = readStatementDocument(intradayReport({ id: 'RPT-1', idn: '4000000001' }));
+    expect(report).toMatchObject({
+      kind: 'camt.052',
+      messageDefinition: 'camt.052.001.08',
+      documentId: 'RPT-1',
+    });
+    expect(report?.credits).toEqual([
+      expect.objectContaining({
+        entryRef: 'RPT-1-1',
+        amountMinor: 1999,
+        idn: '4000000001',
+        debtorName: 'François Lefèvre – €',
+      }),
+    ]);
+  });
+
+  it('decodes as declared: BOMs, UTF-16, ISO-8859-1; refuses bytes invalid in UTF-8 and unknown encodings', () => {
+    const utf8 = '<?xml version="1.0"?><a>Größe</a>';
+    expect(decodeStatementBytes(Buffer.from(utf8))).toBe(utf8);
+    expect(decodeStatementBytes(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(utf8)]))).toBe(
+      utf8,
+    );
+    expect(
+      decodeStatementBytes(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(utf8, 'utf16le')])),
+    ).toBe(utf8);
+    const latin = '<?xml version="1.0" encoding="iso-8859-1"?><a>Größe</a>';
+    expect(decodeStatementBytes(Buffer.from(latin, 'latin1'))).toBe(latin);
+    expect(() =>
+      decodeStatementBytes(Buffer.from(utf8.replace('Größe', 'Gr\u00f6\u00dfe'), 'latin1')),
+    ).toThrow(expect.objectContaining({ code: 'statement_malformed_xml' }));
+    expect(() => decodeStatementBytes(Buffer.from('<?xml version="1.0" encoding="x-klingon"?><a/>'))).toThrow(
+      expect.objectContaining({ code: 'statement_unsupported_encoding' }),
+    );
+  });
+
+  it('still refuses a document that is not a camt message of version 02 or later, enveloped or not', () => {
+    expect(
+      problemOf(camt053({ id: 'S', entries: [] }).replace('camt.053.001.08', 'camt.053.001.01')).code,
+    ).toBe('statement_unsupported_document');
+    expect(
+      problemOf(
+        '<BizMsgEnvlp><Hdr><AppHdr><MsgDefIdr>pacs.008.001.08</MsgDefIdr></AppHdr></Hdr><Doc><Document/></Doc></BizMsgEnvlp>',
+      ).code,
+    ).toBe('statement_unsupported_document');
   });
 });

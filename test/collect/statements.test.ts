@@ -9,6 +9,7 @@ import { merchantNotificationsWorkflowId } from '../../domain/collect/processes.
 import { expectLedgerBalanced } from '../support/ledger.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { type CamtEntry, camt053, camt054 } from './camt-builder.ts';
+import { envelopedNotification, germanBatchDay, nordicDay } from './camt-samples.ts';
 import { expTimeIn, getText, newInvoice, signedPacket } from './epay-client.ts';
 import { obligationRow, statusHistory } from './read-model.ts';
 
@@ -52,12 +53,23 @@ interface Registered {
 }
 
 /** A deposit slip (the payer writes the IDN on the transfer) or an office bill, of `amount` BGN. */
-async function register(amount: string, path = '/office/reg_vnbel.cgi', expiresInMs = 86_400_000) {
+async function register(
+  amount: string,
+  path = '/office/reg_vnbel.cgi',
+  expiresInMs = 86_400_000,
+  currency = 'BGN',
+) {
   const invoice = newInvoice();
   const answer = await getText(
     `${platform.collectUrl}${path}`,
     signedPacket(
-      { MIN: merchant.min, INVOICE: invoice, AMOUNT: amount, EXP_TIME: expTimeIn(expiresInMs) },
+      {
+        MIN: merchant.min,
+        INVOICE: invoice,
+        AMOUNT: amount,
+        CURRENCY: currency,
+        EXP_TIME: expTimeIn(expiresInMs),
+      },
       merchant.secret,
     ),
   );
@@ -91,7 +103,7 @@ async function notifiedOnce(registered: Registered) {
 const admin = (
   method: string,
   urlPath: string,
-  init: { body?: string | FormData; type?: string; token?: string } = {},
+  init: { body?: string | Buffer | FormData; type?: string; token?: string } = {},
 ) =>
   fetch(`${platform.apiUrl}/admin${urlPath}`, {
     method,
@@ -110,7 +122,7 @@ interface Received {
   skipped: { debits: number; notBooked: number };
 }
 
-async function upload(xml: string) {
+async function upload(xml: string | Buffer) {
   const response = await admin('POST', '/collect/statements', { body: xml, type: 'application/xml' });
   const body = (await response.json()) as {
     statements: Received[];
@@ -140,6 +152,7 @@ interface ReviewItem {
   id: number;
   entryRef: string;
   reason: string;
+  reasonDetail: string | null;
   idn: string | null;
   obligationIdn: string | null;
   amount: string;
@@ -449,6 +462,85 @@ describe('bank statement import', () => {
     await imported(statements[0]?.statementId ?? '');
     expect((await obligation(slip.idn))?.status).toBe('PAID');
     await notifiedOnce(slip);
+  });
+});
+
+describe('statements as banks write them (decision 0053)', () => {
+  it('imports every good credit of a bank’s day; unusual entries wait in review with their reason', async () => {
+    const eur = (amount: string) => register(amount, '/office/reg_vnbel.cgi', 86_400_000, 'EUR');
+    const batch = [await eur('12.50'), await eur('30.00'), await eur('7.25')] as const;
+    const charged = await eur('99.00');
+    const single = await eur('45.00');
+    // ISO-8859-1 bytes, a batch booking whose transactions repeat the entry's reference, charges.
+    const germanId = statementId('DE');
+    const { status, body } = await upload(
+      germanBatchDay({
+        id: germanId,
+        batch: [batch[0].idn, batch[1].idn, batch[2].idn],
+        charged: charged.idn,
+        single: single.idn,
+      }),
+    );
+    expect(status, JSON.stringify(body)).toBe(202);
+    const id = body.statements[0]?.statementId ?? '';
+    expect(await imported(id)).toMatchObject({ credits: 6, settled: 4, review: 2 });
+    for (const paid of [...batch, single]) {
+      expect((await obligation(paid.idn))?.status).toBe('PAID');
+      await notifiedOnce(paid);
+    }
+    expect((await obligation(charged.idn))?.status).toBe('PENDING');
+    const review = await reviewOf(id);
+    expect(review.map((item) => [item.reason, item.amount])).toEqual([
+      ['amount_differs', '97.50'],
+      ['zero_amount', '0.00'],
+    ]);
+    const credits = await platform.db
+      .select()
+      .from(collectStatementCredits)
+      .where(eq(collectStatementCredits.statementId, id));
+    // Read as the declaration says (ISO-8859-1), not as UTF-8.
+    expect(credits.map((row) => row.debtorName)).toContain('Jürgen Größe');
+
+    // The day after: a structured reference, a booking listed twice, a return, an entry without amount,
+    // and the bank taking back the single transfer of the day before.
+    const structured = await eur('250.00');
+    const repeated = await eur('60.00');
+    const nordic = await upload(
+      nordicDay({
+        id: statementId('NO'),
+        structured: structured.idn,
+        repeated: repeated.idn,
+        reversed: { ref: `${germanId}-S`, endToEndId: 'NOTPROVIDED', amount: '45.00' },
+      }),
+    );
+    expect(nordic.status, JSON.stringify(nordic.body)).toBe(202);
+    const nordicId = nordic.body.statements[0]?.statementId ?? '';
+    expect(await imported(nordicId)).toMatchObject({ credits: 6, settled: 2, review: 4 });
+    const nordicReview = await reviewOf(nordicId);
+    expect(nordicReview.map((item) => [item.reason, item.obligationIdn])).toEqual([
+      ['duplicate_entry', null],
+      ['returned_payment', null],
+      ['credit_reversed', single.idn],
+      ['unreadable_entry', null],
+    ]);
+    expect(nordicReview[2]?.reasonDetail).toMatch(new RegExp(`which settled obligation ${single.idn}`));
+    // A reversal settles nothing.
+    const settleReversal = await admin('POST', `/collect/statements/review/${nordicReview[2]?.id}/resolve`, {
+      type: 'application/json',
+      body: JSON.stringify({ action: 'settle', idn: single.idn }),
+    });
+    expect(settleReversal.status).toBe(409);
+    expect((await obligation(structured.idn))?.status).toBe('PAID');
+    expect((await obligation(repeated.idn))?.status).toBe('PAID');
+
+    // A notification in a business application header envelope.
+    const notified = await eur('70.00');
+    const enveloped = await upload(
+      envelopedNotification({ id: statementId('BAH'), idn: notified.idn, amount: '70.00' }),
+    );
+    expect(enveloped.status, JSON.stringify(enveloped.body)).toBe(202);
+    await imported(enveloped.body.statements[0]?.statementId ?? '');
+    expect((await obligation(notified.idn))?.status).toBe('PAID');
   });
 });
 

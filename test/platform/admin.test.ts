@@ -58,6 +58,7 @@ describe('every admin endpoint', () => {
     const names = endpoints.map(({ method, path }) => `${method} ${path}`);
     for (const name of [
       'POST /collect/merchants',
+      'PUT /collect/merchants/{min}/return-origins',
       'POST /collect/desk-operators',
       'POST /collect/statements',
       'GET /collect/statements/{id}',

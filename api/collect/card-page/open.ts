@@ -8,7 +8,7 @@ import { answerCardPage, htmlResponse, pageHandler } from './responses.ts';
  * POST / : the hosted card payment page (spec A.1, ePay.bg `PAGE=credit_paydirect`; `credit_preauth`
  * holds a pre-authorisation's amount instead, decision 0032). The merchant's
  * page posts PAGE, ENCODED, CHECKSUM (a form the customer's browser submits; URL_OK and URL_CANCEL
- * count only inside the signed packet); the obligation `collect-<idn>` is registered and the card form
+ * count inside the signed packet, and as form fields under the merchant's return origins); the obligation `collect-<idn>` is registered and the card form
  * is answered (application/collect/card-page.ts). docs/collect.md, decision 0013.
  */
 
@@ -26,11 +26,15 @@ const cardPageForm = {
     CHECKSUM: { type: 'string' as const, description: 'HMAC-SHA1 hex of ENCODED with the merchant secret' },
     URL_OK: {
       type: 'string' as const,
-      description: 'Ignored (not signed): put URL_OK in the ENCODED packet. Checked to be an http(s) URL',
+      description:
+        'Not signed: used when the packet has no URL_OK and it lies under a return origin the merchant ' +
+        'registered (an operator setting); otherwise not used. Checked to be an http(s) URL',
     },
     URL_CANCEL: {
       type: 'string' as const,
-      description: 'Ignored (not signed): put URL_CANCEL in the ENCODED packet. Checked to be an http(s) URL',
+      description:
+        'Not signed: used when the packet has no URL_CANCEL and it lies under a return origin the merchant ' +
+        'registered; otherwise not used. Checked to be an http(s) URL',
     },
   },
   required: ['PAGE', 'ENCODED', 'CHECKSUM'],
@@ -49,8 +53,8 @@ export const cardPageOpenOperation = defineOperation({
         '`URL_CANCEL`, `SAVECARD`, `ENCODING=utf-8`), `CHECKSUM`. `SAVECARD=1` saves the card once the payment is ' +
         'approved (the notification of the INVOICE carries `CARD_TOKEN`, `CARD_BRAND`, `CARD_LAST4`, `CARD_EXP`) and ' +
         'allows `AMOUNT=0`: a card verification that pays nothing (STATUS `SAVED`). ' +
-        '`URL_OK`/`URL_CANCEL` form fields are not signed and are ' +
-        'ignored: only those in the packet count. `PAGE=credit_preauth` with the REGISTER packet of `POST /v3main/` ' +
+        '`URL_OK`/`URL_CANCEL` form fields (as ePay shops post them) are not signed: they are used when the ' +
+        'packet has none and they lie under a return origin the merchant registered, else not used. `PAGE=credit_preauth` with the REGISTER packet of `POST /v3main/` ' +
         'opens the same form to hold the amount on the card (the pre-authorisation is HELD once the card acquirer ' +
         'authorises it). Registers the obligation (`collect-<IDN>`, status PENDING; the same ' +
         'packet again finds the same obligation) and answers the card form. Errors answer an HTML page with the ' +
