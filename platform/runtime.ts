@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, type WorkflowClientInterceptor } from '@temporalio/client';
 import { DefaultLogger, type LogLevel, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { answerClientErrors, createApp } from '../api/app.ts';
 import type { Database } from '../db/client.ts';
@@ -17,17 +17,48 @@ import { createPlatformWorkers, isWaitingFailure, mergeActivities } from './work
 
 export interface TemporalHandle {
   client: Client;
+  /**
+   * The client's connection when it is native (`eagerStart`): a worker in the same process runs on it,
+   * so that the server may hand a new workflow's first task straight back to that worker.
+   */
+  connection?: NativeConnection;
   close(): Promise<void>;
 }
 
-export async function connectTemporal(config: Config, logger: Logger): Promise<TemporalHandle> {
-  const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
-  await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE, logger);
-  const client = new Client({
-    connection,
+/**
+ * Every workflow start asks for eager execution (issue 24: one round trip per create): with a worker
+ * of the task queue on the same native connection and a free slot, the server answers the start with the
+ * workflow's first task, which that worker runs at once instead of polling for it. Without a local
+ * worker (`npm run api` alone) the server starts the workflow as usual.
+ */
+const eagerStarts: WorkflowClientInterceptor = {
+  start: (input, next) => next({ ...input, options: { ...input.options, requestEagerStart: true } }),
+};
+
+/**
+ * The client of a process. `eagerStart` (a process that also runs the workers: `npm start`, tests,
+ * the benchmark stack) connects natively and requests eager starts; otherwise a gRPC connection.
+ */
+export async function connectTemporal(
+  config: Config,
+  logger: Logger,
+  options: { eagerStart?: boolean } = {},
+): Promise<TemporalHandle> {
+  const clientOptions = {
     namespace: config.TEMPORAL_NAMESPACE,
     dataConverter: platformDataConverter(config),
-  });
+  };
+  if (options.eagerStart) {
+    // The SDK's runtime is installed once, before its first native connection.
+    installTemporalRuntimeLogger(logger);
+    const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+    await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE, logger);
+    const client = new Client({ connection, ...clientOptions, interceptors: { workflow: [eagerStarts] } });
+    return { client, connection, close: () => connection.close() };
+  }
+  const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
+  await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE, logger);
+  const client = new Client({ connection, ...clientOptions });
   return { client, close: () => connection.close() };
 }
 
@@ -71,6 +102,8 @@ export async function runWorker(options: {
   logger: Logger;
   workflowBundlePath: string;
   services?: readonly PlatformServiceModule[];
+  /** The client's native connection (TemporalHandle.connection), shared for eager starts; not closed here. */
+  connection?: NativeConnection;
 }): Promise<RunningWorker> {
   const { config, db, client, logger } = options;
   installTemporalRuntimeLogger(logger);
@@ -78,7 +111,8 @@ export async function runWorker(options: {
     service: service.name,
     ...service.worker({ config, db, client, logger }),
   }));
-  const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+  const shared = options.connection;
+  const connection = shared ?? (await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS }));
   const workers = await createPlatformWorkers({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
@@ -97,7 +131,7 @@ export async function runWorker(options: {
       for (const worker of [workers.business, workers.delivery])
         if (worker.getState() === 'RUNNING') worker.shutdown();
       await running;
-      await connection.close();
+      if (!shared) await connection.close();
       for (const part of parts) await part.close?.();
     },
   };

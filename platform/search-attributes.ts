@@ -11,7 +11,7 @@ const KEYWORD = 2; // temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_
  * to register by hand.
  */
 export async function ensureSearchAttributes(
-  connection: Connection,
+  connection: Pick<Connection, 'operatorService'>,
   namespace: string,
   logger: Logger,
 ): Promise<void> {

@@ -89,12 +89,16 @@ async function main() {
   // Sandbox: lending's own account at the messaging gateway (decision 0040), before the worker copies the
   // configuration: the signing-code activity sends with its token (decision 0047).
   await provisionSandboxLendingMessaging(database.db, config);
-  const temporal = await connectTemporal({ ...config, TEMPORAL_ADDRESS: temporalAddress }, logger);
+  // The worker runs in this process: starts hand their first task straight to it (eager start).
+  const temporal = await connectTemporal({ ...config, TEMPORAL_ADDRESS: temporalAddress }, logger, {
+    eagerStart: true,
+  });
   stops.unshift(() => temporal.close());
   const worker = await runWorker({
     config: { ...config, TEMPORAL_ADDRESS: temporalAddress },
     db: database.db,
     client: temporal.client,
+    connection: temporal.connection,
     logger,
     workflowBundlePath: await bundle,
   });

@@ -38,6 +38,15 @@ describe('platform HTTP surface', () => {
     expect(((await route.json()) as { error: { code: string } }).error.code).toBe('route_not_found');
   });
 
+  it('starts workflows eagerly: the in-process worker gets the first task with the start (issue 24)', async () => {
+    const handle = await platform.client.workflow.start('refreshBankDirectory', {
+      taskQueue: platform.config.TEMPORAL_TASK_QUEUE,
+      workflowId: `eager-start-check-${Date.now()}`,
+    });
+    expect(handle.eagerlyStarted).toBe(true);
+    await handle.result();
+  });
+
   it('refuses an oversize body with 413 and a body of another media type with 415, as JSON errors', async () => {
     const url = `${platform.baseUrl}/sms?at=${platform.token}`;
     const oversize = await fetch(url, {

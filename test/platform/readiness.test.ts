@@ -24,8 +24,9 @@ describe('readiness with two task queues (decision 0024)', () => {
     });
 
     // A worker of the business lane alone (as a worker process of an older release would run it). The
-    // SDK runtime is installed here, before the platform's worker would install its own: keep it quiet.
-    Runtime.install({ logger: new DefaultLogger('ERROR') });
+    // SDK runtime is the platform's (its client connects natively); where it is not installed yet, keep
+    // this one quiet.
+    if (!Runtime._instance) Runtime.install({ logger: new DefaultLogger('ERROR') });
     const connection = await NativeConnection.connect({ address: platform.config.TEMPORAL_ADDRESS });
     const businessOnly = await Worker.create({
       connection,

@@ -151,9 +151,18 @@ export async function startIsolatedPlatform(options: IsolatedPlatformOptions) {
     ...(pgliteDir ? { pgliteDir } : {}),
     poolSize: config.DATABASE_POOL_SIZE,
   });
-  const temporal = await connectTemporal(config, logger);
+  // As `npm start`: the in-process worker shares the client's native connection (eager starts).
+  const temporal = await connectTemporal(config, logger, { eagerStart: true });
   const workflowBundlePath = options.workflowBundlePath;
-  const startWorker = () => runWorker({ config, db, client: temporal.client, logger, workflowBundlePath });
+  const startWorker = () =>
+    runWorker({
+      config,
+      db,
+      client: temporal.client,
+      logger,
+      workflowBundlePath,
+      connection: temporal.connection,
+    });
   let worker: RunningWorker | undefined = options.worker === 'none' ? undefined : await startWorker();
   const api = await serveApi({ config, db, client: temporal.client, logger });
   if (!options.env?.LENDING_COLLECT_URL) {
