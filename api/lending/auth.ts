@@ -171,8 +171,8 @@ export function registerLendingSecuritySchemes(app: OpenAPIHono<LendingEnv>): vo
     in: 'header',
     name: API_KEY_HEADER,
     description:
-      'A tenant’s API key with permission levels (Front-office: Customer, User, Dictionary; Management: ' +
-      'Management; Payment options: PaymentOptions), issued by the platform operator (`npm run admin -- lending:api-key`).',
+      'A tenant’s API key with permission levels (Front-office: Customer, Investor, User, Dictionary, Settings, ' +
+      'Vendors, Files, UserDocuments; Management: Management and Migration; Payment options: PaymentOptions), issued by the platform operator (`npm run admin -- lending:api-key`).',
   });
   app.openAPIRegistry.registerComponent('securitySchemes', 'lenderUserAuthToken', {
     type: 'apiKey',

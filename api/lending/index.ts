@@ -43,10 +43,11 @@ export function createLendingApi(): OpenAPIHono<LendingEnv> {
       title: 'Lending platform',
       version: 'v7-12',
       description:
-        'Customers, users, credit products and loans of every tenant, at `/lending/PublicApi/v7-12/...`. Every call ' +
-        'carries a `lender_ApiKey` (the tenant is the key’s; its permission levels open the modules: Front-office → ' +
-        'Customer, User, Dictionary; Management → Management; Payment options → PaymentOptions); operations that act ' +
-        'for a person also carry a `lender_UserAuthToken` from Customer/Register or User/Login. Errors: ' +
+        'Customers, investors, users, credit products, loans and files of every tenant, at `/lending/PublicApi/v7-12/...`. ' +
+        'Every call carries a `lender_ApiKey` (the tenant is the key’s; its permission levels open the modules: ' +
+        'Front-office → Customer, Investor, User, Dictionary, Settings, Vendors, Files, UserDocuments; Management → ' +
+        'Management and the Migration aliases; Payment options → PaymentOptions); operations that act for a person ' +
+        'also carry a `lender_UserAuthToken` from Customer/Register, Investor/Register or User/Login. Errors: ' +
         '`{ "error": { "code", "message", "fields"? } }`.',
     },
     servers: [{ url: '/lending' }],
