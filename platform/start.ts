@@ -8,6 +8,7 @@ import { type DevServer, startDevServer } from './dev-server.ts';
 import { provisionSandboxLendingMessaging } from './lending-messaging-account.ts';
 import { createEmbeddedLogger, createLogger } from './logger.ts';
 import { connectTemporal, runWorker, serveApi } from './runtime.ts';
+import { ensureSandboxAdminToken, provisionSandboxParties } from './sandbox-parties.ts';
 import { resolveTemporalCli } from './temporal-cli.ts';
 import { ensureWorkflowBundle } from './workflow-bundle.ts';
 
@@ -17,6 +18,8 @@ import { ensureWorkflowBundle } from './workflow-bundle.ts';
  * Ctrl-C stops everything it started; data survives to the next start.
  */
 const config = loadConfigOrExit();
+// Sandbox: an operator token for the operator's steps of `npm run demo`, unless ADMIN_TOKEN is set.
+ensureSandboxAdminToken(config);
 // Everything this process tree writes (DATA_DIR, PGlite, the key, token and log files, the Temporal dev
 // server's SQLite files) is readable by its owner only.
 process.umask(0o077);
@@ -109,6 +112,15 @@ async function main() {
   if (token) writePrivateFile(path.join(config.DATA_DIR, 'sandbox-token'), `${token.token}\n`);
 
   const uiUrl = config.TEMPORAL_UI_URL ?? devServer?.uiUrl;
+  // Sandbox: a collect merchant and a lending tenant with its keys, in DATA_DIR/sandbox-parties.json.
+  const parties = sandbox
+    ? await provisionSandboxParties(database.db, config, {
+        dataDir: config.DATA_DIR,
+        apiUrl: api.url,
+        temporalUiUrl: uiUrl,
+        sandbox: { merchant: sandbox.merchant, providersUrl: sandbox.http.url },
+      })
+    : undefined;
   say('');
   say('Integration platform is running:');
   say(`  API                  ${api.url}   (health: ${api.url}/health)`);
@@ -129,6 +141,22 @@ async function main() {
     say(`  Sandbox acquirer     ${sandbox.acquirer.url}   (cards, 3-D Secure page)`);
     say(`  Sandbox bureau       ${sandbox.bureau.url}   (credit reports for lending)`);
     say(`  Sandbox access token ${token.token}`);
+  }
+  if (parties) {
+    const { collect, lending } = parties;
+    say(
+      `  Sandbox merchant MIN ${collect.min}   (secret and all below: ${path.join(config.DATA_DIR, 'sandbox-parties.json')})`,
+    );
+    say(
+      `  Sandbox lender       tenant ${lending.tenantId} (staging ${lending.stagingTenantId}), product "${lending.productName}"`,
+    );
+    say(`    lender_ApiKey      front office    ${lending.keys.frontOffice}`);
+    say(`                       management      ${lending.keys.management}`);
+    say(`                       payment options ${lending.keys.paymentOptions}`);
+    say(
+      `  Operator token       in ${path.join(config.DATA_DIR, 'sandbox-parties.json')} (adminToken; bearer of ${api.url}/admin)`,
+    );
+    say('  Walk every service:  npm run demo');
   }
   if (config.ADMIN_TOKEN && uiUrl) {
     say(`  Web UI decoding      GET ${api.url}/admin/codec/session-url (bearer ADMIN_TOKEN) names the`);
