@@ -156,7 +156,6 @@ async function main() {
     say(
       `  Operator token       in ${path.join(config.DATA_DIR, 'sandbox-parties.json')} (adminToken; bearer of ${api.url}/admin)`,
     );
-    say('  Walk every service:  npm run demo');
   }
   if (config.ADMIN_TOKEN && uiUrl) {
     say(`  Web UI decoding      GET ${api.url}/admin/codec/session-url (bearer ADMIN_TOKEN) names the`);
@@ -166,6 +165,7 @@ async function main() {
     say(
       `  Logs                 ${logFile}   (${verbose ? 'also here, in full' : 'here: warnings and errors only; --verbose or LOG_LEVEL=debug for all'})`,
     );
+  if (parties) say('Walk every service with `npm run demo` (it reads DATA_DIR).');
   say('Press Ctrl-C to stop.');
 }
 
