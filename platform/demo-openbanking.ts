@@ -20,6 +20,7 @@ export interface OpenBankingDemoContext {
   namespace: string;
   say: (text: string) => void;
   show: (label: string, value: unknown) => void;
+  until: <T>(what: string, check: () => Promise<T | undefined>, timeoutMs?: number) => Promise<T>;
 }
 
 const SANDBOX_PSU = { psuId: 'alice', password: 'sandbox-alice' };
@@ -86,7 +87,14 @@ async function startIntegratorServer(jwksUrl: URL) {
   };
 }
 
-export async function demoOpenBanking({ apiUrl, uiUrl, namespace, say, show }: OpenBankingDemoContext) {
+export async function demoOpenBanking({
+  apiUrl,
+  uiUrl,
+  namespace,
+  say,
+  show,
+  until,
+}: OpenBankingDemoContext) {
   const base = `${apiUrl}/openbanking`;
   const workflowLink = (workflowId: string) =>
     `${uiUrl}/namespaces/${namespace}/workflows/${encodeURIComponent(workflowId)}`;
@@ -324,7 +332,7 @@ export async function demoOpenBanking({ apiUrl, uiUrl, namespace, say, show }: O
     say('The customer approves the payment at the bank (SCA page over HTTP as alice); the bank executes it');
     await driveSca(paymentScaUrl, { ...SANDBOX_PSU, decision: 'approve', submit: true });
     console.log('   GET the SCA page, POST login (alice / sandbox-alice), POST decision=approve');
-    const settled = await waitForAsync(
+    const settled = await until(
       'the payment to settle',
       async () => {
         const status = await call<{ status: string; state: string; bankTransactionStatus: string | null }>(
@@ -348,20 +356,6 @@ export async function demoOpenBanking({ apiUrl, uiUrl, namespace, say, show }: O
     if (integrator.rejected.length > 0) show('hook calls refused (bad signature)', integrator.rejected);
   } finally {
     await integrator.stop();
-  }
-}
-
-async function waitForAsync<T>(
-  what: string,
-  check: () => Promise<T | undefined>,
-  timeoutMs: number,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
 

@@ -358,7 +358,7 @@ try {
   show('prefixes of BG', await call('GET', '/prefixes/BG'));
 
   await demoCollect();
-  await demoOpenBanking({ apiUrl, uiUrl, namespace, say, show });
+  await demoOpenBanking({ apiUrl, uiUrl, namespace, say, show, until });
   if (parties) await demoLending({ apiUrl, parties, say, show, workflowLink, until });
   else
     console.log(

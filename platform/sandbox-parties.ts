@@ -9,7 +9,7 @@ import { createLendingTenant } from '../credentials/lending/tenants.ts';
 import type { Database } from '../db/client.ts';
 import { collectMerchants } from '../db/schema/collect.ts';
 import { lendingApiKeys, lendingTenants } from '../db/schema/lending.ts';
-import { creditProductSchema } from '../domain/lending/credit-products.ts';
+import { type CreditProductInput, creditProductSchema } from '../domain/lending/credit-products.ts';
 import type { Config } from './config.ts';
 import { writePrivateFile } from './data-dir.ts';
 
@@ -30,8 +30,8 @@ export const SANDBOX_COLLECT_MIN = 'D100000001';
 export const SANDBOX_LENDING_TENANT = 'Sandbox lender';
 const SANDBOX_KEY_LABEL = 'sandbox (npm start)';
 
-/** The sandbox lender's product: EUR 500-20000 over 3-36 months at 12 %, annuity, no fees. */
-export const SANDBOX_CREDIT_PRODUCT = creditProductSchema.parse({
+/** The sandbox lender's product (the tests' too): EUR 500-20000 over 3-36 months at 12 %, annuity, no fees. */
+export const SANDBOX_CREDIT_PRODUCT: CreditProductInput = {
   name: 'Personal 12',
   currency: 'EUR',
   secured: false,
@@ -39,7 +39,7 @@ export const SANDBOX_CREDIT_PRODUCT = creditProductSchema.parse({
   term: { min: 3, max: 36 },
   annualInterestRate: '12',
   amortisation: 'equal_instalments',
-});
+};
 
 export interface SandboxParties {
   apiUrl: string;
@@ -98,7 +98,7 @@ async function provisionLendingTenant(db: Database) {
     .select({ id: lendingTenants.id })
     .from(lendingTenants)
     .where(eq(lendingTenants.productionTenantId, tenantId));
-  await saveCreditProduct(db, tenantId, SANDBOX_CREDIT_PRODUCT);
+  await saveCreditProduct(db, tenantId, creditProductSchema.parse(SANDBOX_CREDIT_PRODUCT));
   await db
     .update(lendingApiKeys)
     .set({ revokedAt: new Date() })
