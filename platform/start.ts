@@ -113,12 +113,16 @@ async function main() {
 
   const uiUrl = config.TEMPORAL_UI_URL ?? devServer?.uiUrl;
   // Sandbox: a collect merchant and a lending tenant with its keys, in DATA_DIR/sandbox-parties.json.
+  // A failure here leaves the platform running, without the demo's parties.
   const parties = sandbox
     ? await provisionSandboxParties(database.db, config, {
         dataDir: config.DATA_DIR,
         apiUrl: api.url,
         temporalUiUrl: uiUrl,
         sandbox: { merchant: sandbox.merchant, providersUrl: sandbox.http.url },
+      }).catch((error: unknown) => {
+        logger.warn({ err: error }, 'the sandbox parties could not be provisioned');
+        return undefined;
       })
     : undefined;
   say('');
