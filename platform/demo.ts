@@ -281,7 +281,12 @@ async function approveSenderId(id: string, senderId: string): Promise<string> {
 }
 
 say(`Health of ${apiUrl}`);
-const health = await fetch(`${apiUrl}/health`);
+const health = await fetch(`${apiUrl}/health`).catch(() => {
+  console.error(
+    `   Nothing answers at ${apiUrl}: start the platform with \`npm start\` (and the same DATA_DIR) first.`,
+  );
+  process.exit(2);
+});
 show('health', await health.json());
 if (health.status !== 200) throw new Error('the platform is not ready; is `npm start` running?');
 
