@@ -18,8 +18,6 @@ import { ensureWorkflowBundle } from './workflow-bundle.ts';
  * Ctrl-C stops everything it started; data survives to the next start.
  */
 const config = loadConfigOrExit();
-// Sandbox: an operator token for the operator's steps of `npm run demo`, unless ADMIN_TOKEN is set.
-ensureSandboxAdminToken(config);
 // Everything this process tree writes (DATA_DIR, PGlite, the key, token and log files, the Temporal dev
 // server's SQLite files) is readable by its owner only.
 process.umask(0o077);
@@ -92,6 +90,10 @@ async function main() {
   // Sandbox: lending's own account at the messaging gateway (decision 0040), before the worker copies the
   // configuration: the signing-code activity sends with its token (decision 0047).
   await provisionSandboxLendingMessaging(database.db, config);
+  // Sandbox: an operator token for the operator's steps of `npm run demo`, unless ADMIN_TOKEN is set;
+  // generated after the dev server started, so that its Web UI is pointed at the codec server only when
+  // the operator set ADMIN_TOKEN (else the UI shows sealed payloads, as before; docs/security.md).
+  ensureSandboxAdminToken(config);
   const temporal = await connectTemporal({ ...config, TEMPORAL_ADDRESS: temporalAddress }, logger);
   stops.unshift(() => temporal.close());
   const worker = await runWorker({
