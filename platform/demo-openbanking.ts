@@ -20,6 +20,7 @@ export interface OpenBankingDemoContext {
   namespace: string;
   say: (text: string) => void;
   show: (label: string, value: unknown) => void;
+  until: <T>(what: string, check: () => Promise<T | undefined>, timeoutMs?: number) => Promise<T>;
 }
 
 const SANDBOX_PSU = { psuId: 'alice', password: 'sandbox-alice' };
@@ -86,7 +87,14 @@ async function startIntegratorServer(jwksUrl: URL) {
   };
 }
 
-export async function demoOpenBanking({ apiUrl, uiUrl, namespace, say, show }: OpenBankingDemoContext) {
+export async function demoOpenBanking({
+  apiUrl,
+  uiUrl,
+  namespace,
+  say,
+  show,
+  until,
+}: OpenBankingDemoContext) {
   const base = `${apiUrl}/openbanking`;
   const workflowLink = (workflowId: string) =>
     `${uiUrl}/namespaces/${namespace}/workflows/${encodeURIComponent(workflowId)}`;
@@ -292,6 +300,53 @@ export async function demoOpenBanking({ apiUrl, uiUrl, namespace, say, show }: O
       console.log(
         `     ${transaction.bookingDate} ${transaction.amount.padStart(9)} ${transaction.currency} ${transaction.remittanceInformation ?? ''}`,
       );
+
+    say('Pay 12.50 from the account (POST /api/8/payment/iban, then POST /api/8/payment to confirm)');
+    const payment = expect(
+      await call<{ code: string; status: string; state: string }>('POST', '/api/8/payment/iban', asUser, {
+        ibanId: account.ibanId,
+        creditorIban: 'BG80BNBG96611020345678',
+        creditorName: 'Sofia Water',
+        amount: '12.50',
+        currency: account.currency,
+      }),
+      201,
+      'payment/iban',
+    );
+    show('payment', { code: payment.code, status: payment.status, state: payment.state });
+    console.log(`   workflow: ${workflowLink(`ob-payment-${payment.code}`)}`);
+    const confirmed = expect(
+      await call<{ state: string; sca?: { method: string; redirectUrl?: string } }>(
+        'POST',
+        '/api/8/payment',
+        { ...asUser, 'user-agent': 'integration-platform-demo' },
+        { code: payment.code, scaMethod: 'REDIRECT' },
+      ),
+      200,
+      'payment confirmation',
+    );
+    const paymentScaUrl = confirmed.sca?.redirectUrl;
+    if (!paymentScaUrl) throw new Error(`no SCA redirect for the payment: ${JSON.stringify(confirmed)}`);
+    console.log(`   ${confirmed.state}; SCA page: ${paymentScaUrl}`);
+
+    say('The customer approves the payment at the bank (SCA page over HTTP as alice); the bank executes it');
+    await driveSca(paymentScaUrl, { ...SANDBOX_PSU, decision: 'approve', submit: true });
+    console.log('   GET the SCA page, POST login (alice / sandbox-alice), POST decision=approve');
+    const settled = await until(
+      'the payment to settle',
+      async () => {
+        const status = await call<{ status: string; state: string; bankTransactionStatus: string | null }>(
+          'GET',
+          `/api/8/payment/status?code=${payment.code}`,
+          asUser,
+        );
+        return status.body.status === 'WAITING' ? undefined : status.body;
+      },
+      30_000,
+    );
+    show('payment', settled);
+    if (settled.status !== 'CONFIRMED') throw new Error(`the payment ended ${settled.status}`);
+    console.log(`   workflow: ${workflowLink(`ob-payment-${payment.code}`)}`);
 
     const search = `PlatformService="openbanking" AND UserId="${customer.userId}"`;
     console.log(

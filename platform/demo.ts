@@ -4,24 +4,29 @@ import path from 'node:path';
 import { formatExpTime } from '../domain/epay-time.ts';
 import { verifyWebhook } from '../domain/webhooks/signature.ts';
 import { startReceiver } from '../sandbox/webhook-receiver.ts';
+import { demoLending } from './demo-lending.ts';
 import { demoOpenBanking } from './demo-openbanking.ts';
+import { readSandboxParties, SANDBOX_PARTIES_FILE } from './sandbox-parties.ts';
 
 /**
- * `npm run demo`: drives the running platform (`npm start`) through its public HTTP API the way an
- * integrator would, printing each step and a Temporal Web UI link for every workflow it started.
- * Options: API_URL (default http://127.0.0.1:3000), AT (access token; default: the sandbox token that
- * `npm start` wrote to DATA_DIR/sandbox-token), TEMPORAL_UI_URL (default http://127.0.0.1:8233).
- * Payment collection: ADMIN_TOKEN (the one `npm start` runs with) creates the demo merchant, or
- * COLLECT_MIN + COLLECT_SECRET name one created beforehand; SANDBOX_MERCHANT_URL (default
- * http://127.0.0.1:4030) is the sandbox merchant that receives its notifications.
+ * `npm run demo`: drives the running platform (`npm start` in sandbox mode) through its public HTTP API
+ * the way an integrator would, all four services, printing each step and a Temporal Web UI link for every
+ * workflow it started. It needs no setup: it reads what `npm start` wrote to DATA_DIR (default `data`):
+ * the sandbox access token (`sandbox-token`) and the sandbox parties (`sandbox-parties.json`: the API and
+ * Web UI URLs, the operator token, the collect merchant, the lending tenant's keys, the sandbox URLs).
+ * Overrides: API_URL, AT (access token), TEMPORAL_UI_URL, ADMIN_TOKEN (operator token), COLLECT_MIN +
+ * COLLECT_SECRET (another merchant), SANDBOX_MERCHANT_URL.
  */
-const apiUrl = process.env.API_URL ?? `http://127.0.0.1:${process.env.PORT ?? 3000}`;
-const uiUrl = process.env.TEMPORAL_UI_URL ?? 'http://127.0.0.1:8233';
+const dataDir = path.resolve(process.env.DATA_DIR ?? 'data');
+const parties = readSandboxParties(dataDir);
+const apiUrl = process.env.API_URL ?? parties?.apiUrl ?? `http://127.0.0.1:${process.env.PORT ?? 3000}`;
+const uiUrl = process.env.TEMPORAL_UI_URL ?? parties?.temporalUiUrl ?? 'http://127.0.0.1:8233';
 const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
 const token = process.env.AT ?? readSandboxToken();
+const adminToken = process.env.ADMIN_TOKEN ?? parties?.adminToken;
 
 function readSandboxToken(): string {
-  const file = path.resolve(process.env.DATA_DIR ?? 'data', 'sandbox-token');
+  const file = path.join(dataDir, 'sandbox-token');
   try {
     return readFileSync(file, 'utf8').trim();
   } catch {
@@ -65,7 +70,9 @@ async function until<T>(what: string, check: () => Promise<T | undefined>, timeo
 // --- Payment collection (ePay-style ENCODED/CHECKSUM protocol) ----------------------------------
 
 const sandboxMerchantUrl =
-  process.env.SANDBOX_MERCHANT_URL ?? `http://127.0.0.1:${process.env.SANDBOX_MERCHANT_PORT ?? 4030}`;
+  process.env.SANDBOX_MERCHANT_URL ??
+  parties?.collect.sandboxMerchantUrl ??
+  `http://127.0.0.1:${process.env.SANDBOX_MERCHANT_PORT ?? 4030}`;
 
 interface DemoMerchant {
   min: string;
@@ -172,56 +179,27 @@ async function showNotification(merchant: DemoMerchant, invoice: string) {
   }
 }
 
-/** Creates the demo merchant through the admin endpoint and hosts it at the sandbox merchant. */
-async function demoMerchant(): Promise<DemoMerchant | undefined> {
+/** The sandbox merchant `npm start` provisioned (hosted by the sandbox merchant), or COLLECT_MIN's. */
+function demoMerchant(): DemoMerchant | undefined {
   if (process.env.COLLECT_MIN && process.env.COLLECT_SECRET) {
     console.log(`   using merchant ${process.env.COLLECT_MIN} (COLLECT_MIN, COLLECT_SECRET)`);
     return { min: process.env.COLLECT_MIN, secret: process.env.COLLECT_SECRET };
   }
-  const adminToken = process.env.ADMIN_TOKEN;
-  if (!adminToken) {
-    console.log('   Skipped: merchants are created by an operator. Start the platform with ADMIN_TOKEN set');
+  if (!parties) {
     console.log(
-      '   (at least 32 characters) and run the demo with the same ADMIN_TOKEN, or set COLLECT_MIN and',
+      `   Skipped: no ${path.join(dataDir, SANDBOX_PARTIES_FILE)} (written by \`npm start\` in sandbox`,
     );
-    console.log('   COLLECT_SECRET to a merchant whose notify URL is <sandbox merchant>/<MIN>/notify.');
+    console.log('   mode), and no COLLECT_MIN + COLLECT_SECRET naming a merchant.');
     return undefined;
   }
-  // The MIN is chosen here so that the notify URL, which names it, can be given at creation.
-  const min = `D${String(100_000_000 + Math.floor(Math.random() * 900_000_000))}`;
-  const notifyUrl = `${sandboxMerchantUrl}/${min}/notify`;
-  const response = await fetch(`${apiUrl}/admin/collect/merchants`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'Demo shop', min, notifyUrl }),
-  });
-  const created = (await response.json()) as { min: string; secret: string; notifyUrl: string };
-  console.log(`   POST /admin/collect/merchants → ${response.status}`);
-  if (response.status !== 201) throw new Error(`creating the merchant failed: ${JSON.stringify(created)}`);
-  show('merchant', {
-    min: created.min,
-    notifyUrl: created.notifyUrl,
-    secret: '(shown once; kept by the demo)',
-  });
-
-  // The merchant's own server (the sandbox merchant) learns the secret that keys the CHECKSUM.
-  const hosted = await fetch(`${sandboxMerchantUrl}/merchants/${min}`, {
-    method: 'PUT',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      secret: created.secret,
-      publicKeyUrl: `${apiUrl}/collect/.well-known/notification-key.pem`,
-    }),
-  });
-  console.log(`   PUT ${sandboxMerchantUrl}/merchants/${min} → ${hosted.status}`);
-  if (hosted.status !== 204)
-    throw new Error(`the sandbox merchant refused the registration: ${hosted.status}`);
-  return { min: created.min, secret: created.secret };
+  const { min, secret, notifyUrl } = parties.collect;
+  show('merchant', { min, notifyUrl, secret: `(in ${SANDBOX_PARTIES_FILE})` });
+  return { min, secret };
 }
 
 async function demoCollect() {
-  say('Payment collection: create a merchant and host it at the sandbox merchant');
-  const merchant = await demoMerchant();
+  say('Payment collection: the sandbox merchant (provisioned by npm start, hosted by the sandbox merchant)');
+  const merchant = demoMerchant();
   if (!merchant) return;
 
   say('Register an obligation payable at an office (office/reg_bill.cgi)');
@@ -281,13 +259,14 @@ async function demoCollect() {
 
 /**
  * Approves the demo's sender ID as an operator would (POST /admin/messaging/sender-ids/{id}/approve with
- * ADMIN_TOKEN); without ADMIN_TOKEN the demo sends from `DEMO`, which `npm start` pre-approves for the
- * sandbox account.
+ * the operator token `npm start` provisioned, or ADMIN_TOKEN); without one the demo sends from `DEMO`,
+ * which `npm start` pre-approves for the sandbox account.
  */
 async function approveSenderId(id: string, senderId: string): Promise<string> {
-  const adminToken = process.env.ADMIN_TOKEN;
   if (!adminToken) {
-    console.log("   No ADMIN_TOKEN: the operator step is skipped; sending from the sandbox account's DEMO");
+    console.log(
+      "   No operator token: the operator step is skipped; sending from the sandbox account's DEMO",
+    );
     return 'DEMO';
   }
   const response = await fetch(`${apiUrl}/admin/messaging/sender-ids/${id}/approve`, {
@@ -295,14 +274,19 @@ async function approveSenderId(id: string, senderId: string): Promise<string> {
     headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
     body: JSON.stringify({ reason: 'demo sender', note: 'approved by npm run demo' }),
   });
-  console.log(`   POST /admin/messaging/sender-ids/${id}/approve → ${response.status}`);
-  if (response.status !== 200) return 'DEMO';
+  console.log(`   POST /admin/messaging/sender-ids/${id}/approve (the operator) → ${response.status}`);
+  if (response.status !== 200) throw new Error(`approving the sender ID failed: ${await response.text()}`);
   show('approved', await response.json());
   return senderId;
 }
 
 say(`Health of ${apiUrl}`);
-const health = await fetch(`${apiUrl}/health`);
+const health = await fetch(`${apiUrl}/health`).catch(() => {
+  console.error(
+    `   Nothing answers at ${apiUrl}: start the platform with \`npm start\` (and the same DATA_DIR) first.`,
+  );
+  process.exit(2);
+});
 show('health', await health.json());
 if (health.status !== 200) throw new Error('the platform is not ready; is `npm start` running?');
 
@@ -379,13 +363,19 @@ try {
   show('prefixes of BG', await call('GET', '/prefixes/BG'));
 
   await demoCollect();
-  await demoOpenBanking({ apiUrl, uiUrl, namespace, say, show });
+  await demoOpenBanking({ apiUrl, uiUrl, namespace, say, show, until });
+  if (parties) await demoLending({ apiUrl, parties, say, show, workflowLink, until });
+  else
+    console.log(
+      `\n   Lending skipped: no ${path.join(dataDir, SANDBOX_PARTIES_FILE)} (npm start in sandbox mode)`,
+    );
 
   console.log(
     `\nDone. Browse every workflow in the Temporal Web UI: ${uiUrl}/namespaces/${namespace}/workflows`,
   );
   console.log(`The messaging reference: ${apiUrl}/messaging/docs`);
   console.log(`The payment-collection reference: ${apiUrl}/collect/docs`);
+  console.log(`The lending reference: ${apiUrl}/lending/docs`);
 } finally {
   await receiver.stop();
 }

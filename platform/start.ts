@@ -8,6 +8,7 @@ import { type DevServer, startDevServer } from './dev-server.ts';
 import { provisionSandboxLendingMessaging } from './lending-messaging-account.ts';
 import { createEmbeddedLogger, createLogger } from './logger.ts';
 import { connectTemporal, runWorker, serveApi } from './runtime.ts';
+import { ensureSandboxAdminToken, provisionSandboxParties } from './sandbox-parties.ts';
 import { resolveTemporalCli } from './temporal-cli.ts';
 import { ensureWorkflowBundle } from './workflow-bundle.ts';
 
@@ -89,6 +90,10 @@ async function main() {
   // Sandbox: lending's own account at the messaging gateway (decision 0040), before the worker copies the
   // configuration: the signing-code activity sends with its token (decision 0047).
   await provisionSandboxLendingMessaging(database.db, config);
+  // Sandbox: an operator token for the operator's steps of `npm run demo`, unless ADMIN_TOKEN is set;
+  // generated after the dev server started, so that its Web UI is pointed at the codec server only when
+  // the operator set ADMIN_TOKEN (else the UI shows sealed payloads, as before; docs/security.md).
+  ensureSandboxAdminToken(config);
   // The worker runs in this process: starts hand their first task straight to it (eager start).
   const temporal = await connectTemporal({ ...config, TEMPORAL_ADDRESS: temporalAddress }, logger, {
     eagerStart: true,
@@ -113,6 +118,19 @@ async function main() {
   if (token) writePrivateFile(path.join(config.DATA_DIR, 'sandbox-token'), `${token.token}\n`);
 
   const uiUrl = config.TEMPORAL_UI_URL ?? devServer?.uiUrl;
+  // Sandbox: a collect merchant and a lending tenant with its keys, in DATA_DIR/sandbox-parties.json.
+  // A failure here leaves the platform running, without the demo's parties.
+  const parties = sandbox
+    ? await provisionSandboxParties(database.db, config, {
+        dataDir: config.DATA_DIR,
+        apiUrl: api.url,
+        temporalUiUrl: uiUrl,
+        sandbox: { merchant: sandbox.merchant, providersUrl: sandbox.http.url },
+      }).catch((error: unknown) => {
+        logger.warn({ err: error }, 'the sandbox parties could not be provisioned');
+        return undefined;
+      })
+    : undefined;
   say('');
   say('Integration platform is running:');
   say(`  API                  ${api.url}   (health: ${api.url}/health)`);
@@ -134,6 +152,21 @@ async function main() {
     say(`  Sandbox bureau       ${sandbox.bureau.url}   (credit reports for lending)`);
     say(`  Sandbox access token ${token.token}`);
   }
+  if (parties) {
+    const { collect, lending } = parties;
+    say(
+      `  Sandbox merchant MIN ${collect.min}   (secret and all below: ${path.join(config.DATA_DIR, 'sandbox-parties.json')})`,
+    );
+    say(
+      `  Sandbox lender       tenant ${lending.tenantId} (staging ${lending.stagingTenantId}), product "${lending.productName}"`,
+    );
+    say(`    lender_ApiKey      front office    ${lending.keys.frontOffice}`);
+    say(`                       management      ${lending.keys.management}`);
+    say(`                       payment options ${lending.keys.paymentOptions}`);
+    say(
+      `  Operator token       in ${path.join(config.DATA_DIR, 'sandbox-parties.json')} (adminToken; bearer of ${api.url}/admin)`,
+    );
+  }
   if (config.ADMIN_TOKEN && uiUrl) {
     say(`  Web UI decoding      GET ${api.url}/admin/codec/session-url (bearer ADMIN_TOKEN) names the`);
     say('                       codec endpoint to enter in the Web UI (docs/security.md)');
@@ -142,6 +175,7 @@ async function main() {
     say(
       `  Logs                 ${logFile}   (${verbose ? 'also here, in full' : 'here: warnings and errors only; --verbose or LOG_LEVEL=debug for all'})`,
     );
+  if (parties) say('Walk every service with `npm run demo` (it reads DATA_DIR).');
   say('Press Ctrl-C to stop.');
 }
 

@@ -6,18 +6,11 @@ import {
 } from '../../domain/lending/credit-products.ts';
 import { calculateSchedule } from '../../domain/lending/schedule.ts';
 import { addDays } from '../../domain/lending/servicing.ts';
+import { SANDBOX_CREDIT_PRODUCT } from '../../platform/sandbox-parties.ts';
 import type { TestPlatform } from '../support/platform.ts';
 
-/** A plain product for tests: EUR 500-20000 over 3-36 months at 12 %, annuity, no fees. */
-export const TEST_CREDIT_PRODUCT: CreditProductInput = {
-  name: 'Personal 12',
-  currency: 'EUR',
-  secured: false,
-  amount: { min: '500.00', max: '20000.00' },
-  term: { min: 3, max: 36 },
-  annualInterestRate: '12',
-  amortisation: 'equal_instalments',
-};
+/** A plain product for tests: EUR 500-20000 over 3-36 months at 12 %, annuity, no fees (the sandbox lender's). */
+export const TEST_CREDIT_PRODUCT: CreditProductInput = SANDBOX_CREDIT_PRODUCT;
 
 /**
  * Creates (or replaces) a credit product of the tenant, as the operator does (admin endpoint and
