@@ -47,7 +47,9 @@ export function allowedMethods(routes: readonly ListedRoute[]): (path: string) =
  */
 export function answerUnknownRoute(c: Context, methodsAt: (path: string) => string[]): Response {
   const methods = methodsAt(c.req.path);
-  if (methods.length > 0) {
+  // The patterns are looser than the router (a trailing slash, a parameter's own format): where they
+  // name the request's own method, the path is not served as written.
+  if (methods.length > 0 && !methods.includes(c.req.method)) {
     c.header('Allow', methods.join(', '));
     return c.json(
       new Refusal(

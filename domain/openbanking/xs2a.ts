@@ -137,6 +137,7 @@ export type TppMessageCode =
   | 'STATUS_INVALID'
   | 'PAYMENT_FAILED'
   | 'PRODUCT_UNKNOWN'
+  | 'CANCELLATION_INVALID'
   // TPP identity (request signing)
   | 'SIGNATURE_MISSING'
   | 'SIGNATURE_INVALID'

@@ -57,6 +57,8 @@ export interface SandboxConsent {
   nokRedirectUri: string;
   createdAt: Date;
   lastActionDate: string;
+  /** The consent's one authorisation (started implicitly with it: `GET …/authorisations`). */
+  authorisationId: string;
   scaStatus: 'received' | 'psuAuthenticated' | 'finalised' | 'failed';
   failedLogins: number;
   psuId?: string;
@@ -188,6 +190,7 @@ export class SandboxBank {
       nokRedirectUri,
       createdAt: now,
       lastActionDate: isoDate(now),
+      authorisationId: randomUUID(),
       scaStatus: 'received',
       failedLogins: 0,
     };

@@ -279,6 +279,31 @@ export function registerPisRoutes(app: Hono, bank: SandboxBank, options: PisOpti
     return c.json({ transactionStatus: payment.transactionStatus }, 200);
   });
 
+  /**
+   * Cancellation: a payment not yet authorised (RCVD) is cancelled at once (204, CANC; its open
+   * authorisations fail); any other is past cancelling: 405 CANCELLATION_INVALID, as the schema says.
+   */
+  app.delete(`${v1}/payments/:product/:paymentId`, (c) => {
+    const payment = paymentOf(c);
+    if (payment instanceof Response) return payment;
+    if (payment.transactionStatus !== 'RCVD')
+      return tppError(
+        c,
+        'CANCELLATION_INVALID',
+        `The payment is ${payment.transactionStatus}; it can no longer be cancelled`,
+      );
+    payment.transactionStatus = 'CANC';
+    for (const open of payment.authorisations.values())
+      if (open.scaStatus !== 'finalised' && open.scaStatus !== 'failed') open.scaStatus = 'failed';
+    return c.body(null, 204);
+  });
+
+  app.get(`${v1}/payments/:product/:paymentId/authorisations`, (c) => {
+    const payment = paymentOf(c);
+    if (payment instanceof Response) return payment;
+    return c.json({ authorisationIds: [...payment.authorisations.keys()] }, 200);
+  });
+
   app.post(`${v1}/payments/:product/:paymentId/authorisations`, async (c) => {
     const payment = paymentOf(c);
     if (payment instanceof Response) return payment;

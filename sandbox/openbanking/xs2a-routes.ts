@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Context, Hono } from 'hono';
 import { isValidIBAN } from 'ibantools';
 import { z } from 'zod';
@@ -12,13 +13,14 @@ import { accountDetailsOf, balancesOf, historyOf, isoDate, type SandboxAccount }
  * Errors are Berlin Group `tppMessages` bodies with the status codes of the specification.
  */
 
-const STATUS_OF: Record<TppMessageCode, 400 | 401 | 403 | 404 | 409 | 429 | 500 | 503> = {
+const STATUS_OF: Record<TppMessageCode, 400 | 401 | 403 | 404 | 405 | 409 | 429 | 500 | 503> = {
   FORMAT_ERROR: 400,
   PSU_CREDENTIALS_INVALID: 401,
   RESOURCE_EXPIRED: 403,
   STATUS_INVALID: 409,
   PAYMENT_FAILED: 400,
   PRODUCT_UNKNOWN: 404,
+  CANCELLATION_INVALID: 405,
   SIGNATURE_MISSING: 400,
   SIGNATURE_INVALID: 401,
   CERTIFICATE_INVALID: 401,
@@ -93,18 +95,22 @@ export function registerXs2aRoutes(app: Hono, bank: SandboxBank, publicUrl: () =
   const base = `/${bank.definition.code}`;
   const v1 = `${base}/v1`;
 
-  // Every XS2A request carries a UUID X-Request-ID, echoed on the answer.
+  // Every XS2A request carries a UUID X-Request-ID, echoed on the answer; every answer carries one (the
+  // schema requires the header on errors too), a new one where the request's was missing or malformed.
   app.use(`${v1}/*`, async (c, next) => {
     const requestId = c.req.header('x-request-id');
-    if (!requestId || !UUID.test(requestId))
+    if (!requestId || !UUID.test(requestId)) {
+      c.header('X-Request-ID', randomUUID());
       return tppError(c, 'FORMAT_ERROR', 'X-Request-ID must be a UUID', 'X-Request-ID');
+    }
     c.header('X-Request-ID', requestId);
     if (c.req.path !== `${v1}/maintenance`) {
       const window = bank.activeMaintenance();
       if (window) {
         const seconds = Math.max(1, Math.ceil((Date.parse(window.endsAt) - Date.now()) / 1000));
         c.header('Retry-After', String(seconds));
-        return tppError(c, 'SERVICE_UNAVAILABLE', window.message);
+        // The 1.3 schema's 503 has headers only; the notice itself is at GET /v1/maintenance.
+        return c.body(null, 503);
       }
     }
     return next();
@@ -181,6 +187,7 @@ export function registerXs2aRoutes(app: Hono, bank: SandboxBank, publicUrl: () =
           scaRedirect: { href: `${publicUrl()}${base}/sca/${consent.consentId}` },
           self: { href: self },
           status: { href: `${self}/status` },
+          scaStatus: { href: `${self}/authorisations/${consent.authorisationId}` },
         },
       },
       201,
@@ -214,6 +221,21 @@ export function registerXs2aRoutes(app: Hono, bank: SandboxBank, publicUrl: () =
     const consent = consentOf(c);
     if (consent instanceof Response) return consent;
     return c.json({ consentStatus: bank.effectiveStatus(consent) }, 200);
+  });
+
+  // The consent's one authorisation, started implicitly with the consent (redirect approach).
+  app.get(`${v1}/consents/:consentId/authorisations`, (c) => {
+    const consent = consentOf(c);
+    if (consent instanceof Response) return consent;
+    return c.json({ authorisationIds: [consent.authorisationId] }, 200);
+  });
+
+  app.get(`${v1}/consents/:consentId/authorisations/:authorisationId`, (c) => {
+    const consent = consentOf(c);
+    if (consent instanceof Response) return consent;
+    if (c.req.param('authorisationId') !== consent.authorisationId)
+      return tppError(c, 'RESOURCE_UNKNOWN', 'The authorisation is not known');
+    return c.json({ scaStatus: consent.scaStatus }, 200);
   });
 
   app.delete(`${v1}/consents/:consentId`, (c) => {

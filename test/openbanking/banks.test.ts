@@ -89,7 +89,7 @@ describe('GET banks', () => {
   it('does not exist in version 9', async () => {
     const { status, body } = await call('GET', '/api/9/banks', asUser());
     expect(status).toBe(404);
-    expect(body.error?.code).toBe('not_found');
+    expect(body.error?.code).toBe('route_not_found');
   });
 
   it.each([7, 8])('version %i filters by country (either case)', async (v) => {

@@ -73,6 +73,64 @@ describe('XS2A 1.3 shapes', () => {
     expect(one.transactionsDetails).not.toHaveProperty('transactionDetails');
   });
 
+  it('lists authorisations; DELETE cancels a payment not yet authorised (204) and refuses one past it (405)', async () => {
+    const create = async () => {
+      const created = await request('/v1/payments/domestic-credit-transfers', {
+        method: 'POST',
+        headers: { 'tpp-redirect-preferred': 'true', 'tpp-redirect-uri': 'https://tpp.example/cb' },
+        body: JSON.stringify(payment()),
+      });
+      return ((await created.json()) as { paymentId: string }).paymentId;
+    };
+    const path = (id: string) => `/v1/payments/domestic-credit-transfers/${id}`;
+
+    const open = await create();
+    const listed = (await (await request(`${path(open)}/authorisations`)).json()) as {
+      authorisationIds: string[];
+    };
+    expect(listed.authorisationIds).toHaveLength(1);
+    expect((await request(path(open), { method: 'DELETE' })).status).toBe(204);
+    const status = (await (await request(`${path(open)}/status`)).json()) as { transactionStatus: string };
+    expect(status.transactionStatus).toBe('CANC');
+
+    const executed = await create();
+    banks.banks.get('bank-a')!.payments.get(executed)!.transactionStatus = 'ACSC';
+    const refused = await request(path(executed), { method: 'DELETE' });
+    expect(refused.status).toBe(405);
+    expect(((await refused.json()) as { tppMessages: { code: string }[] }).tppMessages[0]!.code).toBe(
+      'CANCELLATION_INVALID',
+    );
+  });
+
+  it('a consent lists its one authorisation and answers its SCA status', async () => {
+    const created = await request('/v1/consents', {
+      method: 'POST',
+      headers: { 'tpp-redirect-uri': 'https://tpp.example/cb' },
+      body: JSON.stringify({
+        access: { allPsd2: 'allAccounts' },
+        recurringIndicator: true,
+        validUntil: new Date(Date.now() + 86_400_000).toISOString().slice(0, 10),
+        frequencyPerDay: 4,
+        combinedServiceIndicator: false,
+      }),
+    });
+    const { consentId, _links } = (await created.json()) as {
+      consentId: string;
+      _links: { scaStatus: { href: string } };
+    };
+    const { authorisationIds } = (await (
+      await request(`/v1/consents/${consentId}/authorisations`)
+    ).json()) as {
+      authorisationIds: string[];
+    };
+    expect(authorisationIds).toHaveLength(1);
+    expect(_links.scaStatus.href).toBe(
+      `/bank-a/v1/consents/${consentId}/authorisations/${authorisationIds[0]}`,
+    );
+    const sca = await request(`/v1/consents/${consentId}/authorisations/${authorisationIds[0]}`);
+    expect(await sca.json()).toEqual({ scaStatus: 'received' });
+  });
+
   it('POST /v1/payments/{product}: 201 RCVD with paymentId, links per approach, absolute Location', async () => {
     const redirect = await request('/v1/payments/domestic-credit-transfers', {
       method: 'POST',

@@ -171,6 +171,8 @@ describe('consent and SCA (redirect approach)', () => {
   it('answers Berlin Group error bodies: no X-Request-ID → 400 FORMAT_ERROR, unknown consent → 403 CONSENT_UNKNOWN', async () => {
     const missing = await fetch(`${banks.url}/bank-a/v1/consents/${randomUUID()}/status`);
     expect(missing.status).toBe(400);
+    // Every answer carries an X-Request-ID, one of the bank's own where the request had none.
+    expect(missing.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     expect(await missing.json()).toEqual({
       tppMessages: [
         {
@@ -486,11 +488,8 @@ describe('maintenance', () => {
     ]);
     const failure = await failureOf(bankC.listAccounts(consentId));
     expect(failure).toMatchObject({ type: Xs2aErrorType.BankUnavailable, nonRetryable: false });
-    expect(failure.details?.[0]).toMatchObject({
-      status: 503,
-      code: 'SERVICE_UNAVAILABLE',
-      text: 'Core banking upgrade',
-    });
+    // The 1.3 schema's 503 carries headers only; the notice is read at GET /v1/maintenance.
+    expect(failure.details?.[0]).toMatchObject({ status: 503, code: null, text: null });
     expect((failure.details![0] as { retryAfterSeconds: number }).retryAfterSeconds).toBeGreaterThan(500);
     expect(await failureOf(bankC.createConsent(allPsd2(), redirectsFor('x')))).toMatchObject({
       type: Xs2aErrorType.BankUnavailable,
