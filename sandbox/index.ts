@@ -59,7 +59,7 @@ export async function startSandbox(options: SandboxOptions) {
     ...(options.chatAppApiKey ? { chatAppApiKey: options.chatAppApiKey } : {}),
     ...(options.hlrApiKey ? { hlrApiKey: options.hlrApiKey } : {}),
     // The handset: the SMS the sandbox SMSC accepted, readable per number (signing codes, OTPs).
-    handset: () => smpp.submitted,
+    handset: () => smpp.handset,
   });
   const banks = await startSandboxBanks({
     host: options.host ?? '127.0.0.1',
