@@ -39,6 +39,11 @@ export interface SandboxSmppCarrier {
    * arrived (with the first part's id, the parts' texts put together); a part sent again is not shown again.
    */
   handset: SubmittedSms[];
+  /**
+   * After accepting `after` more submit_sm, answers the next `count` with ESME_RTHROTTLED (a busy SMSC:
+   * the gateway tries again later).
+   */
+  throttle(count: number, after?: number): void;
   /** While true, a submit_sm carrying `message_payload` is refused with ESME_RINVTLVSTREAM. */
   refuseMessagePayload(refused: boolean): void;
   /**
@@ -106,6 +111,7 @@ export async function startSmppCarrier(options: SmppCarrierOptions): Promise<San
   const assembling = new Map<string, Map<number, SubmittedSms>>();
   const assembled = new Set<string>();
   let payloadRefused = options.refuseMessagePayload ?? false;
+  let throttling = { after: 0, count: 0 };
   const bindings = new Map<Session, Binding>();
   /** Receipts waiting for a receiving session of their system_id. */
   const queued: PendingReceipt[] = [];
@@ -199,6 +205,14 @@ export async function startSmppCarrier(options: SmppCarrierOptions): Promise<San
     if (!source) {
       session.send(pdu.response({ command_status: smpp.errors.ESME_RINVSRCADR }));
       return;
+    }
+    if (throttling.count > 0) {
+      if (throttling.after > 0) throttling.after -= 1;
+      else {
+        throttling.count -= 1;
+        session.send(pdu.response({ command_status: smpp.errors.ESME_RTHROTTLED }));
+        return;
+      }
     }
     if (payloadRefused && pdu.message_payload !== undefined) {
       session.send(pdu.response({ command_status: smpp.errors.ESME_RINVTLVSTREAM }));
@@ -322,6 +336,9 @@ export async function startSmppCarrier(options: SmppCarrierOptions): Promise<San
     port,
     submitted,
     handset,
+    throttle(count, after = 0) {
+      throttling = { after, count };
+    },
     refuseMessagePayload(refused) {
       payloadRefused = refused;
     },
