@@ -12,6 +12,8 @@ export interface SandboxOptions {
   httpPort: number;
   smppSystemId: string;
   smppPassword: string;
+  /** The sandbox SMSC refuses `message_payload` (SANDBOX_SMSC_REFUSES_MESSAGE_PAYLOAD). */
+  smppRefuseMessagePayload?: boolean;
   receiptDelayMs?: number;
   chatAppDelayMs?: number;
   /** The keys the chat-app and HLR providers require (CHATAPP_API_KEY, HLR_API_KEY); default the published ones. */
@@ -50,6 +52,7 @@ export async function startSandbox(options: SandboxOptions) {
     port: options.smppPort,
     systemId: options.smppSystemId,
     password: options.smppPassword,
+    refuseMessagePayload: options.smppRefuseMessagePayload ?? false,
     ...(options.receiptDelayMs !== undefined ? { receiptDelayMs: options.receiptDelayMs } : {}),
   });
   const http = await startHttpParties({

@@ -24,6 +24,11 @@ export const messagingConfig = z.object({
     .enum(['8', '16'])
     .default('8')
     .transform((bits) => (bits === '8' ? 8 : 16) as 8 | 16),
+  /** Sandbox mode: the sandbox SMSC refuses `message_payload` (ESME_RINVTLVSTREAM), as some SMSCs do. */
+  SANDBOX_SMSC_REFUSES_MESSAGE_PAYLOAD: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((value) => value === 'true'),
   /** Chat-app provider and HLR lookup provider (HTTP). */
   CHATAPP_URL: z.string().url().default('http://127.0.0.1:4010/chatapp'),
   HLR_URL: z.string().url().default('http://127.0.0.1:4010/hlr'),
