@@ -280,16 +280,13 @@ export function createSmppCarrier(options: SmppCarrierOptions): SmsCarrier {
       const total = segmented.parts.length;
       if (total === 1 || mode === 'message_payload') {
         // More than one segment: the SMSC splits the message_payload, so we send no UDH ourselves.
-        const answer = await submitOne(
+        return submitOne(
           s,
           submission.messageId,
           total === 1
             ? { ...envelope, short_message: submission.message }
             : { ...envelope, message_payload: submission.message },
         );
-        return answer.outcome === 'submitted'
-          ? { outcome: 'submitted', carrierMessageId: answer.carrierMessageId }
-          : answer;
       }
       // Each part a short message of its own, under one reference derived from the message id: a
       // retried submission sends the very same parts, which the handset puts together once.
