@@ -39,8 +39,8 @@ export type ReferenceBits = keyof typeof UDH_OCTETS;
 /** How many units of each encoding fit in one part behind a UDH of `udhOctets` (padded to septets for GSM-7). */
 export function partCapacity(encoding: SmsEncoding | 'binary', udhOctets: number): number {
   const octets = USER_DATA_OCTETS - udhOctets;
-  if (encoding === 'GSM-7')
-    return Math.floor((USER_DATA_OCTETS * 8 - Math.ceil((udhOctets * 8) / 7) * 7) / 7);
+  // The UDH takes whole septets: 6 octets are 48 bits, 7 septets with the fill bits (160 - 7 = 153).
+  if (encoding === 'GSM-7') return (USER_DATA_OCTETS * 8) / 7 - Math.ceil((udhOctets * 8) / 7);
   if (encoding === 'UCS-2') return Math.floor(octets / 2);
   return octets;
 }
