@@ -83,6 +83,7 @@ async function main() {
         bureauApiKey: config.LENDING_BUREAU_API_KEY,
         smppSystemId: config.SMPP_SYSTEM_ID,
         smppPassword: config.SMPP_PASSWORD,
+        smppRefuseMessagePayload: config.SANDBOX_SMSC_REFUSES_MESSAGE_PAYLOAD,
       })
     : undefined;
   if (sandbox) stops.unshift(() => sandbox.stop());

@@ -12,6 +12,8 @@ export interface SandboxOptions {
   httpPort: number;
   smppSystemId: string;
   smppPassword: string;
+  /** The sandbox SMSC refuses `message_payload` (SANDBOX_SMSC_REFUSES_MESSAGE_PAYLOAD). */
+  smppRefuseMessagePayload?: boolean;
   receiptDelayMs?: number;
   chatAppDelayMs?: number;
   /** The keys the chat-app and HLR providers require (CHATAPP_API_KEY, HLR_API_KEY); default the published ones. */
@@ -50,6 +52,7 @@ export async function startSandbox(options: SandboxOptions) {
     port: options.smppPort,
     systemId: options.smppSystemId,
     password: options.smppPassword,
+    refuseMessagePayload: options.smppRefuseMessagePayload ?? false,
     ...(options.receiptDelayMs !== undefined ? { receiptDelayMs: options.receiptDelayMs } : {}),
   });
   const http = await startHttpParties({
@@ -59,7 +62,7 @@ export async function startSandbox(options: SandboxOptions) {
     ...(options.chatAppApiKey ? { chatAppApiKey: options.chatAppApiKey } : {}),
     ...(options.hlrApiKey ? { hlrApiKey: options.hlrApiKey } : {}),
     // The handset: the SMS the sandbox SMSC accepted, readable per number (signing codes, OTPs).
-    handset: () => smpp.submitted,
+    handset: () => smpp.handset,
   });
   const banks = await startSandboxBanks({
     host: options.host ?? '127.0.0.1',

@@ -17,6 +17,7 @@ const sandbox = await startSandbox({
   bureauApiKey: config.LENDING_BUREAU_API_KEY,
   smppSystemId: config.SMPP_SYSTEM_ID,
   smppPassword: config.SMPP_PASSWORD,
+  smppRefuseMessagePayload: config.SANDBOX_SMSC_REFUSES_MESSAGE_PAYLOAD,
 });
 // Where the gateway publishes the notification key, as this container reaches the API
 // (docker-compose: http://api:3000, not the browser-facing http://localhost:3000).

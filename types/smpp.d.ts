@@ -39,6 +39,9 @@ declare module 'smpp' {
       message_id?: string;
       receipted_message_id?: string;
       message_state?: number;
+      sar_msg_ref_num?: number;
+      sar_total_segments?: number;
+      sar_segment_seqnum?: number;
     }
 
     export interface Pdu {
@@ -62,6 +65,9 @@ declare module 'smpp' {
       message_id?: string;
       receipted_message_id?: string;
       message_state?: number;
+      sar_msg_ref_num?: number;
+      sar_total_segments?: number;
+      sar_segment_seqnum?: number;
       isResponse(): boolean;
       response(fields?: PduFields): Pdu;
     }
@@ -108,7 +114,8 @@ declare module 'smpp' {
       | 'ESME_RTHROTTLED'
       | 'ESME_RX_T_APPN'
       | 'ESME_RUNKNOWNERR'
-      | 'ESME_RINVCMDID';
+      | 'ESME_RINVCMDID'
+      | 'ESME_RINVTLVSTREAM';
 
     /** Every SMPP command_status by name; the names listed are the ones our code refers to. */
     export const errors: Readonly<Record<ErrorName, number>> & { readonly [name: string]: number };

@@ -19,6 +19,8 @@ export interface SmsActivityDeps {
 export interface SubmissionRecord {
   messageId: string;
   carrierMessageId: string;
+  /** A message sent in parts: each part's carrier id, in order (each part has its own receipt). */
+  carrierPartIds?: string[] | undefined;
   /** The carrier's identity (SMSC and system id), which receipts are matched on with the id. */
   carrier: string;
   submittedAt: string;
@@ -40,6 +42,11 @@ export function createSmsActivities({ db, carrier, chatApp }: SmsActivityDeps) {
       .set({
         status: sql`case when ${messagingMessages.status} = 'sending' then 'submitted' else ${messagingMessages.status} end`,
         carrierMessageId: submitted.carrierMessageId,
+        // The parts actually sent (the count the API answered, from the same splitting, unless a
+        // 16-bit UDH reference needed one part more).
+        ...(submitted.carrierPartIds
+          ? { carrierPartIds: submitted.carrierPartIds, parts: submitted.carrierPartIds.length }
+          : {}),
         carrier: submitted.carrier,
         submittedAt: at,
         updatedAt: new Date(),
@@ -90,7 +97,11 @@ export function createSmsActivities({ db, carrier, chatApp }: SmsActivityDeps) {
           );
       }
       const [existing] = await db
-        .select({ carrierMessageId: messagingMessages.carrierMessageId, carrier: messagingMessages.carrier })
+        .select({
+          carrierMessageId: messagingMessages.carrierMessageId,
+          carrierPartIds: messagingMessages.carrierPartIds,
+          carrier: messagingMessages.carrier,
+        })
         .from(messagingMessages)
         .where(eq(messagingMessages.id, input.messageId));
       if (!existing)
@@ -99,6 +110,7 @@ export function createSmsActivities({ db, carrier, chatApp }: SmsActivityDeps) {
         return {
           outcome: 'submitted',
           carrierMessageId: existing.carrierMessageId,
+          ...(existing.carrierPartIds ? { carrierPartIds: existing.carrierPartIds } : {}),
           carrier: existing.carrier ?? '',
           submittedAt: new Date().toISOString(),
           recorded: true,
@@ -119,6 +131,7 @@ export function createSmsActivities({ db, carrier, chatApp }: SmsActivityDeps) {
       const submitted = {
         messageId: input.messageId,
         carrierMessageId: result.carrierMessageId,
+        ...(result.carrierPartIds ? { carrierPartIds: result.carrierPartIds } : {}),
         carrier: provider.identity,
         submittedAt: new Date().toISOString(),
       };

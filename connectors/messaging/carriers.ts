@@ -9,7 +9,13 @@ export interface CarrierSubmission {
 }
 
 export type CarrierSubmitResult =
-  | { outcome: 'submitted'; carrierMessageId: string }
+  | {
+      outcome: 'submitted';
+      /** The carrier's id of the message; of its first part when it was sent in parts. */
+      carrierMessageId: string;
+      /** When sent as several short messages (UDH or SAR parts): each part's carrier id, in order. */
+      carrierPartIds?: string[];
+    }
   /** The carrier refused the message for good (e.g. SMPP ESME_RINVDSTADR); retrying cannot help. */
   | { outcome: 'rejected'; error: string };
 

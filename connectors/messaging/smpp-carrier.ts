@@ -1,7 +1,14 @@
 import smpp, { type DecodedMessage, type Pdu, type PduFields, type Session } from 'smpp';
 import type { DeliveryReceipt } from '../../domain/messaging/delivery-receipt.ts';
 import { isAlphanumericSender } from '../../domain/messaging/phone.ts';
-import { countSegments } from '../../domain/messaging/segments.ts';
+import {
+  concatenationReference,
+  concatenationUdh,
+  type LongMessageMode,
+  type ReferenceBits,
+  splitSegments,
+  UDH_OCTETS,
+} from '../../domain/messaging/segments.ts';
 import { deliveryReceiptFromSmpp } from '../../domain/messaging/smpp-receipt.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { CarrierSubmission, CarrierSubmitResult, SmsCarrier } from './carriers.ts';
@@ -22,9 +29,19 @@ export interface SmppCarrierOptions {
   enquireLinkMs?: number;
   reconnectMinMs?: number;
   reconnectMaxMs?: number;
+  /**
+   * How a text longer than one segment goes to this SMSC (SMPP_LONG_MESSAGES, decision 0055):
+   * `message_payload` (one submit_sm, the SMSC splits it; the default), `udh` (one submit_sm per part,
+   * each with a concatenation UDH and esm_class UDHI) or `sar` (one submit_sm per part with the
+   * sar_msg_ref_num / sar_total_segments / sar_segment_seqnum TLVs).
+   */
+  longMessages?: LongMessageMode;
+  /** The UDH's reference size in `udh` mode: 8 (IEI 0x00, 153 septets a part) or 16 (IEI 0x08, 152). */
+  udhReferenceBits?: ReferenceBits;
 }
 
 const ESM_CLASS_RECEIPT = 0x04;
+const ESM_CLASS_UDHI = 0x40;
 const DATA_CODING = { GSM7: 0x00, UCS2: 0x08 } as const;
 const TON = { INTERNATIONAL: 1, ALPHANUMERIC: 5 } as const;
 const NPI = { UNKNOWN: 0, ISDN: 1 } as const;
@@ -214,14 +231,42 @@ export function createSmppCarrier(options: SmppCarrierOptions): SmsCarrier {
     });
   }
 
+  /** One submit_sm: the SMSC's id, or its permanent refusal; a transient answer is thrown (retried). */
+  async function submitOne(
+    s: Session,
+    messageId: string,
+    fields: PduFields,
+  ): Promise<{ outcome: 'submitted'; carrierMessageId: string } | { outcome: 'rejected'; error: string }> {
+    const response = await submitPdu(s, fields);
+    if (response.command === 'generic_nack') {
+      throw new Error(
+        `SMPP submit_sm answered with generic_nack: ${smppStatusText(response.command_status)}`,
+      );
+    }
+    if (response.command_status === 0 && response.message_id) {
+      log.debug({ messageId, carrierMessageId: response.message_id }, 'smpp submit_sm accepted');
+      return { outcome: 'submitted', carrierMessageId: response.message_id };
+    }
+    const reason = smppStatusText(response.command_status);
+    // The SMSC no longer counts us as bound: drop the session so the next attempt binds afresh.
+    if (response.command_status === smpp.errors.ESME_RINVBNDSTS) s.destroy();
+    if (response.command_status === 0 || TRANSIENT.has(response.command_status)) {
+      throw new Error(`SMPP submit_sm failed for now: ${reason}`);
+    }
+    log.info({ messageId, reason }, 'smpp submit_sm rejected');
+    return { outcome: 'rejected', error: reason };
+  }
+
   return {
     identity: smppCarrierIdentity(options.url, options.systemId),
 
     async submit(submission: CarrierSubmission): Promise<CarrierSubmitResult> {
       const s = await session();
-      const segments = countSegments(submission.message);
+      const mode = options.longMessages ?? 'message_payload';
+      const referenceBits = mode === 'sar' ? 16 : (options.udhReferenceBits ?? 8);
+      const segmented = splitSegments(submission.message, UDH_OCTETS[referenceBits]);
       const alphanumeric = isAlphanumericSender(submission.from);
-      const fields: PduFields = {
+      const envelope: PduFields = {
         source_addr_ton: alphanumeric ? TON.ALPHANUMERIC : TON.INTERNATIONAL,
         source_addr_npi: alphanumeric ? NPI.UNKNOWN : NPI.ISDN,
         source_addr: alphanumeric ? submission.from : submission.from.replace(/^\+/, ''),
@@ -229,33 +274,50 @@ export function createSmppCarrier(options: SmppCarrierOptions): SmsCarrier {
         dest_addr_npi: NPI.ISDN,
         destination_addr: submission.to.replace(/^\+/, ''),
         registered_delivery: 1,
-        data_coding: segments.encoding === 'GSM-7' ? DATA_CODING.GSM7 : DATA_CODING.UCS2,
-        // More than one segment: the SMSC splits the message_payload, so we send no UDH ourselves.
-        ...(segments.parts === 1
-          ? { short_message: submission.message }
-          : { message_payload: submission.message }),
+        esm_class: 0,
+        data_coding: segmented.encoding === 'GSM-7' ? DATA_CODING.GSM7 : DATA_CODING.UCS2,
       };
-      const response = await submitPdu(s, fields);
-      if (response.command === 'generic_nack') {
-        throw new Error(
-          `SMPP submit_sm answered with generic_nack: ${smppStatusText(response.command_status)}`,
+      const total = segmented.parts.length;
+      if (total === 1 || mode === 'message_payload') {
+        // More than one segment: the SMSC splits the message_payload, so we send no UDH ourselves.
+        return submitOne(
+          s,
+          submission.messageId,
+          total === 1
+            ? { ...envelope, short_message: submission.message }
+            : { ...envelope, message_payload: submission.message },
         );
       }
-      if (response.command_status === 0 && response.message_id) {
-        log.debug(
-          { messageId: submission.messageId, carrierMessageId: response.message_id },
-          'smpp submit_sm accepted',
-        );
-        return { outcome: 'submitted', carrierMessageId: response.message_id };
+      // Each part a short message of its own, under one reference derived from the message id: a
+      // retried submission sends the very same parts, which the handset puts together once.
+      const reference = concatenationReference(submission.messageId, referenceBits);
+      const carrierPartIds: string[] = [];
+      for (const [index, text] of segmented.parts.entries()) {
+        const seq = index + 1;
+        const fields: PduFields =
+          mode === 'udh'
+            ? {
+                ...envelope,
+                esm_class: ESM_CLASS_UDHI,
+                short_message: {
+                  udh: Buffer.from(concatenationUdh(reference, total, seq, referenceBits)),
+                  message: text,
+                },
+              }
+            : {
+                ...envelope,
+                short_message: text,
+                sar_msg_ref_num: reference,
+                sar_total_segments: total,
+                sar_segment_seqnum: seq,
+              };
+        const answer = await submitOne(s, submission.messageId, fields);
+        // A part refused for good: the text cannot arrive whole, so the message is rejected.
+        if (answer.outcome === 'rejected')
+          return { outcome: 'rejected', error: `part ${seq} of ${total}: ${answer.error}` };
+        carrierPartIds.push(answer.carrierMessageId);
       }
-      const reason = smppStatusText(response.command_status);
-      // The SMSC no longer counts us as bound: drop the session so the next attempt binds afresh.
-      if (response.command_status === smpp.errors.ESME_RINVBNDSTS) s.destroy();
-      if (response.command_status === 0 || TRANSIENT.has(response.command_status)) {
-        throw new Error(`SMPP submit_sm failed for now: ${reason}`);
-      }
-      log.info({ messageId: submission.messageId, reason }, 'smpp submit_sm rejected');
-      return { outcome: 'rejected', error: reason };
+      return { outcome: 'submitted', carrierMessageId: carrierPartIds[0]!, carrierPartIds };
     },
 
     onReceipt(listener) {

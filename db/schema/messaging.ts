@@ -48,6 +48,11 @@ export const messagingMessages = pgTable(
     status: text('status').notNull(),
     carrierMessageId: text('carrier_message_id'),
     /**
+     * A message sent in parts (SMPP_LONG_MESSAGES `udh` or `sar`): each part's carrier id, in order;
+     * every part has its own receipt, matched here (decision 0055). Null for a message sent whole.
+     */
+    carrierPartIds: text('carrier_part_ids').array(),
+    /**
      * The carrier the message was submitted to (SmsCarrier.identity): carrier ids are unique only per
      * carrier, and not for ever, so receipts are matched on both (platform/messaging/receipts.ts).
      */
@@ -62,6 +67,7 @@ export const messagingMessages = pgTable(
   (table) => [
     uniqueIndex('messaging_messages_idempotency_idx').on(table.accountId, table.idempotencyKey),
     index('messaging_messages_carrier_idx').on(table.carrierMessageId, table.carrier),
+    index('messaging_messages_carrier_parts_idx').using('gin', table.carrierPartIds),
     index('messaging_messages_scheduled_idx').on(table.accountId, table.scheduled),
   ],
 );

@@ -27,3 +27,33 @@ export interface DeliveryReceipt {
   /** ISO time the carrier reports the outcome happened. */
   doneAt?: string;
 }
+
+/**
+ * The receipt of a message sent in parts, assembled from the parts' own receipts (decision 0055):
+ * undefined while a part's receipt is still missing and none has failed; the first part that was not
+ * delivered (undeliverable, expired, rejected...) decides at once, with its error code; delivered when
+ * every part was, done when the last part was. `partIds` are the carrier's ids of the parts, in order.
+ */
+export function assemblePartReceipts(
+  partIds: readonly string[],
+  received: ReadonlyMap<string, DeliveryReceipt>,
+): DeliveryReceipt | undefined {
+  const receipts = partIds.map((id) => received.get(id));
+  const failed = [...received.values()].find(
+    (receipt) => partIds.includes(receipt.carrierMessageId) && receipt.status !== 'delivered',
+  );
+  if (failed) return failed;
+  if (receipts.some((receipt) => receipt === undefined)) return undefined;
+  const delivered = receipts as DeliveryReceipt[];
+  const doneAt = delivered
+    .map((receipt) => receipt.doneAt)
+    .filter((at): at is string => at !== undefined)
+    .sort()
+    .at(-1);
+  return {
+    carrierMessageId: partIds[0] ?? '',
+    status: 'delivered',
+    carrierStatus: delivered[0]?.carrierStatus ?? 'DELIVRD',
+    ...(doneAt ? { doneAt } : {}),
+  };
+}

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LONG_MESSAGE_MODES } from '../../domain/messaging/segments.ts';
 import { duration, port } from '../config-fields.ts';
 
 /** The sandbox carriers' credentials (the defaults, which the sandbox parties accept): refused in production. */
@@ -13,6 +14,21 @@ export const messagingConfig = z.object({
   SMPP_SYSTEM_ID: z.string().default('platform'),
   SMPP_PASSWORD: z.string().default(SANDBOX_SMPP_PASSWORD),
   SMPP_PORT: port(2775),
+  /**
+   * How this bind sends a text longer than one segment (decision 0055): `message_payload` (the SMSC
+   * splits it), `udh` (concatenated parts with a UDH) or `sar` (parts with SAR TLVs).
+   */
+  SMPP_LONG_MESSAGES: z.enum(LONG_MESSAGE_MODES).default('message_payload'),
+  /** The UDH's concatenation reference in `udh` mode: 8-bit (IEI 0x00) or 16-bit (IEI 0x08). */
+  SMPP_UDH_REFERENCE_BITS: z
+    .enum(['8', '16'])
+    .default('8')
+    .transform((bits) => (bits === '8' ? 8 : 16) as 8 | 16),
+  /** Sandbox mode: the sandbox SMSC refuses `message_payload` (ESME_RINVTLVSTREAM), as some SMSCs do. */
+  SANDBOX_SMSC_REFUSES_MESSAGE_PAYLOAD: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((value) => value === 'true'),
   /** Chat-app provider and HLR lookup provider (HTTP). */
   CHATAPP_URL: z.string().url().default('http://127.0.0.1:4010/chatapp'),
   HLR_URL: z.string().url().default('http://127.0.0.1:4010/hlr'),

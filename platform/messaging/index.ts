@@ -20,6 +20,8 @@ export const messagingService: PlatformServiceModule = {
         url: config.SMPP_URL,
         systemId: config.SMPP_SYSTEM_ID,
         password: config.SMPP_PASSWORD,
+        longMessages: config.SMPP_LONG_MESSAGES,
+        udhReferenceBits: config.SMPP_UDH_REFERENCE_BITS,
         logger: logger.child({ component: 'smpp' }),
       }),
       chatApp: createChatAppProvider({ baseUrl: config.CHATAPP_URL, apiKey: config.CHATAPP_API_KEY }),

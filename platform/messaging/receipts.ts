@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { and, desc, eq } from 'drizzle-orm';
+import { and, arrayContains, desc, eq, or } from 'drizzle-orm';
 import type { SmsCarrier } from '../../connectors/messaging/carriers.ts';
 import type { Database } from '../../db/client.ts';
 import { messagingMessages } from '../../db/schema/messaging.ts';
@@ -33,7 +33,11 @@ export function routeDeliveryReceipts(deps: {
   const carrier = deps.carrier.identity;
   const ofThisReceipt = (receipt: DeliveryReceipt) =>
     and(
-      eq(messagingMessages.carrierMessageId, receipt.carrierMessageId),
+      // A part of a message sent in parts carries its own id (decision 0055).
+      or(
+        eq(messagingMessages.carrierMessageId, receipt.carrierMessageId),
+        arrayContains(messagingMessages.carrierPartIds, [receipt.carrierMessageId]),
+      ),
       eq(messagingMessages.carrier, carrier),
     );
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import smpp, { type DecodedMessage, type Pdu, type Session } from 'smpp';
+import { type ConcatenationInfo, readConcatenationUdh } from '../../domain/messaging/segments.ts';
 import { formatSmppReceipt } from '../../domain/messaging/smpp-receipt.ts';
 import type { Logger } from '../../platform/logger.ts';
 
@@ -12,6 +13,10 @@ import type { Logger } from '../../platform/logger.ts';
  * Receipts for a system_id with no receiving session are kept and sent when one binds, and a receipt
  * that is not acknowledged (session closed, or a non-zero deliver_sm_resp) is sent again — what real
  * SMSCs do, and what lets a worker stop while receipts are due.
+ * A long message may come as one submit_sm with `message_payload` (refused, as some SMSCs do, with
+ * ESME_RINVTLVSTREAM while `refuseMessagePayload` is set) or as parts, each a submit_sm of its own with a
+ * concatenation UDH (esm_class UDHI) or the SAR TLVs: every part is answered and receipted on its own,
+ * and the handset shows the text once, when all its parts have arrived (decision 0055).
  */
 export interface SubmittedSms {
   messageId: string;
@@ -20,13 +25,27 @@ export interface SubmittedSms {
   text: string;
   dataCoding: number;
   at: Date;
+  /** A part of a concatenated message: its reference, part count and number (1-based), and how it came. */
+  concatenation?: ConcatenationInfo & { via: 'udh' | 'sar' };
 }
 
 export interface SandboxSmppCarrier {
   url: string;
   port: number;
-  /** Every submit_sm accepted, in order. */
+  /** Every submit_sm accepted, in order (each part of a concatenated message on its own). */
   submitted: SubmittedSms[];
+  /**
+   * What the handsets receive, in order: every message whole, a concatenated one once all its parts
+   * arrived (with the first part's id, the parts' texts put together); a part sent again is not shown again.
+   */
+  handset: SubmittedSms[];
+  /**
+   * After accepting `after` more submit_sm, answers the next `count` with ESME_RTHROTTLED (a busy SMSC:
+   * the gateway tries again later).
+   */
+  throttle(count: number, after?: number): void;
+  /** While true, a submit_sm carrying `message_payload` is refused with ESME_RINVTLVSTREAM. */
+  refuseMessagePayload(refused: boolean): void;
   /**
    * From now on message ids are a decimal counter starting at `next`, as an SMSC that restarted its
    * counter hands out ids it has handed out before (by default ids are random).
@@ -48,6 +67,8 @@ export interface SmppCarrierOptions {
   receiptRetryMs?: number;
   /** Silent unless given. */
   logger?: Logger;
+  /** Refuse `message_payload` from the start (see SandboxSmppCarrier.refuseMessagePayload). */
+  refuseMessagePayload?: boolean;
 }
 
 type BindMode = 'transceiver' | 'transmitter' | 'receiver';
@@ -76,6 +97,7 @@ const BIND_COMMANDS: Record<string, BindMode> = {
 const MESSAGE_STATE = { DELIVERED: 2, UNDELIVERABLE: 5 } as const;
 const MAX_RECEIPT_ATTEMPTS = 10;
 const ESM_CLASS_RECEIPT = 0x04;
+const ESM_CLASS_UDHI = 0x40;
 const DESTINATION = /^\+?\d{8,15}$/;
 
 export async function startSmppCarrier(options: SmppCarrierOptions): Promise<SandboxSmppCarrier> {
@@ -84,6 +106,12 @@ export async function startSmppCarrier(options: SmppCarrierOptions): Promise<San
   const receiptRetryMs = options.receiptRetryMs ?? 1000;
   const log = options.logger;
   const submitted: SubmittedSms[] = [];
+  const handset: SubmittedSms[] = [];
+  /** Parts of concatenated messages waiting for the rest, by sender, destination, reference and count. */
+  const assembling = new Map<string, Map<number, SubmittedSms>>();
+  const assembled = new Set<string>();
+  let payloadRefused = options.refuseMessagePayload ?? false;
+  let throttling = { after: 0, count: 0 };
   const bindings = new Map<Session, Binding>();
   /** Receipts waiting for a receiving session of their system_id. */
   const queued: PendingReceipt[] = [];
@@ -178,16 +206,36 @@ export async function startSmppCarrier(options: SmppCarrierOptions): Promise<San
       session.send(pdu.response({ command_status: smpp.errors.ESME_RINVSRCADR }));
       return;
     }
+    if (throttling.count > 0) {
+      if (throttling.after > 0) throttling.after -= 1;
+      else {
+        throttling.count -= 1;
+        session.send(pdu.response({ command_status: smpp.errors.ESME_RTHROTTLED }));
+        return;
+      }
+    }
+    if (payloadRefused && pdu.message_payload !== undefined) {
+      session.send(pdu.response({ command_status: smpp.errors.ESME_RINVTLVSTREAM }));
+      return;
+    }
     const text = messageText(pdu.message_payload) || messageText(pdu.short_message);
+    const concatenation = concatenationOf(pdu);
+    if (concatenation === null) {
+      session.send(pdu.response({ command_status: smpp.errors.ESME_RINVTLVSTREAM }));
+      return;
+    }
     const messageId = nextMessageId === undefined ? randomBytes(8).toString('hex') : String(nextMessageId++);
-    submitted.push({
+    const sms: SubmittedSms = {
       messageId,
       source,
       destination,
       text,
       dataCoding: pdu.data_coding ?? 0,
       at: new Date(),
-    });
+      ...(concatenation ? { concatenation } : {}),
+    };
+    submitted.push(sms);
+    toHandset(sms);
     session.send(pdu.response({ message_id: messageId }));
     log?.debug({ messageId, destination }, 'sandbox smsc: submit_sm accepted');
 
@@ -207,6 +255,27 @@ export async function startSmppCarrier(options: SmppCarrierOptions): Promise<San
         attempts: 0,
       }),
     );
+  };
+
+  /** Shows a message on the handset; a part once the whole message has arrived. */
+  const toHandset = (sms: SubmittedSms) => {
+    const part = sms.concatenation;
+    if (!part) {
+      handset.push(sms);
+      return;
+    }
+    const key = `${sms.source}|${sms.destination}|${part.reference}|${part.total}`;
+    if (assembled.has(key)) return; // a part sent again (a retried submission): shown already
+    const parts = assembling.get(key) ?? new Map<number, SubmittedSms>();
+    assembling.set(key, parts);
+    if (!parts.has(part.seq)) parts.set(part.seq, sms);
+    if (parts.size < part.total) return;
+    assembling.delete(key);
+    assembled.add(key);
+    const ordered = [...parts.entries()].sort(([a], [b]) => a - b).map(([, each]) => each);
+    const first = ordered[0] ?? sms;
+    const { concatenation: _, ...whole } = first;
+    handset.push({ ...whole, text: ordered.map((each) => each.text).join(''), at: sms.at });
   };
 
   const server = smpp.createServer({}, (session) => {
@@ -266,6 +335,13 @@ export async function startSmppCarrier(options: SmppCarrierOptions): Promise<San
     url: `smpp://${host}:${port}`,
     port,
     submitted,
+    handset,
+    throttle(count, after = 0) {
+      throttling = { after, count };
+    },
+    refuseMessagePayload(refused) {
+      payloadRefused = refused;
+    },
     resetMessageIds(next = 1) {
       nextMessageId = next;
     },
@@ -288,4 +364,22 @@ function messageText(value: DecodedMessage | Buffer | undefined): string {
   if (!value) return '';
   if (Buffer.isBuffer(value)) return value.toString('latin1');
   return typeof value.message === 'string' ? value.message : value.message.toString('latin1');
+}
+
+/**
+ * The part a submit_sm carries: from its UDH (esm_class UDHI) or its SAR TLVs; undefined for a whole
+ * message, null for SAR TLVs that do not make a part (an incomplete or impossible set).
+ */
+function concatenationOf(pdu: Pdu): (ConcatenationInfo & { via: 'udh' | 'sar' }) | undefined | null {
+  const short = pdu.short_message;
+  if (((pdu.esm_class ?? 0) & ESM_CLASS_UDHI) !== 0 && short && !Buffer.isBuffer(short) && short.udh) {
+    const ies = short.udh;
+    const udh = Buffer.concat([Buffer.of(ies.reduce((length, ie) => length + ie.length, 0)), ...ies]);
+    const part = readConcatenationUdh(udh);
+    return part ? { ...part, via: 'udh' } : undefined;
+  }
+  const { sar_msg_ref_num: reference, sar_total_segments: total, sar_segment_seqnum: seq } = pdu;
+  if (reference === undefined && total === undefined && seq === undefined) return undefined;
+  if (reference === undefined || !total || !seq || seq > total) return null;
+  return { reference, total, seq, via: 'sar' };
 }

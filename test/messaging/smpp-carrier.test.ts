@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SmsCarrier } from '../../connectors/messaging/carriers.ts';
 import { createSmppCarrier } from '../../connectors/messaging/smpp-carrier.ts';
 import type { DeliveryReceipt } from '../../domain/messaging/delivery-receipt.ts';
+import { concatenationReference } from '../../domain/messaging/segments.ts';
 import {
   deliveryReceiptFromSmpp,
   formatSmppReceipt,
@@ -300,6 +301,107 @@ describe('SMPP carrier client against the sandbox SMSC', () => {
     await waitFor(() =>
       receipts.find((r) => r.carrierMessageId === (result as { carrierMessageId: string }).carrierMessageId),
     );
+  });
+
+  describe('long messages to an SMSC that refuses message_payload (decision 0055)', () => {
+    const long = `${'Long message. '.repeat(20)}{end}`; // 290 septets: two parts of 153
+    const destination = '359888123470';
+
+    it("is rejected in message_payload mode with the SMSC's ESME_RINVTLVSTREAM", async () => {
+      sandbox.refuseMessagePayload(true);
+      const result = await carrier().submit({
+        messageId: 'm-payload',
+        from: 'ACME',
+        to: `+${destination}`,
+        message: long,
+      });
+      expect(result).toEqual({ outcome: 'rejected', error: 'ESME_RINVTLVSTREAM (0xC0)' });
+    });
+
+    it.each([8, 16] as const)(
+      'goes as UDH parts (%i-bit reference), shown whole once, one receipt per part',
+      async (bits) => {
+        sandbox.refuseMessagePayload(true);
+        const client = carrier({ longMessages: 'udh', udhReferenceBits: bits });
+        const receipts = collectReceipts(client);
+        const result = await client.submit({
+          messageId: 'm-udh',
+          from: 'ACME',
+          to: `+${destination}`,
+          message: long,
+        });
+        if (result.outcome !== 'submitted') throw new Error(result.error);
+        expect(result.carrierPartIds).toHaveLength(2);
+        expect(result.carrierMessageId).toBe(result.carrierPartIds?.[0]);
+        const reference = concatenationReference('m-udh', bits);
+        expect(sandbox.submitted.map((sms) => sms.concatenation)).toEqual([
+          { reference, total: 2, seq: 1, via: 'udh' },
+          { reference, total: 2, seq: 2, via: 'udh' },
+        ]);
+        expect(sandbox.submitted.map((sms) => sms.text).join('')).toBe(long);
+        expect(sandbox.handset.map((sms) => sms.text)).toEqual([long]);
+        await waitFor(() => (receipts.length === 2 ? true : undefined));
+        expect(receipts.map((receipt) => receipt.carrierMessageId).sort()).toEqual(
+          [...result.carrierPartIds!].sort(),
+        );
+
+        // A retried submission sends the same parts under the same reference: the handset shows it once.
+        const again = await client.submit({
+          messageId: 'm-udh',
+          from: 'ACME',
+          to: `+${destination}`,
+          message: long,
+        });
+        expect(again.outcome).toBe('submitted');
+        expect(sandbox.submitted.map((sms) => sms.concatenation?.reference)).toEqual(
+          Array(4).fill(reference),
+        );
+        expect(sandbox.handset).toHaveLength(1);
+      },
+    );
+
+    it('goes as SAR parts in UCS-2 without splitting an emoji', async () => {
+      sandbox.refuseMessagePayload(true);
+      const text = `${'Ж'.repeat(66)}😀${'Ж'.repeat(10)}`;
+      const client = carrier({ longMessages: 'sar' });
+      const result = await client.submit({
+        messageId: 'm-sar',
+        from: 'ACME',
+        to: `+${destination}`,
+        message: text,
+      });
+      expect(result).toMatchObject({
+        outcome: 'submitted',
+        carrierPartIds: [expect.any(String), expect.any(String)],
+      });
+      const reference = concatenationReference('m-sar', 16);
+      expect(sandbox.submitted.map((sms) => [sms.concatenation, sms.dataCoding])).toEqual([
+        [{ reference, total: 2, seq: 1, via: 'sar' }, 0x08],
+        [{ reference, total: 2, seq: 2, via: 'sar' }, 0x08],
+      ]);
+      expect(sandbox.submitted[1]?.text.startsWith('😀')).toBe(true);
+      expect(sandbox.handset.map((sms) => sms.text)).toEqual([text]);
+    });
+
+    it('retries a part the SMSC throttled by throwing (the activity sends the same parts again)', async () => {
+      sandbox.throttle(1, 1);
+      const client = carrier({ longMessages: 'udh' });
+      await expect(
+        client.submit({ messageId: 'm-throttled', from: 'ACME', to: `+${destination}`, message: long }),
+      ).rejects.toThrow(/ESME_RTHROTTLED/);
+      expect(sandbox.handset).toHaveLength(0);
+      const result = await client.submit({
+        messageId: 'm-throttled',
+        from: 'ACME',
+        to: `+${destination}`,
+        message: long,
+      });
+      expect(result.outcome).toBe('submitted');
+      expect(new Set(sandbox.submitted.map((sms) => sms.concatenation?.reference))).toEqual(
+        new Set([concatenationReference('m-throttled', 8)]),
+      );
+      expect(sandbox.handset.map((sms) => sms.text)).toEqual([long]);
+    });
   });
 });
 

@@ -53,6 +53,20 @@ describe('configuration', () => {
     expect(config.SENDER_ID_CONFIRMATION_TIMEOUT).toBe(7 * 86_400_000);
   });
 
+  it('reads how the SMSC bind sends long messages, and names a value it does not know', () => {
+    expect(loadConfig({})).toMatchObject({
+      SMPP_LONG_MESSAGES: 'message_payload',
+      SMPP_UDH_REFERENCE_BITS: 8,
+    });
+    expect(loadConfig({ SMPP_LONG_MESSAGES: 'udh', SMPP_UDH_REFERENCE_BITS: '16' })).toMatchObject({
+      SMPP_LONG_MESSAGES: 'udh',
+      SMPP_UDH_REFERENCE_BITS: 16,
+    });
+    expect(JSON.stringify(problemsOf({ SMPP_LONG_MESSAGES: 'split', SMPP_UDH_REFERENCE_BITS: '7' }))).toMatch(
+      /SMPP_LONG_MESSAGES[\s\S]*SMPP_UDH_REFERENCE_BITS/,
+    );
+  });
+
   it('points the sandbox provider URLs at SMPP_PORT and SANDBOX_HTTP_PORT unless they are set', () => {
     expect(loadConfig({})).toMatchObject({
       SMPP_URL: 'smpp://127.0.0.1:2775',

@@ -10,7 +10,11 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { MessagingActivities } from '../../activities/messaging/index.ts';
-import type { DeliveryReceipt, MessageFinalStatus } from '../../domain/messaging/delivery-receipt.ts';
+import {
+  assemblePartReceipts,
+  type DeliveryReceipt,
+  type MessageFinalStatus,
+} from '../../domain/messaging/delivery-receipt.ts';
 import {
   deliveryReceiptSignal,
   type MessageDeliveryInput,
@@ -105,8 +109,11 @@ async function pollChatAppReceipt(
  */
 export async function messageDelivery(input: MessageDeliveryInput): Promise<MessageFinalStatus> {
   let receipt: DeliveryReceipt | undefined;
+  /** A message sent in parts: each part's first receipt, by the part's carrier id (decision 0055). */
+  const partReceipts = new Map<string, DeliveryReceipt>();
   // The first receipt wins; a carrier that repeats a receipt changes nothing.
   setHandler(deliveryReceiptSignal, (incoming) => {
+    if (!partReceipts.has(incoming.carrierMessageId)) partReceipts.set(incoming.carrierMessageId, incoming);
     receipt ??= incoming;
   });
 
@@ -132,6 +139,7 @@ export async function messageDelivery(input: MessageDeliveryInput): Promise<Mess
 
   let status: MessageFinalStatus;
   let error: string | undefined;
+  let partIds: string[] | undefined;
   if (submission.outcome === 'rejected' || submission.outcome === 'failed') {
     status = submission.outcome;
     error = submission.error;
@@ -141,14 +149,20 @@ export async function messageDelivery(input: MessageDeliveryInput): Promise<Mess
       await recordCarrierSubmission({
         messageId: input.messageId,
         carrierMessageId: submission.carrierMessageId,
+        ...(submission.carrierPartIds ? { carrierPartIds: submission.carrierPartIds } : {}),
         carrier: submission.carrier,
         submittedAt: submission.submittedAt,
       });
     }
+    // Sent in parts: one receipt per part, the message's own assembled from them.
+    partIds = submission.carrierPartIds;
+    const messageReceipt = (): DeliveryReceipt | undefined =>
+      partIds && partIds.length > 1 ? assemblePartReceipts(partIds, partReceipts) : receipt;
     upsertSearchAttributes([{ key: BusinessStatus, value: 'submitted' }]);
     if (input.channel === 'chatapp')
       receipt = await pollChatAppReceipt(submission.carrierMessageId, input.receiptTimeoutMs);
-    const arrived = await condition(() => receipt !== undefined, input.receiptTimeoutMs);
+    const arrived = await condition(() => messageReceipt() !== undefined, input.receiptTimeoutMs);
+    receipt = messageReceipt();
     status = arrived && receipt ? receipt.status : 'expired';
     error = receipt?.errorCode;
   }
@@ -180,7 +194,7 @@ export async function messageDelivery(input: MessageDeliveryInput): Promise<Mess
         status,
         to: input.to,
         from: input.from,
-        parts: input.parts,
+        parts: partIds && partIds.length > 1 ? partIds.length : input.parts,
         error: error ?? null,
         doneAt,
       },

@@ -1,0 +1,2 @@
+ALTER TABLE "messaging_messages" ADD COLUMN "carrier_part_ids" text[];--> statement-breakpoint
+CREATE INDEX "messaging_messages_carrier_parts_idx" ON "messaging_messages" USING gin ("carrier_part_ids");
