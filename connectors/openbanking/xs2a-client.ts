@@ -463,27 +463,41 @@ export function createXs2aClient(options: Xs2aClientOptions): Xs2aClient {
     };
   }
 
-  /** A next link must stay on this bank and this account's transactions (never an arbitrary URL). */
-  function checkedNextPage(what: string, accountId: string, nextPageUrl: string): string {
+  /**
+   * A link the bank gives for this account's transactions (`_links.next`, `_links.download`) must stay
+   * on this bank and under this account's transactions (never an arbitrary URL): a next page is the
+   * transactions path itself, a download one below it.
+   */
+  function checkedTransactionsLink(
+    what: string,
+    accountId: string,
+    href: string,
+    kind: 'nextPageUrl' | 'download',
+  ): string {
+    const refuse = (text: string) =>
+      failure(Xs2aErrorType.FormatError, `${what}: ${text}`, {
+        status: null,
+        code: 'FORMAT_ERROR',
+        text,
+        retryAfterSeconds: null,
+      });
     let target: URL;
     try {
-      target = new URL(nextPageUrl, `${base.origin}/`);
+      target = new URL(href, `${base.origin}/`);
     } catch {
-      throw failure(Xs2aErrorType.FormatError, `${what}: nextPageUrl is not a URL`, {
-        status: null,
-        code: 'FORMAT_ERROR',
-        text: 'nextPageUrl is not a URL',
-        retryAfterSeconds: null,
-      });
+      throw refuse(`${kind} is not a URL`);
     }
     const expectedPath = `${base.pathname.replace(/\/+$/, '')}${accountPath(accountId)}/transactions`;
-    if (target.origin !== base.origin || target.pathname !== expectedPath)
-      throw failure(Xs2aErrorType.FormatError, `${what}: nextPageUrl is not a page of this account`, {
-        status: null,
-        code: 'FORMAT_ERROR',
-        text: 'nextPageUrl is not a page of this account',
-        retryAfterSeconds: null,
-      });
+    const onPath =
+      kind === 'nextPageUrl'
+        ? target.pathname === expectedPath
+        : target.pathname.startsWith(`${expectedPath}/`);
+    if (target.origin !== base.origin || !onPath)
+      throw refuse(
+        kind === 'nextPageUrl'
+          ? 'nextPageUrl is not a page of this account'
+          : 'download is not a report of this account',
+      );
     return target.toString();
   }
 
@@ -756,13 +770,20 @@ export function createXs2aClient(options: Xs2aClientOptions): Xs2aClient {
       const what = 'list transactions';
       const target =
         'nextPageUrl' in page
-          ? checkedNextPage(what, accountId, page.nextPageUrl)
+          ? checkedTransactionsLink(what, accountId, page.nextPageUrl, 'nextPageUrl')
           : url(`${accountPath(accountId)}/transactions`, {
               dateFrom: page.dateFrom,
               dateTo: page.dateTo,
               bookingStatus: page.bookingStatus ?? 'both',
             });
       const body = await call(what, 'GET', target, consentHeaders(consentId, psu));
+      // A long list may come as a link to the report (XS2A 1.3 `_links.download`) instead of inline.
+      const download = body && !isObject(body.transactions) ? hrefOf(body._links, 'download') : undefined;
+      if (download) {
+        const link = checkedTransactionsLink(what, accountId, download, 'download');
+        const report = await call(what, 'GET', link, consentHeaders(consentId, psu));
+        return transactionPageOf(what, report ?? {});
+      }
       return transactionPageOf(what, body ?? {});
     },
 

@@ -112,6 +112,13 @@ export class SandboxBank {
   private readonly reads = new Map<string, number>();
   /** null: the bank's default notices; an array: notices set through the sandbox admin endpoint. */
   private maintenanceOverride: MaintenanceNotice[] | null = null;
+  /**
+   * A transaction list longer than this is answered as a `_links.download` link to the report instead
+   * of inline (as banks do for long lists, XS2A 1.3); null: always inline. Set by a sandbox control.
+   */
+  transactionsDownloadAbove: number | null = null;
+  /** Reports behind download links, by token: the account they belong to and the answer's body. */
+  readonly transactionDownloads = new Map<string, { resourceId: string; body: unknown }>();
   private nextAccountNumber = 50_000_000;
 
   constructor(

@@ -22,6 +22,7 @@ import { registerXs2aRoutes, tppError } from './xs2a-routes.ts';
  *   POST /{code}/sandbox/consents/{id}/expire           the consent's validUntil moves to yesterday
  *   PUT  /{code}/sandbox/maintenance                    replace the bank's maintenance notices
  *   DELETE /{code}/sandbox/maintenance                  back to the bank's default notices
+ *   PUT  /{code}/sandbox/transactions-download          { above: N | null }: longer lists as a download link
  *
  * The /sandbox endpoints are test controls with no counterpart at a real bank (and no authentication).
  */
@@ -238,6 +239,15 @@ export async function startSandboxBanks(options: SandboxBanksOptions = {}): Prom
     app.delete(`${admin}/maintenance`, (c) => {
       bank.setMaintenance(null);
       return c.json({ notices: bank.maintenanceNotices() }, 200);
+    });
+
+    app.put(`${admin}/transactions-download`, async (c) => {
+      const body = (await c.req.json().catch(() => undefined)) as { above?: unknown } | undefined;
+      const above = body?.above;
+      if (above !== null && !(typeof above === 'number' && Number.isInteger(above) && above >= 0))
+        return c.json({ error: 'above: a whole number of transactions, or null' }, 400);
+      bank.transactionsDownloadAbove = above;
+      return c.json({ above }, 200);
     });
   }
   app.notFound((c) => tppError(c, 'RESOURCE_UNKNOWN', `${c.req.method} ${c.req.path} does not exist`));

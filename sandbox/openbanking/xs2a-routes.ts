@@ -382,24 +382,47 @@ export function registerXs2aRoutes(app: Hono, bank: SandboxBank, publicUrl: () =
     }
     const strip = ({ cents: _cents, booked: _booked, ...transaction }: (typeof selected)[number]) =>
       transaction;
-    return c.json(
-      {
-        account: { iban: account.iban, currency: account.definition.currency },
-        transactions: {
-          ...(bookingStatus !== 'pending'
-            ? { booked: selected.filter((transaction) => transaction.booked).map(strip) }
-            : {}),
-          ...(bookingStatus !== 'booked'
-            ? { pending: selected.filter((transaction) => !transaction.booked).map(strip) }
-            : {}),
-          _links: {
-            account: { href: `${v1}/accounts/${account.resourceId}` },
-            ...(next ? { next: { href: next } } : {}),
-          },
+    const report = {
+      account: { iban: account.iban, currency: account.definition.currency },
+      transactions: {
+        ...(bookingStatus !== 'pending'
+          ? { booked: selected.filter((transaction) => transaction.booked).map(strip) }
+          : {}),
+        ...(bookingStatus !== 'booked'
+          ? { pending: selected.filter((transaction) => !transaction.booked).map(strip) }
+          : {}),
+        _links: {
+          account: { href: `${v1}/accounts/${account.resourceId}` },
+          ...(next ? { next: { href: next } } : {}),
         },
       },
-      200,
-    );
+    };
+    // A long list as a download link (XS2A 1.3 `_links.download`): the report is a file of its own.
+    const downloadAbove = bank.transactionsDownloadAbove;
+    if (downloadAbove !== null && selected.length > downloadAbove) {
+      const token = randomUUID();
+      bank.transactionDownloads.set(token, { resourceId: account.resourceId, body: report });
+      return c.json(
+        {
+          account: report.account,
+          _links: {
+            download: { href: `${v1}/accounts/${account.resourceId}/transactions/download/${token}` },
+          },
+        },
+        200,
+      );
+    }
+    return c.json(report, 200);
+  });
+
+  app.get(`${v1}/accounts/:accountId/transactions/download/:token`, (c) => {
+    // Reading the report is part of the list already counted: no second frequencyPerDay read.
+    const access = authorise(c, 'transactions', null);
+    if (access instanceof Response) return access;
+    const download = bank.transactionDownloads.get(c.req.param('token') ?? '');
+    if (!download || download.resourceId !== access.account!.resourceId)
+      return tppError(c, 'RESOURCE_UNKNOWN', 'The download is not known');
+    return c.json(download.body as Record<string, unknown>, 200);
   });
 
   app.get(`${v1}/accounts/:accountId/transactions/:transactionId`, (c) => {

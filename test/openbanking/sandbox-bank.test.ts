@@ -412,6 +412,38 @@ describe('paging through _links.next (Sandbox Bank B)', () => {
   });
 });
 
+describe('a long list as a download link (_links.download, Sandbox Bank A)', () => {
+  it('answers a link to the report instead of the list; listTransactions reads the report', async () => {
+    const control = (above: number | null) =>
+      fetch(`${banks.url}/bank-a/sandbox/transactions-download`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ above }),
+      });
+    const consentId = await validConsent(bankA, 'alice');
+    const [account] = await bankA.listAccounts(consentId);
+    const inline = await bankA.listTransactions(consentId, account!.resourceId, { bookingStatus: 'both' });
+    expect((await control(5)).status).toBe(200);
+    try {
+      const raw = await fetch(
+        `${banks.url}/bank-a/v1/accounts/${account!.resourceId}/transactions?bookingStatus=both`,
+        { headers: { 'x-request-id': randomUUID(), 'consent-id': consentId, 'psu-ip-address': '192.0.2.1' } },
+      );
+      const body = (await raw.json()) as { transactions?: unknown; _links: { download: { href: string } } };
+      expect(body.transactions).toBeUndefined();
+      expect(body._links.download.href).toContain(`/accounts/${account!.resourceId}/transactions/download/`);
+
+      const viaDownload = await bankA.listTransactions(consentId, account!.resourceId, {
+        bookingStatus: 'both',
+      });
+      expect(viaDownload.booked).toEqual(inline.booked);
+      expect(viaDownload.pending).toEqual(inline.pending);
+    } finally {
+      await control(null);
+    }
+  });
+});
+
 describe('frequencyPerDay', () => {
   it('refuses reads past frequencyPerDay without the PSU with 429 ACCESS_EXCEEDED; the PSU present is not counted', async () => {
     const consentId = await validConsent(bankA, 'alice', allPsd2({ frequencyPerDay: 2 }));
