@@ -11,6 +11,7 @@ import {
   seedReferenceData,
 } from '../application/lending/reference-data.ts';
 import { unlockLogin } from '../application/lending/users.ts';
+import { DEFAULT_PRICE_LIST, uploadPriceList } from '../application/messaging/price-lists.ts';
 import { Refusal } from '../application/shared/refusal.ts';
 import { createDeskOperator } from '../credentials/collect/desk-operators.ts';
 import { createMerchant, setReturnOrigins } from '../credentials/collect/merchants.ts';
@@ -38,6 +39,7 @@ import { connectTemporal } from './runtime.ts';
  *   npm run admin -- messaging:sender-ids                   sender IDs waiting for approval
  *   npm run admin -- messaging:approve-sender-id --id <id> --reason "..." [--note "..."]
  *   npm run admin -- messaging:reject-sender-id --id <id> --reason "..." [--note "..."]
+ *   npm run admin -- messaging:price-list --account <id>|--default <file.csv>   SMS price list (0056)
  *                    (the decision goes through the registration's workflow: Temporal must be running)
  *   npm run admin -- collect:merchant --name "Acme Ltd" [--min D123456789] [--notify-url URL]
  *                    [--billing-url URL] [--billing-prefix 97] [--return-origin https://shop.example]...
@@ -79,6 +81,7 @@ const USAGE = `usage:
   npm run admin -- messaging:sender-ids
   npm run admin -- messaging:approve-sender-id --id <registration id> --reason "<why>" [--note "<note>"]
   npm run admin -- messaging:reject-sender-id --id <registration id> --reason "<why>" [--note "<note>"]
+  npm run admin -- messaging:price-list --account <accountId>|--default <price list CSV file>
   npm run admin -- collect:merchant --name "<merchant name>" [--min D123456789] [--notify-url <url>] [--billing-url <url>] [--billing-prefix <9...>] [--return-origin <https://origin>]...
   npm run admin -- collect:return-origins --min <D123456789> [--return-origin <https://origin>]...
   npm run admin -- collect:desk-operator --login <login> --name "<name>" --office-id <6 digits> [--office-kind office|atm] [--password <password>]
@@ -132,6 +135,7 @@ const { positionals, values } = parseArgs({
     expires: { type: 'string' },
     'key-id': { type: 'string' },
     secret: { type: 'string' },
+    default: { type: 'boolean' },
   },
 });
 
@@ -177,6 +181,19 @@ try {
       } finally {
         await temporal.close();
       }
+      break;
+    }
+    case 'messaging:price-list': {
+      const file = positionals[1];
+      if (!file || !!values.account === !!values.default) {
+        throw new Error(`--account <id> or --default, and the CSV file, are required\n${USAGE}`);
+      }
+      const stored = await uploadPriceList(
+        { db: database.db },
+        values.account ?? DEFAULT_PRICE_LIST,
+        await readFile(file, 'utf8'),
+      );
+      console.log(JSON.stringify(stored, null, 2));
       break;
     }
     case 'collect:merchant': {

@@ -25,6 +25,7 @@ import { registerLendingCollectMerchantAdminRoutes } from './lending-collect-mer
 import { registerLendingCreditProductAdminRoutes } from './lending-credit-products.ts';
 import { registerLendingReferenceDataAdminRoutes } from './lending-reference-data.ts';
 import { registerLendingTenantAdminRoutes } from './lending-tenants.ts';
+import { registerMessagingPriceListAdminRoutes } from './messaging-price-lists.ts';
 import { registerMessagingSenderIdAdminRoutes } from './messaging-sender-ids.ts';
 import { registerOpenBankingAdminRoutes } from './openbanking.ts';
 
@@ -217,6 +218,7 @@ export function createAdminApi(): OpenAPIHono<AppEnv> {
     return c.body(null, 204);
   });
   registerMessagingSenderIdAdminRoutes(app);
+  registerMessagingPriceListAdminRoutes(app);
   registerOneTouchAdminRoutes(app);
   registerDeskOperatorAdminRoutes(app);
   registerLedgerAdminRoutes(app);

@@ -1,11 +1,15 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { readRateCard } from '../../application/messaging/reference-data.ts';
-import { ratesToCsv } from '../../domain/messaging/reference-data.ts';
+import { QUOTED_RATE_COLUMNS } from '../../domain/messaging/price-lists.ts';
+import { csvOf } from '../../domain/messaging/reference-data.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineMessagingOperation } from './auth.ts';
 import { countryParam } from './reference-schemas.ts';
 
 /** `GET /rates/`: the rate card, as JSON or CSV. */
+
+const decimal = (description: string, example: string) =>
+  z.string().openapi({ description: `${description}, a decimal string with 4 decimals`, example });
 
 const rateSchema = z
   .object({
@@ -15,14 +19,20 @@ const rateSchema = z
     mcc: z.string().openapi({ description: 'Mobile country code', example: '284' }),
     mnc: z.string().openapi({ description: 'Mobile network code', example: '01' }),
     operatorId: z.string().openapi({ description: 'MCC + MNC', example: '28401' }),
-    operator: z.string().openapi({ description: 'Destination network', example: 'A1 Bulgaria' }),
-    smsPriceEur: z.string().openapi({
-      description: 'Price of one SMS part in EUR, a decimal string with 4 decimals',
-      example: '0.0250',
-    }),
-    chatappPriceEur: z.string().openapi({
-      description: 'Price of one chat-app message in EUR, a decimal string with 4 decimals',
-      example: '0.0100',
+    operator: z
+      .string()
+      .openapi({ description: 'Destination network (empty when unknown)', example: 'A1 Bulgaria' }),
+    smsPrice: decimal('Price of one SMS part in `currency`', '0.0250'),
+    currency: z.string().openapi({ description: 'ISO 4217 currency of the prices', example: 'EUR' }),
+    chatappPrice: decimal(
+      'Price of one chat-app message in `currency` (null: not priced by the price list)',
+      '0.0100',
+    ).nullable(),
+    source: z.enum(['network', 'country', 'tariff']).openapi({
+      description:
+        "What priced the line: the price list's row of the network, its country row, or the synthetic " +
+        'tariff (sandbox mode only)',
+      example: 'network',
     }),
   })
   .openapi('Rate');
@@ -37,8 +47,11 @@ export const ratesOperation = defineMessagingOperation({
       tags: ['Reference data'],
       summary: 'Rates',
       description:
-        'Price per destination network of an SMS part and of a chat-app message, in EUR. Prices are decimal ' +
-        'strings, never floating-point numbers. `format=csv` returns the same lines as CSV with a header line.',
+        "Price per destination network of an SMS part, from the operator's price list of your account (or " +
+        "the default list): the network's row, else its country's row. Without either, sandbox mode answers " +
+        'the synthetic tariff (which also prices chat-app messages) and production leaves the network out. ' +
+        'Prices are decimal strings, never floating-point numbers. `format=csv` returns the same lines as ' +
+        'CSV with a header line.',
       request: {
         query: z.object({
           format: z
@@ -57,9 +70,10 @@ export const ratesOperation = defineMessagingOperation({
             'application/json': {
               schema: z
                 .object({
-                  currency: z
-                    .literal('EUR')
-                    .openapi({ description: 'Currency of every price', example: 'EUR' }),
+                  priceList: z.enum(['account', 'default']).nullable().openapi({
+                    description: "The price list used: your account's own, the default one, or none",
+                    example: 'account',
+                  }),
                   country: z
                     .string()
                     .nullable()
@@ -70,10 +84,8 @@ export const ratesOperation = defineMessagingOperation({
             },
             'text/csv': {
               schema: z.string().openapi({
-                description:
-                  'CSV (RFC 4180) with the header line countryIso,mcc,mnc,operatorId,operator,smsPriceEur,chatappPriceEur',
-                example:
-                  'countryIso,mcc,mnc,operatorId,operator,smsPriceEur,chatappPriceEur\r\nBG,284,01,28401,A1 Bulgaria,0.0250,0.0100\r\n',
+                description: `CSV (RFC 4180) with the header line ${QUOTED_RATE_COLUMNS.join(',')}`,
+                example: `${QUOTED_RATE_COLUMNS.join(',')}\r\nBG,284,01,28401,A1 Bulgaria,0.0250,EUR,,network\r\n`,
               }),
             },
           },
@@ -81,11 +93,13 @@ export const ratesOperation = defineMessagingOperation({
         ...errorResponses,
       },
     }),
-  handler: () => (c) => {
+  handler: () => async (c) => {
     const { format, country } = c.req.valid('query');
-    const card = readRateCard(country);
+    const card = await readRateCard(c.get('deps'), c.get('accountId'), country);
     if (format === 'csv') {
-      return c.body(ratesToCsv(card.items), 200, { 'content-type': 'text/csv; charset=utf-8' });
+      return c.body(csvOf(QUOTED_RATE_COLUMNS, card.items), 200, {
+        'content-type': 'text/csv; charset=utf-8',
+      });
     }
     return c.json(card, 200);
   },

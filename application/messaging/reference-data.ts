@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { type QuotedRate, quoteRates } from '../../domain/messaging/price-lists.ts';
 import {
   type DiallingPlan,
   diallingPlan,
@@ -13,12 +14,14 @@ import {
   parseRatesCsv,
   type Rate,
 } from '../../domain/messaging/reference-data.ts';
+import type { UseCaseDeps } from '../shared/deps.ts';
 import { Refusal } from '../shared/refusal.ts';
+import { priceListOf } from './price-lists.ts';
 
 /**
  * The reference data of the messaging gateway (GET /mccmnc/{country}, /operators/{operatorId},
- * /prefixes/{country}, /rates/): read from the shipped data sets only, so these use cases need no
- * dependencies.
+ * /prefixes/{country}, /rates/): read from the shipped data sets; the rates also from the operator's
+ * price lists in the database (application/messaging/price-lists.ts).
  */
 
 const RATES_FILE = new URL('../../datasets/messaging-rates.csv', import.meta.url);
@@ -37,17 +40,37 @@ function knownCountry(country: string): string {
 }
 
 export interface RateCard {
-  currency: 'EUR';
   /** The country filter, if any. */
   country: string | null;
-  items: Rate[];
+  /** Which price list priced the answer: the account's own, the default, or none (tariff or nothing). */
+  priceList: 'account' | 'default' | null;
+  items: QuotedRate[];
 }
 
-/** The rate card, of one destination country if given (404 for a country the data does not know). */
-export function readRateCard(country: string | undefined): RateCard {
-  if (!country) return { currency: 'EUR', country: null, items: rates() };
-  knownCountry(country);
-  return { currency: 'EUR', country, items: rates().filter((rate) => rate.countryIso === country) };
+/**
+ * The rates of an account, of one destination country if given (404 for a country the data does not
+ * know): each network priced by the account's price list (or the default one), network row first, then
+ * country row; without either, the synthetic tariff in sandbox mode and no line at all in production
+ * (decision 0056).
+ */
+export async function readRateCard(
+  deps: Pick<UseCaseDeps, 'db' | 'config'>,
+  accountId: string,
+  country: string | undefined,
+): Promise<RateCard> {
+  if (country) knownCountry(country);
+  const list = await priceListOf(deps, accountId);
+  const destinations = country ? rates().filter((rate) => rate.countryIso === country) : rates();
+  const rows = country ? (list?.rows ?? []).filter((row) => row.country === country) : (list?.rows ?? []);
+  const items = quoteRates(destinations, rows, {
+    tariff: deps.config.PLATFORM_MODE === 'sandbox',
+    ...(country ? { country } : {}),
+    operatorName: (operatorId) => {
+      const found = findOperator(operatorId)?.network;
+      return found?.operator ?? found?.brand ?? '';
+    },
+  });
+  return { country: country ?? null, priceList: list?.scope ?? null, items };
 }
 
 /** One page (from 1) of the mobile networks of a country, ordered by operator id. */

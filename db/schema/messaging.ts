@@ -146,3 +146,17 @@ export const messagingHlrLookups = pgTable('messaging_hlr_lookups', {
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   completedAt: timestamp('completed_at', { withTimezone: true }),
 });
+
+/**
+ * The operator's SMS price lists (decision 0056): one per account that has its own, and the default
+ * (`scope` = `default`) for the others. Replaced whole on each upload; the rows are those of the CSV,
+ * validated (domain/messaging/price-lists.ts).
+ */
+export const messagingPriceLists = pgTable('messaging_price_lists', {
+  /** `default`, or the messaging account id (acc_…) the list belongs to. */
+  scope: text('scope').primaryKey(),
+  rows: jsonb('rows')
+    .$type<{ country: string; mcc: string; mnc: string; price: string; currency: string }[]>()
+    .notNull(),
+  uploadedAt: timestamp('uploaded_at', { withTimezone: true }).notNull().defaultNow(),
+});

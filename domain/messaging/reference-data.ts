@@ -196,16 +196,22 @@ function csvField(value: string): string {
   return /[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
 }
 
-/** RFC 4180 CSV with a header line and CRLF line ends. */
-export function ratesToCsv(rates: readonly Rate[]): string {
+/** RFC 4180 CSV of `columns` with a header line and CRLF line ends; null is written as an empty field. */
+export function csvOf<T>(columns: readonly (keyof T & string)[], records: readonly T[]): string {
   const lines = [
-    RATE_COLUMNS.join(','),
-    ...rates.map((rate) => RATE_COLUMNS.map((column) => csvField(rate[column])).join(',')),
+    columns.join(','),
+    ...records.map((record) => columns.map((column) => csvField(String(record[column] ?? ''))).join(',')),
   ];
   return `${lines.join('\r\n')}\r\n`;
 }
 
-function parseCsvRecords(text: string): string[][] {
+/** The rate card as RFC 4180 CSV with a header line and CRLF line ends. */
+export function ratesToCsv(rates: readonly Rate[]): string {
+  return csvOf(RATE_COLUMNS, rates);
+}
+
+/** RFC 4180 records (quoted fields, CRLF or LF line ends); no column checks. */
+export function parseCsvRecords(text: string): string[][] {
   const records: string[][] = [];
   let record: string[] = [];
   let field = '';

@@ -257,10 +257,10 @@ describe('reference data API', () => {
   });
 
   describe('GET /rates/', () => {
-    it('returns JSON by default, prices as decimal strings', async () => {
+    it('returns JSON by default, prices as decimal strings (the synthetic tariff without a price list)', async () => {
       const { status, json } = await api('GET', '/rates/?country=BG');
       expect(status).toBe(200);
-      expect(json.currency).toBe('EUR');
+      expect(json.priceList).toBeNull();
       expect(json.country).toBe('BG');
       expect(json.items).toHaveLength(6);
       expect((json.items as unknown[])[0]).toEqual({
@@ -269,13 +269,15 @@ describe('reference data API', () => {
         mnc: '01',
         operatorId: '28401',
         operator: 'A1 Bulgaria',
-        smsPriceEur: '0.0250',
-        chatappPriceEur: '0.0100',
+        smsPrice: '0.0250',
+        currency: 'EUR',
+        chatappPrice: '0.0100',
+        source: 'tariff',
       });
       const all = await api('GET', '/rates/');
-      const allRates = all.json.items as { smsPriceEur: unknown }[];
+      const allRates = all.json.items as { smsPrice: unknown }[];
       expect(allRates.length).toBe(rateCard().length);
-      expect(allRates.every((rate) => typeof rate.smsPriceEur === 'string')).toBe(true);
+      expect(allRates.every((rate) => typeof rate.smsPrice === 'string')).toBe(true);
     });
 
     it('returns CSV with a header line on format=csv, also without the trailing slash', async () => {
@@ -284,8 +286,8 @@ describe('reference data API', () => {
         expect(response.status).toBe(200);
         expect(response.headers.get('content-type')).toBe('text/csv; charset=utf-8');
         const lines = (await response.text()).trimEnd().split('\r\n');
-        expect(lines[0]).toBe(RATE_HEADER);
-        expect(lines[1]).toBe('BG,284,01,28401,A1 Bulgaria,0.0250,0.0100');
+        expect(lines[0]).toBe('countryIso,mcc,mnc,operatorId,operator,smsPrice,currency,chatappPrice,source');
+        expect(lines[1]).toBe('BG,284,01,28401,A1 Bulgaria,0.0250,EUR,0.0100,tariff');
         expect(lines).toHaveLength(7);
       }
     });
