@@ -5,6 +5,7 @@ import { ensureWorkflowBundle } from '../../platform/workflow-bundle.ts';
 import {
   type EmbeddedPostgres,
   existingTestDatabaseUrl,
+  probeTarget,
   startEmbeddedPostgres,
 } from './embedded-postgres.ts';
 import { recordHistories } from './record-histories.ts';
@@ -33,6 +34,10 @@ export default async function setup(project: TestProject) {
     if (await existingTestDatabaseUrl()) return;
     postgres = await startEmbeddedPostgres();
     process.env.DATABASE_URL = postgres.url;
+    const { host, port } = probeTarget();
+    console.log(
+      `No DATABASE_URL and nothing on ${host}:${port}: the suite runs on an embedded PostgreSQL (${postgres.url})`,
+    );
     project.provide('embeddedDatabaseUrl', postgres.url);
   };
   const [started, bundlePath] = await Promise.all([
