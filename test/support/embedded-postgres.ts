@@ -51,7 +51,14 @@ export async function startEmbeddedPostgres(): Promise<EmbeddedPostgres> {
   const folder = mkdtempSync(path.join(tmpdir(), 'embedded-postgres-'));
   if (process.getuid?.() === 0) {
     const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
-    chownSync(folder, id('-u'), id('-g'));
+    try {
+      chownSync(folder, id('-u'), id('-g'));
+    } catch (error) {
+      rmSync(folder, { recursive: true, force: true });
+      throw new Error(
+        `embedded PostgreSQL: PostgreSQL refuses to run as root and there is no \`postgres\` user to run it as (\`useradd postgres\`, or set DATABASE_URL): ${String(error)}`,
+      );
+    }
   }
   const port = await freePort();
   const password = 'embedded';
