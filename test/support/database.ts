@@ -3,9 +3,13 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import postgres from 'postgres';
 import { dumpRows } from '../upgrade/rows.ts';
+import { DEFAULT_TEST_DATABASE_URL } from './embedded-postgres.ts';
 
-/** The PostgreSQL server the suite runs against; each test file gets a database of its own on it. */
-export const TEST_DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://root@127.0.0.1:5432/test';
+/**
+ * The PostgreSQL server the suite runs against; each test file gets a database of its own on it.
+ * DATABASE_URL is the embedded server's when the suite started one (test/support/global-setup.ts).
+ */
+export const TEST_DATABASE_URL = process.env.DATABASE_URL ?? DEFAULT_TEST_DATABASE_URL;
 
 export interface TestDatabase {
   url: string;
