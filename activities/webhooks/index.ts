@@ -40,6 +40,12 @@ export interface AttemptOutcome {
 }
 
 /** Only scheme, host and path: query strings of customer URLs may carry credentials. */
+/** The error of an attempt not made because the endpoint's owner deleted it; it ends the delivery. */
+const ENDPOINT_DELETED = 'endpoint_deleted';
+
+/** A recorded attempt error that no later attempt can heal. */
+const endsDelivery = (error: string | null): boolean => refusedByPolicy(error) || error === ENDPOINT_DELETED;
+
 function loggableUrl(url: string): string {
   try {
     const parsed = new URL(url);
@@ -124,7 +130,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       if (recorded) {
         const ok = recorded.statusCode !== null && recorded.statusCode >= 200 && recorded.statusCode < 300;
         const outcome = { ok, statusCode: recorded.statusCode, retryAfterMs: recorded.retryAfterMs };
-        return refusedByPolicy(recorded.error) ? { ...outcome, permanent: true } : outcome;
+        return endsDelivery(recorded.error) ? { ...outcome, permanent: true } : outcome;
       }
 
       const [delivery] = await db
@@ -138,6 +144,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
           secretEncrypted: webhookEndpoints.secretEncrypted,
           previousSecretEncrypted: webhookEndpoints.previousSecretEncrypted,
           previousSecretExpiresAt: webhookEndpoints.previousSecretExpiresAt,
+          endpointDeletedAt: webhookEndpoints.deletedAt,
         })
         .from(webhookDeliveries)
         .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
@@ -170,26 +177,31 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       const started = performance.now();
       let outcome: AttemptOutcome;
       let error: string | null = null;
-      try {
-        const response = await send(withParams(delivery.url, delivery.urlParams), {
-          method: request.method,
-          headers: request.headers,
-          body: request.body,
-          redirect: 'manual', // a redirect is not an acknowledgement
-          signal: AbortSignal.timeout(input.requestTimeoutMs),
-        });
-        await response.body?.cancel(); // the reply body means nothing to us
-        const reply = format.interpretReply(
-          { status: response.status, headers: response.headers },
-          new Date(),
-        );
-        outcome = { ok: reply.ok, statusCode: response.status, retryAfterMs: reply.retryAfterMs ?? null };
-        if (!reply.ok) error = `HTTP ${response.status}`;
-      } catch (failure) {
-        error = describeFetchError(failure);
-        outcome = { ok: false, statusCode: null, retryAfterMs: null };
-        if (refusedByPolicy(error)) outcome.permanent = true;
-      }
+      if (delivery.endpointDeletedAt !== null) {
+        // Its owner deleted the endpoint (e.g. `webhooks listen` ended): nobody listens there any more.
+        error = ENDPOINT_DELETED;
+        outcome = { ok: false, statusCode: null, retryAfterMs: null, permanent: true };
+      } else
+        try {
+          const response = await send(withParams(delivery.url, delivery.urlParams), {
+            method: request.method,
+            headers: request.headers,
+            body: request.body,
+            redirect: 'manual', // a redirect is not an acknowledgement
+            signal: AbortSignal.timeout(input.requestTimeoutMs),
+          });
+          await response.body?.cancel(); // the reply body means nothing to us
+          const reply = format.interpretReply(
+            { status: response.status, headers: response.headers },
+            new Date(),
+          );
+          outcome = { ok: reply.ok, statusCode: response.status, retryAfterMs: reply.retryAfterMs ?? null };
+          if (!reply.ok) error = `HTTP ${response.status}`;
+        } catch (failure) {
+          error = describeFetchError(failure);
+          outcome = { ok: false, statusCode: null, retryAfterMs: null };
+          if (refusedByPolicy(error)) outcome.permanent = true;
+        }
       const latencyMs = Math.round(performance.now() - started);
 
       await db

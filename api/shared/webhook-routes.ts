@@ -10,6 +10,7 @@ import {
 } from '../../application/webhooks/deliveries.ts';
 import {
   createWebhookEndpoint,
+  deleteWebhookEndpoint,
   listWebhookEndpoints,
   rotateWebhookEndpointSecret,
 } from '../../application/webhooks/endpoints.ts';
@@ -288,6 +289,22 @@ const rotateSecretRoute = createRoute({
   },
 });
 
+const deleteEndpointRoute = createRoute({
+  method: 'delete',
+  path: '/webhooks/endpoints/{id}',
+  tags: ['Webhooks'],
+  summary: 'Delete a webhook endpoint',
+  description:
+    'Removes the endpoint from your list (e.g. the temporary one of `npm run webhooks -- listen`); its deliveries ' +
+    'stay readable. A later callback to the same URL creates it again with a new secret. Another owner’s, or an ' +
+    'already deleted, endpoint is 404.',
+  request: { params: endpointIdParam },
+  responses: {
+    204: { description: 'Deleted' },
+    ...errorResponses,
+  },
+});
+
 const replayDeliveryRoute = createRoute({
   method: 'post',
   path: '/webhooks/deliveries/{id}/replay',
@@ -347,6 +364,11 @@ export function registerWebhookRoutes<E extends AppEnv>(
   app.openapi(secured(rotateSecretRoute), async (c) =>
     c.json(await rotateWebhookEndpointSecret(depsOf(c), await ownerOf(c), c.req.valid('param').id), 200),
   );
+
+  app.openapi(secured(deleteEndpointRoute), async (c) => {
+    await deleteWebhookEndpoint(depsOf(c), await ownerOf(c), c.req.valid('param').id);
+    return c.body(null, 204);
+  });
 
   app.openapi(secured(replayDeliveryRoute), async (c) =>
     c.json(await replayWebhookDelivery(depsOf(c), await ownerOf(c), c.req.valid('param').id), 202),

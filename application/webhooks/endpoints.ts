@@ -1,6 +1,7 @@
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, isNull } from 'drizzle-orm';
 import {
   currentSecretOf,
+  deleteWebhookEndpoint as markWebhookEndpointDeleted,
   ensureWebhookEndpoint,
   rotateWebhookSecret,
   type WebhookEndpointRow,
@@ -14,7 +15,8 @@ import type { WebhookOwner } from './owner.ts';
 
 /**
  * Webhook endpoints as their owner sees them (GET/POST /webhooks/endpoints of every service): each with
- * its signing secret, created before the first delivery if the owner wishes, and its secret rotated.
+ * its signing secret, created before the first delivery if the owner wishes, its secret rotated, and
+ * deleted (a temporary endpoint of `webhooks listen`).
  */
 
 export interface WebhookEndpointView {
@@ -47,7 +49,13 @@ export async function listWebhookEndpoints(
   const rows = await deps.db
     .select()
     .from(webhookEndpoints)
-    .where(and(eq(webhookEndpoints.service, owner.service), eq(webhookEndpoints.ownerId, owner.ownerId)))
+    .where(
+      and(
+        eq(webhookEndpoints.service, owner.service),
+        eq(webhookEndpoints.ownerId, owner.ownerId),
+        isNull(webhookEndpoints.deletedAt),
+      ),
+    )
     .orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id));
   return rows.map((row) => endpointView(row, currentSecretOf(key, row)));
 }
@@ -82,4 +90,18 @@ export async function rotateWebhookEndpointSecret(
   );
   if (!rotated) throw Refusal.notFound('Webhook endpoint');
   return endpointView(rotated.endpoint, rotated.secret);
+}
+
+/**
+ * Deletes the owner's endpoint: no longer listed, its secret no longer answered; its deliveries stay
+ * readable. Another owner's, or an already deleted, endpoint is a 404.
+ */
+export async function deleteWebhookEndpoint(
+  deps: UseCaseDeps,
+  owner: WebhookOwner,
+  endpointId: string,
+): Promise<void> {
+  if (!(await markWebhookEndpointDeleted(deps.db, { ...owner, endpointId }))) {
+    throw Refusal.notFound('Webhook endpoint');
+  }
 }

@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { webhookEndpoints } from '../../db/schema/webhooks.ts';
 import { newWebhookEndpointId } from '../../domain/webhooks/identifiers.ts';
@@ -14,7 +14,9 @@ export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
 
 /**
  * The owner's endpoint for `url`, created with a fresh signing secret the first time (insert-if-absent:
- * concurrent calls for the same URL find the same row). `created` tells whether this call made it.
+ * concurrent calls for the same URL find the same row). `created` tells whether this call made it. A
+ * deleted endpoint for the URL is revived with a fresh secret (the old one may have been shared with a
+ * temporary receiver, e.g. `webhooks listen`), which counts as created.
  */
 export async function ensureWebhookEndpoint(
   db: Database,
@@ -48,7 +50,46 @@ export async function ensureWebhookEndpoint(
     );
   if (!existing)
     throw new Error(`webhook endpoint of ${owner.service}/${owner.ownerId} vanished after insert`);
-  return { endpoint: existing, created: false };
+  if (existing.deletedAt === null) return { endpoint: existing, created: false };
+  const [revived] = await db
+    .update(webhookEndpoints)
+    .set({
+      deletedAt: null,
+      secretEncrypted: encryptWebhookSecret(key, existing.id, generateWebhookSecret()),
+      previousSecretEncrypted: null,
+      previousSecretExpiresAt: null,
+      secretRotatedAt: null,
+      createdAt: new Date(),
+    })
+    .where(and(eq(webhookEndpoints.id, existing.id), eq(webhookEndpoints.deletedAt, existing.deletedAt)))
+    .returning();
+  // A concurrent call revived it first: answer the row as it is now.
+  if (!revived) return ensureWebhookEndpoint(db, key, owner);
+  return { endpoint: revived, created: true };
+}
+
+/**
+ * Deletes the owner's endpoint (marks it deleted: its deliveries keep referring to it). False when the
+ * owner has no such endpoint, or it was deleted already.
+ */
+export async function deleteWebhookEndpoint(
+  db: Database,
+  owner: { service: string; ownerId: string; endpointId: string },
+  now = new Date(),
+): Promise<boolean> {
+  const deleted = await db
+    .update(webhookEndpoints)
+    .set({ deletedAt: now })
+    .where(
+      and(
+        eq(webhookEndpoints.id, owner.endpointId),
+        eq(webhookEndpoints.service, owner.service),
+        eq(webhookEndpoints.ownerId, owner.ownerId),
+        isNull(webhookEndpoints.deletedAt),
+      ),
+    )
+    .returning({ id: webhookEndpoints.id });
+  return deleted.length > 0;
 }
 
 /** The endpoint's current signing secret, in plain (for its owner's eyes and the signing attempt only). */
@@ -77,6 +118,7 @@ export async function rotateWebhookSecret(
           eq(webhookEndpoints.id, owner.endpointId),
           eq(webhookEndpoints.service, owner.service),
           eq(webhookEndpoints.ownerId, owner.ownerId),
+          isNull(webhookEndpoints.deletedAt),
         ),
       )
       .for('update');

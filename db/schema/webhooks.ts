@@ -19,6 +19,12 @@ export const webhookEndpoints = pgTable(
     previousSecretExpiresAt: timestamp('previous_secret_expires_at', { withTimezone: true }),
     secretRotatedAt: timestamp('secret_rotated_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    /**
+     * Set when its owner deleted it (`DELETE /webhooks/endpoints/{id}`, e.g. `webhooks listen` on exit): no
+     * longer listed; kept because its deliveries refer to it. A later callback to the same URL revives it
+     * with a fresh secret.
+     */
+    deletedAt: timestamp('deleted_at', { withTimezone: true }),
   },
   (table) => [uniqueIndex('webhook_endpoints_owner_url_idx').on(table.service, table.ownerId, table.url)],
 );
