@@ -1,8 +1,8 @@
 import { and, asc, eq, isNull } from 'drizzle-orm';
 import {
   currentSecretOf,
-  deleteWebhookEndpoint as markWebhookEndpointDeleted,
   ensureWebhookEndpoint,
+  deleteWebhookEndpoint as markWebhookEndpointDeleted,
   rotateWebhookSecret,
   type WebhookEndpointRow,
 } from '../../credentials/webhooks/endpoints.ts';

@@ -112,6 +112,7 @@ async function createResources(token: string, marker: string): Promise<Resources
   );
   if (endpoint) {
     resources['/webhooks/endpoints/{id}/rotate-secret'] = endpoint.id;
+    resources['/webhooks/endpoints/{id}'] = endpoint.id;
     resources.endpointSecret = endpoint.secret;
   }
   return resources;
