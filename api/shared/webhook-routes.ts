@@ -84,7 +84,8 @@ const attemptSchema = z
         description:
           'Why the attempt failed: `HTTP <status>`, or without an answer `timeout`, `connection_failed`, ' +
           '`host_not_found`, `tls_error`, `refused_by_policy` (the URL resolves to an address the outbound-URL ' +
-          'policy refuses); in sandbox mode the socket error code instead',
+          'policy refuses), `endpoint_deleted` (you deleted the endpoint: no request was sent); in sandbox mode ' +
+          'the socket error code instead',
       }),
     retryAfterMs: z
       .number()

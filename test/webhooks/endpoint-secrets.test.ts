@@ -216,3 +216,51 @@ describe('replaying a failed delivery', () => {
     }
   });
 });
+
+describe('deleting an endpoint', () => {
+  it('unlists it, ends its deliveries without calling it, and revives it with a new secret on a later callback', async () => {
+    // Both attempts of the first delivery fail; later requests succeed.
+    const receiver = await startReceiver((n): Reply => (n <= 2 ? { status: 500 } : { status: 200 }));
+    try {
+      const created = await api('POST', '/webhooks/endpoints', { url: receiver.url });
+      const endpointId = created.body.id as string;
+      const oldSecret = created.body.secret as string;
+      const id = await deliver(receiver.url);
+      expect(await settled(id)).toMatchObject({ status: 'failed', attemptCount: 2 });
+
+      const other = await platform.issueToken('Delete stranger');
+      expect((await api('DELETE', `/webhooks/endpoints/${endpointId}`, undefined, other.token)).status).toBe(
+        404,
+      );
+      const deleted = await fetch(
+        `${platform.baseUrl}/webhooks/endpoints/${endpointId}?at=${encodeURIComponent(platform.token)}`,
+        { method: 'DELETE' },
+      );
+      expect(deleted.status).toBe(204);
+      const listed = await api('GET', '/webhooks/endpoints');
+      expect((listed.body.items as { id: string }[]).map((item) => item.id)).not.toContain(endpointId);
+      expect((await api('POST', `/webhooks/endpoints/${endpointId}/rotate-secret`, {})).status).toBe(404);
+
+      // A replay of its failed delivery ends at once: nobody listens there any more.
+      expect((await api('POST', `/webhooks/deliveries/${id}/replay`, {})).status).toBe(202);
+      const ended = await settled(id);
+      expect(ended).toMatchObject({ status: 'failed', attemptCount: 3 });
+      expect((ended.attempts as { error: string | null }[])[2]).toMatchObject({ error: 'endpoint_deleted' });
+      expect(receiver.requests).toHaveLength(2);
+
+      // A later callback to the URL revives the endpoint, with a new secret.
+      expect(await settled(await deliver(receiver.url))).toMatchObject({ status: 'delivered' });
+      const revived = (await api('GET', '/webhooks/endpoints')).body.items as {
+        id: string;
+        secret: string;
+      }[];
+      const endpoint = revived.find((item) => item.id === endpointId);
+      expect(endpoint?.secret).toMatch(/^whsec_/);
+      expect(endpoint?.secret).not.toBe(oldSecret);
+      const request = receiver.requests[2]!;
+      expect(verifyWebhook(endpoint!.secret, headersOf(request), request.body)).toEqual({ valid: true });
+    } finally {
+      await receiver.stop();
+    }
+  });
+});
