@@ -1,10 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { WebhookRequest } from '../../domain/webhooks/processes.ts';
 import { verifyWebhook } from '../../domain/webhooks/signature.ts';
 import { startReceiver } from '../../sandbox/webhook-receiver.ts';
+import type { deliverEvent } from '../../workflows/webhooks/delivery.ts';
 import { messagingClient } from '../support/messaging-client.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
 
@@ -28,9 +31,9 @@ afterAll(async () => {
 });
 
 /** The CLI as a child process, with everything it printed so far. */
-function startListen(args: string[]) {
+function startListen(args: string[], env: Record<string, string> = { AT: platform.token }) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'platform/webhooks-cli.ts', 'listen', ...args], {
-    env: { ...process.env, API_URL: platform.apiUrl, AT: platform.token, DATA_DIR: dataDir },
+    env: { ...process.env, API_URL: platform.apiUrl, DATA_DIR: dataDir, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output = { text: '' };
@@ -128,6 +131,58 @@ describe('npm run webhooks -- listen', () => {
       expect((await api('DELETE', `/webhooks/endpoints/${endpointId}`)).status).toBe(404);
     } finally {
       if (listen && listen.child.exitCode === null) listen.child.kill('SIGKILL');
+      await target.stop();
+    }
+  }, 90_000);
+
+  it('forwards an open-banking hook call, a compact JWS, byte for byte (--service openbanking)', async () => {
+    const target = await startReceiver();
+    const agent = await platform.openBanking.createAgent('Listen agent');
+    const listen = startListen(['--service', 'openbanking', '--forward-to', target.url], {
+      AGENT_HASH: agent.agentHash,
+    });
+    try {
+      const ready = await lineMatching(listen.output, /Ready\. Endpoint (whe_\S+): (http:\/\/\S+)/, 'ready');
+      const [, endpointId, listenUrl] = ready as unknown as [string, string, string];
+      const secret = (
+        await lineMatching(listen.output, /Signing secret[^:]*: (whsec_\S+)/, 'the secret')
+      )[1] as string;
+
+      // A hook call as the consent workflow sends it (its JWS stands in for a signed one: only the bytes matter here).
+      const payload = Buffer.from(JSON.stringify({ type: 'consent.finished', consentId: 'con_1' })).toString(
+        'base64url',
+      );
+      const jws = `eyJhbGciOiJFUzI1NiJ9.${payload}.c2lnbmF0dXJl`;
+      const request: WebhookRequest = {
+        service: 'openbanking',
+        ownerId: agent.agentId,
+        url: listenUrl,
+        eventType: 'consent.finished',
+        eventId: `con-${randomUUID()}.finished`,
+        payload: { jws },
+        format: 'openbanking-jws',
+      };
+      await platform.client.workflow.execute<typeof deliverEvent>('deliverEvent', {
+        taskQueue: platform.config.TEMPORAL_TASK_QUEUE,
+        workflowId: `test-listen-${randomUUID()}`,
+        args: [request],
+      });
+      const forwarded = await eventually(async () => target.requests[0], 30_000, 'the forwarded hook call');
+      expect(forwarded.body).toBe(jws);
+      expect(forwarded.headers['content-type']).toBe('application/jose');
+      const headers = {
+        'webhook-id': String(forwarded.headers['webhook-id']),
+        'webhook-timestamp': String(forwarded.headers['webhook-timestamp']),
+        'webhook-signature': String(forwarded.headers['webhook-signature']),
+      };
+      expect(verifyWebhook(secret, headers, forwarded.body)).toEqual({ valid: true });
+      await lineMatching(listen.output, /consent\.finished {2}whd_\S+ {2}→ 200/, 'the event line');
+
+      listen.child.kill('SIGTERM');
+      expect(await listen.exited).toBe(0);
+      expect(listen.output.text).toContain(`SIGTERM: deleted endpoint ${endpointId}`);
+    } finally {
+      if (listen.child.exitCode === null) listen.child.kill('SIGKILL');
       await target.stop();
     }
   }, 90_000);
