@@ -68,6 +68,15 @@ export async function ensureWebhookEndpoint(
   return { endpoint: revived, created: true };
 }
 
+/** The row of the owner's endpoint `endpointId`, unless it was deleted. */
+const ownedLiveEndpoint = (owner: { service: string; ownerId: string; endpointId: string }) =>
+  and(
+    eq(webhookEndpoints.id, owner.endpointId),
+    eq(webhookEndpoints.service, owner.service),
+    eq(webhookEndpoints.ownerId, owner.ownerId),
+    isNull(webhookEndpoints.deletedAt),
+  );
+
 /**
  * Deletes the owner's endpoint (marks it deleted: its deliveries keep referring to it). False when the
  * owner has no such endpoint, or it was deleted already.
@@ -80,14 +89,7 @@ export async function deleteWebhookEndpoint(
   const deleted = await db
     .update(webhookEndpoints)
     .set({ deletedAt: now })
-    .where(
-      and(
-        eq(webhookEndpoints.id, owner.endpointId),
-        eq(webhookEndpoints.service, owner.service),
-        eq(webhookEndpoints.ownerId, owner.ownerId),
-        isNull(webhookEndpoints.deletedAt),
-      ),
-    )
+    .where(ownedLiveEndpoint(owner))
     .returning({ id: webhookEndpoints.id });
   return deleted.length > 0;
 }
@@ -110,18 +112,7 @@ export async function rotateWebhookSecret(
 ): Promise<{ endpoint: WebhookEndpointRow; secret: string } | undefined> {
   const secret = generateWebhookSecret();
   return db.transaction(async (tx) => {
-    const [endpoint] = await tx
-      .select()
-      .from(webhookEndpoints)
-      .where(
-        and(
-          eq(webhookEndpoints.id, owner.endpointId),
-          eq(webhookEndpoints.service, owner.service),
-          eq(webhookEndpoints.ownerId, owner.ownerId),
-          isNull(webhookEndpoints.deletedAt),
-        ),
-      )
-      .for('update');
+    const [endpoint] = await tx.select().from(webhookEndpoints).where(ownedLiveEndpoint(owner)).for('update');
     if (!endpoint) return undefined;
     const [rotated] = await tx
       .update(webhookEndpoints)
