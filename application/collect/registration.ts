@@ -125,12 +125,16 @@ export async function registerObligation(deps: UseCaseDeps, registration: Regist
       .onConflictDoNothing()
       .returning();
     if (row) {
+      // A replay of the same packet arriving meanwhile may have started it already (ensureWorkflow): the
+      // row has its workflow then, and must stay.
       try {
         await startWorkflow(deps, row);
       } catch (error) {
-        // Without its workflow the obligation could never expire: take it back so a retry starts afresh.
-        await deps.db.delete(collectObligations).where(eq(collectObligations.idn, row.idn));
-        throw error;
+        if (!(error instanceof WorkflowExecutionAlreadyStartedError)) {
+          // Without its workflow the obligation could never expire: take it back so a retry starts afresh.
+          await deps.db.delete(collectObligations).where(eq(collectObligations.idn, row.idn));
+          throw error;
+        }
       }
       return { obligation: row, replayed: false };
     }

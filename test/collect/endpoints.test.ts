@@ -86,6 +86,24 @@ describe('GET /office/reg_bill.cgi', () => {
     expect(await obligationCount()).toBe(before);
   });
 
+  it('the same packet sent many times at once: one obligation, every answer its IDN, its row kept', async () => {
+    for (let round = 0; round < 5; round++) {
+      const fields = bill();
+      const replies = await Promise.all(
+        Array.from({ length: 12 }, () => call('/office/reg_bill.cgi', fields)),
+      );
+      const idns = new Set(replies.map((reply) => reply.fields.IDN));
+      expect(replies.map((reply) => reply.status)).toEqual(replies.map(() => 200));
+      expect(idns.size).toBe(1);
+      // A replay that started the workflow first never makes the first request take its row back.
+      const rows = await platform.db
+        .select()
+        .from(collectObligations)
+        .where(eq(collectObligations.invoice, fields.INVOICE));
+      expect(rows.map((row) => row.idn)).toEqual([...idns]);
+    }
+  });
+
   it("accepts lower-case parameter names, a POST form body and ePay's own /ezp path", async () => {
     const lower = signedPacket(bill(), merchant.secret);
     const reply = await getText(url('/office/reg_bill.cgi'), {
