@@ -34,6 +34,12 @@ const rateSchema = z
         'tariff (sandbox mode only)',
       example: 'network',
     }),
+    smsPriceEur: decimal('Deprecated (0.1.0): `smsPrice` when `currency` is EUR, else null', '0.0250')
+      .nullable()
+      .openapi({ deprecated: true }),
+    chatappPriceEur: decimal('Deprecated (0.1.0): `chatappPrice` when `currency` is EUR, else null', '0.0100')
+      .nullable()
+      .openapi({ deprecated: true }),
   })
   .openapi('Rate');
 
@@ -85,7 +91,7 @@ export const ratesOperation = defineMessagingOperation({
             'text/csv': {
               schema: z.string().openapi({
                 description: `CSV (RFC 4180) with the header line ${QUOTED_RATE_COLUMNS.join(',')}`,
-                example: `${QUOTED_RATE_COLUMNS.join(',')}\r\nBG,284,01,28401,A1 Bulgaria,0.0250,EUR,,network\r\n`,
+                example: `${QUOTED_RATE_COLUMNS.join(',')}\r\nBG,284,01,28401,A1 Bulgaria,0.0250,EUR,,network,0.0250,\r\n`,
               }),
             },
           },

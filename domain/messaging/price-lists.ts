@@ -129,6 +129,9 @@ export interface QuotedRate {
   /** Only the synthetic tariff prices chat-app messages; null with a price list. */
   chatappPrice: string | null;
   source: PriceSource;
+  /** Deprecated, 0.1.0's fields: the prices when `currency` is EUR, else null. */
+  smsPriceEur: string | null;
+  chatappPriceEur: string | null;
 }
 
 export const QUOTED_RATE_COLUMNS = [
@@ -141,7 +144,20 @@ export const QUOTED_RATE_COLUMNS = [
   'currency',
   'chatappPrice',
   'source',
+  // 0.1.0's columns, kept at the end for readers by header name.
+  'smsPriceEur',
+  'chatappPriceEur',
 ] as const satisfies readonly (keyof QuotedRate)[];
+
+/** A quoted line with 0.1.0's EUR fields filled in where the price is in EUR. */
+function withEurFields(rate: Omit<QuotedRate, 'smsPriceEur' | 'chatappPriceEur'>): QuotedRate {
+  const eur = rate.currency === 'EUR';
+  return {
+    ...rate,
+    smsPriceEur: eur ? rate.smsPrice : null,
+    chatappPriceEur: eur ? rate.chatappPrice : null,
+  };
+}
 
 type Destination = Pick<Rate, 'countryIso' | 'mcc' | 'mnc' | 'operatorId' | 'operator'>;
 
@@ -160,7 +176,15 @@ export function quoteRates(
   const countryRows = new Map(list.filter((row) => row.mnc === '').map((row) => [row.country, row]));
   const quoted: QuotedRate[] = [];
   const quote = (destination: Destination, row: PriceListRow, source: PriceSource) =>
-    quoted.push({ ...destination, smsPrice: row.price, currency: row.currency, chatappPrice: null, source });
+    quoted.push(
+      withEurFields({
+        ...destination,
+        smsPrice: row.price,
+        currency: row.currency,
+        chatappPrice: null,
+        source,
+      }),
+    );
   const listed = new Set<string>();
   for (const rate of destinations) {
     listed.add(rate.operatorId);
@@ -170,13 +194,15 @@ export function quoteRates(
     if (network) quote(destination, network, 'network');
     else if (country) quote(destination, country, 'country');
     else if (options.tariff)
-      quoted.push({
-        ...destination,
-        smsPrice: smsPriceEur,
-        currency: 'EUR',
-        chatappPrice: chatappPriceEur,
-        source: 'tariff',
-      });
+      quoted.push(
+        withEurFields({
+          ...destination,
+          smsPrice: smsPriceEur,
+          currency: 'EUR',
+          chatappPrice: chatappPriceEur,
+          source: 'tariff',
+        }),
+      );
   }
   for (const row of networkRows.values()) {
     const operatorId = row.mcc + row.mnc;

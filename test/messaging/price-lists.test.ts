@@ -143,14 +143,24 @@ describe('price lists API', () => {
       currency: 'EUR',
       chatappPrice: null,
       source: 'network',
+      smsPriceEur: '0.0310',
+      chatappPriceEur: null,
     });
-    expect(priceOf(card, '28405')).toMatchObject({ smsPrice: '0.0200', currency: 'BGN', source: 'country' });
+    // 0.1.0's EUR fields are null for a price in another currency.
+    expect(priceOf(card, '28405')).toMatchObject({
+      smsPrice: '0.0200',
+      currency: 'BGN',
+      source: 'country',
+      smsPriceEur: null,
+    });
     expect(card.items.every((item) => item.source !== 'tariff')).toBe(true);
     // Sandbox mode: a country the list does not price answers the synthetic tariff.
     expect((await rates(other.token, 'RO')).items.every((item) => item.source === 'tariff')).toBe(true);
 
     const csv = await fetch(`${platform.baseUrl}/rates/?format=csv&country=BG&at=${other.token}`);
-    expect((await csv.text()).split('\r\n')[1]).toBe('BG,284,01,28401,A1 Bulgaria,0.0310,EUR,,network');
+    expect((await csv.text()).split('\r\n')[1]).toBe(
+      'BG,284,01,28401,A1 Bulgaria,0.0310,EUR,,network,0.0310,',
+    );
   });
 
   it('prices accounts without a list of their own by the default list, never by another account', async () => {

@@ -273,6 +273,9 @@ describe('reference data API', () => {
         currency: 'EUR',
         chatappPrice: '0.0100',
         source: 'tariff',
+        // 0.1.0's fields stay for its clients.
+        smsPriceEur: '0.0250',
+        chatappPriceEur: '0.0100',
       });
       const all = await api('GET', '/rates/');
       const allRates = all.json.items as { smsPrice: unknown }[];
@@ -286,8 +289,10 @@ describe('reference data API', () => {
         expect(response.status).toBe(200);
         expect(response.headers.get('content-type')).toBe('text/csv; charset=utf-8');
         const lines = (await response.text()).trimEnd().split('\r\n');
-        expect(lines[0]).toBe('countryIso,mcc,mnc,operatorId,operator,smsPrice,currency,chatappPrice,source');
-        expect(lines[1]).toBe('BG,284,01,28401,A1 Bulgaria,0.0250,EUR,0.0100,tariff');
+        expect(lines[0]).toBe(
+          'countryIso,mcc,mnc,operatorId,operator,smsPrice,currency,chatappPrice,source,smsPriceEur,chatappPriceEur',
+        );
+        expect(lines[1]).toBe('BG,284,01,28401,A1 Bulgaria,0.0250,EUR,0.0100,tariff,0.0250,0.0100');
         expect(lines).toHaveLength(7);
       }
     });
