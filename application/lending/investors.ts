@@ -12,6 +12,7 @@ import {
   lendingInvestors,
 } from '../../db/schema/lending-investors.ts';
 import { lendingLoans } from '../../db/schema/lending-loans.ts';
+import { minorUnitProblem } from '../../domain/lending/credit-products.ts';
 import { normalizeLogin } from '../../domain/lending/customers.ts';
 import {
   type BidRequest,
@@ -279,6 +280,9 @@ async function bid(
   const loan = await findLoan(db, caller.tenantId, loanId);
   if (!loan) throw Refusal.notFound('Loan');
   if (!openForFunding(loan.status)) throw notOpen(loan.status);
+  // The API takes up to 2 decimals; the loan's currency may have fewer (JPY): refused, never rounded.
+  const tooPrecise = 'amount' in request ? minorUnitProblem(request.amount, loan.currency) : undefined;
+  if (tooPrecise) throw Refusal.field('amount', tooPrecise);
   try {
     await temporal.workflow
       .getHandle<typeof lendingLoan>(loanWorkflowId(caller.tenantId, loanId))
