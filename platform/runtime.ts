@@ -3,6 +3,7 @@ import { serve } from '@hono/node-server';
 import { Client, Connection, type WorkflowClientInterceptor } from '@temporalio/client';
 import { DefaultLogger, type LogLevel, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { answerClientErrors, createApp } from '../api/app.ts';
+import { startMessageHandover } from '../application/messaging/handover.ts';
 import type { Database } from '../db/client.ts';
 import type { Config } from './config.ts';
 import type { Logger } from './logger.ts';
@@ -149,8 +150,11 @@ export async function serveApi(options: {
   logger: Logger;
 }): Promise<RunningApi> {
   const { config } = options;
+  const deps = { db: options.db, temporal: options.client, config, logger: options.logger };
+  // Accepted messages reach their workflows through this process's hand-over (decision 0066).
+  const handover = startMessageHandover(deps);
   const app = createApp(
-    { db: options.db, temporal: options.client, config, logger: options.logger },
+    deps,
     createReadinessProbe({
       db: options.db,
       temporal: options.client,
@@ -168,11 +172,13 @@ export async function serveApi(options: {
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://${config.HOST}:${port}`,
-    stop: () =>
-      new Promise<void>((resolve) => {
+    async stop() {
+      await new Promise<void>((resolve) => {
         server.close(() => resolve());
         // Keep-alive connections of clients would otherwise hold the server open.
         if ('closeAllConnections' in server) server.closeAllConnections();
-      }),
+      });
+      await handover.stop();
+    },
   };
 }

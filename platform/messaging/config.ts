@@ -40,6 +40,11 @@ export const messagingConfig = z.object({
   SMS_RECEIPT_TIMEOUT: duration('48h'),
   /** How long the hand-over to the carrier is retried before the message is reported as failed. */
   SMS_SUBMIT_TIMEOUT: duration('1h'),
+  /**
+   * How long an API process holds accepted messages it is handing over to their workflows; after a crash,
+   * another process takes them once it has passed (decision 0066).
+   */
+  MESSAGING_HANDOVER_LEASE: duration('30s'),
   /** How long a sender-ID registration waits for confirmation before it expires. */
   SENDER_ID_CONFIRMATION_TIMEOUT: duration('7d'),
   /** How long a confirmed sender ID waits for an operator's approval or rejection before it expires. */
