@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { messageWorkflowId } from '../../domain/messaging/processes.ts';
 import { startReceiver } from '../../sandbox/webhook-receiver.ts';
 import { messagingClient } from '../support/messaging-client.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
@@ -146,7 +147,17 @@ const send = async (to: string) => {
     body: { to, from: '+359888000111', message: 'Status test' },
   });
   expect(status).toBe(202);
-  return json.id as string;
+  const id = json.id as string;
+  // A provider reports on a message it was given: wait for the hand-over to its workflow (decision 0066).
+  await eventually(async () =>
+    (await platform.client.workflow
+      .getHandle(messageWorkflowId(id))
+      .describe()
+      .catch(() => undefined))
+      ? true
+      : undefined,
+  );
+  return id;
 };
 
 describe('the chat-app provider webhook (/messaging/chatapp/webhook)', () => {
