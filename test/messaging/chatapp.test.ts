@@ -1,8 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { messageWorkflowId } from '../../domain/messaging/processes.ts';
 import { startReceiver } from '../../sandbox/webhook-receiver.ts';
-import { messagingClient } from '../support/messaging-client.ts';
+import { handedOverMessage, messagingClient } from '../support/messaging-client.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
 
 let platform: TestPlatform;
@@ -148,15 +147,8 @@ const send = async (to: string) => {
   });
   expect(status).toBe(202);
   const id = json.id as string;
-  // A provider reports on a message it was given: wait for the hand-over to its workflow (decision 0066).
-  await eventually(async () =>
-    (await platform.client.workflow
-      .getHandle(messageWorkflowId(id))
-      .describe()
-      .catch(() => undefined))
-      ? true
-      : undefined,
-  );
+  // A provider reports on a message it was given: wait for the hand-over to its workflow.
+  await handedOverMessage(platform, id);
   return id;
 };
 
