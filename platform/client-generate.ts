@@ -33,7 +33,7 @@ export const CLIENT_SERVICES = Object.keys(CLIENT_DOCUMENTS) as ClientService[];
 export const generatedFolder = fileURLToPath(new URL('../clients/src/generated/', import.meta.url));
 export const generatedFile = (service: ClientService) => path.join(generatedFolder, `${service}.ts`);
 
-interface OpenApiDocument {
+export interface OpenApiDocument {
   openapi: string;
   info: { title: string; version: string };
 }
@@ -58,7 +58,9 @@ export async function servedDocuments(): Promise<Record<ClientService, OpenApiDo
   for (const service of CLIENT_SERVICES) {
     const response = await app.request(CLIENT_DOCUMENTS[service]);
     if (response.status !== 200) {
-      throw new Error(`GET ${CLIENT_DOCUMENTS[service]} answered ${response.status}: ${await response.text()}`);
+      throw new Error(
+        `GET ${CLIENT_DOCUMENTS[service]} answered ${response.status}: ${await response.text()}`,
+      );
     }
     documents[service] = (await response.json()) as OpenApiDocument;
   }
