@@ -9343,7 +9343,7 @@ export interface components {
              * @description Personal details (decision 0037); every field optional, unknown fields refused
              * @default {}
              */
-            details: {
+            details?: {
                 /** @example Jane */
                 firstName?: string;
                 middleName?: string;
@@ -10062,7 +10062,7 @@ export interface components {
              * @default Regular payment
              * @enum {string}
              */
-            mode: "Regular payment" | "Early repayment";
+            mode?: "Regular payment" | "Early repayment";
             /**
              * @description The client’s reference: a repeated POST with the same reference for the loan answers the first repayment (200)
              * @example bank-stmt-2026-03-10-0042
@@ -10083,7 +10083,7 @@ export interface components {
              * @default Regular payment
              * @enum {string}
              */
-            mode: "Regular payment" | "Early repayment";
+            mode?: "Regular payment" | "Early repayment";
         };
         DisbursementPayout: {
             /**
@@ -10525,7 +10525,7 @@ export interface components {
              * @description At most this many (default 100)
              * @default 100
              */
-            limit: number;
+            limit?: number;
         };
         CoApplicantSettings: {
             /** @description false: PUT CoApplicant is 409 `co_applicant_not_allowed` */

@@ -1895,7 +1895,7 @@ export interface components {
              * @description Bank hashes the user is asked to connect; empty or omitted: any bank
              * @default []
              */
-            banks: string[];
+            banks?: string[];
             /**
              * @description What the consent must cover; all three when omitted
              * @default [
@@ -1908,7 +1908,7 @@ export interface components {
              *       "balances"
              *     ]
              */
-            scopes: ("accounts" | "balances" | "transactions")[];
+            scopes?: ("accounts" | "balances" | "transactions")[];
             /**
              * @description Shown to the user by the user interface
              * @example Please connect your salary account
@@ -2159,14 +2159,14 @@ export interface components {
              * @default web
              * @example web
              */
-            app: string;
+            app?: string;
             /**
              * @description `ais`: accounts, balances and transactions, read again later (recurring); `account-list`: a one-shot consent that only lists the user’s accounts with owner names (GET /api/8/account-list), ended right after
              * @default ais
              * @example ais
              * @enum {string}
              */
-            kind: "ais" | "account-list";
+            kind?: "ais" | "account-list";
             /**
              * @description What to read (`accounts` is always included)
              * @default [
@@ -2180,13 +2180,13 @@ export interface components {
              *       "transactions"
              *     ]
              */
-            access: ("accounts" | "balances" | "transactions")[];
+            access?: ("accounts" | "balances" | "transactions")[];
             /**
              * @description Only these accounts; empty: the user chooses at the bank
              * @default []
              * @example []
              */
-            ibans: string[];
+            ibans?: string[];
             /**
              * @description Last day of the consent; default OPENBANKING_CONSENT_VALIDITY (90 days), at most 365 days
              * @example 2027-02-21
@@ -2494,7 +2494,7 @@ export interface components {
              * @description Your application’s name in the bank callback path /redirect/{app}/state/{state}
              * @default web
              */
-            app: string;
+            app?: string;
             /**
              * @description The added account to pay from (GET ibans)
              * @example iba_5b0f1f3c9d2e4a7b8c6d0e1f
@@ -2513,7 +2513,7 @@ export interface components {
              * @description Your application’s name in the bank callback path /redirect/{app}/state/{state}
              * @default web
              */
-            app: string;
+            app?: string;
             /**
              * @description The debtor’s bank, from GET banks
              * @example 5b0f1f3c9d2e4a7b8c6d0e1f
@@ -2540,7 +2540,7 @@ export interface components {
              * @description Your application’s name in the bank callback path /redirect/{app}/state/{state}
              * @default web
              */
-            app: string;
+            app?: string;
             /**
              * @description The added account to pay from (GET ibans)
              * @example iba_5b0f1f3c9d2e4a7b8c6d0e1f
@@ -2565,7 +2565,7 @@ export interface components {
              * @description Your application’s name in the bank callback path /redirect/{app}/state/{state}
              * @default web
              */
-            app: string;
+            app?: string;
             /**
              * @description The debtor’s bank, from GET banks
              * @example 5b0f1f3c9d2e4a7b8c6d0e1f
@@ -2628,7 +2628,7 @@ export interface components {
              * @default web
              * @example web
              */
-            app: string;
+            app?: string;
             /**
              * @description Your reference of this bulk, unique per user: a repeated request with it answers the bulk already started
              * @example payroll-2026-11
@@ -2653,7 +2653,7 @@ export interface components {
              * @default web
              * @example web
              */
-            app: string;
+            app?: string;
             /**
              * @description Your reference of this bulk, unique per user: a repeated request with it answers the bulk already started
              * @example payroll-2026-11
@@ -2682,7 +2682,7 @@ export interface components {
              * @default web
              * @example web
              */
-            app: string;
+            app?: string;
             /**
              * @description Your reference of this bulk, unique per user: a repeated request with it answers the bulk already started
              * @example payroll-2026-11
@@ -2713,7 +2713,7 @@ export interface components {
              * @default web
              * @example web
              */
-            app: string;
+            app?: string;
             /**
              * @description Your reference of this bulk, unique per user: a repeated request with it answers the bulk already started
              * @example payroll-2026-11
@@ -2800,36 +2800,36 @@ export interface components {
              * @default createdAt
              * @enum {string}
              */
-            sortBy: "createdAt" | "statusChangedAt" | "entries";
+            sortBy?: "createdAt" | "statusChangedAt" | "entries";
             /**
              * @default desc
              * @enum {string}
              */
-            sortDirection: "asc" | "desc";
+            sortDirection?: "asc" | "desc";
             /**
              * @description Page number, from 1
              * @default 1
              * @example 1
              */
-            page: number;
+            page?: number;
             /**
              * @description Items per page, 1-500
              * @default 50
              * @example 50
              */
-            size: number;
+            size?: number;
             /** @description Only entries in these statuses (e.g. ["FAILED"] for what to pay again) */
             entryStatuses?: ("WAITING" | "CONFIRMED" | "FAILED")[];
             /**
              * @description Entries from this position
              * @default 0
              */
-            entriesOffset: number;
+            entriesOffset?: number;
             /**
              * @description Entries per bulk, 0-1000 (in request order)
              * @default 100
              */
-            entriesLimit: number;
+            entriesLimit?: number;
         };
         PaymentPage: {
             page: number;
@@ -2844,24 +2844,24 @@ export interface components {
              * @default createdAt
              * @enum {string}
              */
-            sortBy: "createdAt" | "updatedAt" | "amount" | "status";
+            sortBy?: "createdAt" | "updatedAt" | "amount" | "status";
             /**
              * @default desc
              * @enum {string}
              */
-            sortDirection: "asc" | "desc";
+            sortDirection?: "asc" | "desc";
             /**
              * @description Page number, from 1
              * @default 1
              * @example 1
              */
-            page: number;
+            page?: number;
             /**
              * @description Items per page, 1-500
              * @default 50
              * @example 50
              */
-            size: number;
+            size?: number;
         };
         PaymentCriteria: {
             /**
@@ -2913,7 +2913,7 @@ export interface components {
              *       "FAILED"
              *     ]
              */
-            statuses: ("WAITING" | "CONFIRMED" | "FAILED")[];
+            statuses?: ("WAITING" | "CONFIRMED" | "FAILED")[];
             /** @description Last changed on or after this day (UTC) */
             dateFrom?: string;
             /** @description Last changed on or before this day (UTC) */
@@ -2923,13 +2923,13 @@ export interface components {
              * @default 1
              * @example 1
              */
-            page: number;
+            page?: number;
             /**
              * @description Items per page, 1-500
              * @default 50
              * @example 50
              */
-            size: number;
+            size?: number;
         };
         ActiveUsersReport: {
             dateFrom: string;
@@ -2994,13 +2994,13 @@ export interface components {
              * @default 1
              * @example 1
              */
-            page: number;
+            page?: number;
             /**
              * @description Items per page, 1-500
              * @default 50
              * @example 50
              */
-            size: number;
+            size?: number;
         };
         AuditByBank: {
             dateFrom: string;
