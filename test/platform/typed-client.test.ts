@@ -46,6 +46,14 @@ describe('the generated types', () => {
   });
 });
 
+describe('the client package', () => {
+  it("has the platform's version: a release ships the client of its documents", () => {
+    const version = (file: string) =>
+      (JSON.parse(readFileSync(new URL(file, import.meta.url), 'utf8')) as { version: string }).version;
+    expect(version('../../clients/package.json')).toBe(version('../../package.json'));
+  });
+});
+
 describe('the typed clients', () => {
   it('messaging: sends an SMS with the access token and reads it delivered; a typed 404', async () => {
     const messaging = createMessagingClient(platform.apiUrl, platform.token);
