@@ -42,9 +42,9 @@ describe('POST /chatapp', () => {
         type: 'message.status',
         data: { id, channel: 'chatapp', status: 'delivered' },
       });
-      expect(platform.sandbox.http.chatAppMessages.filter((m) => m.bizOpaqueCallbackData === id)).toHaveLength(
-        1,
-      );
+      expect(
+        platform.sandbox.http.chatAppMessages.filter((m) => m.bizOpaqueCallbackData === id),
+      ).toHaveLength(1);
     } finally {
       await receiver.stop();
     }

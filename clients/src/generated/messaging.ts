@@ -4,6 +4,109 @@
  */
 
 export interface paths {
+    "/chatapp/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Subscription check of the chat-app provider (WhatsApp Cloud API) */
+        get: {
+            parameters: {
+                query?: {
+                    "hub.mode"?: string;
+                    /** @description CHATAPP_VERIFY_TOKEN */
+                    "hub.verify_token"?: string;
+                    "hub.challenge"?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The challenge, as it was sent */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /** @description `verify_token_invalid` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Status events of chat-app messages (WhatsApp Cloud API webhook)
+         * @description Signed with `X-Hub-Signature-256: sha256=<HMAC-SHA256 of the raw body with CHATAPP_APP_SECRET>`, checked before the body is read as JSON. `entry[].changes[].value.statuses[]`: `delivered` and `read` make the message delivered, `failed` undeliverable; `sent` changes nothing.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Taken (statuses of unknown or finished messages are ignored) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            statuses: number;
+                            applied: number;
+                        };
+                    };
+                };
+                /** @description `malformed_request` or `validation_failed` (signed, but not a notification) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description `signature_missing` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description `signature_invalid` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sms": {
         parameters: {
             query?: never;
@@ -1761,6 +1864,23 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        Error: {
+            error: {
+                /** @example validation_failed */
+                code: string;
+                /** @example The request is not valid */
+                message: string;
+                fields?: {
+                    /**
+                     * @description Dotted path of the offending field
+                     * @example to
+                     */
+                    field: string;
+                    /** @example not a valid phone number */
+                    message: string;
+                }[];
+            };
+        };
         AcceptedMessage: {
             /**
              * @description Unique message id
@@ -1793,23 +1913,6 @@ export interface components {
             scheduled: string | null;
             dlrUrl: string | null;
             createdAt: string;
-        };
-        Error: {
-            error: {
-                /** @example validation_failed */
-                code: string;
-                /** @example The request is not valid */
-                message: string;
-                fields?: {
-                    /**
-                     * @description Dotted path of the offending field
-                     * @example to
-                     */
-                    field: string;
-                    /** @example not a valid phone number */
-                    message: string;
-                }[];
-            };
         };
         MessageRequest: {
             /**
@@ -1998,7 +2101,7 @@ export interface components {
              */
             id: string;
             /**
-             * @description null on success; otherwise `unknown_subscriber`, `absent_subscriber` (handset unreachable) or `lookup_failed` (the HLR could not be reached in time)
+             * @description null on success; otherwise `unknown_subscriber`, `absent_subscriber` (handset unreachable), `undetermined` (the HLR could not tell) or `lookup_failed` (the HLR could not be reached in time)
              * @example null
              */
             error: string | null;
