@@ -8,7 +8,7 @@ import { openDatabase } from '../db/client.ts';
 import { loadConfigOrExit } from './config.ts';
 import { prepareDataDir, writePrivateFile } from './data-dir.ts';
 import { provisionSandboxLendingMessaging } from './lending-messaging-account.ts';
-import { waitForPort } from './net.ts';
+import { freePort, portAnswers, waitForPort } from './net.ts';
 import { ensureSandboxAdminToken, provisionSandboxParties, SANDBOX_PARTIES_FILE } from './sandbox-parties.ts';
 import { PLATFORM_COMMAND_FILES, type PlatformCommand, restartDelayMs, STACK_SERVICES } from './stack.ts';
 import { startTemporalServer, type TemporalServer } from './temporal-server.ts';
@@ -30,13 +30,29 @@ import { ensureWorkflowBundle } from './workflow-bundle.ts';
  */
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const { values: args } = parseArgs({
-  options: {
-    workers: { type: 'string', default: '2' },
-    'no-ui': { type: 'boolean', default: false },
-    verbose: { type: 'boolean', default: false },
-  },
-});
+const USAGE = `usage: npm run stack [-- --workers N] [--no-ui] [--verbose]
+  --workers N  worker processes (default 2)
+  --no-ui      no Temporal Web UI
+  --verbose    every process's log on the terminal too (else in DATA_DIR/stack-logs)
+Needs DATABASE_URL (PostgreSQL) and Go (the Temporal server and UI are built on first use).`;
+let args: { workers: string; 'no-ui': boolean; verbose: boolean; help: boolean };
+try {
+  args = parseArgs({
+    options: {
+      workers: { type: 'string', default: '2' },
+      'no-ui': { type: 'boolean', default: false },
+      verbose: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  }).values;
+} catch (error) {
+  console.error(`${(error as Error).message}\n${USAGE}`);
+  process.exit(2);
+}
+if (args.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
 const workerCount = Number(args.workers);
 if (!Number.isInteger(workerCount) || workerCount < 1 || workerCount > 32) {
   console.error('--workers: a whole number from 1 to 32');
@@ -224,12 +240,97 @@ async function main() {
   const [host = '127.0.0.1', temporalPort = '7233'] = config.TEMPORAL_ADDRESS.split(':');
   if (host !== '127.0.0.1' && host !== 'localhost')
     throw new Error('TEMPORAL_ADDRESS must be on this machine (127.0.0.1:<port>) for `npm run stack`');
-  const apiUrl = `http://127.0.0.1:${config.PORT}`;
-  const publicBaseUrl = (config.PUBLIC_BASE_URL ?? apiUrl).replace(/\/+$/, '');
+  // Something already listening (`npm start`, another stack) would answer our readiness probes.
+  const ports: [string, number][] = [
+    ['PORT', config.PORT],
+    ['TEMPORAL_ADDRESS', Number(temporalPort)],
+    ...(args['no-ui'] ? [] : ([['TEMPORAL_UI_PORT', config.TEMPORAL_UI_PORT]] as [string, number][])),
+    ...(sandboxMode
+      ? ([
+          ['SMPP_PORT', config.SMPP_PORT],
+          ['SANDBOX_HTTP_PORT', config.SANDBOX_HTTP_PORT],
+          ['SANDBOX_BANKS_PORT', config.SANDBOX_BANKS_PORT],
+          ['SANDBOX_MERCHANT_PORT', config.SANDBOX_MERCHANT_PORT],
+          ['SANDBOX_ACQUIRER_PORT', config.SANDBOX_ACQUIRER_PORT],
+          ['SANDBOX_BUREAU_PORT', config.SANDBOX_BUREAU_PORT],
+        ] as [string, number][])
+      : []),
+  ];
+  const taken = [];
+  for (const [variable, port] of ports)
+    if (port !== 0 && (await portAnswers('127.0.0.1', port, 500)))
+      taken.push(`${variable} (127.0.0.1:${port})`);
+  if (taken.length > 0)
+    throw new Error(
+      `already in use: ${taken.join(', ')}; stop what listens there (\`npm start\`?) or set other ports`,
+    );
   const bundle = ensureWorkflowBundle(undefined, say);
 
-  // The sandbox first (it needs nothing), beside the Temporal server (the longest to start).
+  temporal = await startTemporalServer({
+    databaseUrl: process.env.TEMPORAL_POSTGRES_URL ?? databaseUrl,
+    databasePrefix: process.env.TEMPORAL_DATABASE_PREFIX,
+    // 0: a free one.
+    port: Number(temporalPort) || undefined,
+    namespace: config.TEMPORAL_NAMESPACE,
+    detached: true,
+    log: say,
+  });
+  void temporal.exited.then(({ code, signal, output }) => {
+    if (stopping) return;
+    warn(`The Temporal server died (${signal ?? `exit ${code}`}):\n${output.slice(-2000)}\nStopping.`);
+    void shutdown(1);
+  });
+  await startManaged('migrate', 'migrate', { DATABASE_URL: databaseUrl }, 'exit');
+
+  // Sandbox: the operator token and lending's messaging account, generated here once for every process.
+  const adminTokenGiven = config.ADMIN_TOKEN !== undefined;
+  ensureSandboxAdminToken(config);
+  const database = await openDatabase({ url: databaseUrl, poolSize: 2 });
+  try {
+    await provisionSandboxLendingMessaging(database.db, config);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  // Ports given as 0 are picked now, just before the processes that listen on them start.
+  const pick = async (port: number) => (port === 0 ? await freePort() : port);
+  config.PORT = await pick(config.PORT);
+  config.TEMPORAL_UI_PORT = await pick(config.TEMPORAL_UI_PORT);
+  if (sandboxMode) {
+    config.SMPP_PORT = await pick(config.SMPP_PORT);
+    config.SANDBOX_HTTP_PORT = await pick(config.SANDBOX_HTTP_PORT);
+    config.SANDBOX_BANKS_PORT = await pick(config.SANDBOX_BANKS_PORT);
+    config.SANDBOX_MERCHANT_PORT = await pick(config.SANDBOX_MERCHANT_PORT);
+    config.SANDBOX_ACQUIRER_PORT = await pick(config.SANDBOX_ACQUIRER_PORT);
+    config.SANDBOX_BUREAU_PORT = await pick(config.SANDBOX_BUREAU_PORT);
+  }
+  const apiUrl = `http://127.0.0.1:${config.PORT}`;
+  const publicBaseUrl = (config.PUBLIC_BASE_URL ?? apiUrl).replace(/\/+$/, '');
   const sandboxUrl = (port: number) => `http://127.0.0.1:${port}`;
+  const uiUrl = args['no-ui'] ? undefined : `http://127.0.0.1:${config.TEMPORAL_UI_PORT}`;
+  const address = temporal.address;
+  const uiStarted = args['no-ui']
+    ? undefined
+    : startTemporalUi({
+        temporalAddress: address,
+        port: config.TEMPORAL_UI_PORT,
+        namespace: config.TEMPORAL_NAMESPACE,
+        corsOrigins: [publicBaseUrl],
+        // The UI decodes sealed payloads for an operator only (docs/security.md), as with `npm start`:
+        // with an ADMIN_TOKEN the operator set (checked before the sandbox generates one).
+        codecEndpoint: adminTokenGiven ? `${publicBaseUrl}/codec` : undefined,
+        rootDir: path.join(config.DATA_DIR, 'temporal-ui'),
+        log: say,
+      }).then(
+        (started) => {
+          ui = started;
+          void started.exited.then(({ code, signal }) => {
+            if (!stopping) warn(`The Temporal Web UI died (${signal ?? `exit ${code}`}); the rest runs on.`);
+          });
+        },
+        (error: unknown) =>
+          warn(`The Temporal Web UI could not be started (${(error as Error).message}); the rest runs on.`),
+      );
   const sandboxStarted = sandboxMode
     ? startManaged(
         'sandbox',
@@ -260,50 +361,8 @@ async function main() {
         },
       )
     : undefined;
-  temporal = await startTemporalServer({
-    databaseUrl: process.env.TEMPORAL_POSTGRES_URL ?? databaseUrl,
-    databasePrefix: process.env.TEMPORAL_DATABASE_PREFIX,
-    port: Number(temporalPort),
-    namespace: config.TEMPORAL_NAMESPACE,
-    detached: true,
-    log: say,
-  });
-  void temporal.exited.then(({ code, signal, output }) => {
-    if (stopping) return;
-    warn(`The Temporal server died (${signal ?? `exit ${code}`}):\n${output.slice(-2000)}\nStopping.`);
-    void shutdown(1);
-  });
-  if (!args['no-ui']) {
-    try {
-      ui = await startTemporalUi({
-        temporalAddress: temporal.address,
-        port: config.TEMPORAL_UI_PORT,
-        namespace: config.TEMPORAL_NAMESPACE,
-        corsOrigins: [publicBaseUrl],
-        // The UI decodes sealed payloads for an operator only (docs/security.md), as with `npm start`.
-        codecEndpoint: config.ADMIN_TOKEN ? `${publicBaseUrl}/codec` : undefined,
-        rootDir: path.join(config.DATA_DIR, 'temporal-ui'),
-        log: say,
-      });
-      void ui.exited.then(({ code, signal }) => {
-        if (!stopping) warn(`The Temporal Web UI died (${signal ?? `exit ${code}`}); the rest runs on.`);
-      });
-    } catch (error) {
-      warn(`The Temporal Web UI could not be started (${(error as Error).message}); the rest runs on.`);
-    }
-  }
-  await sandboxStarted;
-  await startManaged('migrate', 'migrate', { DATABASE_URL: databaseUrl }, 'exit');
-
-  // Sandbox: the operator token and lending's messaging account, generated here once for every process.
-  ensureSandboxAdminToken(config);
-  const database = await openDatabase({ url: databaseUrl, poolSize: 2 });
-  try {
-    await provisionSandboxLendingMessaging(database.db, config);
-  } catch (error) {
-    await database.close();
-    throw error;
-  }
+  // Awaited with the API's start; a failure meanwhile is not an unhandled rejection.
+  sandboxStarted?.catch(() => {});
   const env: Record<string, string> = Object.fromEntries(
     Object.entries({
       PLATFORM_MODE: config.PLATFORM_MODE,
@@ -311,10 +370,10 @@ async function main() {
       DATABASE_URL: databaseUrl,
       DATA_DIR: config.DATA_DIR,
       LOG_LEVEL: config.LOG_LEVEL,
-      TEMPORAL_ADDRESS: temporal.address,
+      TEMPORAL_ADDRESS: address,
       TEMPORAL_NAMESPACE: config.TEMPORAL_NAMESPACE,
       TEMPORAL_TASK_QUEUE: config.TEMPORAL_TASK_QUEUE,
-      TEMPORAL_UI_URL: config.TEMPORAL_UI_URL ?? ui?.url,
+      TEMPORAL_UI_URL: config.TEMPORAL_UI_URL ?? uiUrl,
       ADMIN_TOKEN: config.ADMIN_TOKEN,
       LENDING_MESSAGING_TOKEN: config.LENDING_MESSAGING_TOKEN,
       // Lending is a client of the other services' public APIs (decisions 0040-0042): this API.

@@ -5,13 +5,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import postgres from 'postgres';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
 import { parse } from 'yaml';
 import { openDatabase } from '../../db/client.ts';
 import { messagingMessages } from '../../db/schema/messaging.ts';
 import { systemDocumentTypes } from '../../domain/lending/loan-documents.ts';
 import { demoLending } from '../../platform/demo-lending.ts';
-import { freePort } from '../../platform/net.ts';
 import type { SandboxParties } from '../../platform/sandbox-parties.ts';
 import { PLATFORM_COMMAND_FILES, STACK_SERVICES } from '../../platform/stack.ts';
 import { expTimeIn, getText, signedPacket } from '../collect/epay-client.ts';
@@ -110,22 +109,23 @@ let stack: Stack;
 
 async function startStack(): Promise<Stack> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'stack-data-'));
-  const port = await freePort();
   const env: Record<string, string> = {
     DATABASE_URL: database.url,
     // Temporal's two databases on the same server, named for this run (dropped after it).
     TEMPORAL_POSTGRES_URL: TEST_DATABASE_URL,
     TEMPORAL_DATABASE_PREFIX: TEMPORAL_PREFIX,
     DATA_DIR: dataDir,
-    PORT: String(port),
-    TEMPORAL_ADDRESS: `127.0.0.1:${await freePort()}`,
-    TEMPORAL_UI_PORT: String(await freePort()),
-    SMPP_PORT: String(await freePort()),
-    SANDBOX_HTTP_PORT: String(await freePort()),
-    SANDBOX_BANKS_PORT: String(await freePort()),
-    SANDBOX_MERCHANT_PORT: String(await freePort()),
-    SANDBOX_ACQUIRER_PORT: String(await freePort()),
-    SANDBOX_BUREAU_PORT: String(await freePort()),
+    // 0: the stack picks free ports, each just before the process that listens on it starts (another
+    // test's server may take a port picked here a minute before the stack binds it).
+    PORT: '0',
+    TEMPORAL_ADDRESS: '127.0.0.1:0',
+    TEMPORAL_UI_PORT: '0',
+    SMPP_PORT: '0',
+    SANDBOX_HTTP_PORT: '0',
+    SANDBOX_BANKS_PORT: '0',
+    SANDBOX_MERCHANT_PORT: '0',
+    SANDBOX_ACQUIRER_PORT: '0',
+    SANDBOX_BUREAU_PORT: '0',
     PLATFORM_MODE: 'sandbox',
   };
   const child = spawn(process.execPath, ['--import', 'tsx', 'platform/stack-main.ts', '--workers', '2'], {
@@ -151,14 +151,17 @@ async function startStack(): Promise<Stack> {
     1_500_000,
     `npm run stack to be ready:\n${output}`,
   );
+  const parties = JSON.parse(
+    readFileSync(path.join(dataDir, 'sandbox-parties.json'), 'utf8'),
+  ) as SandboxParties;
   return {
     child,
     output: () => output,
     exited,
     dataDir,
-    apiUrl: `http://127.0.0.1:${port}`,
+    apiUrl: parties.apiUrl,
     token: readFileSync(path.join(dataDir, 'sandbox-token'), 'utf8').trim(),
-    parties: JSON.parse(readFileSync(path.join(dataDir, 'sandbox-parties.json'), 'utf8')) as SandboxParties,
+    parties,
   };
 }
 
@@ -195,6 +198,19 @@ afterAll(async () => {
 }, 120_000);
 
 describe('npm run stack', () => {
+  beforeEach(() => {
+    onTestFailed(() => {
+      console.log(`npm run stack output:\n${stack.output()}`);
+      for (const name of ['api', 'worker-1', 'worker-2', 'sandbox']) {
+        try {
+          console.log(
+            `${name}.log (end):\n${readFileSync(path.join(stack.dataDir, 'stack-logs', `${name}.log`), 'utf8').slice(-3000)}`,
+          );
+        } catch {}
+      }
+    });
+  });
+
   it('prints a banner with the URLs, the Web UI serves, and the API is healthy', async () => {
     const output = stack.output();
     expect(output).toMatch(/Temporal server {6}127\.0\.0\.1:\d+ {3}\(PostgreSQL: tmp_stack_/);
@@ -204,6 +220,7 @@ describe('npm run stack', () => {
     expect(uiUrl, output).toBeDefined();
     expect((await fetch(`${uiUrl}/`)).status).toBe(200);
     expect(stack.parties.temporalUiUrl).toBe(uiUrl);
+    expect(output).toContain(`API                  ${stack.apiUrl}`);
     expect((await fetch(`${stack.apiUrl}/health`)).status).toBe(200);
   });
 
