@@ -236,7 +236,9 @@ const state: Record<string, unknown> = { stackPid: process.pid };
 
 async function main() {
   const started = Date.now();
-  say(`Starting the integration platform's scale-out stack (${workerCount} workers)...`);
+  say(
+    `Starting the integration platform's scale-out stack (${workerCount} worker${workerCount === 1 ? '' : 's'})...`,
+  );
   const [host = '127.0.0.1', temporalPort = '7233'] = config.TEMPORAL_ADDRESS.split(':');
   if (host !== '127.0.0.1' && host !== 'localhost')
     throw new Error('TEMPORAL_ADDRESS must be on this machine (127.0.0.1:<port>) for `npm run stack`');
@@ -262,7 +264,8 @@ async function main() {
       taken.push(`${variable} (127.0.0.1:${port})`);
   if (taken.length > 0)
     throw new Error(
-      `already in use: ${taken.join(', ')}; stop what listens there (\`npm start\`?) or set other ports`,
+      `already in use: ${taken.join(', ')}; stop what listens there (\`npm start\`? a stack killed with ` +
+        `SIGKILL leaves its processes: their pids are in ${path.join(config.DATA_DIR, 'stack.json')}) or set other ports`,
     );
   const bundle = ensureWorkflowBundle(undefined, say);
 
