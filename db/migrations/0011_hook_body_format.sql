@@ -1,0 +1,6 @@
+-- Hooks and signup webhook URLs registered before decision 0064 keep the bare compact JWS body (jose);
+-- rows added from now on default to the JSON envelope.
+ALTER TABLE "ob_hooks" ADD COLUMN "body_format" text DEFAULT 'jose' NOT NULL;--> statement-breakpoint
+ALTER TABLE "ob_hooks" ALTER COLUMN "body_format" SET DEFAULT 'envelope';--> statement-breakpoint
+ALTER TABLE "ob_users" ADD COLUMN "webhook_body_format" text DEFAULT 'jose' NOT NULL;--> statement-breakpoint
+ALTER TABLE "ob_users" ALTER COLUMN "webhook_body_format" SET DEFAULT 'envelope';
