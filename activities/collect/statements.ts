@@ -12,7 +12,7 @@ import { collectObligationEvents, collectObligations } from '../../db/schema/col
 import { collectStatementCredits, collectStatements } from '../../db/schema/collect-statements.ts';
 import type { ObligationKind } from '../../domain/collect/obligation.ts';
 import {
-  type ObligationInput,
+  obligationInputOf,
   obligationWorkflowId,
   type PaymentReversal,
   payObligationUpdate,
@@ -475,24 +475,13 @@ export async function reverseCredit(
     reverses: original,
     round: events.filter((event) => recorded(event) !== undefined).length + 1,
   };
-  const input: ObligationInput = {
-    idn: obligation.idn,
-    merchantMin: obligation.merchantMin,
-    invoice: obligation.invoice,
-    kind: obligation.kind,
-    amountMinor: obligation.amountMinor,
-    currency: obligation.currency,
-    expiresAt: obligation.expiresAt.toISOString(),
-    providerAccount: obligation.details.providerAccount,
-    reversal,
-  };
   try {
     await deps.temporal.workflow.start('collectObligation', {
       taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
       workflowId: obligationWorkflowId(obligation.kind, obligation.idn),
       // The run that took the payment has closed; a new run of the same id takes it back.
       workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-      args: [input],
+      args: [obligationInputOf(obligation, reversal)],
       typedSearchAttributes: [
         { key: PlatformService, value: 'collect' },
         { key: OwnerId, value: obligation.merchantMin },

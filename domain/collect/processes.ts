@@ -47,6 +47,33 @@ export interface ObligationInput {
   reversal?: PaymentReversal | undefined;
 }
 
+/** The workflow input of an obligation, from its read-model row (registration; a reversal's new run). */
+export function obligationInputOf(
+  row: {
+    idn: string;
+    merchantMin: string;
+    invoice: string;
+    kind: ObligationKind;
+    amountMinor: number;
+    currency: string;
+    expiresAt: Date;
+    details: { providerAccount?: string | undefined };
+  },
+  reversal?: PaymentReversal,
+): ObligationInput {
+  return {
+    idn: row.idn,
+    merchantMin: row.merchantMin,
+    invoice: row.invoice,
+    kind: row.kind,
+    amountMinor: row.amountMinor,
+    currency: row.currency,
+    expiresAt: row.expiresAt.toISOString(),
+    providerAccount: row.details.providerAccount,
+    ...(reversal ? { reversal } : {}),
+  };
+}
+
 /** A bank's reversal (RvslInd) of the statement credit that paid an obligation (decision 0063). */
 export interface PaymentReversal {
   /** The reversal entry: the statement that brought it and its key (`RVSL:<reference>`). */
