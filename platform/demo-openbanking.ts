@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { compactVerify, createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { createOpenBankingClient, type OpenBankingCredential } from '../clients/src/openbanking.ts';
+import { hookCallJws } from '../domain/openbanking/hook-events.ts';
 import { driveSca } from '../sandbox/openbanking/sca-driver.ts';
 import { bodyOf, printCalls } from './demo-client.ts';
 
@@ -35,7 +36,8 @@ interface HookCall {
 }
 
 /**
- * The integrator's side: a hook endpoint that accepts a call only when its body is a JWS that verifies
+ * The integrator's side: a hook endpoint that accepts a call only when the JWS it carries (the JSON
+ * envelope's `data.jws`, decision 0064, or a bare JWS body) verifies
  * with the gateway's published keys and names the `state` of the URL; and the page the customer's
  * browser is sent to at the end.
  */
@@ -52,7 +54,8 @@ async function startIntegratorServer(jwksUrl: URL) {
       const state = url.searchParams.get('state') ?? '';
       if (req.method === 'POST' && url.pathname === '/hook') {
         try {
-          const { payload } = await compactVerify(Buffer.concat(chunks).toString('utf8'), jwks);
+          const jws = hookCallJws(Buffer.concat(chunks).toString('utf8'));
+          const { payload } = await compactVerify(jws, jwks);
           const event = JSON.parse(new TextDecoder().decode(payload)) as Record<string, unknown>;
           if (event.state !== state || event.iss !== TOKEN_ISSUER)
             throw new Error('state or issuer mismatch');

@@ -2884,10 +2884,10 @@ export interface components {
             /** @example 1234567890 */
             idn: string;
             /**
-             * @description The STATUS notified (SAVED: a card verification, decision 0045)
+             * @description The STATUS notified (SAVED: a card verification, decision 0045; REVERSED: the bank took the payment back, the obligation is unpaid again, decision 0063)
              * @enum {string}
              */
-            status: "PAID" | "DENIED" | "EXPIRED" | "SAVED";
+            status: "PAID" | "DENIED" | "EXPIRED" | "SAVED" | "REVERSED";
             /** @example 20260501130000 */
             payTime: string | null;
             stan: string | null;

@@ -1925,7 +1925,7 @@ export interface components {
              */
             webhookEndpointId: string;
             /**
-             * @description The endpoint’s Standard Webhooks signing secret: every hook call carries `webhook-id`, `webhook-timestamp` and `webhook-signature` (`v1,` + base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>", keyed with the base64-decoded part after `whsec_`; the body is the JWS text) besides the JWS itself. Answered only when the agent (`x-agent-hash`) registers the hook, null otherwise: the agent reads it by registering a hook for the same URL
+             * @description The endpoint’s Standard Webhooks signing secret: every hook call carries `webhook-id`, `webhook-timestamp` and `webhook-signature` (`v1,` + base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>", keyed with the base64-decoded part after `whsec_`, over the body as sent: the JSON envelope, or the JWS text with `bodyFormat: jose`) besides the JWS itself. Answered only when the agent (`x-agent-hash`) registers the hook, null otherwise: the agent reads it by registering a hook for the same URL
              * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
              */
             signingSecret: string | null;
@@ -1939,6 +1939,12 @@ export interface components {
             url: string;
             redirectUrl: string | null;
             events: ("consent.finished" | "payment.finished")[];
+            /**
+             * @description `envelope` (default): `application/json` body `{"type","timestamp","data":{"jws"}}` whose `webhook-signature` any Standard Webhooks library verifies with its defaults; `data.jws` is the event, a compact JWS verified with the JWKS. `jose`: the bare compact JWS as the body (`application/jose`), as release 0.1.0 sent it (hooks registered before keep it)
+             * @example envelope
+             * @enum {string}
+             */
+            bodyFormat: "envelope" | "jose";
             /**
              * @description Registered by a user, or by the agent for all its users
              * @enum {string}
@@ -1965,6 +1971,12 @@ export interface components {
              *     ]
              */
             events?: ("consent.finished" | "payment.finished")[];
+            /**
+             * @description `envelope` (default): `application/json` body `{"type","timestamp","data":{"jws"}}` whose `webhook-signature` any Standard Webhooks library verifies with its defaults; `data.jws` is the event, a compact JWS verified with the JWKS. `jose`: the bare compact JWS as the body (`application/jose`), as release 0.1.0 sent it (hooks registered before keep it)
+             * @example envelope
+             * @enum {string}
+             */
+            bodyFormat?: "envelope" | "jose";
         };
         Jwks: {
             keys: components["schemas"]["Jwk"][];
