@@ -504,6 +504,51 @@ export function createXs2aClient(options: Xs2aClientOptions): Xs2aClient {
   const paymentPath = (product: PaymentProduct, paymentId?: string) =>
     `/v1/payments/${encodeURIComponent(product)}${paymentId ? `/${encodeURIComponent(paymentId)}` : ''}`;
   const absolute = (href: string | undefined) => (href ? new URL(href, `${base.origin}/`).toString() : null);
+
+  /**
+   * A link the bank gives to go on with a resource (`_links.startAuthorisation`, …): followed as given
+   * (never rebuilt), but only on this bank and below the resource it belongs to (`under`, a path
+   * relative to the base URL), so a bank's answer cannot send the TPP's requests elsewhere.
+   */
+  function resourceLink(what: string, href: string, under: string): string {
+    const refuse = (text: string) => protocolError(what, text);
+    let target: URL;
+    try {
+      target = new URL(href, `${base.origin}/`);
+    } catch {
+      throw refuse(`the link ${href} is not a URL`);
+    }
+    const prefix = `${base.pathname.replace(/\/+$/, '')}${under}`;
+    if (
+      target.origin !== base.origin ||
+      !(target.pathname === prefix || target.pathname.startsWith(`${prefix}/`))
+    )
+      throw refuse(`the link ${href} leaves the resource ${under}`);
+    return target.toString();
+  }
+
+  /** The first of the named links the answer carries (in the order given). */
+  const firstLink = (links: unknown, names: readonly string[]) => {
+    for (const name of names) {
+      const href = hrefOf(links, name);
+      if (href) return { name, href };
+    }
+    return undefined;
+  };
+
+  /**
+   * The explicit start of an authorisation (decision 0061): POST the bank's `startAuthorisation…` link
+   * with the headers the approach needs; the answer is the authorisation (REDIRECT: with scaRedirect).
+   */
+  async function startAuthorisationAt(
+    what: string,
+    href: string,
+    under: string,
+    headers: Record<string, string>,
+  ): Promise<PaymentAuthorisation> {
+    const body = await call(what, 'POST', resourceLink(what, href, under), headers, {});
+    return authorisationOf(what, body);
+  }
   const lastSegment = (href: string | undefined) => (href ? (href.split('/').pop() ?? null) : null);
 
   function authorisationOf(what: string, body: Record<string, unknown> | null): PaymentAuthorisation {
@@ -547,14 +592,39 @@ export function createXs2aClient(options: Xs2aClientOptions): Xs2aClient {
       );
       if (typeof body?.paymentId !== 'string' || !isTransactionStatus(body.transactionStatus))
         throw protocolError(what, 'paymentId or transactionStatus missing');
-      const approach = headers.get('aspsp-sca-approach');
+      const announced = headers.get('aspsp-sca-approach');
+      const approach =
+        announced === 'REDIRECT' || announced === 'EMBEDDED' || announced === 'DECOUPLED' ? announced : null;
+      const scaRedirectUrl = absolute(hrefOf(body._links, 'scaRedirect'));
+      const start = hrefOf(body._links, 'startAuthorisation');
+      if ((approach ?? sca.approach) === 'REDIRECT' && !scaRedirectUrl && start) {
+        // Redirect with an explicit start: the SCA page comes with the authorisation the TPP starts.
+        const started = await startAuthorisationAt(
+          `${what} (start authorisation)`,
+          start,
+          paymentPath(product, body.paymentId),
+          {
+            ...(sca.redirectUri ? { 'TPP-Redirect-URI': sca.redirectUri } : {}),
+            ...(sca.nokRedirectUri ? { 'TPP-Nok-Redirect-URI': sca.nokRedirectUri } : {}),
+            ...psuHeaders(sca.psu),
+          },
+        );
+        if (!started.scaRedirectUrl)
+          throw protocolError(what, 'the started authorisation has no _links.scaRedirect');
+        return {
+          paymentId: body.paymentId,
+          transactionStatus: body.transactionStatus,
+          scaRedirectUrl: started.scaRedirectUrl,
+          authorisationId: started.authorisationId,
+          approach: 'REDIRECT',
+        };
+      }
       return {
         paymentId: body.paymentId,
         transactionStatus: body.transactionStatus,
-        scaRedirectUrl: absolute(hrefOf(body._links, 'scaRedirect')),
+        scaRedirectUrl,
         authorisationId: lastSegment(hrefOf(body._links, 'scaStatus')),
-        approach:
-          approach === 'REDIRECT' || approach === 'EMBEDDED' || approach === 'DECOUPLED' ? approach : null,
+        approach,
       };
     },
 
@@ -677,14 +747,31 @@ export function createXs2aClient(options: Xs2aClientOptions): Xs2aClient {
         request,
       );
       const consentId = body?.consentId;
-      const scaRedirect = hrefOf(body?._links, 'scaRedirect');
-      if (typeof consentId !== 'string' || !isConsentStatus(body?.consentStatus) || !scaRedirect)
-        throw protocolError(what, 'consentId, consentStatus or _links.scaRedirect missing');
-      return {
-        consentId,
-        consentStatus: body.consentStatus,
-        scaRedirectUrl: new URL(scaRedirect, `${base.origin}/`).toString(),
-      };
+      if (typeof consentId !== 'string' || !isConsentStatus(body?.consentStatus))
+        throw protocolError(what, 'consentId or consentStatus missing');
+      const scaRedirect = hrefOf(body._links, 'scaRedirect');
+      if (scaRedirect)
+        return {
+          consentId,
+          consentStatus: body.consentStatus,
+          scaRedirectUrl: new URL(scaRedirect, `${base.origin}/`).toString(),
+        };
+      // Redirect with an explicit start: POST the authorisation; its answer carries the SCA page.
+      const start = firstLink(body._links, ['startAuthorisation', 'startAuthorisationWithPsuIdentification']);
+      if (!start) throw protocolError(what, '_links has neither scaRedirect nor startAuthorisation');
+      const started = await startAuthorisationAt(
+        `${what} (start authorisation)`,
+        start.href,
+        `/v1/consents/${encodeURIComponent(consentId)}`,
+        {
+          'TPP-Redirect-URI': redirect.redirectUri,
+          ...(redirect.nokRedirectUri ? { 'TPP-Nok-Redirect-URI': redirect.nokRedirectUri } : {}),
+          ...psuHeaders(psu),
+        },
+      );
+      if (!started.scaRedirectUrl)
+        throw protocolError(what, 'the started authorisation has no _links.scaRedirect');
+      return { consentId, consentStatus: body.consentStatus, scaRedirectUrl: started.scaRedirectUrl };
     },
 
     async createDecoupledConsent(request, psuId, psu) {
@@ -703,6 +790,21 @@ export function createXs2aClient(options: Xs2aClientOptions): Xs2aClient {
       );
       if (typeof body?.consentId !== 'string' || !isConsentStatus(body.consentStatus))
         throw protocolError(what, 'consentId or consentStatus missing');
+      // Decoupled with an explicit start: the PSU is named again when the TPP starts the authorisation.
+      const start = firstLink(body._links, ['startAuthorisationWithPsuIdentification', 'startAuthorisation']);
+      if (start) {
+        const started = await startAuthorisationAt(
+          `${what} (start authorisation)`,
+          start.href,
+          `/v1/consents/${encodeURIComponent(body.consentId)}`,
+          { 'PSU-ID': psuId, ...psuHeaders(psu) },
+        );
+        return {
+          consentId: body.consentId,
+          consentStatus: body.consentStatus,
+          psuMessage: started.psuMessage ?? (typeof body.psuMessage === 'string' ? body.psuMessage : null),
+        };
+      }
       return {
         consentId: body.consentId,
         consentStatus: body.consentStatus,

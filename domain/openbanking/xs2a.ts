@@ -248,3 +248,16 @@ export interface ChallengeData {
   otpFormat?: 'characters' | 'integer';
   additionalInformation?: string;
 }
+
+/** The `patched()` id of the decoupled SCA polling with backoff (workflows; decision 0061). */
+export const DECOUPLED_BACKOFF_PATCH = 'xs2a-decoupled-backoff';
+
+/**
+ * The wait before the `attempt`-th (0-based) read of a decoupled SCA's status: the configured interval,
+ * growing by half each read up to ten times the interval (at most a minute, never under the interval),
+ * so a PSU who takes long to reach their phone costs the bank fewer reads.
+ */
+export function decoupledPollDelayMs(pollMs: number, attempt: number): number {
+  const ceiling = Math.max(pollMs, Math.min(10 * pollMs, 60_000));
+  return Math.min(ceiling, Math.round(pollMs * 1.5 ** Math.min(attempt, 30)));
+}

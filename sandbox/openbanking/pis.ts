@@ -250,12 +250,13 @@ export function registerPisRoutes(app: Hono, bank: SandboxBank, options: PisOpti
     };
     bank.payments.set(payment.paymentId, payment);
     const self = `${paymentsPath(product)}/${payment.paymentId}`;
-    // Redirect: the authorisation starts implicitly; embedded and decoupled: the TPP starts it.
+    // Redirect: the authorisation starts implicitly (unless the bank's scaStart is explicit); embedded
+    // and decoupled: the TPP starts it.
     const links: Record<string, { href: string }> = {
       self: { href: self },
       status: { href: `${self}/status` },
     };
-    if (approach === 'REDIRECT') {
+    if (approach === 'REDIRECT' && bank.definition.scaStart !== 'explicit') {
       const auth = newAuthorisation(payment);
       links.scaRedirect = { href: scaPage(payment) };
       links.scaStatus = { href: authPath(payment, auth) };

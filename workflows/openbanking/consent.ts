@@ -3,6 +3,7 @@ import {
   allHandlersFinished,
   condition,
   ParentClosePolicy,
+  patched,
   proxyActivities,
   setHandler,
   startChild,
@@ -26,6 +27,7 @@ import {
   type ScaStart,
   type StoredAccount,
 } from '../../domain/openbanking/processes.ts';
+import { DECOUPLED_BACKOFF_PATCH, decoupledPollDelayMs } from '../../domain/openbanking/xs2a.ts';
 import { BusinessStatus } from '../../domain/search-attributes.ts';
 import { sendWebhook } from '../webhooks/send.ts';
 import { bankStartRefusal } from './bank-refusal.ts';
@@ -208,15 +210,21 @@ export async function consentAuthorisation(input: ConsentFlowInput): Promise<Con
   return 'ACTIVE';
 }
 
-/** Reads the consent at the bank until it leaves `received` (true), or the deadline passes (false). */
+/**
+ * Reads the consent at the bank until it leaves `received` (true), or the deadline passes (false), the
+ * reads backing off from the configured interval.
+ */
 async function decoupledScaEnded(
   consentId: string,
   pollMs: number,
   deadline: string,
   ended: () => boolean,
 ): Promise<boolean> {
-  while (Date.now() < Date.parse(deadline)) {
-    if (await condition(ended, Math.min(pollMs, Math.max(1, Date.parse(deadline) - Date.now())))) return true;
+  // The reads back off (decision 0061); a history recorded before that polls at the fixed interval.
+  const backoff = patched(DECOUPLED_BACKOFF_PATCH);
+  for (let attempt = 0; Date.now() < Date.parse(deadline); attempt += 1) {
+    const wait = backoff ? decoupledPollDelayMs(pollMs, attempt) : pollMs;
+    if (await condition(ended, Math.min(wait, Math.max(1, Date.parse(deadline) - Date.now())))) return true;
     if ((await readBankConsentStatus({ consentId })) !== 'received') return true;
   }
   return false;
