@@ -14,6 +14,8 @@ import {
   type ConsentAccess,
   type ConsentRequest,
   type ConsentStatus,
+  type EmbeddedScaInput,
+  type EmbeddedScaStep,
   type MaintenanceNotice,
   type PaymentInitiationRequest,
   type PaymentProduct,
@@ -105,6 +107,14 @@ export interface CreatedDecoupledConsent {
   psuMessage: string | null;
 }
 
+/** A consent whose SCA the TPP relays (embedded approach). */
+export interface CreatedEmbeddedConsent {
+  consentId: string;
+  consentStatus: ConsentStatus;
+  /** The bank's `startAuthorisationWithPsuAuthentication` (or `startAuthorisation`) link, absolute. */
+  startAuthorisationUrl: string;
+}
+
 export interface ConsentInformation {
   consentId: string;
   consentStatus: ConsentStatus;
@@ -156,6 +166,22 @@ export interface Xs2aClient {
     psuId: string,
     psu?: PsuPresence,
   ): Promise<CreatedDecoupledConsent>;
+  /**
+   * POST /v1/consents (embedded approach, TPP-Redirect-Preferred false): the consent and the bank's
+   * link to start its authorisation with the PSU's credentials (`startAuthorisationWithPsuAuthentication`).
+   */
+  createEmbeddedConsent(request: ConsentRequest, psu?: PsuPresence): Promise<CreatedEmbeddedConsent>;
+  /**
+   * One step of a consent's embedded SCA (decision 0061), on the link the bank gave for it: the PSU's
+   * credentials (POST the start link with PSU-ID and psuData.password), the chosen method (PUT
+   * selectAuthenticationMethod) or the one-time code (PUT authoriseTransaction).
+   */
+  embeddedConsentStep(
+    consentId: string,
+    href: string,
+    input: EmbeddedScaInput,
+    psu?: PsuPresence,
+  ): Promise<EmbeddedScaStep>;
   /** GET /v1/consents/{id} */
   getConsent(consentId: string): Promise<ConsentInformation>;
   /** GET /v1/consents/{id}/status */
@@ -809,6 +835,94 @@ export function createXs2aClient(options: Xs2aClientOptions): Xs2aClient {
         consentId: body.consentId,
         consentStatus: body.consentStatus,
         psuMessage: typeof body.psuMessage === 'string' ? body.psuMessage : null,
+      };
+    },
+
+    async createEmbeddedConsent(request, psu) {
+      const what = 'create consent (embedded)';
+      const body = await call(
+        what,
+        'POST',
+        url('/v1/consents'),
+        { 'TPP-Redirect-Preferred': 'false', 'TPP-Decoupled-Preferred': 'false', ...psuHeaders(psu) },
+        request,
+      );
+      if (typeof body?.consentId !== 'string' || !isConsentStatus(body.consentStatus))
+        throw protocolError(what, 'consentId or consentStatus missing');
+      const start = firstLink(body._links, ['startAuthorisationWithPsuAuthentication', 'startAuthorisation']);
+      if (!start) throw protocolError(what, '_links.startAuthorisationWithPsuAuthentication missing');
+      return {
+        consentId: body.consentId,
+        consentStatus: body.consentStatus,
+        startAuthorisationUrl: resourceLink(
+          what,
+          start.href,
+          `/v1/consents/${encodeURIComponent(body.consentId)}`,
+        ),
+      };
+    },
+
+    async embeddedConsentStep(consentId, href, input, psu) {
+      const under = `/v1/consents/${encodeURIComponent(consentId)}`;
+      const [what, method, headers, body] =
+        'password' in input
+          ? ([
+              'authenticate the PSU (embedded)',
+              'POST',
+              { 'PSU-ID': input.psuId },
+              { psuData: { password: input.password } },
+            ] as const)
+          : 'authenticationMethodId' in input
+            ? ([
+                'select the SCA method',
+                'PUT',
+                {},
+                { authenticationMethodId: input.authenticationMethodId },
+              ] as const)
+            : ([
+                'authorise with the one-time code',
+                'PUT',
+                {},
+                { scaAuthenticationData: input.scaAuthenticationData },
+              ] as const);
+      const answer = await call(
+        what,
+        method,
+        resourceLink(what, href, under),
+        {
+          ...headers,
+          ...psuHeaders(psu),
+        },
+        body,
+      );
+      if (!isScaStatus(answer?.scaStatus)) throw protocolError(what, 'scaStatus missing');
+      const link = (name: string) => {
+        const found = hrefOf(answer._links, name);
+        return found ? resourceLink(what, found, under) : null;
+      };
+      // The PUT answers may leave out the id: it is the last segment of the link the step went to.
+      const authorisationId =
+        typeof answer.authorisationId === 'string'
+          ? answer.authorisationId
+          : (lastSegment(new URL(resourceLink(what, href, under)).pathname) ?? '');
+      return {
+        authorisationId,
+        scaStatus: answer.scaStatus,
+        scaMethods: Array.isArray(answer.scaMethods)
+          ? (answer.scaMethods as unknown[])
+              .filter(isObject)
+              .map((each) => each as unknown as AuthenticationObject)
+          : [],
+        chosenScaMethod: isObject(answer.chosenScaMethod)
+          ? (answer.chosenScaMethod as unknown as AuthenticationObject)
+          : null,
+        challengeData: isObject(answer.challengeData) ? (answer.challengeData as ChallengeData) : null,
+        psuMessage: typeof answer.psuMessage === 'string' ? answer.psuMessage : null,
+        links: {
+          selectAuthenticationMethod: link('selectAuthenticationMethod'),
+          authoriseTransaction: link('authoriseTransaction'),
+          scaStatus: link('scaStatus'),
+        },
       };
     },
 

@@ -261,3 +261,28 @@ export function decoupledPollDelayMs(pollMs: number, attempt: number): number {
   const ceiling = Math.max(pollMs, Math.min(10 * pollMs, 60_000));
   return Math.min(ceiling, Math.round(pollMs * 1.5 ** Math.min(attempt, 30)));
 }
+
+/**
+ * One step of an embedded SCA with explicit start and method selection (decision 0061): where the
+ * authorisation stands, what the PSU may choose or must enter, and the bank's links to go on with
+ * (absolute URLs on the bank, followed as given).
+ */
+export interface EmbeddedScaStep {
+  authorisationId: string;
+  scaStatus: ScaStatus;
+  scaMethods: AuthenticationObject[];
+  chosenScaMethod: AuthenticationObject | null;
+  challengeData: ChallengeData | null;
+  psuMessage: string | null;
+  links: {
+    selectAuthenticationMethod: string | null;
+    authoriseTransaction: string | null;
+    scaStatus: string | null;
+  };
+}
+
+/** What the PSU gives an embedded SCA, one step at a time (relayed by the gateway, never stored). */
+export type EmbeddedScaInput =
+  | { psuId: string; password: string }
+  | { authenticationMethodId: string }
+  | { scaAuthenticationData: string };

@@ -61,7 +61,7 @@ export interface SandboxConsent {
   authorisationId: string;
   /** Started with the consent (implicit), or once the TPP POSTed it (a bank with `scaStart: 'explicit'`). */
   authorisationStarted: boolean;
-  scaStatus: 'received' | 'started' | 'psuAuthenticated' | 'finalised' | 'failed';
+  scaStatus: 'received' | 'started' | 'psuAuthenticated' | 'scaMethodSelected' | 'finalised' | 'failed';
   failedLogins: number;
   psuId?: string;
   /** The PSU-IP-Address the TPP sent with the consent request (tests read what the platform sent). */
@@ -72,6 +72,13 @@ export interface SandboxConsent {
   decoupledPsuId?: string;
   /** The TPP asked for decoupled SCA (explicit start: the PSU-ID comes with the authorisation). */
   decoupled?: boolean;
+  /** Embedded SCA (embedded-consents.ts): the one-time code's digest, expiry and wrong attempts. */
+  embedded?: boolean;
+  otpDigest?: Buffer;
+  otpExpiresAt?: number;
+  otpAttempts?: number;
+  /** The code the bank's app shows (the `push` method), for the sandbox control. */
+  appCode?: string;
 }
 
 export const MAX_FAILED_LOGINS = 5;

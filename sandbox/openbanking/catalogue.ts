@@ -95,6 +95,16 @@ export const SANDBOX_BANKS: SandboxBankDefinition[] = [
     scaStart: 'explicit',
   },
   {
+    code: 'bank-e',
+    name: 'Sandbox Bank E',
+    country: 'AT',
+    bic: 'SBXEATWW',
+    bankCode: '19042',
+    bankFlowType: 'embedded',
+    transactionPageSize: null,
+    scaStart: 'explicit',
+  },
+  {
     code: 'bank-r',
     name: 'Sandbox Bank R',
     country: 'AT',
@@ -177,6 +187,14 @@ export const SANDBOX_USERS: Record<string, SandboxUserDefinition[]> = {
       password: 'sandbox-dora',
       ownerName: 'Dora Huber',
       accounts: [account('00000000001', 'EUR', 'Dora current account', 20, 60)],
+    },
+  ],
+  'bank-e': [
+    {
+      psuId: 'emma',
+      password: 'sandbox-emma',
+      ownerName: 'Emma Wagner',
+      accounts: [account('00000000001', 'EUR', 'Emma current account', 20, 60)],
     },
   ],
   'bank-r': [

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { BookingStatus, ConsentRequest, TppMessageCode } from '../../domain/openbanking/xs2a.ts';
 import type { SandboxBank, SandboxConsent } from './bank.ts';
 import { accountDetailsOf, balancesOf, historyOf, isoDate, type SandboxAccount } from './catalogue.ts';
+import { type EmbeddedConsentOptions, embeddedConsentRoutes } from './embedded-consents.ts';
 
 /**
  * The XS2A 1.3 endpoints of one sandbox bank, under `/{code}/v1`:
@@ -91,9 +92,15 @@ const isRedirectUri = (value: string) => {
   }
 };
 
-export function registerXs2aRoutes(app: Hono, bank: SandboxBank, publicUrl: () => string): void {
+export function registerXs2aRoutes(
+  app: Hono,
+  bank: SandboxBank,
+  publicUrl: () => string,
+  embeddedOptions: EmbeddedConsentOptions = {},
+): void {
   const base = `/${bank.definition.code}`;
   const v1 = `${base}/v1`;
+  const embedded = embeddedConsentRoutes(bank, embeddedOptions);
 
   // Every XS2A request carries a UUID X-Request-ID, echoed on the answer; every answer carries one (the
   // schema requires the header on errors too), a new one where the request's was missing or malformed.
@@ -150,6 +157,32 @@ export function registerXs2aRoutes(app: Hono, bank: SandboxBank, publicUrl: () =
             self: { href: self },
             status: { href: `${self}/status` },
             startAuthorisationWithPsuIdentification: { href: `${self}/authorisations` },
+          },
+        },
+        201,
+      );
+    }
+    if (
+      bank.definition.bankFlowType === 'embedded' &&
+      c.req.header('tpp-redirect-preferred') === 'false' &&
+      c.req.header('tpp-decoupled-preferred') !== 'true'
+    ) {
+      // Embedded (embedded-consents.ts): the TPP relays the PSU's credentials and one-time code.
+      const consent = bank.createConsent(request, '', '');
+      consent.psuIpAddress = c.req.header('psu-ip-address');
+      consent.embedded = true;
+      consent.authorisationStarted = false;
+      const self = `${v1}/consents/${consent.consentId}`;
+      c.header('Location', new URL(self, c.req.url).toString());
+      c.header('ASPSP-SCA-Approach', 'EMBEDDED');
+      return c.json(
+        {
+          consentStatus: 'received',
+          consentId: consent.consentId,
+          _links: {
+            self: { href: self },
+            status: { href: `${self}/status` },
+            startAuthorisationWithPsuAuthentication: { href: `${self}/authorisations` },
           },
         },
         201,
@@ -269,6 +302,7 @@ export function registerXs2aRoutes(app: Hono, bank: SandboxBank, publicUrl: () =
     if (consent instanceof Response) return consent;
     if (bank.effectiveStatus(consent) !== 'received')
       return tppError(c, 'STATUS_INVALID', `The consent is ${bank.effectiveStatus(consent)}`);
+    if (consent.embedded) return embedded.start(c, consent);
     const self = `${v1}/consents/${consent.consentId}`;
     const scaStatusLink = { href: `${self}/authorisations/${consent.authorisationId}` };
     if (consent.decoupled) {
@@ -312,6 +346,15 @@ export function registerXs2aRoutes(app: Hono, bank: SandboxBank, publicUrl: () =
     if (c.req.param('authorisationId') !== consent.authorisationId || !consent.authorisationStarted)
       return tppError(c, 'RESOURCE_UNKNOWN', 'The authorisation is not known');
     return c.json({ scaStatus: consent.scaStatus }, 200);
+  });
+
+  app.put(`${v1}/consents/:consentId/authorisations/:authorisationId`, (c) => {
+    const consent = consentOf(c);
+    if (consent instanceof Response) return consent;
+    if (c.req.param('authorisationId') !== consent.authorisationId || !consent.authorisationStarted)
+      return tppError(c, 'RESOURCE_UNKNOWN', 'The authorisation is not known');
+    if (!consent.embedded) return tppError(c, 'STATUS_INVALID', 'This authorisation takes no PSU data');
+    return embedded.update(c, consent);
   });
 
   app.delete(`${v1}/consents/:consentId`, (c) => {
