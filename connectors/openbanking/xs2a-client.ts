@@ -82,6 +82,8 @@ export interface PaymentAuthorisation {
   /** Text for the PSU (decoupled: "confirm in your banking app"). */
   psuMessage: string | null;
   scaRedirectUrl: string | null;
+  /** The bank's link to the authorisation's status (absolute URL), when it gave one. */
+  scaStatusUrl: string | null;
 }
 
 /** Where a payment's SCA returns the PSU (REDIRECT) and which approach the TPP prefers. */
@@ -256,6 +258,24 @@ export interface Xs2aClient {
     authorisationId: string,
   ): Promise<ScaStatus>;
 
+  /**
+   * DELETE /v1/payments/{product}/{paymentId} (decision 0061): `cancelled` when the bank cancelled it at
+   * once (204); when the bank wants the PSU to authorise the cancellation (202 with `startAuthorisation`),
+   * the client starts that authorisation on the bank's link and answers its SCA page (redirect). A
+   * payment past cancelling is Xs2aStatusInvalid (405 CANCELLATION_INVALID).
+   */
+  cancelPayment(
+    product: PaymentProduct,
+    paymentId: string,
+    sca: { redirectUri: string; nokRedirectUri?: string; psu?: PsuPresence },
+  ): Promise<PaymentCancellation>;
+  /** GET the cancellation authorisation's status, on the `scaStatus` link the bank gave. */
+  getCancellationAuthorisationStatus(
+    product: PaymentProduct,
+    paymentId: string,
+    scaStatusUrl: string,
+  ): Promise<ScaStatus>;
+
   // ─── Bulk payments ───
   /** POST /v1/bulk-payments/{product} (redirect approach): the bank bulk (RCVD) and its SCA page. */
   initiateBulkPayment(
@@ -277,6 +297,18 @@ export interface Xs2aClient {
     page: { offset: number; limit: number },
   ): Promise<BankBulkEntry[]>;
 }
+
+/** What a payment's cancellation came to at the bank. */
+export type PaymentCancellation =
+  | { status: 'cancelled' }
+  | {
+      status: 'authorisationNeeded';
+      authorisationId: string;
+      /** The bank's page where the PSU approves the cancellation (absolute URL). */
+      scaRedirectUrl: string;
+      /** The bank's link to read the cancellation authorisation's status (absolute URL). */
+      scaStatusUrl: string | null;
+    };
 
 /** The body of POST /v1/bulk-payments/{product}. */
 export interface BulkPaymentInitiationRequest {
@@ -306,6 +338,8 @@ const NON_RETRYABLE_BY_CODE: Record<string, Xs2aErrorType> = {
   PSU_CREDENTIALS_INVALID: Xs2aErrorType.ScaCredentialsInvalid,
   RESOURCE_EXPIRED: Xs2aErrorType.ScaExpired,
   STATUS_INVALID: Xs2aErrorType.StatusInvalid,
+  // 405: the payment is past cancelling (executed, rejected, already cancelled).
+  CANCELLATION_INVALID: Xs2aErrorType.StatusInvalid,
   PAYMENT_FAILED: Xs2aErrorType.PaymentFailed,
   PRODUCT_UNKNOWN: Xs2aErrorType.FormatError,
   SIGNATURE_MISSING: Xs2aErrorType.SignatureInvalid,
@@ -353,7 +387,9 @@ async function errorOf(response: Response, what: string): Promise<ApplicationFai
   const text = await response.text().catch(() => '');
   let message: TppMessage | undefined;
   try {
-    message = (JSON.parse(text) as { tppMessages?: TppMessage[] }).tppMessages?.[0];
+    // The schema's tppMessages may mix WARNING and ERROR entries: the error is what the answer means.
+    const messages = (JSON.parse(text) as { tppMessages?: TppMessage[] }).tppMessages;
+    message = messages?.find((each) => each.category === 'ERROR') ?? messages?.[0];
   } catch {
     // not a Berlin Group body
   }
@@ -590,6 +626,7 @@ export function createXs2aClient(options: Xs2aClientOptions): Xs2aClient {
       challengeData: isObject(body.challengeData) ? (body.challengeData as ChallengeData) : null,
       psuMessage: typeof body.psuMessage === 'string' ? body.psuMessage : null,
       scaRedirectUrl: absolute(hrefOf(body._links, 'scaRedirect')),
+      scaStatusUrl: absolute(hrefOf(body._links, 'scaStatus')),
     };
   }
 
@@ -695,6 +732,46 @@ export function createXs2aClient(options: Xs2aClientOptions): Xs2aClient {
         url(`${paymentPath(product, paymentId)}/authorisations/${encodeURIComponent(authorisationId)}`),
         {},
       );
+      if (!isScaStatus(body?.scaStatus)) throw protocolError(what, 'scaStatus missing');
+      return body.scaStatus;
+    },
+
+    async cancelPayment(product, paymentId, sca) {
+      const what = 'cancel payment';
+      const path = paymentPath(product, paymentId);
+      const body = await call(what, 'DELETE', url(path), psuHeaders(sca.psu));
+      if (body === null) return { status: 'cancelled' };
+      const start = hrefOf(body._links, 'startAuthorisation');
+      if (!start) {
+        if (body.transactionStatus === 'CANC') return { status: 'cancelled' };
+        throw protocolError(what, 'a 202 answer without _links.startAuthorisation');
+      }
+      const started = await startAuthorisationAt(`${what} (start authorisation)`, start, path, {
+        'TPP-Redirect-URI': sca.redirectUri,
+        ...(sca.nokRedirectUri ? { 'TPP-Nok-Redirect-URI': sca.nokRedirectUri } : {}),
+        ...psuHeaders(sca.psu),
+      });
+      if (!started.scaRedirectUrl)
+        throw protocolError(
+          what,
+          'the cancellation authorisation has no _links.scaRedirect (only redirect is served)',
+        );
+      return {
+        status: 'authorisationNeeded',
+        authorisationId: started.authorisationId,
+        scaRedirectUrl: started.scaRedirectUrl,
+        scaStatusUrl: started.scaStatusUrl,
+      };
+    },
+
+    async getCancellationAuthorisationStatus(product, paymentId, scaStatusUrl) {
+      const what = 'read cancellation authorisation';
+      const target = resourceLink(
+        what,
+        scaStatusUrl,
+        `${paymentPath(product, paymentId)}/cancellation-authorisations`,
+      );
+      const body = await call(what, 'GET', target, {});
       if (!isScaStatus(body?.scaStatus)) throw protocolError(what, 'scaStatus missing');
       return body.scaStatus;
     },
