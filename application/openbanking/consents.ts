@@ -276,6 +276,12 @@ export async function startPaymentAuthorization(
       consentId: null,
       state: null,
     };
+  // These instructions are a page to send the browser to; an embedded bank has none (decision 0061).
+  if (bank.bankFlowType === 'embedded')
+    throw Refusal.conflict(
+      'sca_flow_not_supported',
+      `${bank.name} authenticates embedded: POST consent, then PUT consent/{consentId}/sca`,
+    );
   const started = await startConsent(
     deps,
     user,
@@ -374,6 +380,6 @@ export async function startAisLinkConsent(
     origin,
   );
   if (!started.scaRedirectUrl)
-    throw Refusal.field('bankHash', 'this bank approves in its app; use POST consent');
+    throw Refusal.field('bankHash', 'this bank has no page to send you to; use POST consent');
   return { outcome: 'started', scaRedirectUrl: started.scaRedirectUrl };
 }
