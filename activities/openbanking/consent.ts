@@ -26,7 +26,14 @@ import type {
   BankConsentStart,
   StoredAccount,
 } from '../../domain/openbanking/processes.ts';
-import { type AccountDetails, type ConsentStatus, Xs2aErrorType } from '../../domain/openbanking/xs2a.ts';
+import {
+  type AccountDetails,
+  type ConsentStatus,
+  type EmbeddedScaInput,
+  type EmbeddedScaStep,
+  type PsuPresence,
+  Xs2aErrorType,
+} from '../../domain/openbanking/xs2a.ts';
 import type { WebhookRequest } from '../../domain/webhooks/processes.ts';
 import type { ActivityDeps } from '../shared/deps.ts';
 import { accountDetailsOf, readAccountData, recordRefreshError, refreshErrorOf } from './account-refresh.ts';
@@ -142,8 +149,9 @@ export function createConsentActivities(deps: ActivityDeps) {
      */
     async createBankConsent(input: BankConsentStart): Promise<BankConsentCreated> {
       const { consent, bank } = await consentWithBank(db, input.consentId);
-      // Recorded already (a retry): the same bank consent (decoupled ones have no SCA page).
-      if (consent.bankConsentId && (consent.scaRedirectUrl || input.psuId))
+      // Recorded already (a retry): the same bank consent (decoupled ones have no SCA page). An embedded
+      // one is created again (its start link is not kept): the first stays unauthorised, moving nothing.
+      if (consent.bankConsentId && !input.embedded && (consent.scaRedirectUrl || input.psuId))
         return {
           bankConsentId: consent.bankConsentId,
           scaRedirectUrl: consent.scaRedirectUrl,
@@ -161,6 +169,25 @@ export function createConsentActivities(deps: ActivityDeps) {
         frequencyPerDay: consent.frequencyPerDay,
         combinedServiceIndicator: false,
       };
+      if (input.embedded) {
+        // Embedded (decision 0061): the gateway relays the user's steps on the bank's links.
+        const embedded = await client.createEmbeddedConsent(request, input.psu);
+        await db
+          .update(obConsents)
+          .set({
+            bankConsentId: embedded.consentId,
+            bankStatus: embedded.consentStatus,
+            bankStatusCheckedAt: new Date(),
+            updatedAt: new Date(),
+          })
+          .where(eq(obConsents.id, consent.id));
+        return {
+          bankConsentId: embedded.consentId,
+          scaRedirectUrl: null,
+          psuMessage: null,
+          embeddedStartUrl: embedded.startAuthorisationUrl,
+        };
+      }
       // Decoupled: the bank asks the user (its PSU-ID) in its app; there is no page to send a browser to.
       const created = input.psuId
         ? { ...(await client.createDecoupledConsent(request, input.psuId, input.psu)), scaRedirectUrl: null }
@@ -187,6 +214,28 @@ export function createConsentActivities(deps: ActivityDeps) {
         scaRedirectUrl: created.scaRedirectUrl,
         psuMessage: created.psuMessage,
       };
+    },
+
+    /**
+     * One step of the consent's embedded SCA at the bank, on the link the bank gave (decision 0061). The
+     * user's password and code pass through here only (sealed in the history by the payload codec,
+     * never written to the database or the log).
+     */
+    async embeddedConsentStep(input: {
+      consentId: string;
+      href: string;
+      step: EmbeddedScaInput;
+      psu?: PsuPresence;
+    }): Promise<EmbeddedScaStep> {
+      const { consent, bank } = await consentWithBank(db, input.consentId);
+      if (!consent.bankConsentId)
+        throw ApplicationFailure.nonRetryable('no bank consent', 'ConsentNotRecorded');
+      return xs2aClientFor(bank, config, deps.fetch).embeddedConsentStep(
+        consent.bankConsentId,
+        input.href,
+        input.step,
+        input.psu,
+      );
     },
 
     /** GET /v1/consents/{id}/status after the callback; the bank, not the browser, says how SCA ended. */

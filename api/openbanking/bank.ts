@@ -89,7 +89,10 @@ const instructionsFor = (flow: BankFlowType, consentPath: string) =>
       `POST ${consentPath} with {"bankHash"}; send the browser to the answer's scaRedirectUrl. The user logs in at ` +
       'the bank and approves or denies; the bank sends the browser back to the gateway, which completes the consent, ' +
       'calls your hook and redirects the user to the hook’s redirectUrl.',
-    embedded: `Collect the inputs, then POST ${consentPath} with {"bankHash"} and the inputs by name.`,
+    embedded:
+      `POST ${consentPath} with {"bankHash"} (scaMethod EMBEDDED); collect the inputs and PUT ${consentPath}/{consentId}/sca ` +
+      'with {"psuId","password"}; the answer lists scaMethods: PUT the chosen {"authenticationMethodId"}, then the ' +
+      'one-time code as {"scaAuthenticationData"}. The gateway relays each step to the bank and stores none of them.',
     decoupled:
       `Collect psuId, then POST ${consentPath} with {"bankHash","psuId"}; the user approves in the bank's app and ` +
       'your hook is called with the outcome.',

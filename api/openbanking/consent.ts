@@ -104,9 +104,11 @@ const consentStartedSchema = z
       description:
         'Send the user’s browser here (the bank’s SCA page); null when the bank’s flow is decoupled',
     }),
-    scaMethod: z.enum(['REDIRECT', 'DECOUPLED']).openapi({
+    scaMethod: z.enum(['REDIRECT', 'DECOUPLED', 'EMBEDDED']).openapi({
       description:
-        'REDIRECT: the bank’s page; DECOUPLED: the user approves in the bank’s app (see psuMessage)',
+        'REDIRECT: the bank’s page; DECOUPLED: the user approves in the bank’s app (see psuMessage); EMBEDDED: ' +
+        'collect the user’s id and password at the bank, then the method and the one-time code, each sent with ' +
+        'PUT /api/8/consent/{consentId}/sca',
     }),
     psuMessage: z.string().nullable().openapi({ description: 'What the bank tells the user (decoupled)' }),
     scaDeadline: z
@@ -157,10 +159,6 @@ export const consentOperation = defineOperation({
       responses: {
         201: { description: 'Started', content: { 'application/json': { schema: consentStartedSchema } } },
         ...errorResponses,
-        409: {
-          description: 'The bank’s SCA flow is not supported here',
-          content: { 'application/json': { schema: errorBodySchema } },
-        },
         502: {
           description: 'The bank refused the consent request',
           content: { 'application/json': { schema: errorBodySchema } },

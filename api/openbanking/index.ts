@@ -31,6 +31,7 @@ import { cgateConsentsRequestListOperation } from './cgate-consents-request-list
 import { cgateUiConsentsRequestOperation } from './cgate-ui-consents-request.ts';
 import { consentOperation } from './consent.ts';
 import { consentIbanOperation } from './consent-iban.ts';
+import { consentScaOperation } from './consent-sca.ts';
 import { consentsOperation } from './consents.ts';
 import { createhookOperation } from './createhook.ts';
 import { ibanOperation } from './iban.ts';
@@ -96,6 +97,7 @@ export const openBankingOperations: readonly Operation<AppEnv, ApiVersion>[] = [
   reportsBankMaintenanceOperation,
   // Consents and account information
   consentOperation,
+  consentScaOperation,
   redirectStateOperation,
   ibansOperation,
   balanceOperation,

@@ -1,6 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
+import {
+  WithStartWorkflowOperation,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+} from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
+import { eq } from 'drizzle-orm';
 import { digestOf, isLiveUserOf, type UserIdentity } from '../../credentials/openbanking/identity.ts';
 import { AUDIENCE, verifyJwt } from '../../credentials/openbanking/jws.ts';
 import { obConsents } from '../../db/schema/openbanking.ts';
@@ -9,10 +14,14 @@ import { newId } from '../../domain/openbanking/ids.ts';
 import {
   type ConsentFlowInput,
   ConsentStartRefusal,
+  consentEmbeddedScaUpdate,
   consentStartedUpdate,
   consentWorkflowId,
+  EmbeddedScaRefusal,
+  type EmbeddedScaView,
   openBankingSearchAttributes,
 } from '../../domain/openbanking/processes.ts';
+import type { EmbeddedScaInput } from '../../domain/openbanking/xs2a.ts';
 import { BusinessStatus } from '../../domain/search-attributes.ts';
 import type { consentAuthorisation } from '../../workflows/openbanking/index.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
@@ -53,7 +62,8 @@ export interface ConsentStarted {
   kind: ConsentKind;
   bankHash: string;
   scaRedirectUrl: string | null;
-  scaMethod: 'REDIRECT' | 'DECOUPLED';
+  /** EMBEDDED: the user's credentials, method and code go through PUT consent/{consentId}/sca. */
+  scaMethod: 'REDIRECT' | 'DECOUPLED' | 'EMBEDDED';
   psuMessage: string | null;
   scaDeadline: string;
   validUntil: string;
@@ -91,13 +101,9 @@ export async function startConsent(
     throw Refusal.field('frequencyPerDay', 'must be 1 for a consent that is not recurring');
 
   const bank = await findBankRow(db, body.bankHash);
-  // Embedded SCA of a consent would pass the user's bank password through the gateway: not offered
-  // (payments use the bank's own one-time code instead; decision 0033).
-  if (bank.bankFlowType === 'embedded')
-    throw Refusal.conflict(
-      'sca_flow_not_supported',
-      `${bank.name} uses the embedded SCA flow for consents; only redirect and decoupled are supported`,
-    );
+  // Embedded (decision 0061): the user's steps come through PUT consent/{consentId}/sca, relayed to
+  // the bank by the workflow; the password and codes are never stored.
+  const embedded = bank.bankFlowType === 'embedded';
   const decoupled = bank.bankFlowType === 'decoupled';
   if (decoupled && !body.psuId)
     throw Refusal.field('psuId', `required: ${bank.name} asks the user in its app (decoupled SCA)`);
@@ -138,6 +144,7 @@ export async function startConsent(
     ...(decoupled && body.psuId
       ? { decoupled: { psuId: body.psuId, pollMs: config.OPENBANKING_DECOUPLED_POLL_INTERVAL } }
       : {}),
+    ...(embedded ? { embedded: true as const } : {}),
   };
   try {
     const started = await temporal.workflow.executeUpdateWithStart(consentStartedUpdate, {
@@ -163,7 +170,7 @@ export async function startConsent(
       kind: body.kind,
       bankHash: bank.bankHash,
       scaRedirectUrl: started.scaRedirectUrl,
-      scaMethod: decoupled ? 'DECOUPLED' : 'REDIRECT',
+      scaMethod: decoupled ? 'DECOUPLED' : embedded ? 'EMBEDDED' : 'REDIRECT',
       psuMessage: started.psuMessage,
       scaDeadline: started.scaDeadline,
       validUntil,
@@ -181,6 +188,56 @@ export async function startConsent(
       if (error.cause.type === ConsentStartRefusal.bankUnavailable)
         throw new Refusal(503, 'bank_unavailable', 'The bank could not be reached; try again later');
     }
+    throw error;
+  }
+}
+
+// ─── Embedded SCA of a consent (PUT consent/{consentId}/sca) ────────────────────────────────────
+
+const EMBEDDED_REFUSALS: Record<string, (message: string) => Refusal> = {
+  [EmbeddedScaRefusal.notAwaiting]: (message) => Refusal.conflict('consent_not_awaiting_sca', message),
+  [EmbeddedScaRefusal.credentialsInvalid]: (message) => new Refusal(422, 'psu_credentials_invalid', message),
+  [EmbeddedScaRefusal.codeExpired]: (message) => new Refusal(422, 'sca_code_expired', message),
+  [EmbeddedScaRefusal.bankRefused]: (message) => new Refusal(502, 'bank_refused', message),
+  [EmbeddedScaRefusal.bankUnavailable]: () =>
+    new Refusal(503, 'bank_unavailable', 'The bank could not be reached; try again later'),
+};
+
+/**
+ * One step of a consent's embedded SCA (decision 0061): the user's id and password at the bank, the
+ * method they choose, or the one-time code, relayed to the bank by the consent's workflow (one Update);
+ * the answer says where the SCA stands and what comes next. Nothing of it is stored. Throws Refusal:
+ * 404 another user's or unknown consent, 409 `consent_not_awaiting_sca`, 422 `psu_credentials_invalid`
+ * / `sca_code_expired`, 502 `bank_refused`, 503 `bank_unavailable`.
+ */
+export async function continueEmbeddedSca(
+  deps: UseCaseDeps,
+  user: UserIdentity,
+  consentId: string,
+  step: EmbeddedScaInput,
+  origin: FlowOrigin,
+): Promise<EmbeddedScaView & { consentId: string }> {
+  const { db, temporal } = deps;
+  const [row] = await db
+    .select({ id: obConsents.id, userId: obConsents.userId, status: obConsents.status })
+    .from(obConsents)
+    .where(eq(obConsents.id, consentId));
+  if (!row || row.userId !== user.userId) throw Refusal.notFound('Consent');
+  if (row.status !== 'AWAITING_SCA')
+    throw Refusal.conflict('consent_not_awaiting_sca', `The consent is ${row.status}`);
+  const psu = psuOf(origin.psu);
+  try {
+    const view = await temporal.workflow
+      .getHandle(consentWorkflowId(consentId))
+      .executeUpdate(consentEmbeddedScaUpdate, { args: [{ ...step, ...(psu ? { psu } : {}) }] });
+    return { consentId, ...view };
+  } catch (error) {
+    if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
+      const refusal = EMBEDDED_REFUSALS[error.cause.type ?? ''];
+      if (refusal) throw refusal(error.cause.message);
+    }
+    if (error instanceof WorkflowNotFoundError)
+      throw Refusal.conflict('consent_not_awaiting_sca', 'The consent is no longer waiting');
     throw error;
   }
 }
@@ -219,6 +276,12 @@ export async function startPaymentAuthorization(
       consentId: null,
       state: null,
     };
+  // These instructions are a page to send the browser to; an embedded bank has none (decision 0061).
+  if (bank.bankFlowType === 'embedded')
+    throw Refusal.conflict(
+      'sca_flow_not_supported',
+      `${bank.name} authenticates embedded: POST consent, then PUT consent/{consentId}/sca`,
+    );
   const started = await startConsent(
     deps,
     user,
@@ -317,6 +380,6 @@ export async function startAisLinkConsent(
     origin,
   );
   if (!started.scaRedirectUrl)
-    throw Refusal.field('bankHash', 'this bank approves in its app; use POST consent');
+    throw Refusal.field('bankHash', 'this bank has no page to send you to; use POST consent');
   return { outcome: 'started', scaRedirectUrl: started.scaRedirectUrl };
 }

@@ -14,6 +14,8 @@ import {
   type ConsentAccess,
   type ConsentRequest,
   type ConsentStatus,
+  type EmbeddedScaInput,
+  type EmbeddedScaStep,
   type MaintenanceNotice,
   type PaymentInitiationRequest,
   type PaymentProduct,
@@ -80,6 +82,8 @@ export interface PaymentAuthorisation {
   /** Text for the PSU (decoupled: "confirm in your banking app"). */
   psuMessage: string | null;
   scaRedirectUrl: string | null;
+  /** The bank's link to the authorisation's status (absolute URL), when it gave one. */
+  scaStatusUrl: string | null;
 }
 
 /** Where a payment's SCA returns the PSU (REDIRECT) and which approach the TPP prefers. */
@@ -103,6 +107,14 @@ export interface CreatedDecoupledConsent {
   consentStatus: ConsentStatus;
   /** What the bank tells the PSU ("approve in the app"). */
   psuMessage: string | null;
+}
+
+/** A consent whose SCA the TPP relays (embedded approach). */
+export interface CreatedEmbeddedConsent {
+  consentId: string;
+  consentStatus: ConsentStatus;
+  /** The bank's `startAuthorisationWithPsuAuthentication` (or `startAuthorisation`) link, absolute. */
+  startAuthorisationUrl: string;
 }
 
 export interface ConsentInformation {
@@ -156,6 +168,22 @@ export interface Xs2aClient {
     psuId: string,
     psu?: PsuPresence,
   ): Promise<CreatedDecoupledConsent>;
+  /**
+   * POST /v1/consents (embedded approach, TPP-Redirect-Preferred false): the consent and the bank's
+   * link to start its authorisation with the PSU's credentials (`startAuthorisationWithPsuAuthentication`).
+   */
+  createEmbeddedConsent(request: ConsentRequest, psu?: PsuPresence): Promise<CreatedEmbeddedConsent>;
+  /**
+   * One step of a consent's embedded SCA (decision 0061), on the link the bank gave for it: the PSU's
+   * credentials (POST the start link with PSU-ID and psuData.password), the chosen method (PUT
+   * selectAuthenticationMethod) or the one-time code (PUT authoriseTransaction).
+   */
+  embeddedConsentStep(
+    consentId: string,
+    href: string,
+    input: EmbeddedScaInput,
+    psu?: PsuPresence,
+  ): Promise<EmbeddedScaStep>;
   /** GET /v1/consents/{id} */
   getConsent(consentId: string): Promise<ConsentInformation>;
   /** GET /v1/consents/{id}/status */
@@ -230,6 +258,24 @@ export interface Xs2aClient {
     authorisationId: string,
   ): Promise<ScaStatus>;
 
+  /**
+   * DELETE /v1/payments/{product}/{paymentId} (decision 0061): `cancelled` when the bank cancelled it at
+   * once (204); when the bank wants the PSU to authorise the cancellation (202 with `startAuthorisation`),
+   * the client starts that authorisation on the bank's link and answers its SCA page (redirect). A
+   * payment past cancelling is Xs2aStatusInvalid (405 CANCELLATION_INVALID).
+   */
+  cancelPayment(
+    product: PaymentProduct,
+    paymentId: string,
+    sca: { redirectUri: string; nokRedirectUri?: string; psu?: PsuPresence },
+  ): Promise<PaymentCancellation>;
+  /** GET the cancellation authorisation's status, on the `scaStatus` link the bank gave. */
+  getCancellationAuthorisationStatus(
+    product: PaymentProduct,
+    paymentId: string,
+    scaStatusUrl: string,
+  ): Promise<ScaStatus>;
+
   // ─── Bulk payments ───
   /** POST /v1/bulk-payments/{product} (redirect approach): the bank bulk (RCVD) and its SCA page. */
   initiateBulkPayment(
@@ -251,6 +297,18 @@ export interface Xs2aClient {
     page: { offset: number; limit: number },
   ): Promise<BankBulkEntry[]>;
 }
+
+/** What a payment's cancellation came to at the bank. */
+export type PaymentCancellation =
+  | { status: 'cancelled' }
+  | {
+      status: 'authorisationNeeded';
+      authorisationId: string;
+      /** The bank's page where the PSU approves the cancellation (absolute URL). */
+      scaRedirectUrl: string;
+      /** The bank's link to read the cancellation authorisation's status (absolute URL). */
+      scaStatusUrl: string | null;
+    };
 
 /** The body of POST /v1/bulk-payments/{product}. */
 export interface BulkPaymentInitiationRequest {
@@ -280,6 +338,8 @@ const NON_RETRYABLE_BY_CODE: Record<string, Xs2aErrorType> = {
   PSU_CREDENTIALS_INVALID: Xs2aErrorType.ScaCredentialsInvalid,
   RESOURCE_EXPIRED: Xs2aErrorType.ScaExpired,
   STATUS_INVALID: Xs2aErrorType.StatusInvalid,
+  // 405: the payment is past cancelling (executed, rejected, already cancelled).
+  CANCELLATION_INVALID: Xs2aErrorType.StatusInvalid,
   PAYMENT_FAILED: Xs2aErrorType.PaymentFailed,
   PRODUCT_UNKNOWN: Xs2aErrorType.FormatError,
   SIGNATURE_MISSING: Xs2aErrorType.SignatureInvalid,
@@ -327,7 +387,9 @@ async function errorOf(response: Response, what: string): Promise<ApplicationFai
   const text = await response.text().catch(() => '');
   let message: TppMessage | undefined;
   try {
-    message = (JSON.parse(text) as { tppMessages?: TppMessage[] }).tppMessages?.[0];
+    // The schema's tppMessages may mix WARNING and ERROR entries: the error is what the answer means.
+    const messages = (JSON.parse(text) as { tppMessages?: TppMessage[] }).tppMessages;
+    message = messages?.find((each) => each.category === 'ERROR') ?? messages?.[0];
   } catch {
     // not a Berlin Group body
   }
@@ -504,6 +566,51 @@ export function createXs2aClient(options: Xs2aClientOptions): Xs2aClient {
   const paymentPath = (product: PaymentProduct, paymentId?: string) =>
     `/v1/payments/${encodeURIComponent(product)}${paymentId ? `/${encodeURIComponent(paymentId)}` : ''}`;
   const absolute = (href: string | undefined) => (href ? new URL(href, `${base.origin}/`).toString() : null);
+
+  /**
+   * A link the bank gives to go on with a resource (`_links.startAuthorisation`, …): followed as given
+   * (never rebuilt), but only on this bank and below the resource it belongs to (`under`, a path
+   * relative to the base URL), so a bank's answer cannot send the TPP's requests elsewhere.
+   */
+  function resourceLink(what: string, href: string, under: string): string {
+    const refuse = (text: string) => protocolError(what, text);
+    let target: URL;
+    try {
+      target = new URL(href, `${base.origin}/`);
+    } catch {
+      throw refuse(`the link ${href} is not a URL`);
+    }
+    const prefix = `${base.pathname.replace(/\/+$/, '')}${under}`;
+    if (
+      target.origin !== base.origin ||
+      !(target.pathname === prefix || target.pathname.startsWith(`${prefix}/`))
+    )
+      throw refuse(`the link ${href} leaves the resource ${under}`);
+    return target.toString();
+  }
+
+  /** The first of the named links the answer carries (in the order given). */
+  const firstLink = (links: unknown, names: readonly string[]) => {
+    for (const name of names) {
+      const href = hrefOf(links, name);
+      if (href) return { name, href };
+    }
+    return undefined;
+  };
+
+  /**
+   * The explicit start of an authorisation (decision 0061): POST the bank's `startAuthorisation…` link
+   * with the headers the approach needs; the answer is the authorisation (REDIRECT: with scaRedirect).
+   */
+  async function startAuthorisationAt(
+    what: string,
+    href: string,
+    under: string,
+    headers: Record<string, string>,
+  ): Promise<PaymentAuthorisation> {
+    const body = await call(what, 'POST', resourceLink(what, href, under), headers, {});
+    return authorisationOf(what, body);
+  }
   const lastSegment = (href: string | undefined) => (href ? (href.split('/').pop() ?? null) : null);
 
   function authorisationOf(what: string, body: Record<string, unknown> | null): PaymentAuthorisation {
@@ -519,6 +626,7 @@ export function createXs2aClient(options: Xs2aClientOptions): Xs2aClient {
       challengeData: isObject(body.challengeData) ? (body.challengeData as ChallengeData) : null,
       psuMessage: typeof body.psuMessage === 'string' ? body.psuMessage : null,
       scaRedirectUrl: absolute(hrefOf(body._links, 'scaRedirect')),
+      scaStatusUrl: absolute(hrefOf(body._links, 'scaStatus')),
     };
   }
 
@@ -547,14 +655,39 @@ export function createXs2aClient(options: Xs2aClientOptions): Xs2aClient {
       );
       if (typeof body?.paymentId !== 'string' || !isTransactionStatus(body.transactionStatus))
         throw protocolError(what, 'paymentId or transactionStatus missing');
-      const approach = headers.get('aspsp-sca-approach');
+      const announced = headers.get('aspsp-sca-approach');
+      const approach =
+        announced === 'REDIRECT' || announced === 'EMBEDDED' || announced === 'DECOUPLED' ? announced : null;
+      const scaRedirectUrl = absolute(hrefOf(body._links, 'scaRedirect'));
+      const start = hrefOf(body._links, 'startAuthorisation');
+      if ((approach ?? sca.approach) === 'REDIRECT' && !scaRedirectUrl && start) {
+        // Redirect with an explicit start: the SCA page comes with the authorisation the TPP starts.
+        const started = await startAuthorisationAt(
+          `${what} (start authorisation)`,
+          start,
+          paymentPath(product, body.paymentId),
+          {
+            ...(sca.redirectUri ? { 'TPP-Redirect-URI': sca.redirectUri } : {}),
+            ...(sca.nokRedirectUri ? { 'TPP-Nok-Redirect-URI': sca.nokRedirectUri } : {}),
+            ...psuHeaders(sca.psu),
+          },
+        );
+        if (!started.scaRedirectUrl)
+          throw protocolError(what, 'the started authorisation has no _links.scaRedirect');
+        return {
+          paymentId: body.paymentId,
+          transactionStatus: body.transactionStatus,
+          scaRedirectUrl: started.scaRedirectUrl,
+          authorisationId: started.authorisationId,
+          approach: 'REDIRECT',
+        };
+      }
       return {
         paymentId: body.paymentId,
         transactionStatus: body.transactionStatus,
-        scaRedirectUrl: absolute(hrefOf(body._links, 'scaRedirect')),
+        scaRedirectUrl,
         authorisationId: lastSegment(hrefOf(body._links, 'scaStatus')),
-        approach:
-          approach === 'REDIRECT' || approach === 'EMBEDDED' || approach === 'DECOUPLED' ? approach : null,
+        approach,
       };
     },
 
@@ -599,6 +732,46 @@ export function createXs2aClient(options: Xs2aClientOptions): Xs2aClient {
         url(`${paymentPath(product, paymentId)}/authorisations/${encodeURIComponent(authorisationId)}`),
         {},
       );
+      if (!isScaStatus(body?.scaStatus)) throw protocolError(what, 'scaStatus missing');
+      return body.scaStatus;
+    },
+
+    async cancelPayment(product, paymentId, sca) {
+      const what = 'cancel payment';
+      const path = paymentPath(product, paymentId);
+      const body = await call(what, 'DELETE', url(path), psuHeaders(sca.psu));
+      if (body === null) return { status: 'cancelled' };
+      const start = hrefOf(body._links, 'startAuthorisation');
+      if (!start) {
+        if (body.transactionStatus === 'CANC') return { status: 'cancelled' };
+        throw protocolError(what, 'a 202 answer without _links.startAuthorisation');
+      }
+      const started = await startAuthorisationAt(`${what} (start authorisation)`, start, path, {
+        'TPP-Redirect-URI': sca.redirectUri,
+        ...(sca.nokRedirectUri ? { 'TPP-Nok-Redirect-URI': sca.nokRedirectUri } : {}),
+        ...psuHeaders(sca.psu),
+      });
+      if (!started.scaRedirectUrl)
+        throw protocolError(
+          what,
+          'the cancellation authorisation has no _links.scaRedirect (only redirect is served)',
+        );
+      return {
+        status: 'authorisationNeeded',
+        authorisationId: started.authorisationId,
+        scaRedirectUrl: started.scaRedirectUrl,
+        scaStatusUrl: started.scaStatusUrl,
+      };
+    },
+
+    async getCancellationAuthorisationStatus(product, paymentId, scaStatusUrl) {
+      const what = 'read cancellation authorisation';
+      const target = resourceLink(
+        what,
+        scaStatusUrl,
+        `${paymentPath(product, paymentId)}/cancellation-authorisations`,
+      );
+      const body = await call(what, 'GET', target, {});
       if (!isScaStatus(body?.scaStatus)) throw protocolError(what, 'scaStatus missing');
       return body.scaStatus;
     },
@@ -677,14 +850,31 @@ export function createXs2aClient(options: Xs2aClientOptions): Xs2aClient {
         request,
       );
       const consentId = body?.consentId;
-      const scaRedirect = hrefOf(body?._links, 'scaRedirect');
-      if (typeof consentId !== 'string' || !isConsentStatus(body?.consentStatus) || !scaRedirect)
-        throw protocolError(what, 'consentId, consentStatus or _links.scaRedirect missing');
-      return {
-        consentId,
-        consentStatus: body.consentStatus,
-        scaRedirectUrl: new URL(scaRedirect, `${base.origin}/`).toString(),
-      };
+      if (typeof consentId !== 'string' || !isConsentStatus(body?.consentStatus))
+        throw protocolError(what, 'consentId or consentStatus missing');
+      const scaRedirect = hrefOf(body._links, 'scaRedirect');
+      if (scaRedirect)
+        return {
+          consentId,
+          consentStatus: body.consentStatus,
+          scaRedirectUrl: new URL(scaRedirect, `${base.origin}/`).toString(),
+        };
+      // Redirect with an explicit start: POST the authorisation; its answer carries the SCA page.
+      const start = firstLink(body._links, ['startAuthorisation', 'startAuthorisationWithPsuIdentification']);
+      if (!start) throw protocolError(what, '_links has neither scaRedirect nor startAuthorisation');
+      const started = await startAuthorisationAt(
+        `${what} (start authorisation)`,
+        start.href,
+        `/v1/consents/${encodeURIComponent(consentId)}`,
+        {
+          'TPP-Redirect-URI': redirect.redirectUri,
+          ...(redirect.nokRedirectUri ? { 'TPP-Nok-Redirect-URI': redirect.nokRedirectUri } : {}),
+          ...psuHeaders(psu),
+        },
+      );
+      if (!started.scaRedirectUrl)
+        throw protocolError(what, 'the started authorisation has no _links.scaRedirect');
+      return { consentId, consentStatus: body.consentStatus, scaRedirectUrl: started.scaRedirectUrl };
     },
 
     async createDecoupledConsent(request, psuId, psu) {
@@ -703,10 +893,113 @@ export function createXs2aClient(options: Xs2aClientOptions): Xs2aClient {
       );
       if (typeof body?.consentId !== 'string' || !isConsentStatus(body.consentStatus))
         throw protocolError(what, 'consentId or consentStatus missing');
+      // Decoupled with an explicit start: the PSU is named again when the TPP starts the authorisation.
+      const start = firstLink(body._links, ['startAuthorisationWithPsuIdentification', 'startAuthorisation']);
+      if (start) {
+        const started = await startAuthorisationAt(
+          `${what} (start authorisation)`,
+          start.href,
+          `/v1/consents/${encodeURIComponent(body.consentId)}`,
+          { 'PSU-ID': psuId, ...psuHeaders(psu) },
+        );
+        return {
+          consentId: body.consentId,
+          consentStatus: body.consentStatus,
+          psuMessage: started.psuMessage ?? (typeof body.psuMessage === 'string' ? body.psuMessage : null),
+        };
+      }
       return {
         consentId: body.consentId,
         consentStatus: body.consentStatus,
         psuMessage: typeof body.psuMessage === 'string' ? body.psuMessage : null,
+      };
+    },
+
+    async createEmbeddedConsent(request, psu) {
+      const what = 'create consent (embedded)';
+      const body = await call(
+        what,
+        'POST',
+        url('/v1/consents'),
+        { 'TPP-Redirect-Preferred': 'false', 'TPP-Decoupled-Preferred': 'false', ...psuHeaders(psu) },
+        request,
+      );
+      if (typeof body?.consentId !== 'string' || !isConsentStatus(body.consentStatus))
+        throw protocolError(what, 'consentId or consentStatus missing');
+      const start = firstLink(body._links, ['startAuthorisationWithPsuAuthentication', 'startAuthorisation']);
+      if (!start) throw protocolError(what, '_links.startAuthorisationWithPsuAuthentication missing');
+      return {
+        consentId: body.consentId,
+        consentStatus: body.consentStatus,
+        startAuthorisationUrl: resourceLink(
+          what,
+          start.href,
+          `/v1/consents/${encodeURIComponent(body.consentId)}`,
+        ),
+      };
+    },
+
+    async embeddedConsentStep(consentId, href, input, psu) {
+      const under = `/v1/consents/${encodeURIComponent(consentId)}`;
+      const [what, method, headers, body] =
+        'password' in input
+          ? ([
+              'authenticate the PSU (embedded)',
+              'POST',
+              { 'PSU-ID': input.psuId },
+              { psuData: { password: input.password } },
+            ] as const)
+          : 'authenticationMethodId' in input
+            ? ([
+                'select the SCA method',
+                'PUT',
+                {},
+                { authenticationMethodId: input.authenticationMethodId },
+              ] as const)
+            : ([
+                'authorise with the one-time code',
+                'PUT',
+                {},
+                { scaAuthenticationData: input.scaAuthenticationData },
+              ] as const);
+      const answer = await call(
+        what,
+        method,
+        resourceLink(what, href, under),
+        {
+          ...headers,
+          ...psuHeaders(psu),
+        },
+        body,
+      );
+      if (!isScaStatus(answer?.scaStatus)) throw protocolError(what, 'scaStatus missing');
+      const link = (name: string) => {
+        const found = hrefOf(answer._links, name);
+        return found ? resourceLink(what, found, under) : null;
+      };
+      // The PUT answers may leave out the id: it is the last segment of the link the step went to.
+      const authorisationId =
+        typeof answer.authorisationId === 'string'
+          ? answer.authorisationId
+          : (lastSegment(new URL(resourceLink(what, href, under)).pathname) ?? '');
+      return {
+        authorisationId,
+        scaStatus: answer.scaStatus,
+        scaMethods: Array.isArray(answer.scaMethods)
+          ? (answer.scaMethods as unknown[])
+              .filter(isObject)
+              .map((each) => each as unknown as AuthenticationObject)
+          : [],
+        chosenScaMethod: isObject(answer.chosenScaMethod)
+          ? (answer.chosenScaMethod as unknown as AuthenticationObject)
+          : null,
+        challengeData: isObject(answer.challengeData) ? (answer.challengeData as ChallengeData) : null,
+        psuMessage: typeof answer.psuMessage === 'string' ? answer.psuMessage : null,
+        links: {
+          selectAuthenticationMethod: link('selectAuthenticationMethod'),
+          authoriseTransaction: link('authoriseTransaction'),
+          scaStatus: link('scaStatus'),
+        },
       };
     },
 

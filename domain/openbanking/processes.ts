@@ -1,7 +1,14 @@
 import { defineSignal, defineUpdate } from '@temporalio/workflow';
 import { BankId, OwnerId, PlatformService, UserId } from '../search-attributes.ts';
 import type { ConsentEndReason, ConsentKind, ConsentState, DailyReads } from './consents.ts';
-import type { PsuPresence, ScaApproach } from './xs2a.ts';
+import type {
+  AuthenticationObject,
+  ChallengeData,
+  EmbeddedScaInput,
+  PsuPresence,
+  ScaApproach,
+  ScaStatus,
+} from './xs2a.ts';
 
 /**
  * The open-banking gateway's processes as their callers (API, activities, workflows, the platform's
@@ -70,6 +77,11 @@ export interface ConsentFlowInput {
    * the bank's app; the gateway reads the consent's status every `pollMs` instead of waiting for a callback.
    */
   decoupled?: { psuId: string; pollMs: number };
+  /**
+   * Embedded SCA (a bank whose flow is `embedded`, decision 0061): the gateway relays the user's
+   * credentials, chosen method and one-time code to the bank, one consentEmbeddedScaUpdate each.
+   */
+  embedded?: true;
 }
 
 /** What POST consent answers: where to send the user's browser (redirect), or what to tell them (decoupled). */
@@ -96,6 +108,34 @@ export const bankCallbackSignal = defineSignal<[BankCallback]>('bankCallback');
 /** The gateway ended the consent (DELETE iban, DELETE agent/user): the consent and its refreshes stop. */
 export const consentEndedSignal = defineSignal('consentEnded');
 
+/** One step of a consent's embedded SCA as the user gives it (PUT consent/{consentId}/sca). */
+export type EmbeddedScaRequest = EmbeddedScaInput & { psu?: PsuPresence };
+
+/** Where a consent's embedded SCA stands after a step, and what the user gives next. */
+export interface EmbeddedScaView {
+  scaStatus: ScaStatus;
+  /** `credentials`: psuId and password; `method`: one of scaMethods; `code`: the one-time code; null: ended. */
+  next: 'credentials' | 'method' | 'code' | null;
+  scaMethods: AuthenticationObject[];
+  chosenScaMethod: AuthenticationObject | null;
+  challengeData: ChallengeData | null;
+  psuMessage: string | null;
+}
+
+/** A step of the embedded SCA, relayed to the bank; answered with where the SCA stands. */
+export const consentEmbeddedScaUpdate = defineUpdate<EmbeddedScaView, [EmbeddedScaRequest]>(
+  'consentEmbeddedSca',
+);
+
+/** Failure types of consentEmbeddedScaUpdate; the API answers them with its own status and code. */
+export const EmbeddedScaRefusal = {
+  notAwaiting: 'EmbeddedScaNotAwaiting',
+  credentialsInvalid: 'EmbeddedScaCredentialsInvalid',
+  codeExpired: 'EmbeddedScaCodeExpired',
+  bankRefused: 'EmbeddedScaBankRefused',
+  bankUnavailable: 'EmbeddedScaBankUnavailable',
+} as const;
+
 /** Failure types of consentStartedUpdate; the API answers them with its own status and code. */
 export const ConsentStartRefusal = {
   bankUnavailable: 'ConsentBankUnavailable',
@@ -113,6 +153,8 @@ export interface BankConsentStart {
   psu?: PsuPresence;
   /** Decoupled SCA: the user's id at the bank. */
   psuId?: string;
+  /** Embedded SCA: the gateway relays the user's steps (decision 0061). */
+  embedded?: boolean;
 }
 
 export interface BankConsentCreated {
@@ -120,6 +162,8 @@ export interface BankConsentCreated {
   /** Null for a decoupled SCA (the user approves in the bank's app). */
   scaRedirectUrl: string | null;
   psuMessage: string | null;
+  /** Embedded SCA: the bank's link to start the authorisation with the user's credentials. */
+  embeddedStartUrl?: string;
 }
 
 /** An account a consent added to the read model (in the consent.finished hook event). */

@@ -248,3 +248,41 @@ export interface ChallengeData {
   otpFormat?: 'characters' | 'integer';
   additionalInformation?: string;
 }
+
+/** The `patched()` id of the decoupled SCA polling with backoff (workflows; decision 0061). */
+export const DECOUPLED_BACKOFF_PATCH = 'xs2a-decoupled-backoff';
+
+/**
+ * The wait before the `attempt`-th (0-based) read of a decoupled SCA's status: the configured interval,
+ * growing by half each read up to ten times the interval (at most a minute, never under the interval),
+ * so a PSU who takes long to reach their phone costs the bank fewer reads.
+ */
+export function decoupledPollDelayMs(pollMs: number, attempt: number): number {
+  const ceiling = Math.max(pollMs, Math.min(10 * pollMs, 60_000));
+  return Math.min(ceiling, Math.round(pollMs * 1.5 ** Math.min(attempt, 30)));
+}
+
+/**
+ * One step of an embedded SCA with explicit start and method selection (decision 0061): where the
+ * authorisation stands, what the PSU may choose or must enter, and the bank's links to go on with
+ * (absolute URLs on the bank, followed as given).
+ */
+export interface EmbeddedScaStep {
+  authorisationId: string;
+  scaStatus: ScaStatus;
+  scaMethods: AuthenticationObject[];
+  chosenScaMethod: AuthenticationObject | null;
+  challengeData: ChallengeData | null;
+  psuMessage: string | null;
+  links: {
+    selectAuthenticationMethod: string | null;
+    authoriseTransaction: string | null;
+    scaStatus: string | null;
+  };
+}
+
+/** What the PSU gives an embedded SCA, one step at a time (relayed by the gateway, never stored). */
+export type EmbeddedScaInput =
+  | { psuId: string; password: string }
+  | { authenticationMethodId: string }
+  | { scaAuthenticationData: string };

@@ -57,9 +57,11 @@ export interface SandboxConsent {
   nokRedirectUri: string;
   createdAt: Date;
   lastActionDate: string;
-  /** The consent's one authorisation (started implicitly with it: `GET …/authorisations`). */
+  /** The consent's one authorisation (`GET …/authorisations`). */
   authorisationId: string;
-  scaStatus: 'received' | 'psuAuthenticated' | 'finalised' | 'failed';
+  /** Started with the consent (implicit), or once the TPP POSTed it (a bank with `scaStart: 'explicit'`). */
+  authorisationStarted: boolean;
+  scaStatus: 'received' | 'started' | 'psuAuthenticated' | 'scaMethodSelected' | 'finalised' | 'failed';
   failedLogins: number;
   psuId?: string;
   /** The PSU-IP-Address the TPP sent with the consent request (tests read what the platform sent). */
@@ -68,6 +70,15 @@ export interface SandboxConsent {
   grant?: ConsentGrant;
   /** Decoupled SCA: the PSU (PSU-ID) the bank asks in its app. */
   decoupledPsuId?: string;
+  /** The TPP asked for decoupled SCA (explicit start: the PSU-ID comes with the authorisation). */
+  decoupled?: boolean;
+  /** Embedded SCA (embedded-consents.ts): the one-time code's digest, expiry and wrong attempts. */
+  embedded?: boolean;
+  otpDigest?: Buffer;
+  otpExpiresAt?: number;
+  otpAttempts?: number;
+  /** The code the bank's app shows (the `push` method), for the sandbox control. */
+  appCode?: string;
 }
 
 export const MAX_FAILED_LOGINS = 5;
@@ -198,6 +209,7 @@ export class SandboxBank {
       createdAt: now,
       lastActionDate: isoDate(now),
       authorisationId: randomUUID(),
+      authorisationStarted: this.definition.scaStart !== 'explicit',
       scaStatus: 'received',
       failedLogins: 0,
     };

@@ -17,11 +17,23 @@ export interface SandboxBankDefinition {
   name: string;
   country: string;
   bic: string;
-  /** Four letters that start the BBAN of its IBANs. */
+  /** What starts the BBAN of its IBANs: four letters (BG, RO) or five digits (AT). */
   bankCode: string;
   bankFlowType: BankFlowType;
   /** Transactions are returned in pages linked with `_links.next` (null: all in one answer). */
   transactionPageSize: number | null;
+  /**
+   * How the bank starts a consent's or payment's SCA (decision 0061): `implicit` (the answer to the
+   * POST carries `scaRedirect` or the decoupled PSU message at once) or `explicit` (the answer carries
+   * `startAuthorisation` / `startAuthorisationWithPsuIdentification` and the TPP POSTs the
+   * authorisation). Default implicit.
+   */
+  scaStart?: 'implicit' | 'explicit';
+  /**
+   * A cancellation of a payment needs the PSU's SCA of its own: DELETE answers 202 with
+   * `startAuthorisation` (POST …/cancellation-authorisations) instead of 204. Default false.
+   */
+  cancellationSca?: boolean;
 }
 
 export interface SandboxAccountDefinition {
@@ -70,6 +82,38 @@ export const SANDBOX_BANKS: SandboxBankDefinition[] = [
     bankCode: 'SBXC',
     bankFlowType: 'redirect',
     transactionPageSize: null,
+  },
+  // The SCA approaches as other banks run them (decision 0061): each starts its authorisation explicitly.
+  {
+    code: 'bank-d',
+    name: 'Sandbox Bank D',
+    country: 'AT',
+    bic: 'SBXDATWW',
+    bankCode: '19040',
+    bankFlowType: 'decoupled',
+    transactionPageSize: null,
+    scaStart: 'explicit',
+  },
+  {
+    code: 'bank-e',
+    name: 'Sandbox Bank E',
+    country: 'AT',
+    bic: 'SBXEATWW',
+    bankCode: '19042',
+    bankFlowType: 'embedded',
+    transactionPageSize: null,
+    scaStart: 'explicit',
+  },
+  {
+    code: 'bank-r',
+    name: 'Sandbox Bank R',
+    country: 'AT',
+    bic: 'SBXRATWW',
+    bankCode: '19041',
+    bankFlowType: 'redirect',
+    transactionPageSize: null,
+    scaStart: 'explicit',
+    cancellationSca: true,
   },
 ];
 
@@ -137,17 +181,44 @@ export const SANDBOX_USERS: Record<string, SandboxUserDefinition[]> = {
       accounts: [account('0000000000000001', 'RON', 'Dan current account', 30, 90)],
     },
   ],
+  'bank-d': [
+    {
+      psuId: 'dora',
+      password: 'sandbox-dora',
+      ownerName: 'Dora Huber',
+      accounts: [account('00000000001', 'EUR', 'Dora current account', 20, 60)],
+    },
+  ],
+  'bank-e': [
+    {
+      psuId: 'emma',
+      password: 'sandbox-emma',
+      ownerName: 'Emma Wagner',
+      accounts: [account('00000000001', 'EUR', 'Emma current account', 20, 60)],
+    },
+  ],
+  'bank-r': [
+    {
+      psuId: 'rita',
+      password: 'sandbox-rita',
+      ownerName: 'Rita Gruber',
+      accounts: [account('00000000001', 'EUR', 'Rita current account', 20, 60)],
+    },
+  ],
 };
 
 const digest = (...parts: (string | number)[]) => createHash('sha256').update(parts.join(':')).digest('hex');
 
 /** A valid IBAN of the bank (check digits by ibantools). */
 export function ibanOf(bank: SandboxBankDefinition, accountNumber: string): string {
-  // BG BBAN: 4 letters bank, 4 digits branch, 2 digits type, 8 alphanumerics; RO: 4 letters + 16.
+  // BG BBAN: 4 letters bank, 4 digits branch, 2 digits type, 8 alphanumerics; RO: 4 letters + 16;
+  // AT: 5 digits bank + 11 digits.
   const bban =
     bank.country === 'BG'
       ? `${bank.bankCode}966110${accountNumber.padStart(8, '0').slice(-8)}`
-      : `${bank.bankCode}${accountNumber.padStart(16, '0').slice(-16)}`;
+      : bank.country === 'AT'
+        ? `${bank.bankCode}${accountNumber.padStart(11, '0').slice(-11)}`
+        : `${bank.bankCode}${accountNumber.padStart(16, '0').slice(-16)}`;
   const iban = composeIBAN({ countryCode: bank.country, bban });
   if (!iban) throw new Error(`cannot compose an IBAN for ${bank.code} ${accountNumber}`);
   return iban;

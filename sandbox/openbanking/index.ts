@@ -6,6 +6,7 @@ import type { MaintenanceNotice } from '../../domain/openbanking/xs2a.ts';
 import { SandboxBank } from './bank.ts';
 import { registerBulkPaymentRoutes } from './bulk-payments.ts';
 import { bookedTransaction, ibanOf, SANDBOX_BANKS, type SandboxBankDefinition } from './catalogue.ts';
+import { registerEmbeddedConsentControls } from './embedded-consents.ts';
 import { registerPisRoutes, registerTppSignatureCheck } from './pis.ts';
 import { registerScaPage } from './sca-page.ts';
 import { type SmsCarrierAccount, smppSmsSender } from './sms-sender.ts';
@@ -153,7 +154,11 @@ export async function startSandboxBanks(options: SandboxBanksOptions = {}): Prom
 
   for (const bank of banks.values()) {
     registerTppSignatureCheck(app, bank);
-    registerXs2aRoutes(app, bank, () => publicUrl);
+    registerXs2aRoutes(app, bank, () => publicUrl, {
+      ...(sendSms ? { sendSms } : {}),
+      ...(options.otpTtlMs !== undefined ? { otpTtlMs: options.otpTtlMs } : {}),
+    });
+    registerEmbeddedConsentControls(app, bank);
     registerScaPage(app, bank);
     registerPisRoutes(app, bank, {
       publicUrl: () => publicUrl,

@@ -33,6 +33,14 @@ export interface SandboxPayment {
   redirectUri: string | null;
   nokRedirectUri: string | null;
   authorisations: Map<string, SandboxAuthorisation>;
+  /**
+   * The cancellation's own authorisations (a bank with `cancellationSca`: DELETE answered 202, the PSU
+   * approves the cancellation on the bank's page), with where the page sends the browser back.
+   */
+  cancellations?: Map<
+    string,
+    SandboxAuthorisation & { redirectUri: string | null; nokRedirectUri: string | null }
+  >;
   createdAt: Date;
   /** What the TPP sent about the PSU (tests read what the platform forwarded). */
   psuIpAddress?: string;

@@ -134,6 +134,13 @@ export function executePayment(bank: SandboxBank, payment: SandboxPayment): void
     );
 }
 
+/** The payment cancelled at the bank (CANC): its open authorisations fail. */
+function cancelPayment(payment: SandboxPayment): void {
+  payment.transactionStatus = 'CANC';
+  for (const open of payment.authorisations.values())
+    if (open.scaStatus !== 'finalised' && open.scaStatus !== 'failed') open.scaStatus = 'failed';
+}
+
 function decide(bank: SandboxBank, payment: SandboxPayment, auth: SandboxAuthorisation, approved: boolean) {
   auth.scaStatus = approved ? 'finalised' : 'failed';
   auth.sessionDigest = undefined;
@@ -250,12 +257,13 @@ export function registerPisRoutes(app: Hono, bank: SandboxBank, options: PisOpti
     };
     bank.payments.set(payment.paymentId, payment);
     const self = `${paymentsPath(product)}/${payment.paymentId}`;
-    // Redirect: the authorisation starts implicitly; embedded and decoupled: the TPP starts it.
+    // Redirect: the authorisation starts implicitly (unless the bank's scaStart is explicit); embedded
+    // and decoupled: the TPP starts it.
     const links: Record<string, { href: string }> = {
       self: { href: self },
       status: { href: `${self}/status` },
     };
-    if (approach === 'REDIRECT') {
+    if (approach === 'REDIRECT' && bank.definition.scaStart !== 'explicit') {
       const auth = newAuthorisation(payment);
       links.scaRedirect = { href: scaPage(payment) };
       links.scaStatus = { href: authPath(payment, auth) };
@@ -292,10 +300,81 @@ export function registerPisRoutes(app: Hono, bank: SandboxBank, options: PisOpti
         'CANCELLATION_INVALID',
         `The payment is ${payment.transactionStatus}; it can no longer be cancelled`,
       );
-    payment.transactionStatus = 'CANC';
-    for (const open of payment.authorisations.values())
-      if (open.scaStatus !== 'finalised' && open.scaStatus !== 'failed') open.scaStatus = 'failed';
+    if (bank.definition.cancellationSca) {
+      // The bank wants the PSU to authorise the cancellation (decision 0061): 202 and a start link.
+      const self = `${paymentsPath(payment.product)}/${payment.paymentId}`;
+      payment.cancellations ??= new Map();
+      return c.json(
+        {
+          transactionStatus: payment.transactionStatus,
+          _links: {
+            self: { href: self },
+            status: { href: `${self}/status` },
+            startAuthorisation: { href: `${self}/cancellation-authorisations` },
+          },
+        },
+        202,
+      );
+    }
+    cancelPayment(payment);
     return c.body(null, 204);
+  });
+
+  const cancellationPath = (payment: SandboxPayment, authorisationId: string) =>
+    `${paymentsPath(payment.product)}/${payment.paymentId}/cancellation-authorisations/${authorisationId}`;
+
+  app.get(`${v1}/payments/:product/:paymentId/cancellation-authorisations`, (c) => {
+    const payment = paymentOf(c);
+    if (payment instanceof Response) return payment;
+    return c.json({ authorisationIds: [...(payment.cancellations?.keys() ?? [])] }, 200);
+  });
+
+  /** The cancellation's authorisation (redirect approach): the bank's page to approve it. */
+  app.post(`${v1}/payments/:product/:paymentId/cancellation-authorisations`, (c) => {
+    const payment = paymentOf(c);
+    if (payment instanceof Response) return payment;
+    if (!payment.cancellations)
+      return tppError(c, 'STATUS_INVALID', 'No cancellation of this payment waits for an authorisation');
+    if (payment.transactionStatus !== 'RCVD')
+      return tppError(
+        c,
+        'CANCELLATION_INVALID',
+        `The payment is ${payment.transactionStatus}; it can no longer be cancelled`,
+      );
+    const redirectUri = c.req.header('tpp-redirect-uri') ?? payment.redirectUri;
+    if (!isUrl(redirectUri ?? undefined))
+      return tppError(c, 'FORMAT_ERROR', 'TPP-Redirect-URI: required, an http(s) URL', 'TPP-Redirect-URI');
+    const auth = {
+      authorisationId: randomUUID(),
+      approach: 'REDIRECT' as const,
+      scaStatus: 'received' as const,
+      otpAttempts: 0,
+      redirectUri,
+      nokRedirectUri: c.req.header('tpp-nok-redirect-uri') ?? redirectUri,
+    };
+    payment.cancellations.set(auth.authorisationId, auth);
+    c.header('ASPSP-SCA-Approach', 'REDIRECT');
+    return c.json(
+      {
+        scaStatus: auth.scaStatus,
+        authorisationId: auth.authorisationId,
+        _links: {
+          scaRedirect: {
+            href: `${options.publicUrl()}${base}/sca/payment-cancellations/${payment.paymentId}/${auth.authorisationId}`,
+          },
+          scaStatus: { href: cancellationPath(payment, auth.authorisationId) },
+        },
+      },
+      201,
+    );
+  });
+
+  app.get(`${v1}/payments/:product/:paymentId/cancellation-authorisations/:authorisationId`, (c) => {
+    const payment = paymentOf(c);
+    if (payment instanceof Response) return payment;
+    const auth = payment.cancellations?.get(c.req.param('authorisationId') ?? '');
+    if (!auth) return tppError(c, 'RESOURCE_UNKNOWN', 'The authorisation is not known');
+    return c.json({ scaStatus: auth.scaStatus }, 200);
   });
 
   app.get(`${v1}/payments/:product/:paymentId/authorisations`, (c) => {
@@ -474,6 +553,119 @@ export function registerPisRoutes(app: Hono, bank: SandboxBank, options: PisOpti
   });
 
   registerPaymentScaPage(app, bank);
+  registerCancellationScaPage(app, bank);
+}
+
+// ─── The hosted SCA page of a payment's cancellation (redirect approach) ───────────────────────
+
+function registerCancellationScaPage(app: Hono, bank: SandboxBank): void {
+  const { code, name } = bank.definition;
+  const base = `/${code}/sca/payment-cancellations`;
+  const page = (
+    c: Context,
+    title: string,
+    body: ReturnType<typeof html>,
+    status: 200 | 401 | 404 | 409,
+    after?: ReturnType<typeof html>,
+  ) => c.html(htmlPage({ title: `${name}: ${title}`, body, ...(after ? { after } : {}) }), status);
+  const open = (c: Context) => {
+    const payment = bank.payments.get(c.req.param('paymentId') ?? '');
+    const auth = payment?.cancellations?.get(c.req.param('authorisationId') ?? '');
+    if (!payment || !auth)
+      return page(c, 'unknown request', html`<h1>Unknown request</h1><p>This link is not valid.</p>`, 404);
+    if (auth.scaStatus === 'finalised' || auth.scaStatus === 'failed' || payment.transactionStatus !== 'RCVD')
+      return page(
+        c,
+        'request closed',
+        html`<h1>Request closed</h1><p>This cancellation is no longer open (${payment.transactionStatus}).</p>`,
+        409,
+      );
+    return { payment, auth };
+  };
+  const path = (payment: SandboxPayment, authorisationId: string) =>
+    `${base}/${payment.paymentId}/${authorisationId}`;
+  const loginForm = (
+    c: Context,
+    payment: SandboxPayment,
+    authorisationId: string,
+    status: 200 | 401,
+    alert?: string,
+  ) =>
+    page(
+      c,
+      'cancel a payment',
+      html`<h1>${name}</h1>
+<p>A provider asks you to cancel the payment of ${payment.request.instructedAmount.amount} ${payment.request.instructedAmount.currency} to ${payment.request.creditorName}. Log in to confirm.</p>
+${alert ? html`<p class="alert" role="alert">${alert}</p>` : ''}
+<form method="post" action="${path(payment, authorisationId)}/login">
+<label for="psuId">User ID</label>
+<input id="psuId" name="psuId" autocomplete="username" required>
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required>
+<button type="submit">Log in</button>
+</form>`,
+      status,
+    );
+
+  app.get(`${base}/:paymentId/:authorisationId`, (c) => {
+    const found = open(c);
+    if (found instanceof Response || found instanceof Promise) return found;
+    return loginForm(c, found.payment, found.auth.authorisationId, 200);
+  });
+
+  app.post(`${base}/:paymentId/:authorisationId/login`, async (c) => {
+    const found = open(c);
+    if (found instanceof Response || found instanceof Promise) return found;
+    const { payment, auth } = found;
+    const form = await c.req.parseBody();
+    const psu = bank.psus.get(String(form.psuId ?? ''));
+    if (
+      !psu ||
+      !sameDigest(sha256(psu.password), String(form.password ?? '')) ||
+      psu.psuId !== payment.debtor.psuId
+    )
+      return loginForm(c, payment, auth.authorisationId, 401, 'The user ID or password is wrong.');
+    const session = randomUUID();
+    auth.sessionDigest = sha256(session);
+    auth.scaStatus = 'psuAuthenticated';
+    return page(
+      c,
+      'cancel the payment',
+      html`<h1>Cancel the payment?</h1>
+<form method="post" action="${path(payment, auth.authorisationId)}/decision">
+<input type="hidden" name="session" value="${session}">
+<button type="submit" name="decision" value="approve">Cancel the payment</button>
+<button type="submit" name="decision" value="deny">Keep it</button>
+</form>`,
+      200,
+    );
+  });
+
+  app.post(`${base}/:paymentId/:authorisationId/decision`, async (c) => {
+    const found = open(c);
+    if (found instanceof Response || found instanceof Promise) return found;
+    const { payment, auth } = found;
+    const form = await c.req.parseBody();
+    const approve = String(form.decision ?? '') === 'approve';
+    if (approve && !sameDigest(auth.sessionDigest, String(form.session ?? '')))
+      return loginForm(c, payment, auth.authorisationId, 401, 'Please log in to cancel the payment.');
+    auth.scaStatus = approve ? 'finalised' : 'failed';
+    auth.sessionDigest = undefined;
+    if (approve) cancelPayment(payment);
+    const target = (approve ? auth.redirectUri : auth.nokRedirectUri) ?? auth.redirectUri ?? '';
+    return page(
+      c,
+      'returning to the provider',
+      html`<h1>${approve ? 'Payment cancelled' : 'Payment not cancelled'}</h1>
+<form id="return" method="post" action="${target}">
+<input type="hidden" name="paymentId" value="${payment.paymentId}">
+<input type="hidden" name="transactionStatus" value="${payment.transactionStatus}">
+<button type="submit">Continue</button>
+</form>`,
+      200,
+      html`<script>document.getElementById("return").submit();</script>`,
+    );
+  });
 }
 
 // ─── The hosted SCA page of a payment (redirect approach) ───────────────────────────────────────

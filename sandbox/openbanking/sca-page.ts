@@ -83,7 +83,12 @@ ${alert ? html`<p class="alert" role="alert">${alert}</p>` : ''}
         ),
       );
     const status = bank.effectiveStatus(consent);
-    if (status !== 'received' || consent.scaStatus === 'finalised' || consent.scaStatus === 'failed')
+    if (
+      status !== 'received' ||
+      !consent.authorisationStarted ||
+      consent.scaStatus === 'finalised' ||
+      consent.scaStatus === 'failed'
+    )
       return Promise.resolve(
         c.html(
           page(`${name}`, html`<h1>Request closed</h1><p>This request is no longer open (${status}).</p>`),

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { BookingStatus, ConsentRequest, TppMessageCode } from '../../domain/openbanking/xs2a.ts';
 import type { SandboxBank, SandboxConsent } from './bank.ts';
 import { accountDetailsOf, balancesOf, historyOf, isoDate, type SandboxAccount } from './catalogue.ts';
+import { type EmbeddedConsentOptions, embeddedConsentRoutes } from './embedded-consents.ts';
 
 /**
  * The XS2A 1.3 endpoints of one sandbox bank, under `/{code}/v1`:
@@ -91,9 +92,15 @@ const isRedirectUri = (value: string) => {
   }
 };
 
-export function registerXs2aRoutes(app: Hono, bank: SandboxBank, publicUrl: () => string): void {
+export function registerXs2aRoutes(
+  app: Hono,
+  bank: SandboxBank,
+  publicUrl: () => string,
+  embeddedOptions: EmbeddedConsentOptions = {},
+): void {
   const base = `/${bank.definition.code}`;
   const v1 = `${base}/v1`;
+  const embedded = embeddedConsentRoutes(bank, embeddedOptions);
 
   // Every XS2A request carries a UUID X-Request-ID, echoed on the answer; every answer carries one (the
   // schema requires the header on errors too), a new one where the request's was missing or malformed.
@@ -133,6 +140,54 @@ export function registerXs2aRoutes(app: Hono, bank: SandboxBank, publicUrl: () =
     const request = parsed.data as ConsentRequest;
     if (request.validUntil < isoDate(new Date()))
       return tppError(c, 'FORMAT_ERROR', 'validUntil: must not be in the past', 'validUntil');
+    const explicitStart = bank.definition.scaStart === 'explicit';
+    if (c.req.header('tpp-decoupled-preferred') === 'true' && explicitStart) {
+      // Decoupled, started explicitly: the PSU is named when the TPP starts the authorisation.
+      const consent = bank.createConsent(request, '', '');
+      consent.psuIpAddress = c.req.header('psu-ip-address');
+      consent.decoupled = true;
+      const self = `${v1}/consents/${consent.consentId}`;
+      c.header('Location', new URL(self, c.req.url).toString());
+      c.header('ASPSP-SCA-Approach', 'DECOUPLED');
+      return c.json(
+        {
+          consentStatus: 'received',
+          consentId: consent.consentId,
+          _links: {
+            self: { href: self },
+            status: { href: `${self}/status` },
+            startAuthorisationWithPsuIdentification: { href: `${self}/authorisations` },
+          },
+        },
+        201,
+      );
+    }
+    if (
+      bank.definition.bankFlowType === 'embedded' &&
+      c.req.header('tpp-redirect-preferred') === 'false' &&
+      c.req.header('tpp-decoupled-preferred') !== 'true'
+    ) {
+      // Embedded (embedded-consents.ts): the TPP relays the PSU's credentials and one-time code.
+      const consent = bank.createConsent(request, '', '');
+      consent.psuIpAddress = c.req.header('psu-ip-address');
+      consent.embedded = true;
+      consent.authorisationStarted = false;
+      const self = `${v1}/consents/${consent.consentId}`;
+      c.header('Location', new URL(self, c.req.url).toString());
+      c.header('ASPSP-SCA-Approach', 'EMBEDDED');
+      return c.json(
+        {
+          consentStatus: 'received',
+          consentId: consent.consentId,
+          _links: {
+            self: { href: self },
+            status: { href: `${self}/status` },
+            startAuthorisationWithPsuAuthentication: { href: `${self}/authorisations` },
+          },
+        },
+        201,
+      );
+    }
     if (c.req.header('tpp-decoupled-preferred') === 'true') {
       // Decoupled: the PSU named by PSU-ID approves in the bank's app (the sandbox control
       // POST /{code}/sandbox/consents/{id}/decoupled/{approve|deny} stands for the app).
@@ -183,12 +238,19 @@ export function registerXs2aRoutes(app: Hono, bank: SandboxBank, publicUrl: () =
       {
         consentStatus: 'received',
         consentId: consent.consentId,
-        _links: {
-          scaRedirect: { href: `${publicUrl()}${base}/sca/${consent.consentId}` },
-          self: { href: self },
-          status: { href: `${self}/status` },
-          scaStatus: { href: `${self}/authorisations/${consent.authorisationId}` },
-        },
+        // Explicit start: the TPP POSTs the authorisation and gets the SCA page in its answer.
+        _links: explicitStart
+          ? {
+              self: { href: self },
+              status: { href: `${self}/status` },
+              startAuthorisation: { href: `${self}/authorisations` },
+            }
+          : {
+              scaRedirect: { href: `${publicUrl()}${base}/sca/${consent.consentId}` },
+              self: { href: self },
+              status: { href: `${self}/status` },
+              scaStatus: { href: `${self}/authorisations/${consent.authorisationId}` },
+            },
       },
       201,
     );
@@ -223,19 +285,76 @@ export function registerXs2aRoutes(app: Hono, bank: SandboxBank, publicUrl: () =
     return c.json({ consentStatus: bank.effectiveStatus(consent) }, 200);
   });
 
-  // The consent's one authorisation, started implicitly with the consent (redirect approach).
+  // The consent's one authorisation, started implicitly with the consent or by the TPP's POST.
   app.get(`${v1}/consents/:consentId/authorisations`, (c) => {
     const consent = consentOf(c);
     if (consent instanceof Response) return consent;
-    return c.json({ authorisationIds: [consent.authorisationId] }, 200);
+    return c.json({ authorisationIds: consent.authorisationStarted ? [consent.authorisationId] : [] }, 200);
+  });
+
+  /**
+   * Explicit start of the consent's authorisation (`startAuthorisation`, or with PSU-ID
+   * `startAuthorisationWithPsuIdentification` for decoupled): redirect answers the SCA page, decoupled
+   * asks the PSU in the app. A repeated start answers the same authorisation (a TPP's retry is harmless).
+   */
+  app.post(`${v1}/consents/:consentId/authorisations`, (c) => {
+    const consent = consentOf(c);
+    if (consent instanceof Response) return consent;
+    if (bank.effectiveStatus(consent) !== 'received')
+      return tppError(c, 'STATUS_INVALID', `The consent is ${bank.effectiveStatus(consent)}`);
+    if (consent.embedded) return embedded.start(c, consent);
+    const self = `${v1}/consents/${consent.consentId}`;
+    const scaStatusLink = { href: `${self}/authorisations/${consent.authorisationId}` };
+    if (consent.decoupled) {
+      const psuId = c.req.header('psu-id');
+      if (!psuId || !bank.psus.has(psuId))
+        return tppError(c, 'PSU_CREDENTIALS_INVALID', 'PSU-ID: not a user of this bank', 'PSU-ID');
+      if (consent.decoupledPsuId && consent.decoupledPsuId !== psuId)
+        return tppError(c, 'STATUS_INVALID', 'The authorisation was started for another PSU');
+      consent.decoupledPsuId = psuId;
+      consent.authorisationStarted = true;
+      if (consent.scaStatus === 'received') consent.scaStatus = 'started';
+      c.header('ASPSP-SCA-Approach', 'DECOUPLED');
+      return c.json(
+        {
+          scaStatus: consent.scaStatus,
+          authorisationId: consent.authorisationId,
+          psuMessage: `Please approve the access in the ${bank.definition.name} app.`,
+          _links: { scaStatus: scaStatusLink },
+        },
+        201,
+      );
+    }
+    consent.authorisationStarted = true;
+    c.header('ASPSP-SCA-Approach', 'REDIRECT');
+    return c.json(
+      {
+        scaStatus: consent.scaStatus,
+        authorisationId: consent.authorisationId,
+        _links: {
+          scaRedirect: { href: `${publicUrl()}${base}/sca/${consent.consentId}` },
+          scaStatus: scaStatusLink,
+        },
+      },
+      201,
+    );
   });
 
   app.get(`${v1}/consents/:consentId/authorisations/:authorisationId`, (c) => {
     const consent = consentOf(c);
     if (consent instanceof Response) return consent;
-    if (c.req.param('authorisationId') !== consent.authorisationId)
+    if (c.req.param('authorisationId') !== consent.authorisationId || !consent.authorisationStarted)
       return tppError(c, 'RESOURCE_UNKNOWN', 'The authorisation is not known');
     return c.json({ scaStatus: consent.scaStatus }, 200);
+  });
+
+  app.put(`${v1}/consents/:consentId/authorisations/:authorisationId`, (c) => {
+    const consent = consentOf(c);
+    if (consent instanceof Response) return consent;
+    if (c.req.param('authorisationId') !== consent.authorisationId || !consent.authorisationStarted)
+      return tppError(c, 'RESOURCE_UNKNOWN', 'The authorisation is not known');
+    if (!consent.embedded) return tppError(c, 'STATUS_INVALID', 'This authorisation takes no PSU data');
+    return embedded.update(c, consent);
   });
 
   app.delete(`${v1}/consents/:consentId`, (c) => {

@@ -72,6 +72,10 @@ describe('GET banks', () => {
     const { status, body } = await call('GET', `/api/${v}/banks`, asUser());
     expect(status).toBe(200);
     expect(body.banks).toEqual([
+      // The SCA approaches as other banks run them (decision 0061), listed by country first.
+      expect.objectContaining({ name: 'Sandbox Bank D', country: 'AT', bankFlowType: 'decoupled' }),
+      expect.objectContaining({ name: 'Sandbox Bank E', country: 'AT', bankFlowType: 'embedded' }),
+      expect.objectContaining({ name: 'Sandbox Bank R', country: 'AT', bankFlowType: 'redirect' }),
       {
         bankHash: bankA,
         name: 'Sandbox Bank A',
@@ -106,7 +110,7 @@ describe('GET banks', () => {
   it('version 6 has no country parameter: a country query is not read', async () => {
     const { status, body } = await call('GET', '/api/6/banks?country=RO', asUser());
     expect(status).toBe(200);
-    expect(names(body)).toHaveLength(3);
+    expect(names(body)).toHaveLength(6);
     expect((await call('GET', '/api/6/banks?country=nonsense', asUser())).status).toBe(200);
   });
 
@@ -332,7 +336,7 @@ describe('bank directory from configuration', () => {
     });
     const synced = await withExtra.syncBankDirectory();
     expect(synced.directoryError).toBeNull();
-    expect(synced.bankHashes).toHaveLength(4);
+    expect(synced.bankHashes).toHaveLength(7);
     const hash = bankHashOf('config-bank');
     const { body } = await call('POST', `/api/8/bank/${hash}`, asUser());
     expect(body).toMatchObject({
@@ -351,6 +355,6 @@ describe('bank directory from configuration', () => {
       logger,
     }).syncBankDirectory();
     expect((await call('GET', `/api/8/banks/${hash}`, asUser())).status).toBe(404);
-    expect(names((await call('GET', '/api/8/banks', asUser())).body)).toHaveLength(3);
+    expect(names((await call('GET', '/api/8/banks', asUser())).body)).toHaveLength(6);
   });
 });

@@ -89,13 +89,14 @@ describe('decoupled consents', () => {
     expect(unknown.body.error?.code).toBe('bank_refused');
   });
 
-  it('an embedded bank is still 409 sca_flow_not_supported for consents (the bank password never passes through)', async () => {
+  it('a bank configured embedded whose XS2A interface offers no embedded consent: 502 bank_refused', async () => {
+    // Embedded consents themselves: sca-approaches.test.ts (Sandbox Bank E, decision 0061).
     const customer = await newCustomer(platform);
     const refused = await customer.call('POST', '/api/8/consent', {
       headers: customer.headers,
       body: { bankHash: pinBank },
     });
-    expect(refused.status).toBe(409);
-    expect(refused.body.error?.code).toBe('sca_flow_not_supported');
+    expect(refused.status).toBe(502);
+    expect(refused.body.error?.code).toBe('bank_refused');
   });
 });

@@ -20,3 +20,18 @@ export function bankStartRefusal(
     (Object.values(Xs2aErrorType) as (string | undefined)[]).includes(cause.type ?? undefined);
   return ApplicationFailure.nonRetryable(message, refused ? types.refused : types.unavailable);
 }
+
+/** The connector failure type (domain/openbanking/xs2a.ts) behind an activity's failure, if any. */
+export function xs2aFailureTypeOf(error: unknown): Xs2aErrorType | undefined {
+  const cause = error instanceof ActivityFailure ? error.cause : error;
+  return cause instanceof ApplicationFailure &&
+    (Object.values(Xs2aErrorType) as (string | undefined)[]).includes(cause.type ?? undefined)
+    ? (cause.type as Xs2aErrorType)
+    : undefined;
+}
+
+/** The message of the failure behind an activity's failure. */
+export const causeMessageOf = (error: unknown): string => {
+  const cause = error instanceof ActivityFailure ? error.cause : error;
+  return cause instanceof Error ? cause.message : 'the bank could not be reached';
+};

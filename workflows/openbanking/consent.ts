@@ -3,6 +3,7 @@ import {
   allHandlersFinished,
   condition,
   ParentClosePolicy,
+  patched,
   proxyActivities,
   setHandler,
   startChild,
@@ -20,15 +21,26 @@ import {
   bankCallbackSignal,
   type ConsentFlowInput,
   ConsentStartRefusal,
+  consentEmbeddedScaUpdate,
   consentEndedSignal,
   consentRefreshWorkflowId,
   consentStartedUpdate,
+  EmbeddedScaRefusal,
+  type EmbeddedScaRequest,
+  type EmbeddedScaView,
   type ScaStart,
   type StoredAccount,
 } from '../../domain/openbanking/processes.ts';
+import {
+  DECOUPLED_BACKOFF_PATCH,
+  decoupledPollDelayMs,
+  type EmbeddedScaStep,
+  type ScaStatus,
+  Xs2aErrorType,
+} from '../../domain/openbanking/xs2a.ts';
 import { BusinessStatus } from '../../domain/search-attributes.ts';
 import { sendWebhook } from '../webhooks/send.ts';
-import { bankStartRefusal } from './bank-refusal.ts';
+import { bankStartRefusal, causeMessageOf, xs2aFailureTypeOf } from './bank-refusal.ts';
 import { consentRefresh } from './consent-refresh.ts';
 import { unlessRefused, unrecordableReason } from './data-refusal.ts';
 
@@ -59,6 +71,13 @@ export async function consentAuthorisation(input: ConsentFlowInput): Promise<Con
   let callback: BankCallback | undefined;
   let outcomeRecorded = false;
   let ended = false;
+  /** Embedded SCA (decision 0061): the bank's links for the next step, and how the SCA ended. */
+  const embeddedLinks: { start: string | null; select: string | null; authorise: string | null } = {
+    start: null,
+    select: null,
+    authorise: null,
+  };
+  let embeddedEnded: ScaStatus | undefined;
 
   setHandler(
     consentStartedUpdate,
@@ -72,6 +91,90 @@ export async function consentAuthorisation(input: ConsentFlowInput): Promise<Con
       validator: () => {
         if (status !== 'AWAITING_SCA')
           throw ApplicationFailure.nonRetryable(`The consent is ${status}`, ConsentStartRefusal.notStarting);
+      },
+    },
+  );
+  // Embedded SCA: each step the user gives is relayed to the bank on the link it gave for it.
+  setHandler(
+    consentEmbeddedScaUpdate,
+    async (request: EmbeddedScaRequest): Promise<EmbeddedScaView> => {
+      const { psu, ...step } = request;
+      const href =
+        'password' in step
+          ? embeddedLinks.start
+          : 'authenticationMethodId' in step
+            ? embeddedLinks.select
+            : embeddedLinks.authorise;
+      if (!href)
+        throw ApplicationFailure.nonRetryable(
+          'The bank does not expect this step of the authentication now',
+          EmbeddedScaRefusal.notAwaiting,
+        );
+      let answered: EmbeddedScaStep;
+      try {
+        answered = await bankConsentStarter(input).embeddedConsentStep({
+          consentId: input.consentId,
+          href,
+          step,
+          ...(psu ? { psu } : {}),
+        });
+      } catch (error) {
+        const type = xs2aFailureTypeOf(error);
+        if (type === Xs2aErrorType.ScaCredentialsInvalid) {
+          // Too many wrong passwords or codes reject the consent at the bank: the SCA has then ended.
+          if ((await readBankConsentStatus({ consentId: input.consentId })) !== 'received')
+            embeddedEnded ??= 'failed';
+          throw ApplicationFailure.nonRetryable(
+            'password' in step ? 'The user id or password is wrong' : 'The code is wrong',
+            EmbeddedScaRefusal.credentialsInvalid,
+          );
+        }
+        if (type === Xs2aErrorType.ScaExpired)
+          throw ApplicationFailure.nonRetryable('The code has expired', EmbeddedScaRefusal.codeExpired);
+        if (type === Xs2aErrorType.StatusInvalid)
+          throw ApplicationFailure.nonRetryable(
+            'The bank does not expect this step of the authentication now',
+            EmbeddedScaRefusal.notAwaiting,
+          );
+        if (type === Xs2aErrorType.BankUnavailable)
+          throw ApplicationFailure.nonRetryable(
+            'The bank could not be reached',
+            EmbeddedScaRefusal.bankUnavailable,
+          );
+        throw ApplicationFailure.nonRetryable(
+          `The bank refused the step: ${causeMessageOf(error)}`,
+          EmbeddedScaRefusal.bankRefused,
+        );
+      }
+      if ('password' in step) embeddedLinks.start = null;
+      embeddedLinks.select = answered.links.selectAuthenticationMethod ?? embeddedLinks.select;
+      embeddedLinks.authorise = answered.links.authoriseTransaction ?? embeddedLinks.authorise;
+      if (answered.scaStatus === 'finalised' || answered.scaStatus === 'failed')
+        embeddedEnded ??= answered.scaStatus;
+      return {
+        scaStatus: answered.scaStatus,
+        next: embeddedEnded
+          ? null
+          : answered.links.authoriseTransaction
+            ? 'code'
+            : answered.links.selectAuthenticationMethod
+              ? 'method'
+              : embeddedLinks.start
+                ? 'credentials'
+                : null,
+        scaMethods: answered.scaMethods,
+        chosenScaMethod: answered.chosenScaMethod,
+        challengeData: answered.challengeData,
+        psuMessage: answered.psuMessage,
+      };
+    },
+    {
+      validator: (_request: EmbeddedScaRequest) => {
+        if (!input.embedded || status !== 'AWAITING_SCA' || sca === undefined || embeddedEnded !== undefined)
+          throw ApplicationFailure.nonRetryable(
+            'The consent is not waiting for an embedded authentication step',
+            EmbeddedScaRefusal.notAwaiting,
+          );
       },
     },
   );
@@ -129,7 +232,9 @@ export async function consentAuthorisation(input: ConsentFlowInput): Promise<Con
       nokRedirectUri: input.nokRedirectUri,
       ...(input.psu ? { psu: input.psu } : {}),
       ...(input.decoupled ? { psuId: input.decoupled.psuId } : {}),
+      ...(input.embedded ? { embedded: true } : {}),
     });
+    embeddedLinks.start = created.embeddedStartUrl ?? null;
     sca = {
       consentId: input.consentId,
       state: input.state,
@@ -148,9 +253,12 @@ export async function consentAuthorisation(input: ConsentFlowInput): Promise<Con
   // 2. The user authenticates at the bank; the bank sends the browser back to the gateway (redirect),
   // or, decoupled, the user approves in the bank's app and the gateway reads the consent until it moves.
   const remainingMs = Date.parse(input.scaDeadline) - Date.now();
+  // Embedded: the user's steps, relayed by consentEmbeddedScaUpdate, end the SCA at the bank.
   const calledBack = input.decoupled
     ? await decoupledScaEnded(input.consentId, input.decoupled.pollMs, input.scaDeadline, () => ended)
-    : remainingMs > 0 && (await condition(() => callback !== undefined || ended, remainingMs));
+    : input.embedded
+      ? remainingMs > 0 && (await condition(() => embeddedEnded !== undefined || ended, remainingMs))
+      : remainingMs > 0 && (await condition(() => callback !== undefined || ended, remainingMs));
   if (ended) return stop();
   if (!calledBack) {
     await terminateBankConsent({ consentId: input.consentId });
@@ -208,15 +316,21 @@ export async function consentAuthorisation(input: ConsentFlowInput): Promise<Con
   return 'ACTIVE';
 }
 
-/** Reads the consent at the bank until it leaves `received` (true), or the deadline passes (false). */
+/**
+ * Reads the consent at the bank until it leaves `received` (true), or the deadline passes (false), the
+ * reads backing off from the configured interval.
+ */
 async function decoupledScaEnded(
   consentId: string,
   pollMs: number,
   deadline: string,
   ended: () => boolean,
 ): Promise<boolean> {
-  while (Date.now() < Date.parse(deadline)) {
-    if (await condition(ended, Math.min(pollMs, Math.max(1, Date.parse(deadline) - Date.now())))) return true;
+  // The reads back off (decision 0061); a history recorded before that polls at the fixed interval.
+  const backoff = patched(DECOUPLED_BACKOFF_PATCH);
+  for (let attempt = 0; Date.now() < Date.parse(deadline); attempt += 1) {
+    const wait = backoff ? decoupledPollDelayMs(pollMs, attempt) : pollMs;
+    if (await condition(ended, Math.min(wait, Math.max(1, Date.parse(deadline) - Date.now())))) return true;
     if ((await readBankConsentStatus({ consentId })) !== 'received') return true;
   }
   return false;

@@ -3,6 +3,7 @@ import {
   ApplicationFailure,
   allHandlersFinished,
   condition,
+  patched,
   proxyActivities,
   setHandler,
   sleep,
@@ -23,7 +24,13 @@ import {
   paymentConfirmUpdate,
   paymentVerifySmsUpdate,
 } from '../../domain/openbanking/processes.ts';
-import { type PsuPresence, type ScaApproach, Xs2aErrorType } from '../../domain/openbanking/xs2a.ts';
+import {
+  DECOUPLED_BACKOFF_PATCH,
+  decoupledPollDelayMs,
+  type PsuPresence,
+  type ScaApproach,
+  Xs2aErrorType,
+} from '../../domain/openbanking/xs2a.ts';
 import { BusinessStatus } from '../../domain/search-attributes.ts';
 import { sendWebhook } from '../webhooks/send.ts';
 import { unlessRefused, unrecordableReason } from './data-refusal.ts';
@@ -178,8 +185,11 @@ export async function paymentExecution(input: PaymentFlowInput): Promise<Payment
   let scaInTime: boolean;
   if (approach === 'DECOUPLED') {
     scaInTime = false;
-    while (Date.now() < deadline) {
-      await sleep(Math.min(input.decoupledPollMs, Math.max(1, deadline - Date.now())));
+    // The reads back off (decision 0061); a history recorded before that polls at the fixed interval.
+    const backoff = patched(DECOUPLED_BACKOFF_PATCH);
+    for (let attempt = 0; Date.now() < deadline; attempt += 1) {
+      const wait = backoff ? decoupledPollDelayMs(input.decoupledPollMs, attempt) : input.decoupledPollMs;
+      await sleep(Math.min(wait, Math.max(1, deadline - Date.now())));
       const scaStatus = await readBankAuthorisation({ code });
       if (scaStatus === 'finalised' || scaStatus === 'failed') {
         scaEnded = scaStatus;

@@ -421,6 +421,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/8/consent/{consentId}/sca": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * One step of a consent’s embedded SCA
+         * @description For a consent at a bank whose flow is `embedded` (POST consent answered `scaMethod: EMBEDDED`): send the user’s id and password at the bank, then the chosen method, then the one-time code. Errors: another user’s or unknown consent 404; 409 `consent_not_awaiting_sca` (ended, not embedded, or a step out of turn); 422 `psu_credentials_invalid` (wrong password or code: the bank rejects the consent after too many), 422 `sca_code_expired`; 502 `bank_refused`; 503 `bank_unavailable`.
+         */
+        put: operations["continueConsentScaV8"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/redirect/{app}/state/{state}": {
         parameters: {
             query?: never;
@@ -2145,10 +2165,10 @@ export interface components {
             /** @description Send the user’s browser here (the bank’s SCA page); null when the bank’s flow is decoupled */
             scaRedirectUrl: string | null;
             /**
-             * @description REDIRECT: the bank’s page; DECOUPLED: the user approves in the bank’s app (see psuMessage)
+             * @description REDIRECT: the bank’s page; DECOUPLED: the user approves in the bank’s app (see psuMessage); EMBEDDED: collect the user’s id and password at the bank, then the method and the one-time code, each sent with PUT /api/8/consent/{consentId}/sca
              * @enum {string}
              */
-            scaMethod: "REDIRECT" | "DECOUPLED";
+            scaMethod: "REDIRECT" | "DECOUPLED" | "EMBEDDED";
             /** @description What the bank tells the user (decoupled) */
             psuMessage: string | null;
             /** @description The authentication must be done by then, else ABANDONED */
@@ -2219,6 +2239,58 @@ export interface components {
              * @example alice
              */
             psuId?: string;
+        };
+        EmbeddedScaView: {
+            consentId: string;
+            /**
+             * @description The bank’s SCA status
+             * @example psuAuthenticated
+             */
+            scaStatus: string;
+            /**
+             * @description What the user gives next; null once the SCA ended (the consent then settles)
+             * @enum {string|null}
+             */
+            next: "credentials" | "method" | "code" | null;
+            /** @description The methods to choose from */
+            scaMethods: {
+                /** @example PUSH_OTP */
+                authenticationType: string;
+                /** @example push */
+                authenticationMethodId: string;
+                name?: string;
+            }[];
+            chosenScaMethod: {
+                /** @example PUSH_OTP */
+                authenticationType: string;
+                /** @example push */
+                authenticationMethodId: string;
+                name?: string;
+            } | null;
+            /** @description What to tell the user about the code */
+            challengeData: {
+                otpMaxLength?: number;
+                /** @enum {string} */
+                otpFormat?: "characters" | "integer";
+                additionalInformation?: string;
+            } | null;
+            psuMessage: string | null;
+        };
+        /** @description One of: `{psuId, password}` (first), `{authenticationMethodId}` (when `next` is `method`), `{scaAuthenticationData}` (when `next` is `code`) */
+        EmbeddedScaStep: {
+            /** @example emma */
+            psuId: string;
+            /**
+             * Format: password
+             * @example sandbox-emma
+             */
+            password: string;
+        } | {
+            /** @example push */
+            authenticationMethodId: string;
+        } | {
+            /** @example 482913 */
+            scaAuthenticationData: string;
         };
         IbanAccountList: {
             ibans: components["schemas"]["IbanAccount"][];
@@ -4221,7 +4293,81 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The bank’s SCA flow is not supported here */
+            /** @description The bank refused the consent request */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The bank could not be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    continueConsentScaV8: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The user’s browser */
+                "user-agent"?: string;
+            };
+            path: {
+                consentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmbeddedScaStep"];
+            };
+        };
+        responses: {
+            /** @description Where the SCA stands */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmbeddedScaView"];
+                };
+            };
+            /** @description Validation failed; `fields` names each offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or owned by someone else) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The consent is not waiting for this step */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4230,7 +4376,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The bank refused the consent request */
+            /** @description The bank refused the password or code */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The bank refused the step */
             502: {
                 headers: {
                     [name: string]: unknown;

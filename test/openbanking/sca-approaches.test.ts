@@ -1,0 +1,256 @@
+import { temporal } from '@temporalio/proto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bankHashOf } from '../../domain/openbanking/bank-directory.ts';
+import { ibanOf, SANDBOX_BANKS } from '../../sandbox/openbanking/catalogue.ts';
+import { driveSca } from '../../sandbox/openbanking/sca-driver.ts';
+import { startReceiver } from '../../sandbox/webhook-receiver.ts';
+import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { type Customer, consentOnceSettled, newCustomer, startConsent } from './consent-helpers.ts';
+import {
+  bankOf,
+  CREDITOR,
+  confirm,
+  paymentOnceSettled,
+  type Receiver,
+  smsCodeFor,
+} from './payment-helpers.ts';
+
+/**
+ * The Berlin Group SCA approaches as other banks run them (decision 0061), end to end over HTTP against
+ * the sandbox banks of each kind: Bank R (redirect, the authorisation started explicitly by the TPP:
+ * `startAuthorisation` → POST …/authorisations → `scaRedirect`) and Bank D (decoupled, started with
+ * `startAuthorisationWithPsuIdentification`, the PSU approving in the bank's app). A consent and a
+ * payment pass at each; the bank's own records witness that the gateway followed the bank's links.
+ * Bank E runs the embedded approach with explicit start and method selection: the user's password, the
+ * chosen method and the one-time code reach the bank through PUT consent/{consentId}/sca.
+ */
+
+let platform: TestPlatform;
+let hooks: Receiver;
+
+beforeAll(async () => {
+  platform = await startTestPlatform({ env: { OPENBANKING_DECOUPLED_POLL_INTERVAL: '200ms' } });
+  hooks = await startReceiver();
+});
+afterAll(async () => {
+  await platform?.stop();
+  await hooks?.stop();
+});
+
+const definition = (code: string) => SANDBOX_BANKS.find((bank) => bank.code === code)!;
+
+async function customerWithHook(): Promise<Customer & { hookHash: string }> {
+  const customer = await newCustomer(platform, 'SCA approaches agent');
+  const hook = await customer.call<{ hookHash: string }>('POST', '/api/8/createhook', {
+    headers: customer.headers,
+    body: { url: hooks.url },
+  });
+  expect(hook.status).toBe(201);
+  return { ...customer, hookHash: hook.body.hookHash };
+}
+
+async function directPayment(customer: Customer & { hookHash: string }, bankCode: string, amount: string) {
+  const created = await customer.call<{ code: string; callbackState: string }>(
+    'POST',
+    '/api/7/payment/direct',
+    {
+      headers: customer.headers,
+      body: {
+        bankHash: bankHashOf(bankCode),
+        debtorIban: ibanOf(definition(bankCode), '00000000001'),
+        ...CREDITOR,
+        amount,
+        currency: 'EUR',
+        hookHash: customer.hookHash,
+      },
+    },
+  );
+  expect(created.status).toBe(201);
+  return created.body;
+}
+
+describe('a redirect bank that wants the authorisation started explicitly (Bank R)', () => {
+  it('consent: the gateway POSTs startAuthorisation and hands out the SCA page; approved: ACTIVE', async () => {
+    const customer = await newCustomer(platform);
+    const started = await startConsent(customer, { bankHash: bankHashOf('bank-r') });
+    expect(started.scaRedirectUrl).toContain('/bank-r/sca/');
+    const bankConsent = [...bankOf(platform, 'bank-r').consents.values()].at(-1)!;
+    expect(bankConsent.authorisationStarted).toBe(true);
+    await driveSca(started.scaRedirectUrl, {
+      psuId: 'rita',
+      password: 'sandbox-rita',
+      decision: 'approve',
+      submit: true,
+    });
+    expect(await consentOnceSettled(customer, started.consentId)).toMatchObject({
+      status: 'ACTIVE',
+      accounts: 1,
+    });
+  });
+
+  it('payment: started explicitly, authenticated on the page: CONFIRMED with one debit', async () => {
+    const customer = await customerWithHook();
+    const iban = ibanOf(definition('bank-r'), '00000000001');
+    const ledger = bankOf(platform, 'bank-r').ledger;
+    const created = await directPayment(customer, 'bank-r', '4.20');
+    const confirmed = await confirm(customer, created.code, { scaMethod: 'REDIRECT' }, 'POST', 7);
+    expect(confirmed.status).toBe(200);
+    expect(confirmed.body).toMatchObject({ state: 'AWAITING_SCA', sca: { method: 'REDIRECT' } });
+    const redirectUrl = confirmed.body.sca!.redirectUrl!;
+    expect(redirectUrl).toContain('/bank-r/sca/payments/');
+    const bankPayment = [...bankOf(platform, 'bank-r').payments.values()].at(-1)!;
+    // One authorisation: the one the gateway started on the bank's link.
+    expect(bankPayment.authorisations.size).toBe(1);
+    await driveSca(redirectUrl, {
+      psuId: 'rita',
+      password: 'sandbox-rita',
+      decision: 'approve',
+      submit: true,
+    });
+    expect(await paymentOnceSettled(customer, created.code)).toMatchObject({ status: 'CONFIRMED' });
+    expect(ledger.debits(iban).filter((debit) => debit.paymentId === bankPayment.paymentId)).toHaveLength(1);
+  });
+});
+
+describe('a decoupled bank that names the PSU when the authorisation starts (Bank D)', () => {
+  const inApp = (path: string) =>
+    fetch(`${platform.sandbox.banks.url}/bank-d/sandbox/${path}`, { method: 'POST' });
+
+  it('consent: started with PSU-ID, approved in the app: ACTIVE with the account', async () => {
+    const customer = await newCustomer(platform);
+    const started = await customer.call<{ consentId: string; psuMessage: string | null }>(
+      'POST',
+      '/api/8/consent',
+      { headers: customer.headers, body: { bankHash: bankHashOf('bank-d'), psuId: 'dora' } },
+    );
+    expect(started.status).toBe(201);
+    expect(started.body).toMatchObject({ scaRedirectUrl: null, scaMethod: 'DECOUPLED' });
+    expect(started.body.psuMessage).toContain('Sandbox Bank D app');
+    const bankConsent = [...bankOf(platform, 'bank-d').consents.values()].at(-1)!;
+    expect(bankConsent).toMatchObject({ decoupledPsuId: 'dora', authorisationStarted: true });
+    expect((await inApp(`consents/${bankConsent.consentId}/decoupled/approve`)).status).toBe(204);
+    expect(await consentOnceSettled(customer, started.body.consentId)).toMatchObject({
+      status: 'ACTIVE',
+      accounts: 1,
+    });
+  });
+
+  it('consent: an unknown PSU at the start of the authorisation is the bank refusing (502)', async () => {
+    const customer = await newCustomer(platform);
+    const refused = await customer.call('POST', '/api/8/consent', {
+      headers: customer.headers,
+      body: { bankHash: bankHashOf('bank-d'), psuId: 'nobody' },
+    });
+    expect(refused.status).toBe(502);
+    expect(refused.body.error?.code).toBe('bank_refused');
+  });
+
+  it('payment: approved in the app while the gateway polls: CONFIRMED with one debit', async () => {
+    const customer = await customerWithHook();
+    const created = await directPayment(customer, 'bank-d', '2.75');
+    const confirmed = await confirm(customer, created.code, { scaMethod: 'DECOUPLED' }, 'POST', 7);
+    expect(confirmed.body).toMatchObject({ state: 'AWAITING_SCA', sca: { method: 'DECOUPLED' } });
+    const bankPayment = [...bankOf(platform, 'bank-d').payments.values()].at(-1)!;
+    expect((await inApp(`payments/${bankPayment.paymentId}/decoupled/approve`)).status).toBe(204);
+    expect(await paymentOnceSettled(customer, created.code)).toMatchObject({ status: 'CONFIRMED' });
+    expect(
+      bankOf(platform, 'bank-d')
+        .ledger.debits(ibanOf(definition('bank-d'), '00000000001'))
+        .filter((debit) => debit.paymentId === bankPayment.paymentId),
+    ).toHaveLength(1);
+  });
+});
+
+interface EmbeddedView {
+  scaStatus: string;
+  next: 'credentials' | 'method' | 'code' | null;
+  scaMethods: { authenticationMethodId: string; authenticationType: string }[];
+  challengeData: { additionalInformation?: string } | null;
+  error?: { code: string };
+}
+
+describe('an embedded bank with explicit start and method selection (Bank E)', () => {
+  it('consent: password, method and code relayed step by step: ACTIVE; none of them in clear in the history', async () => {
+    const customer = await newCustomer(platform);
+    const started = await customer.call<{
+      consentId: string;
+      scaMethod: string;
+      scaRedirectUrl: string | null;
+    }>('POST', '/api/8/consent', { headers: customer.headers, body: { bankHash: bankHashOf('bank-e') } });
+    expect(started.status).toBe(201);
+    expect(started.body).toMatchObject({ scaMethod: 'EMBEDDED', scaRedirectUrl: null });
+    const { consentId } = started.body;
+    const step = (body: Record<string, unknown>) =>
+      customer.call<EmbeddedView>('PUT', `/api/8/consent/${consentId}/sca`, {
+        headers: customer.headers,
+        body,
+      });
+
+    // A step out of turn, and a wrong password, change nothing at the bank.
+    expect((await step({ scaAuthenticationData: '123456' })).body.error?.code).toBe(
+      'consent_not_awaiting_sca',
+    );
+    const wrong = await step({ psuId: 'emma', password: 'not-the-password' });
+    expect(wrong.status).toBe(422);
+    expect(wrong.body.error?.code).toBe('psu_credentials_invalid');
+    const other = await newCustomer(platform);
+    expect(
+      (
+        await other.call('PUT', `/api/8/consent/${consentId}/sca`, {
+          headers: other.headers,
+          body: { psuId: 'emma', password: 'sandbox-emma' },
+        })
+      ).status,
+    ).toBe(404);
+
+    const authenticated = await step({ psuId: 'emma', password: 'sandbox-emma' });
+    expect(authenticated.status).toBe(200);
+    expect(authenticated.body).toMatchObject({ scaStatus: 'psuAuthenticated', next: 'method' });
+    expect(authenticated.body.scaMethods.map((method) => method.authenticationMethodId)).toEqual([
+      'sms',
+      'push',
+    ]);
+    const chosen = await step({ authenticationMethodId: 'push' });
+    expect(chosen.body).toMatchObject({ scaStatus: 'scaMethodSelected', next: 'code' });
+    expect(chosen.body.challengeData?.additionalInformation).toContain('app');
+
+    const bankConsent = [...bankOf(platform, 'bank-e').consents.values()].at(-1)!;
+    const app = await fetch(
+      `${platform.sandbox.banks.url}/bank-e/sandbox/consents/${bankConsent.consentId}/app-code`,
+    );
+    const { code } = (await app.json()) as { code: string };
+    const wrongCode = await step({ scaAuthenticationData: code === '000000' ? '111111' : '000000' });
+    expect(wrongCode.body.error?.code).toBe('psu_credentials_invalid');
+    const done = await step({ scaAuthenticationData: code });
+    expect(done.status).toBe(200);
+    expect(done.body).toMatchObject({ scaStatus: 'finalised', next: null });
+    expect(await consentOnceSettled(customer, consentId)).toMatchObject({ status: 'ACTIVE', accounts: 1 });
+
+    // The password and the code crossed the workflow's history sealed by the payload codec (decision 0049).
+    const history = await platform.client.workflow.getHandle(`ob-consent-${consentId}`).fetchHistory();
+    const bytes = Buffer.from(temporal.api.history.v1.History.encode(history).finish());
+    expect(bytes.includes('sandbox-emma')).toBe(false);
+    expect(bytes.includes(code)).toBe(false);
+  });
+
+  it('payment: the one-time code the bank texted, relayed by verify-sms: CONFIRMED with one debit', async () => {
+    const customer = await customerWithHook();
+    const created = await directPayment(customer, 'bank-e', '1.95');
+    const sentAfter = Date.now();
+    const confirmed = await confirm(customer, created.code, { scaMethod: 'EMBEDDED_SMS_OTP' }, 'POST', 7);
+    expect(confirmed.body).toMatchObject({ state: 'AWAITING_SCA', sca: { method: 'EMBEDDED_SMS_OTP' } });
+    const smsCode = await smsCodeFor(platform, 'emma', sentAfter, 'bank-e');
+    const verified = await customer.call('PUT', '/api/8/payment/verify-sms', {
+      headers: { ...customer.headers, 'user-agent': 'Payment test' },
+      body: { code: created.code, smsCode },
+    });
+    expect(verified.status).toBe(200);
+    expect(await paymentOnceSettled(customer, created.code)).toMatchObject({ status: 'CONFIRMED' });
+    const bankPayment = [...bankOf(platform, 'bank-e').payments.values()].at(-1)!;
+    expect(
+      bankOf(platform, 'bank-e')
+        .ledger.debits(ibanOf(definition('bank-e'), '00000000001'))
+        .filter((debit) => debit.paymentId === bankPayment.paymentId),
+    ).toHaveLength(1);
+  });
+});
