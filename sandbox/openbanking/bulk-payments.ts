@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { type Html, html, htmlPage } from '../../api/shared/html.ts';
 import { decimalOf, minorOf } from '../../domain/openbanking/payments.ts';
 import type { SandboxBank } from './bank.ts';
+import { loginFields } from './login-form.ts';
 import type { PaymentLedger } from './payment-ledger.ts';
 import { tppError } from './xs2a-routes.ts';
 
@@ -249,14 +250,7 @@ export function registerBulkPaymentRoutes(
       `${name}: authorise a bulk payment`,
       html`<h1>${name}</h1>
 <p>A provider asks you to authorise ${bulk.entries.length} payments from ${bulk.debtorIban}.</p>
-${alert ? html`<p class="alert" role="alert">${alert}</p>` : ''}
-<form method="post" action="${scaBase}/${bulk.paymentId}/login">
-<label for="psuId">User ID</label>
-<input id="psuId" name="psuId" autocomplete="username" required>
-<label for="password">Password</label>
-<input id="password" name="password" type="password" autocomplete="current-password" required>
-<button type="submit">Log in</button>
-</form>
+${loginFields(`${scaBase}/${bulk.paymentId}/login`, alert)}
 <form method="post" action="${scaBase}/${bulk.paymentId}/decision">
 <input type="hidden" name="decision" value="deny">
 <button type="submit">Cancel</button>

@@ -13,6 +13,7 @@ import {
 } from '../../domain/openbanking/xs2a.ts';
 import type { SandboxBank } from './bank.ts';
 import { bookedTransaction } from './catalogue.ts';
+import { loginFields } from './login-form.ts';
 import type { SandboxAuthorisation, SandboxPayment } from './pis-records.ts';
 import type { SmsSender } from './sms-sender.ts';
 import { tppError } from './xs2a-routes.ts';
@@ -596,14 +597,7 @@ function registerCancellationScaPage(app: Hono, bank: SandboxBank): void {
       'cancel a payment',
       html`<h1>${name}</h1>
 <p>A provider asks you to cancel the payment of ${payment.request.instructedAmount.amount} ${payment.request.instructedAmount.currency} to ${payment.request.creditorName}. Log in to confirm.</p>
-${alert ? html`<p class="alert" role="alert">${alert}</p>` : ''}
-<form method="post" action="${path(payment, authorisationId)}/login">
-<label for="psuId">User ID</label>
-<input id="psuId" name="psuId" autocomplete="username" required>
-<label for="password">Password</label>
-<input id="password" name="password" type="password" autocomplete="current-password" required>
-<button type="submit">Log in</button>
-</form>`,
+${loginFields(`${path(payment, authorisationId)}/login`, alert)}`,
       status,
     );
 
@@ -689,14 +683,7 @@ function registerPaymentScaPage(app: Hono, bank: SandboxBank): void {
       'authorise a payment',
       html`<h1>${name}</h1>
 <p>A provider asks you to authorise a payment of ${describe(payment)} from ${payment.debtor.iban}. Log in to review it.</p>
-${alert ? html`<p class="alert" role="alert">${alert}</p>` : ''}
-<form method="post" action="${base}/${payment.paymentId}/login">
-<label for="psuId">User ID</label>
-<input id="psuId" name="psuId" autocomplete="username" required>
-<label for="password">Password</label>
-<input id="password" name="password" type="password" autocomplete="current-password" required>
-<button type="submit">Log in</button>
-</form>
+${loginFields(`${base}/${payment.paymentId}/login`, alert)}
 <form method="post" action="${base}/${payment.paymentId}/decision">
 <input type="hidden" name="decision" value="deny">
 <button type="submit">Cancel</button>

@@ -2,6 +2,7 @@ import type { Context, Hono } from 'hono';
 import { type Html, html, htmlPage } from '../../api/shared/html.ts';
 import { MAX_FAILED_LOGINS, type SandboxBank, type SandboxConsent } from './bank.ts';
 import { SANDBOX_USERS } from './catalogue.ts';
+import { loginFields } from './login-form.ts';
 
 /**
  * The bank's hosted SCA page (Berlin Group redirect approach), at the consent's `scaRedirect` href:
@@ -52,14 +53,7 @@ export function registerScaPage(app: Hono, bank: SandboxBank): void {
       html`<h1>${name}</h1>
 <p>A provider asks to read ${describeAccess(consent)} until ${consent.validUntil}.
 Log in to review the request.</p>
-${alert ? html`<p class="alert" role="alert">${alert}</p>` : ''}
-<form method="post" action="${base}/${consent.consentId}/login">
-<label for="psuId">User ID</label>
-<input id="psuId" name="psuId" autocomplete="username" required>
-<label for="password">Password</label>
-<input id="password" name="password" type="password" autocomplete="current-password" required>
-<button type="submit">Log in</button>
-</form>
+${loginFields(`${base}/${consent.consentId}/login`, alert)}
 <form method="post" action="${base}/${consent.consentId}/decision">
 <input type="hidden" name="decision" value="deny">
 <button type="submit">Cancel</button>

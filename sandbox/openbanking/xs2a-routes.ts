@@ -125,6 +125,36 @@ export function registerXs2aRoutes(
 
   app.get(`${v1}/maintenance`, (c) => c.json({ notices: bank.maintenanceNotices() }, 200));
 
+  /** 201 for a consent whose authorisation the TPP starts itself, with the start link of the approach. */
+  const consentAwaitingStart = (c: Context, request: ConsentRequest, approach: 'DECOUPLED' | 'EMBEDDED') => {
+    const consent = bank.createConsent(request, '', '');
+    consent.psuIpAddress = c.req.header('psu-ip-address');
+    if (approach === 'DECOUPLED') consent.decoupled = true;
+    else {
+      consent.embedded = true;
+      consent.authorisationStarted = false;
+    }
+    const self = `${v1}/consents/${consent.consentId}`;
+    const start =
+      approach === 'DECOUPLED'
+        ? 'startAuthorisationWithPsuIdentification'
+        : 'startAuthorisationWithPsuAuthentication';
+    c.header('Location', new URL(self, c.req.url).toString());
+    c.header('ASPSP-SCA-Approach', approach);
+    return c.json(
+      {
+        consentStatus: 'received',
+        consentId: consent.consentId,
+        _links: {
+          self: { href: self },
+          status: { href: `${self}/status` },
+          [start]: { href: `${self}/authorisations` },
+        },
+      },
+      201,
+    );
+  };
+
   app.post(`${v1}/consents`, async (c) => {
     const body = await c.req.json().catch(() => undefined);
     const parsed = consentRequestSchema.safeParse(body);
@@ -143,24 +173,7 @@ export function registerXs2aRoutes(
     const explicitStart = bank.definition.scaStart === 'explicit';
     if (c.req.header('tpp-decoupled-preferred') === 'true' && explicitStart) {
       // Decoupled, started explicitly: the PSU is named when the TPP starts the authorisation.
-      const consent = bank.createConsent(request, '', '');
-      consent.psuIpAddress = c.req.header('psu-ip-address');
-      consent.decoupled = true;
-      const self = `${v1}/consents/${consent.consentId}`;
-      c.header('Location', new URL(self, c.req.url).toString());
-      c.header('ASPSP-SCA-Approach', 'DECOUPLED');
-      return c.json(
-        {
-          consentStatus: 'received',
-          consentId: consent.consentId,
-          _links: {
-            self: { href: self },
-            status: { href: `${self}/status` },
-            startAuthorisationWithPsuIdentification: { href: `${self}/authorisations` },
-          },
-        },
-        201,
-      );
+      return consentAwaitingStart(c, request, 'DECOUPLED');
     }
     if (
       bank.definition.bankFlowType === 'embedded' &&
@@ -168,25 +181,7 @@ export function registerXs2aRoutes(
       c.req.header('tpp-decoupled-preferred') !== 'true'
     ) {
       // Embedded (embedded-consents.ts): the TPP relays the PSU's credentials and one-time code.
-      const consent = bank.createConsent(request, '', '');
-      consent.psuIpAddress = c.req.header('psu-ip-address');
-      consent.embedded = true;
-      consent.authorisationStarted = false;
-      const self = `${v1}/consents/${consent.consentId}`;
-      c.header('Location', new URL(self, c.req.url).toString());
-      c.header('ASPSP-SCA-Approach', 'EMBEDDED');
-      return c.json(
-        {
-          consentStatus: 'received',
-          consentId: consent.consentId,
-          _links: {
-            self: { href: self },
-            status: { href: `${self}/status` },
-            startAuthorisationWithPsuAuthentication: { href: `${self}/authorisations` },
-          },
-        },
-        201,
-      );
+      return consentAwaitingStart(c, request, 'EMBEDDED');
     }
     if (c.req.header('tpp-decoupled-preferred') === 'true') {
       // Decoupled: the PSU named by PSU-ID approves in the bank's app (the sandbox control
