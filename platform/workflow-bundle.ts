@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode } from '@temporalio/worker';
@@ -36,18 +37,31 @@ function sourceHash(): string {
 }
 
 /**
+ * The OpenTelemetry workflow interceptors (@temporalio/interceptors-opentelemetry): a workflow span
+ * continuing the trace of the request that started it, and the trace context handed to its activities.
+ */
+const tracingInterceptors = createRequire(import.meta.url).resolve(
+  '@temporalio/interceptors-opentelemetry/lib/workflow-interceptors',
+);
+
+/**
  * Returns the path of a workflow bundle for the current sources, building it only when no bundle
  * for them exists yet (`npm run build` does this ahead of time; start-up then skips webpack).
+ * `tracing`: the traced bundle (decision 0059), with the OpenTelemetry workflow interceptors and their
+ * packages; the default bundle holds none of them, so that a platform without tracing pays no memory per
+ * cached workflow for it.
  */
 export async function ensureWorkflowBundle(
   buildDir = path.join(root, 'build'),
   log?: (line: string) => void,
+  options: { tracing?: boolean } = {},
 ): Promise<string> {
-  const file = path.join(buildDir, `workflow-bundle-${sourceHash()}.js`);
+  const file = path.join(buildDir, `workflow-bundle-${sourceHash()}${options.tracing ? '-traced' : ''}.js`);
   if (existsSync(file)) return file;
   const started = Date.now();
   const { code } = await bundleWorkflowCode({
     workflowsPath: workflowsEntry,
+    ...(options.tracing ? { workflowInterceptorModules: [tracingInterceptors] } : {}),
     // Workflows encode their failures with the same converter as clients and workers (sealed messages).
     failureConverterPath,
     logger: { log() {}, trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error },
