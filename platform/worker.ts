@@ -137,7 +137,7 @@ export class PermanentFailures implements ActivityInboundCallsInterceptor {
  * whole WorkflowInfo into each span's attributes (memo, search attributes, last failure); here the
  * span gets the workflow's identity only: its id (a business id), run, type, task queue and namespace.
  */
-function workflowSpanExporter(tracing: Tracing): InjectedSink<OpenTelemetryWorkflowExporter> {
+export function workflowSpanExporter(tracing: Tracing): InjectedSink<OpenTelemetryWorkflowExporter> {
   const exporter = makeWorkflowExporter(tracing.spanProcessor, tracing.resource);
   return {
     export: {

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode } from '@temporalio/worker';
@@ -28,6 +27,7 @@ function sourceHash(): string {
   const files = [
     ...BUNDLED_SOURCES.flatMap((dir) => sourceFiles(path.join(root, dir))),
     failureConverterPath,
+    workflowTracingPath,
   ];
   for (const file of files) {
     hash.update(path.relative(root, file));
@@ -37,12 +37,10 @@ function sourceHash(): string {
 }
 
 /**
- * The OpenTelemetry workflow interceptors (@temporalio/interceptors-opentelemetry): a workflow span
- * continuing the trace of the request that started it, and the trace context handed to its activities.
+ * The traced bundle's workflow interceptors (platform/workflow-tracing.ts): a workflow span continuing the
+ * trace of the request that started it, and the trace context handed to its activities.
  */
-const tracingInterceptors = createRequire(import.meta.url).resolve(
-  '@temporalio/interceptors-opentelemetry/lib/workflow-interceptors',
-);
+export const workflowTracingPath = path.join(root, 'platform', 'workflow-tracing.ts');
 
 /**
  * Returns the path of a workflow bundle for the current sources, building it only when no bundle
@@ -61,7 +59,7 @@ export async function ensureWorkflowBundle(
   const started = Date.now();
   const { code } = await bundleWorkflowCode({
     workflowsPath: workflowsEntry,
-    ...(options.tracing ? { workflowInterceptorModules: [tracingInterceptors] } : {}),
+    ...(options.tracing ? { workflowInterceptorModules: [workflowTracingPath] } : {}),
     // Workflows encode their failures with the same converter as clients and workers (sealed messages).
     failureConverterPath,
     logger: { log() {}, trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error },

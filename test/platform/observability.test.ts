@@ -1,5 +1,7 @@
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Worker } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { platformDataConverter } from '../../platform/payload-codec.ts';
 import { ensureWorkflowBundle } from '../../platform/workflow-bundle.ts';
 import { startReceiver } from '../../sandbox/webhook-receiver.ts';
 import { messagingClient } from '../support/messaging-client.ts';
@@ -13,14 +15,13 @@ import { eventually, startTestPlatform, type TestPlatform } from '../support/pla
 
 const exporter = new InMemorySpanExporter();
 let platform: TestPlatform;
+let tracedBundle: string;
 
 beforeAll(async () => {
+  tracedBundle = await ensureWorkflowBundle(undefined, undefined, { tracing: true });
   platform = await startTestPlatform({
     env: { METRICS_PORT: '0' },
-    tracing: {
-      spanProcessor: new SimpleSpanProcessor(exporter),
-      workflowBundlePath: await ensureWorkflowBundle(undefined, undefined, { tracing: true }),
-    },
+    tracing: { spanProcessor: new SimpleSpanProcessor(exporter), workflowBundlePath: tracedBundle },
   });
 });
 afterAll(async () => {
@@ -171,5 +172,18 @@ describe('traces', () => {
     );
     for (const secret of [to, to.slice(1), 'secret code', '424242', platform.accountId, platform.token])
       expect(attributes).not.toContain(secret);
+  });
+
+  it('leave a traced workflow replayable with tracing switched off, and on', async () => {
+    const id = await deliveredSms('+359888123473');
+    const history = await platform.client.workflow.getHandle(`sms-${id}`).fetchHistory();
+    const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
+    expect(Object.keys(started?.header?.fields ?? {})).toContain('_tracer-data');
+    for (const bundle of [inject('workflowBundlePath'), tracedBundle])
+      await Worker.runReplayHistory(
+        { workflowBundle: { codePath: bundle }, dataConverter: platformDataConverter(platform.config) },
+        history,
+        `sms-${id}`,
+      );
   });
 });
