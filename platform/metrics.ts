@@ -156,7 +156,9 @@ class TemporalCoreMetrics {
     const registers = [this.registry];
     let apply: (labels: Record<string, string>, value: number) => void;
     if (kind === 'counter') {
-      const counter = new Counter({ name: `${name}_total`, help, labelNames: labels, registers });
+      // prom-client wants `_total` on counters; Core already ends some names with it (`local_activity_total`).
+      const counterName = name.endsWith('_total') ? name : `${name}_total`;
+      const counter = new Counter({ name: counterName, help, labelNames: labels, registers });
       apply = (l, v) => counter.inc(l, v);
     } else if (kind === 'histogram') {
       const histogram = new Histogram({
