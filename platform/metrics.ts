@@ -183,6 +183,9 @@ class TemporalCoreMetrics {
   }
 }
 
+/** The port Prometheus exporters of Node.js processes conventionally use. */
+export const DEFAULT_METRICS_PORT = 9464;
+
 export interface MetricsListener {
   url: string;
   stop(): Promise<void>;
@@ -197,10 +200,11 @@ export interface MetricsListener {
 export async function serveMetrics(
   config: Pick<Config, 'METRICS_PORT' | 'METRICS_HOST'>,
   logger: Logger,
-  metrics: PlatformMetrics = platformMetrics(),
+  options: { metrics?: PlatformMetrics; defaultPort?: number } = {},
 ): Promise<MetricsListener | undefined> {
   if (config.METRICS_PORT === 'off') return undefined;
-  const port = config.METRICS_PORT ?? 9464;
+  const metrics = options.metrics ?? platformMetrics();
+  const port = config.METRICS_PORT ?? options.defaultPort ?? DEFAULT_METRICS_PORT;
   const server = createServer((request, response) => {
     const path = (request.url ?? '/').split('?')[0];
     if (path !== '/metrics' || (request.method !== 'GET' && request.method !== 'HEAD')) {

@@ -1,6 +1,9 @@
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { type ConfigError, loadConfig } from '../../platform/config.ts';
+import { createLogger } from '../../platform/logger.ts';
+import { serveMetrics } from '../../platform/metrics.ts';
 import { platformDataConverter } from '../../platform/payload-codec.ts';
 import { ensureWorkflowBundle } from '../../platform/workflow-bundle.ts';
 import { startReceiver } from '../../sandbox/webhook-receiver.ts';
@@ -113,6 +116,39 @@ describe('GET /metrics', () => {
     } finally {
       await receiver.stop();
     }
+  });
+
+  it('is configured by METRICS_PORT and METRICS_HOST: loopback by default, `off` for none, a bad value named', () => {
+    const defaults = loadConfig({});
+    expect(defaults.METRICS_PORT).toBeUndefined();
+    expect(defaults.METRICS_HOST).toBe('127.0.0.1');
+    expect(loadConfig({ METRICS_PORT: 'off' }).METRICS_PORT).toBe('off');
+    expect(loadConfig({ METRICS_PORT: '9500' }).METRICS_PORT).toBe(9500);
+    try {
+      loadConfig({ METRICS_PORT: 'everywhere' });
+      expect.unreachable();
+    } catch (error) {
+      expect((error as ConfigError).problems.map((problem) => problem.variable)).toEqual(['METRICS_PORT']);
+    }
+  });
+
+  it('stops on a port the operator set that is taken; runs on without metrics when the default is taken', async () => {
+    const taken = Number(new URL(platform.metricsUrl!).port);
+    const lines: string[] = [];
+    const logger = createLogger('warn', {}, { write: (line: string) => lines.push(line) });
+    await expect(serveMetrics({ METRICS_PORT: taken, METRICS_HOST: '127.0.0.1' }, logger)).rejects.toThrow(
+      /METRICS_PORT: cannot listen on 127\.0\.0\.1:\d+ \(EADDRINUSE\)/,
+    );
+    // The default port taken (another process of the host): a warning, and no listener.
+    const byDefault = await serveMetrics({ METRICS_PORT: undefined, METRICS_HOST: '127.0.0.1' }, logger, {
+      defaultPort: taken,
+    });
+    expect(byDefault).toBeUndefined();
+    expect(lines.join('')).toContain('the default metrics port is taken');
+    const probe = await serveMetrics({ METRICS_PORT: 0, METRICS_HOST: '127.0.0.1' }, logger);
+    expect(probe?.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+    await probe?.stop();
+    expect(await serveMetrics({ METRICS_PORT: 'off', METRICS_HOST: '127.0.0.1' }, logger)).toBeUndefined();
   });
 
   it('answers nothing but GET /metrics', async () => {
