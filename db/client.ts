@@ -2,6 +2,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { prepareDataDir, restrictToOwner } from '../platform/data-dir.ts';
+import { registerListen } from './notifications.ts';
 import { installQueryErrorRedaction } from './query-errors.ts';
 import * as schema from './schema/index.ts';
 
@@ -48,6 +49,10 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     }
     const sql = postgres(options.url, { max: options.poolSize ?? 10, onnotice: () => {} });
     const db = drizzle(sql, { schema });
+    // postgres.js keeps one extra connection for LISTEN, opened on first use and re-listened after a drop.
+    registerListen(db, async (channel, onPayload, onListening) => {
+      await sql.listen(channel, onPayload, onListening);
+    });
     return { db, driver: 'postgres', close: () => sql.end({ timeout: 5 }) };
   }
   if (!options.pgliteDir) throw new Error('openDatabase needs either a PostgreSQL url or a pgliteDir');
@@ -61,6 +66,11 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   const client = new PGlite(options.pgliteDir);
   const db = drizzle(client, { schema });
   await migrate(db, { migrationsFolder });
+  // One process owns a PGlite database: its notifications never leave it, and it never reconnects.
+  registerListen(db, async (channel, onPayload, onListening) => {
+    await client.listen(channel, onPayload);
+    onListening();
+  });
   // PGlite wrote its files with the process's umask; the folder's 0700 guards what it writes later.
   restrictToOwner(options.pgliteDir);
   return { db, driver: 'pglite', close: () => client.close() };

@@ -1,11 +1,14 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { compactVerify, createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
+import { createOpenBankingClient, type OpenBankingCredential } from '../clients/src/openbanking.ts';
+import { hookCallJws } from '../domain/openbanking/hook-events.ts';
 import { driveSca } from '../sandbox/openbanking/sca-driver.ts';
+import { bodyOf, printCalls } from './demo-client.ts';
 
 /**
  * The open-banking part of `npm run demo`: what an integrator (an "agent") does over the public API of
- * the running platform. Enrol as an agent, sign up a customer, get a user token, register a hook and
+ * the running platform, with the typed client (clients/src/openbanking.ts, API version 8). Enrol as an agent, sign up a customer, get a user token, register a hook and
  * its redirect URL on a small receiver in this process (which verifies every hook call's JWS with the
  * published JWKS), start a consent, have the customer authenticate at the bank's SCA page, then read
  * the customer's accounts, balances and transactions.
@@ -33,7 +36,8 @@ interface HookCall {
 }
 
 /**
- * The integrator's side: a hook endpoint that accepts a call only when its body is a JWS that verifies
+ * The integrator's side: a hook endpoint that accepts a call only when the JWS it carries (the JSON
+ * envelope's `data.jws`, decision 0064, or a bare JWS body) verifies
  * with the gateway's published keys and names the `state` of the URL; and the page the customer's
  * browser is sent to at the end.
  */
@@ -50,7 +54,8 @@ async function startIntegratorServer(jwksUrl: URL) {
       const state = url.searchParams.get('state') ?? '';
       if (req.method === 'POST' && url.pathname === '/hook') {
         try {
-          const { payload } = await compactVerify(Buffer.concat(chunks).toString('utf8'), jwks);
+          const jws = hookCallJws(Buffer.concat(chunks).toString('utf8'));
+          const { payload } = await compactVerify(jws, jwks);
           const event = JSON.parse(new TextDecoder().decode(payload)) as Record<string, unknown>;
           if (event.state !== state || event.iss !== TOKEN_ISSUER)
             throw new Error('state or issuer mismatch');
@@ -98,49 +103,32 @@ export async function demoOpenBanking({
   const base = `${apiUrl}/openbanking`;
   const workflowLink = (workflowId: string) =>
     `${uiUrl}/namespaces/${namespace}/workflows/${encodeURIComponent(workflowId)}`;
-  const call = async <T = Record<string, unknown>>(
-    method: string,
-    route: string,
-    headers: Record<string, string>,
-    body?: unknown,
-  ): Promise<{ status: number; body: T }> => {
-    const response = await fetch(`${base}${route}`, {
-      method,
-      headers: { ...headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    const answer = (await response.json()) as T;
-    console.log(`   ${method} /openbanking${route.split('?')[0]} → ${response.status}`);
-    return { status: response.status, body: answer };
+  /** A typed client acting as `credential` (none, the agent, or the customer's user token). */
+  const clientAs = (credential: OpenBankingCredential) => {
+    const client = createOpenBankingClient(apiUrl, credential);
+    client.use(printCalls());
+    return client;
   };
-  const expect = <T>(answer: { status: number; body: T }, status: number, what: string): T => {
-    if (answer.status !== status) throw new Error(`${what} failed: ${JSON.stringify(answer.body)}`);
-    return answer.body;
-  };
+  const userAgent = 'integration-platform-demo';
 
   say('Open banking: enrol as an agent (POST /api/8/signup/agent, open to anyone in sandbox mode)');
-  const enrolment = await call<{ agentId: string; agentHash: string; publicHash: string }>(
-    'POST',
-    '/api/8/signup/agent',
-    {},
-    { name: 'Demo fintech', email: 'dev@demo-fintech.example' },
-  );
-  if (enrolment.status === 401) {
+  const enrolment = await clientAs({}).POST('/api/8/signup/agent', {
+    body: { name: 'Demo fintech', email: 'dev@demo-fintech.example' },
+  });
+  if (enrolment.response.status === 401) {
     console.log(
       '   Skipped: in production mode an operator enrols agents (x-admin-hash); see docs/openbanking.md.',
     );
     return;
   }
-  const agent = expect(enrolment, 201, 'agent enrolment');
+  const agent = bodyOf(enrolment, 201, 'agent enrolment');
   show('agent', { agentId: agent.agentId, agentHash: '(shown once; kept by the demo)' });
-  const asAgent = { 'x-agent-hash': agent.agentHash };
+  const asAgent = clientAs({ agentHash: agent.agentHash });
 
   say('Sign up a customer (POST /api/8/signup with x-agent-hash)');
-  const customer = expect(
-    await call<{ userId: string; userHash: string; kycStatus: string }>('POST', '/api/8/signup', asAgent, {
-      name: 'Alice',
-      family: 'Ivanova',
-      email: `alice.${Date.now()}@demo-fintech.example`,
+  const customer = bodyOf(
+    await asAgent.POST('/api/8/signup', {
+      body: { name: 'Alice', family: 'Ivanova', email: `alice.${Date.now()}@demo-fintech.example` },
     }),
     201,
     'signup',
@@ -154,10 +142,8 @@ export async function demoOpenBanking({
   const integrator = await startIntegratorServer(new URL(`${base}/api/6/.well-known/jwks.json`));
   try {
     say('Get a time-limited user token for the customer (POST /api/8/usertoken) and verify it with the JWKS');
-    const issued = expect(
-      await call<{ token: string; expiresAt: string; kid: string }>('POST', '/api/8/usertoken', {
-        'x-user-hash': customer.userHash,
-      }),
+    const issued = bodyOf(
+      await clientAs({ userHash: customer.userHash }).POST('/api/8/usertoken'),
       200,
       'usertoken',
     );
@@ -168,24 +154,26 @@ export async function demoOpenBanking({
     });
     show('token claims', { ...decodeJwt(issued.token), kid: verified.protectedHeader.kid });
     console.log(`   verified with ${base}/api/6/.well-known/jwks.json; used below as Authorization: Bearer`);
-    const asUser = { authorization: `Bearer ${issued.token}` };
+    const asUser = clientAs({ userToken: issued.token });
 
     say('Register a hook and the redirect URL (POST /api/8/createhook, PUT /api/8/redirect)');
-    const hook = expect(
-      await call<{ hookHash: string }>('POST', '/api/8/createhook', asUser, {
-        url: integrator.hookUrl,
-        events: ['consent.finished'],
+    const hook = bodyOf(
+      await asUser.POST('/api/8/createhook', {
+        body: { url: integrator.hookUrl, events: ['consent.finished'] },
       }),
       201,
       'createhook',
     );
-    const redirect = new URLSearchParams({ hookhash: hook.hookHash, redirectUrl: integrator.redirectUrl });
-    show('hook', expect(await call('PUT', `/api/8/redirect?${redirect}`, asUser), 200, 'PUT redirect'));
+    const redirect = { hookhash: hook.hookHash, redirectUrl: integrator.redirectUrl };
+    show(
+      'hook',
+      bodyOf(await asUser.PUT('/api/8/redirect', { params: { query: redirect } }), 200, 'PUT redirect'),
+    );
     console.log(`   the hook URL is a receiver in this process that verifies each call's JWS with the JWKS`);
 
     say('Pick the bank (GET /api/8/banks?country=BG)');
-    const { banks } = expect(
-      await call<{ banks: { bankHash: string; name: string }[] }>('GET', '/api/8/banks?country=BG', asUser),
+    const { banks } = bodyOf(
+      await asUser.GET('/api/8/banks', { params: { query: { country: 'BG' } } }),
       200,
       'banks',
     );
@@ -194,13 +182,11 @@ export async function demoOpenBanking({
     show('bank', bank);
 
     say('Start a consent (POST /api/8/consent): the gateway creates it at the bank');
-    const consent = expect(
-      await call<{ consentId: string; state: string; scaRedirectUrl: string; scaDeadline: string }>(
-        'POST',
-        '/api/8/consent',
-        { ...asUser, 'user-agent': 'integration-platform-demo' },
-        { bankHash: bank.bankHash, hookHash: hook.hookHash },
-      ),
+    const consent = bodyOf(
+      await asUser.POST('/api/8/consent', {
+        params: { header: { 'user-agent': userAgent } },
+        body: { bankHash: bank.bankHash, hookHash: hook.hookHash },
+      }),
       201,
       'consent',
     );
@@ -221,6 +207,8 @@ export async function demoOpenBanking({
       console.log(
         '   (a person can open the SCA page URL above in a browser instead: run with DEMO_SCA=browser)',
       );
+      // Null when the bank asks the user in its app (decoupled); Sandbox Bank A redirects.
+      if (!consent.scaRedirectUrl) throw new Error(`${bank.name} gave no SCA page to drive`);
       const { returnForm, submitted } = await driveSca(consent.scaRedirectUrl, {
         ...SANDBOX_PSU,
         decision: 'approve',
@@ -251,12 +239,8 @@ export async function demoOpenBanking({
     }
 
     say('Read the accounts from the gateway (GET ibans, balance, transactions)');
-    const { ibans } = expect(
-      await call<{ ibans: { ibanId: string; iban: string; currency: string; name: string }[] }>(
-        'GET',
-        '/api/8/ibans',
-        { ...asUser, 'consent-details': 'true' },
-      ),
+    const { ibans } = bodyOf(
+      await asUser.GET('/api/8/ibans', { params: { header: { 'consent-details': 'true' } } }),
       200,
       'ibans',
     );
@@ -266,12 +250,8 @@ export async function demoOpenBanking({
     );
     const account = ibans[0];
     if (!account) throw new Error('the consent added no account');
-    const balance = expect(
-      await call<{ balances: { balanceType: string; amount: string; currency: string }[] }>(
-        'GET',
-        `/api/8/balance/${account.ibanId}`,
-        asUser,
-      ),
+    const balance = bodyOf(
+      await asUser.GET('/api/8/balance/{ibanId}', { params: { path: { ibanId: account.ibanId } } }),
       200,
       'balance',
     );
@@ -280,16 +260,10 @@ export async function demoOpenBanking({
       balance.balances.map(({ balanceType, amount, currency }) => `${balanceType} ${amount} ${currency}`),
     );
     const dateFrom = new Date(Date.now() - 30 * 86_400_000).toISOString().slice(0, 10);
-    const transactions = expect(
-      await call<{
-        booked: {
-          bookingDate: string;
-          amount: string;
-          currency: string;
-          remittanceInformation: string | null;
-        }[];
-        pending: unknown[];
-      }>('GET', `/api/8/transactions/${account.ibanId}?dateFrom=${dateFrom}`, asUser),
+    const transactions = bodyOf(
+      await asUser.GET('/api/8/transactions/{ibanId}', {
+        params: { path: { ibanId: account.ibanId }, query: { dateFrom } },
+      }),
       200,
       'transactions',
     );
@@ -302,26 +276,26 @@ export async function demoOpenBanking({
       );
 
     say('Pay 12.50 from the account (POST /api/8/payment/iban, then POST /api/8/payment to confirm)');
-    const payment = expect(
-      await call<{ code: string; status: string; state: string }>('POST', '/api/8/payment/iban', asUser, {
-        ibanId: account.ibanId,
-        creditorIban: 'BG80BNBG96611020345678',
-        creditorName: 'Sofia Water',
-        amount: '12.50',
-        currency: account.currency,
+    const payment = bodyOf(
+      await asUser.POST('/api/8/payment/iban', {
+        body: {
+          ibanId: account.ibanId,
+          creditorIban: 'BG80BNBG96611020345678',
+          creditorName: 'Sofia Water',
+          amount: '12.50',
+          currency: account.currency,
+        },
       }),
       201,
       'payment/iban',
     );
     show('payment', { code: payment.code, status: payment.status, state: payment.state });
     console.log(`   workflow: ${workflowLink(`ob-payment-${payment.code}`)}`);
-    const confirmed = expect(
-      await call<{ state: string; sca?: { method: string; redirectUrl?: string } }>(
-        'POST',
-        '/api/8/payment',
-        { ...asUser, 'user-agent': 'integration-platform-demo' },
-        { code: payment.code, scaMethod: 'REDIRECT' },
-      ),
+    const confirmed = bodyOf(
+      await asUser.POST('/api/8/payment', {
+        params: { header: { 'user-agent': userAgent } },
+        body: { code: payment.code, scaMethod: 'REDIRECT' },
+      }),
       200,
       'payment confirmation',
     );
@@ -335,12 +309,12 @@ export async function demoOpenBanking({
     const settled = await until(
       'the payment to settle',
       async () => {
-        const status = await call<{ status: string; state: string; bankTransactionStatus: string | null }>(
-          'GET',
-          `/api/8/payment/status?code=${payment.code}`,
-          asUser,
+        const status = bodyOf(
+          await asUser.GET('/api/8/payment/status', { params: { query: { code: payment.code } } }),
+          200,
+          'payment status',
         );
-        return status.body.status === 'WAITING' ? undefined : status.body;
+        return status.status === 'WAITING' ? undefined : status;
       },
       30_000,
     );

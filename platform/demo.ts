@@ -1,16 +1,18 @@
-import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { type CollectMerchant, createCollectClient, parseLines } from '../clients/src/collect.ts';
+import { createMessagingClient } from '../clients/src/messaging.ts';
 import { formatExpTime } from '../domain/epay-time.ts';
 import { verifyWebhook } from '../domain/webhooks/signature.ts';
 import { startReceiver } from '../sandbox/webhook-receiver.ts';
+import { bodyOf, printCalls } from './demo-client.ts';
 import { demoLending } from './demo-lending.ts';
 import { demoOpenBanking } from './demo-openbanking.ts';
 import { readSandboxParties, SANDBOX_PARTIES_FILE } from './sandbox-parties.ts';
 
 /**
  * `npm run demo`: drives the running platform (`npm start` in sandbox mode) through its public HTTP API
- * the way an integrator would, all four services, printing each step and a Temporal Web UI link for every
+ * the way an integrator would, with the typed client of each service (clients/, decision 0058), all four services, printing each step and a Temporal Web UI link for every
  * workflow it started. It needs no setup: it reads what `npm start` wrote to DATA_DIR (default `data`):
  * the sandbox access token (`sandbox-token`) and the sandbox parties (`sandbox-parties.json`: the API and
  * Web UI URLs, the operator token, the collect merchant, the lending tenant's keys, the sandbox URLs).
@@ -43,19 +45,9 @@ const show = (label: string, value: unknown) => console.log(`   ${label}: ${JSON
 const workflowLink = (workflowId: string) =>
   `${uiUrl}/namespaces/${namespace}/workflows/${encodeURIComponent(workflowId)}`;
 
-async function call(method: string, route: string, body?: unknown) {
-  const url = new URL(`${apiUrl}/messaging${route}`);
-  url.searchParams.set('at', token);
-  const response = await fetch(url, {
-    method,
-    headers: { 'content-type': 'application/json' },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const json = (await response.json()) as Record<string, unknown>;
-  console.log(`   ${method} /messaging${route} → ${response.status}`);
-  if (response.status >= 400) throw new Error(`${method} ${route} failed: ${JSON.stringify(json)}`);
-  return json;
-}
+/** The messaging gateway's typed client with the account's access token (the `at` query parameter). */
+const messaging = createMessagingClient(apiUrl, token);
+messaging.use(printCalls({ withQuery: true }));
 
 async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -74,48 +66,29 @@ const sandboxMerchantUrl =
   parties?.collect.sandboxMerchantUrl ??
   `http://127.0.0.1:${process.env.SANDBOX_MERCHANT_PORT ?? 4030}`;
 
-interface DemoMerchant {
-  min: string;
-  secret: string;
+type CollectClient = ReturnType<typeof createCollectClient>;
+
+/** The merchant's typed client (clients/src/collect.ts): its packets signed with its secret. */
+function collectClientOf(merchant: CollectMerchant): CollectClient {
+  const collect = createCollectClient(apiUrl, merchant);
+  collect.use(printCalls());
+  return collect;
 }
 
-/** What a merchant's ePay client sends: base64 of `KEY=VALUE` lines and its HMAC-SHA1 with the secret. */
-function signedPacket(merchant: DemoMerchant, fields: Record<string, string>) {
-  const text = Object.entries({ MIN: merchant.min, ...fields })
-    .map(([key, value]) => `${key}=${value}`)
-    .join('\n');
-  const ENCODED = Buffer.from(text, 'utf8').toString('base64');
-  return { text, ENCODED, CHECKSUM: createHmac('sha1', merchant.secret).update(ENCODED).digest('hex') };
-}
+/** The packet's `KEY=VALUE` lines, as the demo prints them. */
+const packetText = (packet: { ENCODED: string }) =>
+  Buffer.from(packet.ENCODED, 'base64').toString('utf8').replaceAll('\n', ' | ');
 
-/** A `GET /collect<route>` answered with `KEY=VALUE` lines; prints the call and the answer. */
-async function collectGet(route: string, params: Record<string, string>) {
-  const response = await fetch(`${apiUrl}/collect${route}?${new URLSearchParams(params)}`);
-  const body = await response.text();
-  const fields = Object.fromEntries(
-    body
-      .split('\n')
-      .filter((line) => line.includes('='))
-      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
-  );
-  console.log(`   GET /collect${route} → ${response.status}`);
+/** An ENCODED operation's `KEY=VALUE` answer (read with `parseAs: 'text'`): printed, then its fields. */
+function linesOf(answer: { data?: string; error?: string; response: Response }, what: string) {
+  const body = answer.data ?? answer.error ?? '';
   for (const line of body.trim().split('\n')) console.log(`     ${line}`);
-  if (!response.ok) throw new Error(`GET /collect${route} failed: ${body.trim()}`);
-  return fields;
+  if (!answer.response.ok) throw new Error(`${what} failed: ${body.trim()}`);
+  return parseLines(body);
 }
 
 /** EXP_TIME `DD.MM.YYYY hh:mm:ss` in the gateway's time zone, `offsetMs` from now. */
 const expTimeIn = (offsetMs: number) => formatExpTime(new Date(Date.now() + offsetMs));
-
-interface NotificationRecord {
-  status: string;
-  payTime: string | null;
-  stan: string | null;
-  bcode: string | null;
-  delivery: string;
-  attemptCount: number;
-  attempts: { attempt: number; httpStatus: number | null; reply: string | null; batchSize: number }[];
-}
 
 interface ReceivedRecord {
   receivedAt: string;
@@ -132,14 +105,16 @@ interface ReceivedRecord {
  * (GET <sandbox merchant>/<MIN>/notifications: the lines, whether CHECKSUM and SIGNATURE verified, its
  * answer). The sandbox merchant answers OK only when both verify; a failed check is answered ERR.
  */
-async function showNotification(merchant: DemoMerchant, invoice: string) {
-  const query = signedPacket(merchant, { INVOICE: invoice });
-  const url = `${apiUrl}/collect/notifications?${new URLSearchParams({ ENCODED: query.ENCODED, CHECKSUM: query.CHECKSUM })}`;
+async function showNotification(merchant: CollectMerchant, invoice: string) {
+  // Without printCalls: the demo polls, and prints the record once delivered.
+  const collect = createCollectClient(apiUrl, merchant);
   const notification = await until(`the notification of invoice ${invoice}`, async () => {
-    const response = await fetch(url);
-    if (!response.ok)
-      throw new Error(`GET /collect/notifications: ${response.status} ${await response.text()}`);
-    const [found] = ((await response.json()) as { notifications: NotificationRecord[] }).notifications;
+    const answer = await collect.GET('/notifications', {
+      params: { query: collect.packet({ INVOICE: invoice }) },
+    });
+    if (!answer.data)
+      throw new Error(`GET /collect/notifications: ${answer.response.status} ${answer.error}`);
+    const [found] = answer.data.notifications;
     return found && found.delivery !== 'pending' ? found : undefined;
   });
   const line = [
@@ -180,7 +155,7 @@ async function showNotification(merchant: DemoMerchant, invoice: string) {
 }
 
 /** The sandbox merchant `npm start` provisioned (hosted by the sandbox merchant), or COLLECT_MIN's. */
-function demoMerchant(): DemoMerchant | undefined {
+function demoMerchant(): CollectMerchant | undefined {
   if (process.env.COLLECT_MIN && process.env.COLLECT_SECRET) {
     console.log(`   using merchant ${process.env.COLLECT_MIN} (COLLECT_MIN, COLLECT_SECRET)`);
     return { min: process.env.COLLECT_MIN, secret: process.env.COLLECT_SECRET };
@@ -201,27 +176,34 @@ async function demoCollect() {
   say('Payment collection: the sandbox merchant (provisioned by npm start, hosted by the sandbox merchant)');
   const merchant = demoMerchant();
   if (!merchant) return;
+  const collect = collectClientOf(merchant);
 
   say('Register an obligation payable at an office (office/reg_bill.cgi)');
   const billInvoice = `${Date.now()}`.slice(-9);
-  const bill = signedPacket(merchant, {
+  const bill = collect.packet({
     INVOICE: billInvoice,
     AMOUNT: '22.80',
     EXP_TIME: expTimeIn(86_400_000),
     DESCR: 'Demo order',
     ENCODING: 'utf-8',
   });
-  console.log(`   packet: ${bill.text.replaceAll('\n', ' | ')}`);
-  const registered = await collectGet('/office/reg_bill.cgi', {
-    ENCODED: bill.ENCODED,
-    CHECKSUM: bill.CHECKSUM,
-  });
+  console.log(`   packet: ${packetText(bill)}`);
+  const registered = linesOf(
+    await collect.GET('/office/reg_bill.cgi', { params: { query: bill }, parseAs: 'text' }),
+    'office/reg_bill.cgi',
+  );
   const idn = registered.IDN ?? '';
   console.log(`   the customer pays with code ${idn} at an office or ATM`);
   console.log(`   workflow: ${workflowLink(`collect-${idn}`)}`);
 
   say('The customer pays at the office (demo office: office/pay_bill.cgi)');
-  await collectGet('/office/pay_bill.cgi', { ACTION: 'PAY', IDN: idn });
+  linesOf(
+    await collect.GET('/office/pay_bill.cgi', {
+      params: { query: { ACTION: 'PAY', IDN: idn } },
+      parseAs: 'text',
+    }),
+    'office/pay_bill.cgi',
+  );
 
   say('The merchant is notified PAID');
   await showNotification(merchant, billInvoice);
@@ -229,7 +211,7 @@ async function demoCollect() {
 
   say('Order a cash payout to a named recipient (office/send.cgi)');
   const payoutInvoice = `${Date.now()}`.slice(-9);
-  const payout = signedPacket(merchant, {
+  const payout = collect.packet({
     INVOICE: payoutInvoice,
     AMOUNT: '150.00',
     RCPT_NAME: 'Ivan Petrov',
@@ -237,16 +219,22 @@ async function demoCollect() {
     EXP_TIME: expTimeIn(3 * 86_400_000),
     ENCODING: 'utf-8',
   });
-  console.log(`   packet: ${payout.text.replaceAll('\n', ' | ')}`);
-  const ordered = await collectGet('/office/send.cgi', {
-    ENCODED: payout.ENCODED,
-    CHECKSUM: payout.CHECKSUM,
-  });
+  console.log(`   packet: ${packetText(payout)}`);
+  const ordered = linesOf(
+    await collect.GET('/office/send.cgi', { params: { query: payout }, parseAs: 'text' }),
+    'office/send.cgi',
+  );
   const sysCode = ordered.SYS_CODE ?? '';
   console.log(`   the payout waits for its recipient until EXP_TIME: ${workflowLink(`payout-${sysCode}`)}`);
 
   say('The recipient collects the cash (demo office: office/pay_money_send.cgi)');
-  await collectGet('/office/pay_money_send.cgi', { SYS_CODE: sysCode });
+  linesOf(
+    await collect.GET('/office/pay_money_send.cgi', {
+      params: { query: { SYS_CODE: sysCode } },
+      parseAs: 'text',
+    }),
+    'office/pay_money_send.cgi',
+  );
 
   say('The merchant is notified PAID (STAN and BCODE 000000 for a cash payout)');
   await showNotification(merchant, payoutInvoice);
@@ -294,37 +282,58 @@ const receiver = await startReceiver();
 console.log(`   a local webhook receiver listens at ${receiver.url}`);
 try {
   say('Correct and validate a national-format number');
-  show('result', await call('POST', '/numberCorrection', { number: '0888 123 456', country: 'BG' }));
+  show(
+    'result',
+    bodyOf(
+      await messaging.POST('/numberCorrection', { body: { number: '0888 123 456', country: 'BG' } }),
+      200,
+      'number correction',
+    ),
+  );
 
   say('Register and confirm an alphanumeric sender ID; an operator approves it (decision 0028)');
   const registered = `DEMO${String(Date.now()).slice(-5)}`;
-  const registration = await call('POST', '/senderId', { senderId: registered });
+  const registration = bodyOf(
+    await messaging.POST('/senderId', { body: { senderId: registered } }),
+    202,
+    'sender ID registration',
+  );
   show('registered', registration);
   console.log(`   workflow: ${workflowLink(`sender-id-${registration.id}`)}`);
-  show('confirmed (waiting for an operator)', await call('POST', `/senderId/confirm/${registration.id}`));
-  const senderId = await approveSenderId(String(registration.id), registered);
+  show(
+    'confirmed (waiting for an operator)',
+    bodyOf(
+      await messaging.POST('/senderId/confirm/{id}', { params: { path: { id: registration.id } } }),
+      200,
+      'sender ID confirmation',
+    ),
+  );
+  const senderId = await approveSenderId(registration.id, registered);
 
   say('Send an SMS from the sender ID with a delivery-report URL');
-  const sms = await call('POST', '/sms', {
-    to: '+359888123456',
-    from: senderId,
-    message: 'Hello from the demo',
-    dlrUrl: receiver.url,
-  });
+  const sms = bodyOf(
+    await messaging.POST('/sms', {
+      body: { to: '+359888123456', from: senderId, message: 'Hello from the demo', dlrUrl: receiver.url },
+    }),
+    202,
+    'send SMS',
+  );
   show('accepted', sms);
   console.log(`   workflow: ${workflowLink(`sms-${sms.id}`)}`);
   const delivered = await until('the delivery receipt', async () => {
-    const message = await call('GET', `/sms/${sms.id}`);
-    return ['accepted', 'scheduled', 'sending', 'submitted'].includes(String(message.status))
-      ? undefined
-      : message;
+    const message = bodyOf(
+      await messaging.GET('/sms/{id}', { params: { path: { id: sms.id } } }),
+      200,
+      'read SMS',
+    );
+    return ['accepted', 'scheduled', 'sending', 'submitted'].includes(message.status) ? undefined : message;
   });
   show('final status', delivered.status);
 
   say('Receive the signed delivery report and verify its signature');
   const report = await until('the delivery report', async () => receiver.requests[0]);
   show('report', JSON.parse(report.body));
-  const endpoints = (await call('GET', '/webhooks/endpoints')).items as { url: string; secret: string }[];
+  const endpoints = bodyOf(await messaging.GET('/webhooks/endpoints'), 200, 'webhook endpoints').items;
   const secret = endpoints.find((endpoint) => endpoint.url === receiver.url)?.secret ?? '';
   show(
     'signature valid',
@@ -333,25 +342,39 @@ try {
 
   say('Schedule an SMS 10 seconds ahead and list scheduled messages');
   const scheduled = new Date(Date.now() + 10_000).toISOString();
-  const later = await call('POST', '/sms', {
-    to: '+359888123457',
-    from: senderId,
-    message: 'Later',
-    scheduled,
-  });
+  const later = bodyOf(
+    await messaging.POST('/sms', {
+      body: { to: '+359888123457', from: senderId, message: 'Later', scheduled },
+    }),
+    202,
+    'schedule SMS',
+  );
   console.log(`   workflow: ${workflowLink(`sms-${later.id}`)}`);
-  show('scheduled', (await call('GET', `/sms?scheduled=${scheduled.slice(0, 10)}`)).items);
+  show(
+    'scheduled',
+    bodyOf(
+      await messaging.GET('/sms', { params: { query: { scheduled: scheduled.slice(0, 10) } } }),
+      200,
+      'scheduled messages',
+    ).items,
+  );
 
   say('Send a chat-app message');
-  const chat = await call('POST', '/chatapp', {
-    to: '+359888123458',
-    from: senderId,
-    message: 'Hello on chat',
-  });
+  const chat = bodyOf(
+    await messaging.POST('/chatapp', {
+      body: { to: '+359888123458', from: senderId, message: 'Hello on chat' },
+    }),
+    202,
+    'chat-app message',
+  );
   console.log(`   workflow: ${workflowLink(`sms-${chat.id}`)}`);
 
   say('Look up a number (HLR); the result is POSTed to the callback URL');
-  const lookup = await call('POST', '/hlr', { number: '+359888123456', callBackUrl: receiver.url });
+  const lookup = bodyOf(
+    await messaging.POST('/hlr', { body: { number: '+359888123456', callBackUrl: receiver.url } }),
+    202,
+    'HLR lookup',
+  );
   console.log(`   workflow: ${workflowLink(`hlr-${lookup.id}`)}`);
   const result = await until('the HLR result', async () =>
     receiver.requests.find((request) => request.body.includes('hlr.result')),
@@ -359,8 +382,18 @@ try {
   show('HLR result', JSON.parse(result.body));
 
   say('Reference data');
-  show('first operators of BG', ((await call('GET', '/mccmnc/BG?Page=1')).items as unknown[]).slice(0, 2));
-  show('prefixes of BG', await call('GET', '/prefixes/BG'));
+  const operators = await messaging.GET('/mccmnc/{country}', {
+    params: { path: { country: 'BG' }, query: { Page: '1' } },
+  });
+  show('first operators of BG', bodyOf(operators, 200, 'operators').items.slice(0, 2));
+  show(
+    'prefixes of BG',
+    bodyOf(
+      await messaging.GET('/prefixes/{country}', { params: { path: { country: 'BG' } } }),
+      200,
+      'prefixes',
+    ),
+  );
 
   await demoCollect();
   await demoOpenBanking({ apiUrl, uiUrl, namespace, say, show, until });

@@ -11,6 +11,7 @@ import {
   type Worker,
 } from '@temporalio/worker';
 import { answerClientErrors, createApp } from '../api/app.ts';
+import { startMessageHandover } from '../application/messaging/handover.ts';
 import type { Database } from '../db/client.ts';
 import type { Config } from './config.ts';
 import type { Logger } from './logger.ts';
@@ -179,9 +180,12 @@ export async function serveApi(options: {
   logger: Logger;
 }): Promise<RunningApi> {
   const { config } = options;
+  const deps = { db: options.db, temporal: options.client, config, logger: options.logger };
+  // Accepted messages reach their workflows through this process's hand-over (decision 0066).
+  const handover = startMessageHandover(deps);
   // Every API process counts its requests (served by its metrics listener, platform/metrics.ts).
   const app = createApp(
-    { db: options.db, temporal: options.client, config, logger: options.logger },
+    deps,
     createReadinessProbe({
       db: options.db,
       temporal: options.client,
@@ -200,11 +204,13 @@ export async function serveApi(options: {
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://${config.HOST}:${port}`,
-    stop: () =>
-      new Promise<void>((resolve) => {
+    async stop() {
+      await new Promise<void>((resolve) => {
         server.close(() => resolve());
         // Keep-alive connections of clients would otherwise hold the server open.
         if ('closeAllConnections' in server) server.closeAllConnections();
-      }),
+      });
+      await handover.stop();
+    },
   };
 }

@@ -57,11 +57,14 @@ export interface SandboxParties {
   };
 }
 
-/** What the sandbox provides to the provisioning: the merchant server and the providers' URL. */
+/**
+ * What the sandbox provides to the provisioning: the merchant server (in this process, or another one
+ * reached over HTTP: `npm run stack`) and the providers' URL.
+ */
 export interface SandboxHosts {
   merchant: {
     url: string;
-    register(input: { min: string; secret: string }): { notifyUrl: string };
+    register(input: { min: string; secret: string }): { notifyUrl: string } | Promise<{ notifyUrl: string }>;
   };
   providersUrl: string;
 }
@@ -74,7 +77,7 @@ export function ensureSandboxAdminToken(config: Config): void {
 
 async function provisionMerchant(db: Database, config: Config, sandbox: SandboxHosts) {
   const min = SANDBOX_COLLECT_MIN;
-  const { notifyUrl } = sandbox.merchant.register({ min, secret: 'pending' });
+  const { notifyUrl } = await sandbox.merchant.register({ min, secret: 'pending' });
   let secret = (await loadMerchant(db, config, min))?.secret;
   if (secret) {
     // The sandbox merchant's port may differ from the last start's.
@@ -82,7 +85,7 @@ async function provisionMerchant(db: Database, config: Config, sandbox: SandboxH
   } else {
     secret = (await createMerchant(db, config, { name: 'Sandbox shop', min, notifyUrl })).secret;
   }
-  sandbox.merchant.register({ min, secret });
+  await sandbox.merchant.register({ min, secret });
   return { min, secret, notifyUrl, sandboxMerchantUrl: sandbox.merchant.url };
 }
 

@@ -89,6 +89,11 @@ async function main() {
         smppSystemId: config.SMPP_SYSTEM_ID,
         smppPassword: config.SMPP_PASSWORD,
         smppRefuseMessagePayload: config.SANDBOX_SMSC_REFUSES_MESSAGE_PAYLOAD,
+        chatAppApiKey: config.CHATAPP_API_KEY,
+        chatAppPhoneNumberId: config.CHATAPP_PHONE_NUMBER_ID,
+        chatAppAppSecret: config.CHATAPP_APP_SECRET,
+        hlrApiKey: config.HLR_API_KEY,
+        hlrApiSecret: config.HLR_API_SECRET,
       })
     : undefined;
   if (sandbox) stops.unshift(() => sandbox.stop());
@@ -123,6 +128,14 @@ async function main() {
   // One metrics listener for the API and the worker of this process (decision 0059).
   const metrics = await serveMetrics(config, logger);
   if (metrics) stops.unshift(() => metrics.stop());
+  // The sandbox chat-app provider sends its status events to this API's webhook (decision 0062).
+  if (sandbox) {
+    const callbackUrl = `${api.url}/messaging/chatapp/webhook`;
+    if (
+      !(await sandbox.http.subscribeChatAppWebhook({ callbackUrl, verifyToken: config.CHATAPP_VERIFY_TOKEN }))
+    )
+      logger.warn({ callbackUrl }, 'the sandbox chat-app provider could not subscribe its webhook');
+  }
 
   const token = sandboxMode ? await rotateSandboxToken(database.db) : undefined;
   // Sandbox convenience for `npm run demo` on the same machine; owner-only permissions.

@@ -1,12 +1,12 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomInt } from 'node:crypto';
-import { accessSync, constants, cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common';
 import postgres from 'postgres';
+import { findGo, goInstall, isExecutable, platformCacheDir } from './go-install.ts';
 import { freePort, waitForPort } from './net.ts';
 
 /**
@@ -19,8 +19,7 @@ import { freePort, waitForPort } from './net.ts';
 export const TEMPORAL_SERVER_VERSION = 'v1.29.1';
 
 export function temporalServerCacheDir(): string {
-  const cacheRoot = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
-  return path.join(cacheRoot, 'integration-platform', `temporal-server-${TEMPORAL_SERVER_VERSION}`);
+  return platformCacheDir(`temporal-server-${TEMPORAL_SERVER_VERSION}`);
 }
 
 export interface TemporalServerBinaries {
@@ -28,24 +27,6 @@ export interface TemporalServerBinaries {
   sqlTool: string;
   /** schema/postgresql/v12 of the server module: `temporal/` and `visibility/`. */
   schemaDir: string;
-}
-
-const isExecutable = (file: string) => {
-  try {
-    accessSync(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-function findGo(): string {
-  for (const dir of [...(process.env.PATH ?? '').split(path.delimiter), '/usr/local/go/bin']) {
-    if (dir && isExecutable(path.join(dir, 'go'))) return path.join(dir, 'go');
-  }
-  throw new Error(
-    'Go is needed to build the Temporal server (https://go.dev/dl/); or run the bench on the dev server.',
-  );
 }
 
 /** The server and schema tool binaries, built with Go into the cache on first use (~5-10 min on 2 cores). */
@@ -61,37 +42,23 @@ export async function resolveTemporalServer(
   if (isExecutable(binaries.server) && isExecutable(binaries.sqlTool) && existsSync(binaries.schemaDir))
     return binaries;
 
-  const go = findGo();
-  mkdirSync(dir, { recursive: true });
+  const what = `the Temporal server ${TEMPORAL_SERVER_VERSION}`;
+  const go = findGo(what);
   const module = 'go.temporal.io/server';
-  log(`Building the Temporal server ${TEMPORAL_SERVER_VERSION} with Go into ${dir} (first run only)...`);
-  const started = Date.now();
-  await new Promise<void>((resolve, reject) => {
-    const child = spawn(
-      go,
-      [
-        'install',
-        `${module}/cmd/server@${TEMPORAL_SERVER_VERSION}`,
-        `${module}/cmd/tools/sql@${TEMPORAL_SERVER_VERSION}`,
-      ],
-      { env: { ...process.env, GOBIN: dir, GOFLAGS: '-mod=mod' }, stdio: ['ignore', 'inherit', 'inherit'] },
-    );
-    const ticker = setInterval(
-      () => log(`  ... still building (${Math.round((Date.now() - started) / 1000)} s)`),
-      30_000,
-    );
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      clearInterval(ticker);
-      if (code === 0) resolve();
-      else reject(new Error(`go install of the Temporal server failed (exit ${code})`));
-    });
+  await goInstall({
+    go,
+    dir,
+    what,
+    log,
+    packages: [
+      `${module}/cmd/server@${TEMPORAL_SERVER_VERSION}`,
+      `${module}/cmd/tools/sql@${TEMPORAL_SERVER_VERSION}`,
+    ],
   });
   // The schema files are not in the binaries: copy them out of the module cache beside them.
   const modCache = spawnSync(go, ['env', 'GOMODCACHE'], { encoding: 'utf8' }).stdout.trim();
   const source = path.join(modCache, `${module}@${TEMPORAL_SERVER_VERSION}`, 'schema', 'postgresql', 'v12');
   cpSync(source, binaries.schemaDir, { recursive: true });
-  log(`Built in ${Math.round((Date.now() - started) / 1000)} s.`);
   return binaries;
 }
 
@@ -107,11 +74,18 @@ export interface TemporalServerOptions {
   numHistoryShards?: number;
   namespace?: string;
   log?: (line: string) => void;
+  /**
+   * Runs the server in a process group of its own, so that a terminal's Ctrl-C reaches only the
+   * process that started it, which stops it in order (`npm run stack`).
+   */
+  detached?: boolean;
 }
 
 export interface TemporalServer {
   address: string;
   pid: number;
+  /** Settles when the server process exits (a crash as well as stop()), with its last output. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }>;
   stop(): Promise<void>;
 }
 
@@ -290,7 +264,7 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
   const child: ChildProcess = spawn(
     binaries.server,
     ['--root', rootDir, '--config', 'config', '--env', 'development', '--allow-no-auth', 'start'],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
+    { stdio: ['ignore', 'pipe', 'pipe'], detached: options.detached ?? false },
   );
   let output = '';
   const collect = (chunk: Buffer) => {
@@ -298,7 +272,9 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
   };
   child.stdout?.on('data', collect);
   child.stderr?.on('data', collect);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }>(
+    (resolve) => child.once('exit', (code, signal) => resolve({ code, signal, output })),
+  );
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
 
@@ -342,6 +318,7 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
   return {
     address,
     pid: child.pid!,
+    exited,
     async stop() {
       process.off('exit', killOnExit);
       if (child.exitCode !== null || child.signalCode !== null) return;

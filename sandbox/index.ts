@@ -16,9 +16,15 @@ export interface SandboxOptions {
   smppRefuseMessagePayload?: boolean;
   receiptDelayMs?: number;
   chatAppDelayMs?: number;
-  /** The keys the chat-app and HLR providers require (CHATAPP_API_KEY, HLR_API_KEY); default the published ones. */
+  /**
+   * The credentials the chat-app and HLR providers require or sign with (CHATAPP_API_KEY,
+   * CHATAPP_PHONE_NUMBER_ID, CHATAPP_APP_SECRET, HLR_API_KEY, HLR_API_SECRET); default the published ones.
+   */
   chatAppApiKey?: string;
+  chatAppPhoneNumberId?: string;
+  chatAppAppSecret?: string;
   hlrApiKey?: string;
+  hlrApiSecret?: string;
   /** The sandbox banks (XS2A + SCA page); 0 picks a free port, undefined too. */
   banksPort?: number;
   /** Where browsers reach the sandbox banks (their SCA page links); default their listening URL. */
@@ -60,7 +66,10 @@ export async function startSandbox(options: SandboxOptions) {
     port: options.httpPort,
     ...(options.chatAppDelayMs !== undefined ? { chatAppDelayMs: options.chatAppDelayMs } : {}),
     ...(options.chatAppApiKey ? { chatAppApiKey: options.chatAppApiKey } : {}),
+    ...(options.chatAppPhoneNumberId ? { chatAppPhoneNumberId: options.chatAppPhoneNumberId } : {}),
+    ...(options.chatAppAppSecret ? { chatAppAppSecret: options.chatAppAppSecret } : {}),
     ...(options.hlrApiKey ? { hlrApiKey: options.hlrApiKey } : {}),
+    ...(options.hlrApiSecret ? { hlrApiSecret: options.hlrApiSecret } : {}),
     // The handset: the SMS the sandbox SMSC accepted, readable per number (signing codes, OTPs).
     handset: () => smpp.handset,
   });

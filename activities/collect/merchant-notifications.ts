@@ -36,9 +36,14 @@ export interface MerchantNotificationActivityDeps {
   fetch?: typeof fetch;
 }
 
-/** The same status change of the same invoice is always the same notification (and row). */
-export function notificationId(merchantMin: string, invoice: string, status: string): string {
-  return `ntf_${createHash('sha256').update(`${merchantMin}\n${invoice}\n${status}`).digest('hex').slice(0, 24)}`;
+/**
+ * The same status change of the same invoice is always the same notification (and row); after a
+ * payment was taken back (decision 0063) the round tells a second PAID from the first. Round 0 keeps the
+ * ids of before.
+ */
+export function notificationId(merchantMin: string, invoice: string, status: string, round = 0): string {
+  const change = `${merchantMin}\n${invoice}\n${status}${round > 0 ? `\n${round}` : ''}`;
+  return `ntf_${createHash('sha256').update(change).digest('hex').slice(0, 24)}`;
 }
 
 /** CHECKSUM of a notification: lowercase hex HMAC-SHA1 of ENCODED keyed with the merchant secret. */
@@ -85,7 +90,8 @@ export function createMerchantNotificationActivities(deps: MerchantNotificationA
     async queueMerchantNotification(
       notification: MerchantNotification,
     ): Promise<{ notificationId: string; delivery: string }> {
-      const id = notificationId(notification.merchantMin, notification.invoice, notification.status);
+      const round = notification.round ?? 0;
+      const id = notificationId(notification.merchantMin, notification.invoice, notification.status, round);
       const merchant = await loadMerchant(db, config, notification.merchantMin);
       if (!merchant)
         logger.warn({ merchant: notification.merchantMin }, 'notification for an unknown merchant');
@@ -97,6 +103,7 @@ export function createMerchantNotificationActivities(deps: MerchantNotificationA
           invoice: notification.invoice,
           idn: notification.idn,
           status: notification.status,
+          round,
           payTime: notification.payTime ?? null,
           stan: notification.stan ?? null,
           bcode: notification.bcode ?? null,

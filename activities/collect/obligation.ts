@@ -1,4 +1,4 @@
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, desc, eq, inArray } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { collectObligationEvents, collectObligations } from '../../db/schema/collect.ts';
 import {
@@ -6,9 +6,10 @@ import {
   ledgerKeys,
   payoutRelease,
   settlementPostings,
+  settlementReversal,
 } from '../../domain/collect/ledger.ts';
 import type { ObligationStatus } from '../../domain/collect/obligation.ts';
-import type { SettlementSource } from '../../domain/collect/processes.ts';
+import type { PaymentReversal, SettlementSource } from '../../domain/collect/processes.ts';
 import type { Config } from '../../platform/config.ts';
 import { type LedgerDb, ledgerObligationOf, postingsOf, postLedgerTransaction } from './ledger.ts';
 
@@ -30,6 +31,8 @@ export interface ObligationStatusChange {
   reason?: string | undefined;
   /** When the change happened (workflow time, ISO). */
   at: string;
+  /** PAID after `round` payments were taken back (decision 0063): the settlement's ledger key. */
+  round?: number | undefined;
 }
 
 const OPEN: ObligationStatus[] = ['PENDING', 'HELD'];
@@ -73,6 +76,64 @@ export function createObligationActivities({ db, config }: ObligationActivityDep
       });
     },
 
+    /**
+     * A payment taken back by the bank (decision 0063), in one transaction: the obligation PAID by the
+     * reversed credit is PENDING again (paid fields cleared), the change is an event, and its
+     * settlement is negated in the ledger. Answers the status it finds: PENDING when it moved it (or
+     * had, on a retry), anything else when the obligation was not paid by that credit (nothing written).
+     */
+    async recordObligationReversal(input: {
+      idn: string;
+      reversal: PaymentReversal;
+      at: string;
+    }): Promise<{ applied: boolean; status: ObligationStatus }> {
+      const { idn, reversal } = input;
+      const at = new Date(input.at);
+      return db.transaction(async (tx) => {
+        const [row] = await tx
+          .select()
+          .from(collectObligations)
+          .where(eq(collectObligations.idn, idn))
+          .for('update');
+        if (!row) throw new Error(`no obligation ${idn}`);
+        const events = await tx
+          .select({ status: collectObligationEvents.status, detail: collectObligationEvents.detail })
+          .from(collectObligationEvents)
+          .where(eq(collectObligationEvents.idn, idn))
+          .orderBy(desc(collectObligationEvents.id));
+        if (events.some((event) => sameReversal(event.detail.reversal, reversal))) {
+          return { applied: true, status: row.status };
+        }
+        const paidBy = events.find((event) => event.status === 'PAID')?.detail.source as
+          | SettlementSource
+          | undefined;
+        const reversesIt =
+          paidBy?.channel === 'bank_statement' &&
+          paidBy.statementId === reversal.reverses.statementId &&
+          paidBy.entryRef === reversal.reverses.entryRef;
+        if (row.status !== 'PAID' || !reversesIt) return { applied: false, status: row.status };
+        await tx
+          .update(collectObligations)
+          .set({
+            status: 'PENDING',
+            paidAmountMinor: null,
+            payTime: null,
+            stan: null,
+            bcode: null,
+            settledAt: null,
+            updatedAt: at,
+          })
+          .where(eq(collectObligations.idn, idn));
+        await tx.insert(collectObligationEvents).values({ idn, status: 'PENDING', at, detail: { reversal } });
+        const settled = await postingsOf(tx, ledgerKeys.settlementOfRound(idn, reversal.round - 1));
+        await postLedgerTransaction(tx, settlementReversal(idn, reversal.round, settled), {
+          detail: { reversal },
+          at,
+        });
+        return { applied: true, status: 'PENDING' as const };
+      });
+    },
+
     async recordObligationExpiry(input: { idn: string; expiresAt: string; at: string }): Promise<void> {
       await db.transaction(async (tx) => {
         const moved = await tx
@@ -109,7 +170,8 @@ async function postStatusChange(
       throw new Error(`PAID ${change.idn} without its source or amount`);
     }
     const settlement = settlementPostings(obligation, change.paidAmountMinor, change.source, feeBps);
-    await postLedgerTransaction(tx, settlement, { detail: { source: change.source }, at });
+    const key = ledgerKeys.settlementOfRound(obligation.idn, change.round ?? 0);
+    await postLedgerTransaction(tx, { ...settlement, key }, { detail: { source: change.source }, at });
     return;
   }
   if (change.status === 'EXPIRED' && obligation.kind === 'payout_office') {
@@ -117,3 +179,9 @@ async function postStatusChange(
     if (reserved.length > 0) await postLedgerTransaction(tx, payoutRelease(obligation.idn, reserved), { at });
   }
 }
+
+const sameReversal = (recorded: unknown, reversal: PaymentReversal) =>
+  typeof recorded === 'object' &&
+  recorded !== null &&
+  (recorded as PaymentReversal).statementId === reversal.statementId &&
+  (recorded as PaymentReversal).entryRef === reversal.entryRef;

@@ -6,13 +6,15 @@ import {
   WorkflowUpdateFailedError,
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { and, asc, count, eq, inArray, ne, or, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, ne, or, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { collectObligationEvents, collectObligations } from '../../db/schema/collect.ts';
 import { collectStatementCredits, collectStatements } from '../../db/schema/collect-statements.ts';
 import type { ObligationKind } from '../../domain/collect/obligation.ts';
 import {
+  obligationInputOf,
   obligationWorkflowId,
+  type PaymentReversal,
   payObligationUpdate,
   type SettlementSource,
   statementImportWorkflowId,
@@ -34,7 +36,7 @@ import {
   statementPaymentUpdateId,
   statementSettledKinds,
 } from '../../domain/collect/statement-matching.ts';
-import { PlatformService } from '../../domain/search-attributes.ts';
+import { BusinessStatus, OwnerId, PlatformService } from '../../domain/search-attributes.ts';
 import type { Config } from '../../platform/config.ts';
 
 /**
@@ -181,12 +183,7 @@ async function storeStatement(
         endToEndId: credit.endToEndId ?? null,
         // An entry with a problem (decision 0053), or without one IDN, has nothing to match: to review.
         ...(credit.problem
-          ? {
-              state: 'review' as const,
-              reason: credit.problem.reason,
-              reasonDetail: reversals.get(credit.entryRef)?.detail ?? credit.problem.detail,
-              obligationIdn: reversals.get(credit.entryRef)?.obligationIdn ?? null,
-            }
+          ? storedProblem(credit.problem, reversals.get(credit.entryRef))
           : credit.idn
             ? { state: 'received' as const }
             : { state: 'review' as const, reason: credit.idnAmbiguous ? 'ambiguous_idn' : 'no_idn' }),
@@ -210,17 +207,55 @@ async function storeStatement(
   });
 }
 
+/** A reversal's earlier credit, found when the statement is stored (reversedCredits). */
+interface ReversedCredit {
+  creditId: number;
+  /** The obligation that credit settled, if it settled one. */
+  obligationIdn: string | null;
+  detail: string;
+}
+
+/**
+ * An entry with a problem goes to review with it; a reversal of a credit that settled an obligation
+ * is `reversing` instead: the import takes that payment back through the obligation's workflow
+ * (decision 0063).
+ */
+function storedProblem(
+  problem: { reason: ReviewReason; detail: string },
+  reversed: ReversedCredit | undefined,
+) {
+  if (problem.reason === 'credit_reversed' && reversed?.obligationIdn) {
+    return {
+      state: 'reversing' as const,
+      reasonDetail: reversed.detail,
+      obligationIdn: reversed.obligationIdn,
+      reversesCreditId: reversed.creditId,
+    };
+  }
+  return {
+    state: 'review' as const,
+    reason: problem.reason,
+    reasonDetail:
+      reversed?.detail ??
+      (problem.reason === 'credit_reversed'
+        ? `${problem.detail}: no earlier imported credit of this account has its reference (or EndToEndId), amount and currency`
+        : problem.detail),
+    ...(reversed ? { reversesCreditId: reversed.creditId } : {}),
+  };
+}
+
 /**
  * The credits the statement's reversals (DBIT with RvslInd) take back, found by the reversed credit's
- * bank reference, else by its EndToEndId, with the same amount and currency on the same account: the
- * review item names the obligation it had settled. The obligation stays PAID: undoing a payment is an
- * operator's step (decision 0053).
+ * bank reference, else by its EndToEndId, with the same amount and currency on the same account, among
+ * the credits imported before this statement (a credit and its reversal in one statement: the
+ * reversal waits in review). A credit that settled an obligation is taken back by the import
+ * (decision 0063); one that settled nothing leaves the reversal in review.
  */
 async function reversedCredits(
   tx: Pick<Database, 'select'>,
   statement: BankStatement,
-): Promise<Map<string, { obligationIdn: string | null; detail: string }>> {
-  const found = new Map<string, { obligationIdn: string | null; detail: string }>();
+): Promise<Map<string, ReversedCredit>> {
+  const found = new Map<string, ReversedCredit>();
   for (const credit of statement.credits) {
     if (credit.problem?.reason !== 'credit_reversed') continue;
     const reference = credit.entryRef.slice(REVERSAL_KEY.length);
@@ -230,6 +265,7 @@ async function reversedCredits(
         : undefined;
     const [original] = await tx
       .select({
+        id: collectStatementCredits.id,
         entryRef: collectStatementCredits.entryRef,
         statementId: collectStatementCredits.statementId,
         obligationIdn: collectStatementCredits.obligationIdn,
@@ -244,16 +280,19 @@ async function reversedCredits(
           eq(collectStatementCredits.amountMinor, credit.amountMinor),
           eq(collectStatementCredits.currency, credit.currency),
           sql`${collectStatementCredits.reason} is distinct from 'credit_reversed'`,
+          sql`${collectStatementCredits.reversesCreditId} is null`,
         ),
       )
       .orderBy(asc(collectStatementCredits.id))
       .limit(1);
     if (!original) continue;
-    const settled = original.state === 'settled' || original.resolution === 'settled';
+    const settled =
+      original.state === 'settled' || (original.state === 'resolved' && original.resolution === 'settled');
     found.set(credit.entryRef, {
+      creditId: original.id,
       obligationIdn: settled ? original.obligationIdn : null,
       detail: settled
-        ? `${credit.problem.detail}: credit ${original.entryRef} of ${original.statementId}, which settled obligation ${original.obligationIdn}; the obligation is still PAID`
+        ? `${credit.problem.detail}: credit ${original.entryRef} of ${original.statementId}, which settled obligation ${original.obligationIdn}`
         : `${credit.problem.detail}: credit ${original.entryRef} of ${original.statementId}, which settled nothing (${original.state})`,
     });
   }
@@ -328,6 +367,7 @@ export async function settleCredit(
     .where(
       and(eq(collectObligationEvents.idn, credit.obligationIdn), eq(collectObligationEvents.status, 'PAID')),
     )
+    .orderBy(desc(collectObligationEvents.id))
     .limit(1);
   const source = paid?.detail.source as SettlementSource | undefined;
   if (source?.channel === 'bank_statement') {
@@ -346,7 +386,10 @@ export async function settleCredit(
         ne(collectStatementCredits.id, credit.id),
         or(
           inArray(collectStatementCredits.state, ['matched', 'settled']),
-          eq(collectStatementCredits.resolution, 'settled'),
+          and(
+            eq(collectStatementCredits.state, 'resolved'),
+            eq(collectStatementCredits.resolution, 'settled'),
+          ),
         ),
       ),
     )
@@ -362,6 +405,100 @@ async function refusalFromReadModel(db: Database, idn: string): Promise<ReviewRe
   if (row?.status === 'PAID') return 'obligation_paid';
   if (row?.status === 'EXPIRED') return 'obligation_expired';
   return 'obligation_closed';
+}
+
+// --- taking back a payment (decision 0063) ----------------------------------------------------------
+
+export interface ReversalToApply {
+  id: number;
+  statementId: string;
+  entryRef: string;
+  obligationIdn: string;
+  reversesCreditId: number;
+}
+
+/**
+ * Takes back the payment of a reversed credit through the obligation's workflow: a new run of
+ * `collect-<idn>` started with the reversal un-pays the obligation (PENDING again, the settlement
+ * negated), tells the merchant REVERSED and waits for a payment again. Answers `reversed`, or why not
+ * (the item then waits in review). Safe to repeat: the reversal recorded with the obligation's events
+ * is found first; a run still closing after the payment makes the activity try again.
+ */
+export async function reverseCredit(
+  deps: Pick<StatementDeps, 'db' | 'temporal' | 'config'>,
+  credit: ReversalToApply,
+): Promise<'reversed' | { notReversed: string }> {
+  const { db } = deps;
+  const [obligation] = await db
+    .select()
+    .from(collectObligations)
+    .where(eq(collectObligations.idn, credit.obligationIdn));
+  const [original] = await db
+    .select({ statementId: collectStatementCredits.statementId, entryRef: collectStatementCredits.entryRef })
+    .from(collectStatementCredits)
+    .where(eq(collectStatementCredits.id, credit.reversesCreditId));
+  if (!obligation || !original) return { notReversed: `obligation ${credit.obligationIdn} not found` };
+  const events = await db
+    .select({ status: collectObligationEvents.status, detail: collectObligationEvents.detail })
+    .from(collectObligationEvents)
+    .where(eq(collectObligationEvents.idn, obligation.idn))
+    .orderBy(desc(collectObligationEvents.id));
+  const recorded = (event: (typeof events)[number]) => event.detail.reversal as PaymentReversal | undefined;
+  if (
+    events.some(
+      (event) =>
+        recorded(event)?.statementId === credit.statementId && recorded(event)?.entryRef === credit.entryRef,
+    )
+  ) {
+    return 'reversed';
+  }
+  const paidBy = events.find((event) => event.status === 'PAID')?.detail.source as
+    | SettlementSource
+    | undefined;
+  if (obligation.status !== 'PAID') {
+    return {
+      notReversed: `obligation ${obligation.idn} is ${obligation.status}, not paid: nothing was taken back`,
+    };
+  }
+  if (
+    paidBy?.channel !== 'bank_statement' ||
+    paidBy.statementId !== original.statementId ||
+    paidBy.entryRef !== original.entryRef
+  ) {
+    return {
+      notReversed: `obligation ${obligation.idn} is paid by ${paidBy?.channel === 'bank_statement' ? `credit ${paidBy.entryRef}` : (paidBy?.channel ?? 'another channel')}, not by the reversed credit: nothing was taken back`,
+    };
+  }
+  const reversal: PaymentReversal = {
+    statementId: credit.statementId,
+    entryRef: credit.entryRef,
+    reverses: original,
+    round: events.filter((event) => recorded(event) !== undefined).length + 1,
+  };
+  try {
+    await deps.temporal.workflow.start('collectObligation', {
+      taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+      workflowId: obligationWorkflowId(obligation.kind, obligation.idn),
+      // The run that took the payment has closed; a new run of the same id takes it back.
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+      args: [obligationInputOf(obligation, reversal)],
+      typedSearchAttributes: [
+        { key: PlatformService, value: 'collect' },
+        { key: OwnerId, value: obligation.merchantMin },
+        { key: BusinessStatus, value: 'PAID' },
+      ],
+      staticSummary: `reversal of the payment of ${obligation.kind.replace('_', ' ')} ${obligation.idn}: invoice ${obligation.invoice} of ${obligation.merchantMin}`,
+    });
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    // A run is open: the one that took the payment is still closing (or this reversal's own run started
+    // on an earlier attempt, found by its recorded event next time). Try again.
+    throw ApplicationFailure.retryable(
+      `the workflow of obligation ${obligation.idn} is still running; the reversal is tried again`,
+      'ObligationWorkflowRunning',
+    );
+  }
+  return 'reversed';
 }
 
 // --- the import workflow's activities ------------------------------------------------------------
@@ -392,7 +529,7 @@ export function createStatementActivities(deps: StatementDeps) {
               when exists (
                 select 1 from collect_statement_credits p
                 where p.obligation_idn = c.idn and p.id <> c.id
-                  and (p.state in ('matched', 'settled') or p.resolution = 'settled')
+                  and (p.state in ('matched', 'settled') or (p.state = 'resolved' and p.resolution = 'settled'))
               ) then 'duplicate_credit'
               when o.status = 'PAID' then 'obligation_paid'
               when o.status = 'EXPIRED' or o.expires_at <= now() then 'obligation_expired'
@@ -425,6 +562,7 @@ export function createStatementActivities(deps: StatementDeps) {
       statementId,
       limit,
     }: StatementImportInput & { limit: number }): Promise<{ remaining: number }> {
+      await applyReversals(deps, statementId, limit);
       const batch = await db
         .select({
           id: collectStatementCredits.id,
@@ -477,7 +615,7 @@ export function createStatementActivities(deps: StatementDeps) {
         .where(
           and(
             eq(collectStatementCredits.statementId, statementId),
-            eq(collectStatementCredits.state, 'matched'),
+            inArray(collectStatementCredits.state, ['matched', 'reversing']),
           ),
         );
       return { remaining: left?.remaining ?? 0 };
@@ -493,6 +631,68 @@ export function createStatementActivities(deps: StatementDeps) {
   };
 }
 
+/**
+ * Up to `limit` of the statement's reversals of settled credits, taken back one by one (they are few):
+ * `reversed` with the credit they reversed, or into review with why not.
+ */
+async function applyReversals(deps: StatementDeps, statementId: string, limit: number): Promise<void> {
+  const { db } = deps;
+  const reversals = await db
+    .select({
+      id: collectStatementCredits.id,
+      statementId: collectStatementCredits.statementId,
+      entryRef: collectStatementCredits.entryRef,
+      obligationIdn: collectStatementCredits.obligationIdn,
+      reversesCreditId: collectStatementCredits.reversesCreditId,
+      reasonDetail: collectStatementCredits.reasonDetail,
+    })
+    .from(collectStatementCredits)
+    .where(
+      and(
+        eq(collectStatementCredits.statementId, statementId),
+        eq(collectStatementCredits.state, 'reversing'),
+      ),
+    )
+    .orderBy(asc(collectStatementCredits.position))
+    .limit(limit);
+  for (const [index, reversal] of reversals.entries()) {
+    const { obligationIdn, reversesCreditId } = reversal;
+    const outcome =
+      obligationIdn && reversesCreditId
+        ? await reverseCredit(deps, { ...reversal, obligationIdn, reversesCreditId })
+        : { notReversed: 'the reversed credit is not known' };
+    await db.transaction(async (tx) => {
+      if (outcome === 'reversed') {
+        await tx
+          .update(collectStatementCredits)
+          .set({ state: 'reversed', settledAt: new Date() })
+          .where(
+            and(eq(collectStatementCredits.id, reversal.id), eq(collectStatementCredits.state, 'reversing')),
+          );
+        // The reversed credit no longer pays the obligation: a later credit may.
+        if (reversesCreditId) {
+          await tx
+            .update(collectStatementCredits)
+            .set({ state: 'reversed' })
+            .where(eq(collectStatementCredits.id, reversesCreditId));
+        }
+        return;
+      }
+      await tx
+        .update(collectStatementCredits)
+        .set({
+          state: 'review',
+          reason: 'credit_reversed',
+          reasonDetail: `${reversal.reasonDetail ?? 'a reversal (RvslInd) of an earlier credit'}; ${outcome.notReversed}`,
+        })
+        .where(
+          and(eq(collectStatementCredits.id, reversal.id), eq(collectStatementCredits.state, 'reversing')),
+        );
+    });
+    Context.current().heartbeat(`reversal ${index}`);
+  }
+}
+
 /** How many of the statement's credits were settled and how many are (or were) in review. */
 export async function statementSummary(db: Database, statementId: string): Promise<StatementImportSummary> {
   const rows = await db
@@ -504,9 +704,10 @@ export async function statementSummary(db: Database, statementId: string): Promi
     rows.filter((row) => states.includes(row.state)).reduce((sum, row) => sum + row.credits, 0);
   return {
     statementId,
-    credits: of('received', 'matched', 'settled', 'review', 'resolved'),
+    credits: of('received', 'matched', 'settled', 'review', 'resolved', 'reversing', 'reversed'),
     settled: of('settled'),
     review: of('review', 'resolved'),
+    reversed: of('reversed'),
   };
 }
 

@@ -8,7 +8,11 @@ import type {
 } from '../../connectors/messaging/carriers.ts';
 import type { Database } from '../../db/client.ts';
 import { messagingMessages } from '../../db/schema/messaging.ts';
-import type { MessageFinalStatus, MessageStatus } from '../../domain/messaging/delivery-receipt.ts';
+import type {
+  DeliveryReceipt,
+  MessageFinalStatus,
+  MessageStatus,
+} from '../../domain/messaging/delivery-receipt.ts';
 
 /** No-op unless the process traces (platform/tracing.ts). */
 const tracer = trace.getTracer('integration-platform-messaging');
@@ -172,13 +176,15 @@ export function createSmsActivities({ db, carrier, chatApp }: SmsActivityDeps) {
     },
 
     /**
-     * Polls the chat-app provider for the outcome; throws (and so is retried with backoff) while the
-     * message is in flight. The workflow bounds the whole wait with scheduleToCloseTimeout.
+     * Workflows started before decision 0062 poll the chat-app provider with this activity. The
+     * WhatsApp Cloud API has no status query: its status events arrive as webhooks and are signalled to
+     * the workflow, so the poll ends at once, for good, and such a workflow waits for the signal.
      */
-    async awaitChatAppReceipt(input: { carrierMessageId: string }) {
-      const receipt = await chatApp.receipt(input.carrierMessageId);
-      if (!receipt) throw ApplicationFailure.retryable('chat-app message still in flight', 'InFlight');
-      return receipt;
+    async awaitChatAppReceipt(_input: { carrierMessageId: string }): Promise<DeliveryReceipt> {
+      throw ApplicationFailure.nonRetryable(
+        'the chat-app provider reports statuses by webhook (decision 0062)',
+        'ChatAppStatusesByWebhook',
+      );
     },
 
     /** Writes the final status; returns the ISO time recorded as done. */

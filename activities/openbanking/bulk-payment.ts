@@ -13,6 +13,7 @@ import {
   overallBulkState,
   paymentInformationIdOf,
 } from '../../domain/openbanking/bulk-payments.ts';
+import { hookCallFormat } from '../../domain/openbanking/hook-events.ts';
 import { budgetRemittance } from '../../domain/openbanking/payment-orders.ts';
 import {
   decimalOf,
@@ -283,7 +284,12 @@ export function createBulkPaymentActivities({ db, config, logger }: ActivityDeps
     /** The signed `payment.finished` event of the bulk for its hook (else the signup's webhookUrl). */
     async prepareBulkWebhook(input: { bulkId: string; state: string }): Promise<WebhookRequest | null> {
       const [row] = await db
-        .select({ bulk: obBulkPayments, hook: obHooks, webhookUrl: obUsers.webhookUrl })
+        .select({
+          bulk: obBulkPayments,
+          hook: obHooks,
+          webhookUrl: obUsers.webhookUrl,
+          webhookBodyFormat: obUsers.webhookBodyFormat,
+        })
         .from(obBulkPayments)
         .innerJoin(obUsers, eq(obUsers.id, obBulkPayments.userId))
         .leftJoin(obHooks, eq(obHooks.hookHash, obBulkPayments.hookHash))
@@ -320,7 +326,7 @@ export function createBulkPaymentActivities({ db, config, logger }: ActivityDeps
         eventId,
         subjectId: bulk.id,
         payload: { jws, event: event as unknown as Record<string, unknown> },
-        format: 'openbanking-jws',
+        format: hookCallFormat(hook?.bodyFormat ?? row.webhookBodyFormat),
       };
     },
   };

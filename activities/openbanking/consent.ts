@@ -19,6 +19,7 @@ import {
   type ConsentOutcome,
   type ConsentScope,
 } from '../../domain/openbanking/consents.ts';
+import { hookCallFormat } from '../../domain/openbanking/hook-events.ts';
 import { newIbanId } from '../../domain/openbanking/ids.ts';
 import type {
   BankConsentCreated,
@@ -257,7 +258,12 @@ export function createConsentActivities(deps: ActivityDeps) {
       accounts: StoredAccount[];
     }): Promise<WebhookRequest | null> {
       const [row] = await db
-        .select({ consent: obConsents, hook: obHooks, webhookUrl: obUsers.webhookUrl })
+        .select({
+          consent: obConsents,
+          hook: obHooks,
+          webhookUrl: obUsers.webhookUrl,
+          webhookBodyFormat: obUsers.webhookBodyFormat,
+        })
         .from(obConsents)
         .innerJoin(obUsers, eq(obUsers.id, obConsents.userId))
         .leftJoin(obHooks, eq(obHooks.hookHash, obConsents.hookHash))
@@ -297,7 +303,7 @@ export function createConsentActivities(deps: ActivityDeps) {
         eventId,
         subjectId: consent.id,
         payload: { jws, event: event as unknown as Record<string, unknown> },
-        format: 'openbanking-jws',
+        format: hookCallFormat(hook?.bodyFormat ?? row.webhookBodyFormat),
       };
     },
 

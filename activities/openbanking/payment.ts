@@ -4,6 +4,7 @@ import { xs2aClientFor } from '../../connectors/openbanking/xs2a-client.ts';
 import { signJws, TOKEN_ISSUER } from '../../credentials/openbanking/jws.ts';
 import { obBanks, obHooks, obUsers } from '../../db/schema/openbanking.ts';
 import { obPayments } from '../../db/schema/openbanking-payments.ts';
+import { hookCallFormat } from '../../domain/openbanking/hook-events.ts';
 import { type BudgetDetails, budgetRemittance } from '../../domain/openbanking/payment-orders.ts';
 import {
   decimalOf,
@@ -264,7 +265,12 @@ export function createPaymentActivities(deps: ActivityDeps) {
      */
     async preparePaymentWebhook(input: { code: string; state: string }): Promise<WebhookRequest | null> {
       const [row] = await db
-        .select({ payment: obPayments, hook: obHooks, webhookUrl: obUsers.webhookUrl })
+        .select({
+          payment: obPayments,
+          hook: obHooks,
+          webhookUrl: obUsers.webhookUrl,
+          webhookBodyFormat: obUsers.webhookBodyFormat,
+        })
         .from(obPayments)
         .innerJoin(obUsers, eq(obUsers.id, obPayments.userId))
         .leftJoin(obHooks, eq(obHooks.hookHash, obPayments.hookHash))
@@ -305,7 +311,7 @@ export function createPaymentActivities(deps: ActivityDeps) {
         eventId,
         subjectId: payment.code,
         payload: { jws, event: event as unknown as Record<string, unknown> },
-        format: 'openbanking-jws',
+        format: hookCallFormat(hook?.bodyFormat ?? row.webhookBodyFormat),
       };
     },
   };

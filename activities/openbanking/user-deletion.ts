@@ -1,4 +1,5 @@
 import { and, eq, inArray, isNull } from 'drizzle-orm';
+import { forgetCredentials } from '../../credentials/shared/credential-cache.ts';
 import { obConsents, obCredentials, obUsers } from '../../db/schema/openbanking.ts';
 import type { ActivityDeps } from '../shared/deps.ts';
 
@@ -21,6 +22,7 @@ export function createUserDeletionActivities({ db }: ActivityDeps) {
           .set({ revokedAt: now })
           .where(and(eq(obCredentials.userId, input.userId), isNull(obCredentials.revokedAt)));
       });
+      forgetCredentials(db, obUsers, obCredentials);
     },
 
     /** The consents of a user that still hold (or may yet hold) access at a bank. */

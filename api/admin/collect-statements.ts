@@ -109,6 +109,9 @@ const statementSchema = z
     credits: z.number().int().openapi({ description: 'Credits this statement imported' }),
     settled: z.number().int(),
     review: z.number().int().openapi({ description: 'In review, or resolved by an operator' }),
+    reversed: z.number().int().openapi({
+      description: 'Reversals (RvslInd) that took an earlier credit’s payment back (decision 0063)',
+    }),
     alreadyImported: z.number().int(),
     skipped: z.object({ debits: z.number().int(), notBooked: z.number().int() }),
     receivedAt: z.string(),

@@ -44,9 +44,10 @@ const notificationSchema = z
   .object({
     invoice: z.string().openapi({ example: '100045' }),
     idn: z.string().openapi({ example: '1234567890' }),
-    status: z
-      .enum(['PAID', 'DENIED', 'EXPIRED', 'SAVED'])
-      .openapi({ description: 'The STATUS notified (SAVED: a card verification, decision 0045)' }),
+    status: z.enum(['PAID', 'DENIED', 'EXPIRED', 'SAVED', 'REVERSED']).openapi({
+      description:
+        'The STATUS notified (SAVED: a card verification, decision 0045; REVERSED: the bank took the payment back, the obligation is unpaid again, decision 0063)',
+    }),
     payTime: z.string().nullable().openapi({ example: '20260501130000' }),
     stan: z.string().nullable(),
     bcode: z.string().nullable(),

@@ -15,8 +15,8 @@ const hlrResultSchema = z
       .nullable()
       .openapi({
         description:
-          'null on success; otherwise `unknown_subscriber`, `absent_subscriber` (handset unreachable) or ' +
-          '`lookup_failed` (the HLR could not be reached in time)',
+          'null on success; otherwise `unknown_subscriber`, `absent_subscriber` (handset unreachable), ' +
+          '`undetermined` (the HLR could not tell) or `lookup_failed` (the HLR could not be reached in time)',
         example: null,
       }),
     imsi: z.string().nullable().openapi({ example: '284011234567890' }),

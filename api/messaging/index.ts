@@ -5,6 +5,7 @@ import { mountOperations, type Operation } from '../shared/operation.ts';
 import { registerWebhookRoutes } from '../shared/webhook-routes.ts';
 import { type MessagingEnv, requireAccessToken } from './auth.ts';
 import { chatappOperation } from './chatapp.ts';
+import { CHATAPP_WEBHOOK_PATH, registerChatAppWebhookRoutes } from './chatapp-webhook.ts';
 import { hlrGetOperation } from './hlr-get.ts';
 import { hlrLookupOperation } from './hlr-lookup.ts';
 import { mccmncOperation } from './mccmnc.ts';
@@ -72,11 +73,15 @@ export function createMessagingApi(): OpenAPIHono<MessagingEnv> {
   });
   app.get('/docs', (c) => c.html(referencePage('Messaging gateway API', '/messaging/openapi.json')));
 
-  // Every operation (and the webhook reads) requires the token, checked before the input is validated.
+  // Every operation (and the webhook reads) requires the token, checked before the input is validated;
+  // the chat-app provider's webhook is authenticated by its verify token and signature instead.
   app.use('*', async (c, next) => {
     if (c.req.path.endsWith('/openapi.json') || c.req.path.endsWith('/docs')) return next();
+    if (c.req.path.endsWith(CHATAPP_WEBHOOK_PATH)) return next();
     return requireAccessToken(c, next);
   });
+
+  registerChatAppWebhookRoutes(app);
 
   mountOperations(app, messagingOperations);
   registerWebhookRoutes(app, { service: 'messaging', ownerOf: (c) => c.get('accountId') });

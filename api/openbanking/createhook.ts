@@ -5,7 +5,7 @@ import { HOOK_EVENTS } from '../../domain/openbanking/hook-events.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineOperation } from '../shared/operation.ts';
-import { hookSchema } from './hook-schemas.ts';
+import { hookBodyFormatField, hookSchema } from './hook-schemas.ts';
 import { hookCaller, security } from './identity.ts';
 import { webUrlField } from './user-schemas.ts';
 
@@ -32,6 +32,7 @@ const hookBody = z
       .max(HOOK_EVENTS.length)
       .optional()
       .openapi({ description: 'Events to receive; all when omitted', example: ['consent.finished'] }),
+    bodyFormat: hookBodyFormatField.optional(),
   })
   .openapi('AdditionalURLsHookDTO');
 
@@ -48,8 +49,8 @@ const createdHookSchema = hookSchema
         description:
           'The endpoint’s Standard Webhooks signing secret: every hook call carries `webhook-id`, ' +
           '`webhook-timestamp` and `webhook-signature` (`v1,` + base64 HMAC-SHA256 of ' +
-          '"<webhook-id>.<webhook-timestamp>.<body>", keyed with the base64-decoded part after `whsec_`; the ' +
-          'body is the JWS text) besides the JWS itself. Answered only when the agent (`x-agent-hash`) ' +
+          '"<webhook-id>.<webhook-timestamp>.<body>", keyed with the base64-decoded part after `whsec_`, over ' +
+          'the body as sent: the JSON envelope, or the JWS text with `bodyFormat: jose`) besides the JWS itself. Answered only when the agent (`x-agent-hash`) ' +
           'registers the hook, null otherwise: the agent reads it by registering a hook for the same URL',
         example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
       }),

@@ -11,7 +11,7 @@ import { badField, CollectProtocolError } from '../../domain/collect/errors.ts';
 import { isOpen, type ObligationKind } from '../../domain/collect/obligation.ts';
 import { canonicalPacket, type Packet } from '../../domain/collect/packet.ts';
 import { type ObligationTerms, parsePayload } from '../../domain/collect/payloads.ts';
-import { type ObligationInput, obligationWorkflowId } from '../../domain/collect/processes.ts';
+import { obligationInputOf, obligationWorkflowId } from '../../domain/collect/processes.ts';
 import { BusinessStatus, OwnerId, PlatformService } from '../../domain/search-attributes.ts';
 import type { Config } from '../../platform/config.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
@@ -147,20 +147,10 @@ export async function registerObligation(deps: UseCaseDeps, registration: Regist
 
 /** Starts the obligation's `collect-<idn>` / `payout-<idn>` workflow from its read-model row. */
 export async function startWorkflow(deps: UseCaseDeps, row: Obligation): Promise<void> {
-  const input: ObligationInput = {
-    idn: row.idn,
-    merchantMin: row.merchantMin,
-    invoice: row.invoice,
-    kind: row.kind,
-    amountMinor: row.amountMinor,
-    currency: row.currency,
-    expiresAt: row.expiresAt.toISOString(),
-    providerAccount: row.details.providerAccount,
-  };
   await deps.temporal.workflow.start('collectObligation', {
     taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
     workflowId: obligationWorkflowId(row.kind, row.idn),
-    args: [input],
+    args: [obligationInputOf(row)],
     typedSearchAttributes: [
       { key: PlatformService, value: 'collect' },
       { key: OwnerId, value: row.merchantMin },

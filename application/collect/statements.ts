@@ -87,6 +87,8 @@ export interface StatementView {
   credits: number;
   settled: number;
   review: number;
+  /** Reversals that took an earlier credit's payment back (decision 0063). */
+  reversed: number;
   alreadyImported: number;
   skipped: { debits: number; notBooked: number };
   receivedAt: string;
@@ -112,6 +114,7 @@ export async function readStatement(deps: UseCaseDeps, id: string): Promise<Stat
     credits: summary.credits,
     settled: summary.settled,
     review: summary.review,
+    reversed: summary.reversed ?? 0,
     alreadyImported: row.alreadyImported,
     skipped: { debits: row.debitsSkipped, notBooked: row.notBookedSkipped },
     receivedAt: row.receivedAt.toISOString(),

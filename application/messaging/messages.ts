@@ -1,25 +1,23 @@
 import { randomUUID } from 'node:crypto';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { and, asc, eq, gte, lt } from 'drizzle-orm';
-import { codeMessageDigest } from '../../credentials/messaging/code-messages.ts';
-import { messagingMessages } from '../../db/schema/messaging.ts';
+import { codeMessageDigest, sealCodeMessage } from '../../credentials/messaging/code-messages.ts';
+import { messagingMessages, messagingOutbox } from '../../db/schema/messaging.ts';
 import { maskedCodeMessage } from '../../domain/messaging/code-messages.ts';
 import type { MessageStatus } from '../../domain/messaging/delivery-receipt.ts';
 import { isAlphanumericSender, normaliseNumber } from '../../domain/messaging/phone.ts';
-import { type MessageDeliveryInput, messageWorkflowId } from '../../domain/messaging/processes.ts';
 import { countSegments, MAX_SMS_PARTS } from '../../domain/messaging/segments.ts';
-import { OwnerId, PlatformService } from '../../domain/search-attributes.ts';
-import type { messageDelivery } from '../../workflows/messaging/sms.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
 import { requireSameRequest } from '../shared/idempotency.ts';
 import { assertOutboundUrlField } from '../shared/outbound-url.ts';
 import { Refusal } from '../shared/refusal.ts';
+import { wakeMessageHandover } from './handover.ts';
 import { offsetOf, type Page } from './page.ts';
 import { assertUsableSender } from './sender-ids.ts';
 
 /**
  * Messages of an account (POST /sms, POST /chatapp, GET /sms/{id}, GET /sms): accepting one (the checks,
- * the idempotency key and the start of the message workflow `sms-<id>`) and reading the read model.
+ * the idempotency key, the row and its outbox entry for the hand-over to the workflow `sms-<id>`) and
+ * reading the read model.
  */
 
 /** Chat-app messages are not split into segments; the provider accepts up to this many characters. */
@@ -123,8 +121,9 @@ async function validateMessage(
 }
 
 /**
- * Accepts a message: checks it, records it (once per idempotency key) and starts its workflow.
- * A repeated request with the same key answers the first message.
+ * Accepts a message: checks it and records it with its outbox entry (once per idempotency key); the
+ * hand-over (handover.ts) starts its workflow. A repeated request with the same key answers the first
+ * message.
  */
 export async function acceptMessage(
   deps: UseCaseDeps,
@@ -144,39 +143,50 @@ export async function acceptMessage(
     : { message: body.message, messageDigest: null };
   const now = new Date();
   const waits = checked.scheduled !== undefined && checked.scheduled.getTime() > now.getTime();
-  const [inserted] = await deps.db
-    .insert(messagingMessages)
-    .values({
-      id: randomUUID(),
-      accountId,
-      channel,
-      to: checked.to,
-      from: body.from,
-      ...stored,
-      containsCode,
-      encoding: checked.encoding,
-      parts: checked.parts,
-      dlrUrl: body.dlrUrl ?? null,
-      scheduled: checked.scheduled ?? null,
-      status: waits ? 'scheduled' : 'accepted',
-      idempotencyKey: idempotencyKey ?? null,
-    })
-    .onConflictDoNothing()
-    .returning();
-  const row =
-    inserted ??
-    (
-      await deps.db
-        .select()
-        .from(messagingMessages)
-        .where(
-          and(
-            eq(messagingMessages.accountId, accountId),
-            eq(messagingMessages.idempotencyKey, idempotencyKey ?? ''),
-          ),
-        )
-    )[0];
+  // The message and its outbox entry in one transaction (decision 0066): once answered, its hand-over
+  // to the workflow is durable, whichever process survives.
+  const { inserted, found } = await deps.db.transaction(async (tx) => {
+    const [inserted] = await tx
+      .insert(messagingMessages)
+      .values({
+        id: randomUUID(),
+        accountId,
+        channel,
+        to: checked.to,
+        from: body.from,
+        ...stored,
+        containsCode,
+        encoding: checked.encoding,
+        parts: checked.parts,
+        dlrUrl: body.dlrUrl ?? null,
+        scheduled: checked.scheduled ?? null,
+        status: waits ? 'scheduled' : 'accepted',
+        idempotencyKey: idempotencyKey ?? null,
+      })
+      .onConflictDoNothing()
+      .returning();
+    if (inserted) {
+      await tx.insert(messagingOutbox).values({
+        messageId: inserted.id,
+        // The row keeps a flagged text masked: the outbox holds it sealed until the workflow has it.
+        sealedText: containsCode ? sealCodeMessage(deps.config, inserted.id, body.message) : null,
+      });
+      return { inserted, found: undefined };
+    }
+    const [found] = await tx
+      .select()
+      .from(messagingMessages)
+      .where(
+        and(
+          eq(messagingMessages.accountId, accountId),
+          eq(messagingMessages.idempotencyKey, idempotencyKey ?? ''),
+        ),
+      );
+    return { inserted: undefined, found };
+  });
+  const row = inserted ?? found;
   if (!row) throw new Error('message neither inserted nor found');
+  if (inserted) wakeMessageHandover(deps.db);
   // The key is bound to the whole request: every field (scheduled and dlrUrl too) must match.
   if (!inserted) {
     const { to, from, message, messageDigest, scheduled, dlrUrl } = row;
@@ -205,38 +215,6 @@ export async function acceptMessage(
     );
   }
 
-  // Starting is idempotent by workflow id: a replayed request (same key) cannot send twice, and it
-  // repairs a first attempt whose start did not reach Temporal. The text comes from the request (the
-  // same as the row's, checked above), since the row keeps a flagged text masked: the workflow's input
-  // is the one place that holds it until the carrier has it, and the platform's payload codec seals
-  // it in Temporal's history (issue 20).
-  const input: MessageDeliveryInput = {
-    messageId: row.id,
-    accountId,
-    channel,
-    to: row.to,
-    from: row.from,
-    message: body.message,
-    parts: row.parts,
-    receiptTimeoutMs: deps.config.SMS_RECEIPT_TIMEOUT,
-    submitTimeoutMs: deps.config.SMS_SUBMIT_TIMEOUT,
-    ...(row.scheduled ? { scheduled: row.scheduled.toISOString() } : {}),
-    ...(row.dlrUrl ? { dlrUrl: row.dlrUrl } : {}),
-  };
-  try {
-    await deps.temporal.workflow.start<typeof messageDelivery>('messageDelivery', {
-      taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-      workflowId: messageWorkflowId(row.id),
-      args: [input],
-      typedSearchAttributes: [
-        { key: PlatformService, value: 'messaging' },
-        { key: OwnerId, value: accountId },
-      ],
-      staticSummary: `${channel.toUpperCase()} to ${row.to} (${row.parts} part${row.parts === 1 ? '' : 's'})`,
-    });
-  } catch (error) {
-    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-  }
   return {
     id: row.id,
     status: row.status === 'scheduled' ? 'scheduled' : 'accepted',

@@ -5,7 +5,7 @@ import { currentSecretOf, ensureWebhookEndpoint } from '../../credentials/webhoo
 import { webhookSecretKey } from '../../credentials/webhooks/signing-secrets.ts';
 import type { Database } from '../../db/client.ts';
 import { obHooks } from '../../db/schema/openbanking.ts';
-import { HOOK_EVENTS, type HookEvent } from '../../domain/openbanking/hook-events.ts';
+import { HOOK_EVENTS, type HookBodyFormat, type HookEvent } from '../../domain/openbanking/hook-events.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
 import { Refusal } from '../shared/refusal.ts';
 
@@ -28,6 +28,8 @@ export interface HookView {
   url: string;
   redirectUrl: string | null;
   events: HookEvent[];
+  /** How its calls are written (decision 0064). */
+  bodyFormat: HookBodyFormat;
   owner: 'user' | 'agent';
   createdAt: string;
   updatedAt: string;
@@ -40,6 +42,7 @@ const toHookView = (row: HookRow): HookView => ({
   url: row.url,
   redirectUrl: row.redirectUrl,
   events: row.events as HookEvent[],
+  bodyFormat: row.bodyFormat,
   owner: row.userId ? 'user' : 'agent',
   createdAt: row.createdAt.toISOString(),
   updatedAt: row.updatedAt.toISOString(),
@@ -84,7 +87,12 @@ export interface CreatedHook extends HookView {
 export async function createHook(
   deps: UseCaseDeps,
   caller: HookCaller,
-  request: { url: string; redirectUrl?: string | undefined; events?: HookEvent[] | undefined },
+  request: {
+    url: string;
+    redirectUrl?: string | undefined;
+    events?: HookEvent[] | undefined;
+    bodyFormat?: HookBodyFormat | undefined;
+  },
 ): Promise<CreatedHook> {
   const { db, config } = deps;
   const [row] = await db
@@ -96,6 +104,7 @@ export async function createHook(
       url: request.url,
       redirectUrl: request.redirectUrl ?? null,
       events: request.events ? [...new Set(request.events)] : [...HOOK_EVENTS],
+      bodyFormat: request.bodyFormat ?? 'envelope',
     })
     .returning();
   const key = webhookSecretKey(config);

@@ -37,19 +37,21 @@ export interface SmsCarrier {
 }
 
 /**
- * A chat-app provider (HTTP API). `submit` is idempotent on `messageId`; `receipt` returns the final
- * outcome once the provider knows it, undefined while the message is still in flight.
+ * A chat-app provider (the WhatsApp Cloud API, decision 0062). `submit` hands one message over; what
+ * becomes of it arrives later as signed webhook events (connectors/messaging/whatsapp-webhook.ts).
  */
 export interface ChatAppProvider {
-  /** Which provider the messages go to (its base URL), recorded with each submission. */
+  /** Which provider account the messages go to (API base and sending number), recorded with each submission. */
   readonly identity: string;
   submit(submission: CarrierSubmission): Promise<CarrierSubmitResult>;
-  receipt(carrierMessageId: string): Promise<DeliveryReceipt | undefined>;
 }
 
 /** Raw answer of an HLR (home location register) lookup provider for one number. */
 export interface HlrAnswer {
-  /** null when the lookup succeeded; otherwise the provider's error word (e.g. 'absent_subscriber'). */
+  /**
+   * null when the lookup succeeded; otherwise the platform's word for the provider's verdict:
+   * 'absent_subscriber', 'unknown_subscriber' or 'undetermined'.
+   */
   error: string | null;
   imsi: string | null;
   mcc: string | null;

@@ -1,112 +1,143 @@
-import type { DeliveryReceipt } from '../../domain/messaging/delivery-receipt.ts';
 import type { CarrierSubmission, CarrierSubmitResult, ChatAppProvider } from './carriers.ts';
 
+/**
+ * Client of the WhatsApp Cloud API (Meta Graph API), decision 0062: a text message is
+ * `POST {baseUrl}/{phone-number-id}/messages` with the business's access token as a bearer token, answered
+ * `{messaging_product, contacts: [{input, wa_id}], messages: [{id}]}`; what happens to it afterwards
+ * (sent, delivered, read, failed) arrives as signed webhook events (connectors/messaging/whatsapp-webhook.ts).
+ */
 export interface ChatAppProviderOptions {
-  /** Base URL of the provider's API, e.g. http://127.0.0.1:4010/chatapp */
+  /**
+   * The Graph API base with its version: `https://graph.facebook.com/v21.0` in production; the sandbox
+   * provider's `http://127.0.0.1:4010/chatapp` (which takes the version segment or none).
+   */
   baseUrl: string;
-  apiKey: string;
+  /** The business phone number's id (the sender of every message), CHATAPP_PHONE_NUMBER_ID. */
+  phoneNumberId: string;
+  /** A system user's access token with `whatsapp_business_messaging`, CHATAPP_API_KEY. */
+  accessToken: string;
   fetch?: typeof fetch;
   requestTimeoutMs?: number;
 }
 
-interface ProviderMessageStatus {
-  id: string;
-  status: 'queued' | 'delivered' | 'failed';
-  error?: string;
-  doneAt?: string;
+/** A Graph API error object (`{error: {...}}`), as every failed Graph call answers. */
+export interface GraphError {
+  message?: string;
+  type?: string;
+  code?: number;
+  error_subcode?: number;
+  fbtrace_id?: string;
+  error_data?: { details?: string };
 }
 
-/** 408 and 429 say "later", not "never": they are thrown so the activity retries them. */
-const isPermanentRefusal = (status: number) =>
-  status >= 400 && status < 500 && status !== 408 && status !== 429;
+/**
+ * Graph API and WhatsApp error codes that say "later", not "never": throttling, temporary outages,
+ * and the access token or permissions (a configuration the operator fixes; the message waits for it
+ * within SMS_SUBMIT_TIMEOUT instead of being refused for good). Every other code on a 4xx answer is
+ * a refusal of this message (invalid parameter, recipient, re-engagement window, template).
+ */
+const TRANSIENT_CODES = new Set([
+  1, // API unknown
+  2, // API service (temporary)
+  4, // API too many calls (application rate limit)
+  10, // permission denied (token lacks the permission)
+  17, // API user too many calls
+  32, // page rate limit
+  190, // access token expired or invalid
+  200, // permission error
+  613, // calls within one hour exceeded
+  80007, // WhatsApp Business Account rate limit
+  130429, // Cloud API throughput reached
+  131000, // something went wrong
+  131016, // service unavailable
+  131048, // spam rate limit
+  131056, // pair rate limit (too many messages to this recipient)
+  133004, // server temporarily unavailable
+]);
 
-async function describeFailure(response: Response): Promise<string> {
+/** Network errors, 5xx, 408 and 429 are transient whatever the body; else the Graph code decides. */
+export function isTransientGraphFailure(httpStatus: number, error: GraphError | undefined): boolean {
+  if (httpStatus >= 500 || httpStatus === 408 || httpStatus === 429) return true;
+  return error?.code !== undefined && TRANSIENT_CODES.has(error.code);
+}
+
+async function graphErrorOf(response: Response): Promise<GraphError | undefined> {
   const text = await response.text().catch(() => '');
   try {
-    const body = JSON.parse(text) as { error?: unknown; message?: unknown };
-    const word = typeof body.error === 'string' ? body.error : `http_${response.status}`;
-    return typeof body.message === 'string' ? `${word}: ${body.message}` : word;
+    const body = JSON.parse(text) as { error?: unknown };
+    return body.error && typeof body.error === 'object' ? (body.error as GraphError) : undefined;
   } catch {
-    return `http_${response.status}`;
+    return undefined;
+  }
+}
+
+/** `131026: Message undeliverable` style: the code (and subcode) first, so that it can be matched on. */
+function describeGraphError(httpStatus: number, error: GraphError | undefined): string {
+  if (!error) return `http_${httpStatus}`;
+  const code = error.code === undefined ? `http_${httpStatus}` : String(error.code);
+  const subcode = error.error_subcode === undefined ? '' : `/${error.error_subcode}`;
+  const details = error.error_data?.details ? ` (${error.error_data.details})` : '';
+  return `${code}${subcode}: ${error.message ?? error.type ?? 'error'}${details}`.slice(0, 500);
+}
+
+/** Which provider account the messages go to: the API base and the sending number, without credentials. */
+export function chatAppIdentity(baseUrl: string, phoneNumberId: string): string {
+  const base = baseUrl.replace(/\/+$/, '');
+  try {
+    const url = new URL(base);
+    return `${url.origin}${url.pathname.replace(/\/+$/, '')}/${phoneNumberId}`;
+  } catch {
+    return `${base}/${phoneNumberId}`;
   }
 }
 
 /**
- * Client of the chat-app provider's HTTP API. Submissions carry our message id as the idempotency
- * key, so a retried activity never sends a message twice. Transient failures (network, 5xx, 408, 429)
- * are thrown for the activity's retry policy; other 4xx answers are permanent refusals.
+ * The Cloud API has no idempotency key: a submission whose answer is lost (timeout, connection reset)
+ * and is retried can reach the recipient twice, as with an SMSC (decision 0062). Our message id rides
+ * along as `biz_opaque_callback_data`, so every status event names the platform message it is about.
+ * Transient failures are thrown for the activity's retry policy; permanent refusals are `rejected`.
  */
 export function createChatAppProvider(options: ChatAppProviderOptions): ChatAppProvider {
   const base = options.baseUrl.replace(/\/+$/, '');
   const doFetch = options.fetch ?? fetch;
   const timeoutMs = options.requestTimeoutMs ?? 10_000;
-  const headers = { authorization: `Bearer ${options.apiKey}`, accept: 'application/json' };
 
   return {
-    identity: providerIdentity(base),
+    identity: chatAppIdentity(base, options.phoneNumberId),
 
     async submit(submission: CarrierSubmission): Promise<CarrierSubmitResult> {
-      const response = await doFetch(`${base}/messages`, {
+      const response = await doFetch(`${base}/${encodeURIComponent(options.phoneNumberId)}/messages`, {
         method: 'POST',
-        headers: { ...headers, 'content-type': 'application/json' },
+        headers: {
+          authorization: `Bearer ${options.accessToken}`,
+          accept: 'application/json',
+          'content-type': 'application/json',
+        },
         body: JSON.stringify({
-          to: submission.to,
-          from: submission.from,
-          text: submission.message,
-          idempotencyKey: submission.messageId,
+          messaging_product: 'whatsapp',
+          recipient_type: 'individual',
+          // The WhatsApp ID form: the number's digits, country code first.
+          to: submission.to.replace(/\D/g, ''),
+          type: 'text',
+          text: { preview_url: false, body: submission.message },
+          biz_opaque_callback_data: submission.messageId,
         }),
         signal: AbortSignal.timeout(timeoutMs),
       });
       if (response.ok) {
-        const body = (await response.json()) as Partial<ProviderMessageStatus>;
-        if (typeof body.id !== 'string') throw new Error('chat-app provider answered without a message id');
-        return { outcome: 'submitted', carrierMessageId: body.id };
+        const body = (await response.json().catch(() => undefined)) as
+          | { messages?: { id?: unknown }[] }
+          | undefined;
+        const id = body?.messages?.[0]?.id;
+        if (typeof id !== 'string' || id.length === 0)
+          throw new Error('WhatsApp Cloud API answered without a message id');
+        return { outcome: 'submitted', carrierMessageId: id };
       }
-      const reason = await describeFailure(response);
-      if (isPermanentRefusal(response.status)) return { outcome: 'rejected', error: reason };
-      throw new Error(`chat-app provider failed (${response.status}): ${reason}`);
-    },
-
-    async receipt(carrierMessageId: string): Promise<DeliveryReceipt | undefined> {
-      const response = await doFetch(`${base}/messages/${encodeURIComponent(carrierMessageId)}`, {
-        headers,
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-      if (!response.ok) {
-        throw new Error(
-          `chat-app provider status query failed (${response.status}): ${await describeFailure(response)}`,
-        );
-      }
-      const body = (await response.json()) as ProviderMessageStatus;
-      if (body.status === 'delivered') {
-        return {
-          carrierMessageId,
-          status: 'delivered',
-          carrierStatus: 'delivered',
-          ...(body.doneAt ? { doneAt: body.doneAt } : {}),
-        };
-      }
-      if (body.status === 'failed') {
-        // The provider reached its verdict (e.g. the recipient is not on the app): not deliverable.
-        return {
-          carrierMessageId,
-          status: 'undeliverable',
-          carrierStatus: 'failed',
-          errorCode: body.error ?? 'failed',
-          ...(body.doneAt ? { doneAt: body.doneAt } : {}),
-        };
-      }
-      return undefined;
+      const error = await graphErrorOf(response);
+      const reason = describeGraphError(response.status, error);
+      if (isTransientGraphFailure(response.status, error))
+        throw new Error(`WhatsApp Cloud API failed (${response.status}): ${reason}`);
+      return { outcome: 'rejected', error: reason };
     },
   };
-}
-
-/** The base URL without any credentials in it. */
-function providerIdentity(base: string): string {
-  try {
-    const url = new URL(base);
-    return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
-  } catch {
-    return base;
-  }
 }

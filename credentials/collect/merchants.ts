@@ -5,6 +5,7 @@ import { collectMerchants } from '../../db/schema/collect.ts';
 import { normaliseReturnOrigin } from '../../domain/collect/return-origins.ts';
 import { assertOutboundUrl, outboundUrlPolicy } from '../../domain/outbound-url.ts';
 import type { Config } from '../../platform/config.ts';
+import { credentialCache, forgetCredentials } from '../shared/credential-cache.ts';
 import { collectSecretKey, decryptSecret, encryptSecret } from './secret-box.ts';
 
 /** A merchant with its secret decrypted, for computing and verifying CHECKSUMs. Never serialise it. */
@@ -24,13 +25,22 @@ export interface Merchant {
 
 type KeyConfig = Pick<Config, 'COLLECT_SECRET_KEY' | 'PLATFORM_MODE'>;
 
+// Every ePay request checks its merchant's signature: the row is cached with the secret still sealed.
+const merchantRows = credentialCache<typeof collectMerchants.$inferSelect>({
+  name: 'collect-merchants',
+  tables: [collectMerchants],
+});
+
 /** A merchant by MIN, or undefined when there is none. Used by the API and by activities. */
 export async function loadMerchant(
   db: Database,
   config: KeyConfig,
   min: string,
 ): Promise<Merchant | undefined> {
-  const [row] = await db.select().from(collectMerchants).where(eq(collectMerchants.min, min)).limit(1);
+  const row = await merchantRows.lookup(db, min, async () => {
+    const [found] = await db.select().from(collectMerchants).where(eq(collectMerchants.min, min)).limit(1);
+    return found;
+  });
   if (!row) return undefined;
   return {
     min: row.min,
@@ -197,5 +207,6 @@ export async function setReturnOrigins(
     .set({ returnOrigins })
     .where(eq(collectMerchants.min, min))
     .returning({ returnOrigins: collectMerchants.returnOrigins });
+  forgetCredentials(db, collectMerchants);
   return row?.returnOrigins;
 }

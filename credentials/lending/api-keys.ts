@@ -3,6 +3,7 @@ import { and, eq, gt, isNull } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { lendingApiKeys, lendingSiteDomains, lendingTenants } from '../../db/schema/lending.ts';
 import type { LendingPermission, LendingTenant } from '../../domain/lending/tenancy.ts';
+import { credentialCache, forgetCredentials } from '../shared/credential-cache.ts';
 import { digestOf } from './users.ts';
 
 /**
@@ -85,6 +86,7 @@ export async function revokeApiKey(db: Database, keyId: string, tenantId?: strin
       ),
     )
     .returning({ id: lendingApiKeys.id });
+  forgetCredentials(db, lendingApiKeys);
   return rows.length > 0;
 }
 
@@ -94,32 +96,45 @@ export interface ResolvedApiKey {
   permissions: readonly LendingPermission[];
 }
 
+const apiKeys = credentialCache<ResolvedApiKey & { expiresAt: Date }>({
+  name: 'lending-api-keys',
+  tables: [lendingApiKeys, lendingTenants],
+  expiresAt: (key) => key.expiresAt,
+});
+
 /** The live key (not expired, not revoked) matching a presented one, with its tenant. */
 export async function resolveApiKey(db: Database, presented: string): Promise<ResolvedApiKey | undefined> {
   if (!KEY_PATTERN.test(presented)) return undefined;
-  const [row] = await db
-    .select({ key: lendingApiKeys, tenant: lendingTenants })
-    .from(lendingApiKeys)
-    .innerJoin(lendingTenants, eq(lendingTenants.id, lendingApiKeys.tenantId))
-    .where(
-      and(
-        eq(lendingApiKeys.digest, digestOf(presented)),
-        isNull(lendingApiKeys.revokedAt),
-        gt(lendingApiKeys.expiresAt, new Date()),
-      ),
-    )
-    .limit(1);
-  if (!row) return undefined;
-  return {
-    keyId: row.key.id,
-    permissions: row.key.permissions,
-    tenant: {
-      id: row.tenant.id,
-      name: row.tenant.name,
-      environment: row.tenant.environment,
-      features: row.tenant.features,
-    },
-  };
+  const digest = digestOf(presented);
+  const resolved = await apiKeys.lookup(db, digest, async () => {
+    const [row] = await db
+      .select({ key: lendingApiKeys, tenant: lendingTenants })
+      .from(lendingApiKeys)
+      .innerJoin(lendingTenants, eq(lendingTenants.id, lendingApiKeys.tenantId))
+      .where(
+        and(
+          eq(lendingApiKeys.digest, digest),
+          isNull(lendingApiKeys.revokedAt),
+          gt(lendingApiKeys.expiresAt, new Date()),
+        ),
+      )
+      .limit(1);
+    if (!row) return undefined;
+    return {
+      keyId: row.key.id,
+      permissions: row.key.permissions,
+      expiresAt: row.key.expiresAt,
+      tenant: {
+        id: row.tenant.id,
+        name: row.tenant.name,
+        environment: row.tenant.environment,
+        features: row.tenant.features,
+      },
+    };
+  });
+  if (!resolved) return undefined;
+  const { expiresAt: _expiresAt, ...key } = resolved;
+  return key;
 }
 
 /** The host name of a Host header: lower case, without port (IPv6 literals keep their brackets). */
@@ -129,12 +144,23 @@ export function hostNameOf(host: string): string {
   return lower.replace(/:\d+$/, '').replace(/\.$/, '');
 }
 
+// Most hosts name no tenant: that answer is remembered too (a new site domain is a change of the table).
+const siteDomains = credentialCache<string | null>({
+  name: 'lending-site-domains',
+  tables: [lendingSiteDomains],
+  cacheAbsence: true,
+});
+
 /** The tenant whose site domain a Host header names, if any. */
 export async function tenantOfSiteDomain(db: Database, host: string): Promise<string | undefined> {
-  const [row] = await db
-    .select({ tenantId: lendingSiteDomains.tenantId })
-    .from(lendingSiteDomains)
-    .where(eq(lendingSiteDomains.domain, hostNameOf(host)))
-    .limit(1);
-  return row?.tenantId;
+  const domain = hostNameOf(host);
+  const tenantId = await siteDomains.lookup(db, domain, async () => {
+    const [row] = await db
+      .select({ tenantId: lendingSiteDomains.tenantId })
+      .from(lendingSiteDomains)
+      .where(eq(lendingSiteDomains.domain, domain))
+      .limit(1);
+    return row?.tenantId ?? null;
+  });
+  return tenantId ?? undefined;
 }

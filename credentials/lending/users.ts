@@ -5,6 +5,7 @@ import { lendingPasswordResets, lendingUsers, lendingUserTokens } from '../../db
 import { normalizeLogin } from '../../domain/lending/customers.ts';
 import type { LendingUser } from '../../domain/lending/tenancy.ts';
 import type { Config } from '../../platform/config.ts';
+import { credentialCache, forgetCredentials } from '../shared/credential-cache.ts';
 import { decoyPasswordHash, hashPassword, verifyPassword } from '../shared/passwords.ts';
 import { forgetLoginFailures } from './login-throttle.ts';
 import { lendingDataKey } from './personal-data.ts';
@@ -91,6 +92,12 @@ export async function logInUser(
 
 const TOKEN_PATTERN = /^lut_[A-Za-z0-9_-]{43}$/;
 
+const userTokens = credentialCache<{ user: LendingUser; expiresAt: Date }>({
+  name: 'lending-user-tokens',
+  tables: [lendingUserTokens, lendingUsers],
+  expiresAt: (token) => token.expiresAt,
+});
+
 /** The user of a live token of `tenantId` (a token of another tenant, expired or revoked: undefined). */
 export async function userOfToken(
   db: Database,
@@ -99,21 +106,24 @@ export async function userOfToken(
 ): Promise<(LendingUser & { tokenDigest: string }) | undefined> {
   if (!TOKEN_PATTERN.test(token)) return undefined;
   const tokenDigest = digestOf(token);
-  const [row] = await db
-    .select({ user: lendingUsers })
-    .from(lendingUserTokens)
-    .innerJoin(lendingUsers, eq(lendingUsers.id, lendingUserTokens.userId))
-    .where(
-      and(
-        eq(lendingUserTokens.digest, tokenDigest),
-        eq(lendingUserTokens.tenantId, tenantId),
-        eq(lendingUsers.tenantId, tenantId),
-        isNull(lendingUserTokens.revokedAt),
-        gt(lendingUserTokens.expiresAt, new Date()),
-      ),
-    )
-    .limit(1);
-  return row ? { ...userOf(row.user), tokenDigest } : undefined;
+  const live = await userTokens.lookup(db, `${tenantId}:${tokenDigest}`, async () => {
+    const [row] = await db
+      .select({ user: lendingUsers, expiresAt: lendingUserTokens.expiresAt })
+      .from(lendingUserTokens)
+      .innerJoin(lendingUsers, eq(lendingUsers.id, lendingUserTokens.userId))
+      .where(
+        and(
+          eq(lendingUserTokens.digest, tokenDigest),
+          eq(lendingUserTokens.tenantId, tenantId),
+          eq(lendingUsers.tenantId, tenantId),
+          isNull(lendingUserTokens.revokedAt),
+          gt(lendingUserTokens.expiresAt, new Date()),
+        ),
+      )
+      .limit(1);
+    return row ? { user: userOf(row.user), expiresAt: row.expiresAt } : undefined;
+  });
+  return live ? { ...live.user, tokenDigest } : undefined;
 }
 
 /** Revokes a user's live tokens, but the one with `keepDigest` (the caller's own, on a change). */
@@ -157,6 +167,7 @@ export async function changePassword(
     .set({ passwordHash: await hashPassword(passwords.newPassword), passwordChangedAt: new Date() })
     .where(eq(lendingUsers.id, user.userId));
   await revokeTokens(db, user.userId, user.tokenDigest);
+  forgetCredentials(db, lendingUserTokens);
   return true;
 }
 
@@ -190,7 +201,7 @@ export async function resetPassword(
 ): Promise<boolean> {
   if (input.code.length > 200) return false;
   const passwordHash = await hashPassword(input.newPassword);
-  return db.transaction(async (tx) => {
+  const reset = await db.transaction(async (tx) => {
     const [used] = await tx
       .update(lendingPasswordResets)
       .set({ usedAt: new Date() })
@@ -218,4 +229,6 @@ export async function resetPassword(
     if (user) await forgetLoginFailures(tx, config, tenantId, user.login);
     return true;
   });
+  if (reset) forgetCredentials(db, lendingUserTokens);
+  return reset;
 }

@@ -2,6 +2,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { messagingAccessTokens, messagingAccounts } from '../../db/schema/messaging.ts';
+import { credentialCache, forgetCredentials } from '../shared/credential-cache.ts';
 import { grantSenders } from './senders.ts';
 
 /**
@@ -14,19 +15,22 @@ export function hashAccessToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
+const accessTokens = credentialCache<string>({
+  name: 'messaging-access-tokens',
+  tables: [messagingAccessTokens, messagingAccounts],
+});
+
 /** The account a token belongs to, or undefined when the token is unknown or revoked. */
 export async function accountOfAccessToken(db: Database, token: string): Promise<string | undefined> {
-  const [row] = await db
-    .select({ accountId: messagingAccessTokens.accountId })
-    .from(messagingAccessTokens)
-    .where(
-      and(
-        eq(messagingAccessTokens.tokenHash, hashAccessToken(token)),
-        isNull(messagingAccessTokens.revokedAt),
-      ),
-    )
-    .limit(1);
-  return row?.accountId;
+  const tokenHash = hashAccessToken(token);
+  return accessTokens.lookup(db, tokenHash, async () => {
+    const [row] = await db
+      .select({ accountId: messagingAccessTokens.accountId })
+      .from(messagingAccessTokens)
+      .where(and(eq(messagingAccessTokens.tokenHash, tokenHash), isNull(messagingAccessTokens.revokedAt)))
+      .limit(1);
+    return row?.accountId;
+  });
 }
 
 export interface IssuedToken {
@@ -58,6 +62,7 @@ export async function revokeAccessToken(db: Database, tokenId: string): Promise<
     .set({ revokedAt: new Date() })
     .where(and(eq(messagingAccessTokens.id, tokenId), isNull(messagingAccessTokens.revokedAt)))
     .returning({ id: messagingAccessTokens.id });
+  forgetCredentials(db, messagingAccessTokens);
   return rows.length > 0;
 }
 
@@ -84,6 +89,7 @@ export async function rotateSandboxToken(db: Database): Promise<IssuedToken> {
     .where(
       and(eq(messagingAccessTokens.accountId, SANDBOX_ACCOUNT_ID), isNull(messagingAccessTokens.revokedAt)),
     );
+  forgetCredentials(db, messagingAccessTokens);
   await grantSenders(db, SANDBOX_ACCOUNT_ID, { ...SANDBOX_SENDERS, reason: 'sandbox account (npm start)' });
   return issueAccessToken(db, { accountName: 'Sandbox', label: 'sandbox', accountId: SANDBOX_ACCOUNT_ID });
 }

@@ -1,5 +1,6 @@
 import { createHash, createHmac } from 'node:crypto';
 import type { Config } from '../../platform/config.ts';
+import { openSecret, sealSecret } from '../shared/secret-box.ts';
 import { webhookSecretKey } from '../webhooks/signing-secrets.ts';
 
 /**
@@ -18,3 +19,23 @@ export const codeMessageDigest = (
   accountId: string,
   text: string,
 ) => createHmac('sha256', digestKeyOf(config)).update(`${accountId}\u0000${text}`).digest('hex');
+
+const sealKeyOf = (config: Pick<Config, 'WEBHOOK_SECRET_KEY' | 'PLATFORM_MODE'>) =>
+  createHash('sha256').update('messaging-outbox-text:').update(webhookSecretKey(config)).digest();
+
+/**
+ * A flagged message's text while it waits in the outbox for its workflow (decision 0066): sealed,
+ * bound to the message, deleted at hand-over; the workflow's input then holds it, sealed by the
+ * platform's payload codec.
+ */
+export const sealCodeMessage = (
+  config: Pick<Config, 'WEBHOOK_SECRET_KEY' | 'PLATFORM_MODE'>,
+  messageId: string,
+  text: string,
+) => sealSecret(sealKeyOf(config), `messaging-outbox:${messageId}`, text);
+
+export const openCodeMessage = (
+  config: Pick<Config, 'WEBHOOK_SECRET_KEY' | 'PLATFORM_MODE'>,
+  messageId: string,
+  sealed: string,
+) => openSecret(sealKeyOf(config), `messaging-outbox:${messageId}`, sealed, 'outbox message text');

@@ -3,6 +3,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { type CredentialKind, obAgents, obCredentials, obUsers } from '../../db/schema/openbanking.ts';
 import { newId } from '../../domain/openbanking/ids.ts';
+import { credentialCache } from '../shared/credential-cache.ts';
 
 export type { CredentialKind };
 
@@ -98,6 +99,11 @@ export interface ResolvedCredential {
   userId: string | null;
 }
 
+const credentials = credentialCache<ResolvedCredential>({
+  name: 'openbanking-credentials',
+  tables: [obCredentials, obUsers],
+});
+
 /** The live credential of a kind matching a presented hash (a deleted user's credentials never match). */
 export async function resolveCredential(
   db: Database,
@@ -105,20 +111,27 @@ export async function resolveCredential(
   hash: string,
 ): Promise<ResolvedCredential | undefined> {
   if (!hash.startsWith(`${kind}_`) || hash.length > 200) return undefined;
-  const [row] = await db
-    .select({ credentialId: obCredentials.id, agentId: obCredentials.agentId, userId: obCredentials.userId })
-    .from(obCredentials)
-    .leftJoin(obUsers, eq(obUsers.id, obCredentials.userId))
-    .where(
-      and(
-        eq(obCredentials.digest, digestOf(hash)),
-        eq(obCredentials.kind, kind),
-        isNull(obCredentials.revokedAt),
-        isNull(obUsers.deletedAt),
-      ),
-    )
-    .limit(1);
-  return row;
+  const digest = digestOf(hash);
+  return credentials.lookup(db, `${kind}:${digest}`, async () => {
+    const [row] = await db
+      .select({
+        credentialId: obCredentials.id,
+        agentId: obCredentials.agentId,
+        userId: obCredentials.userId,
+      })
+      .from(obCredentials)
+      .leftJoin(obUsers, eq(obUsers.id, obCredentials.userId))
+      .where(
+        and(
+          eq(obCredentials.digest, digest),
+          eq(obCredentials.kind, kind),
+          isNull(obCredentials.revokedAt),
+          isNull(obUsers.deletedAt),
+        ),
+      )
+      .limit(1);
+    return row;
+  });
 }
 
 /** The agent of an agent hash given in a body (SignupDTO.agentHash); undefined when unknown. */

@@ -8,12 +8,17 @@ import { bigint, index, integer, pgTable, serial, text, timestamp, uniqueIndex }
 export const collectNotifications = pgTable(
   'collect_notifications',
   {
-    /** `ntf_` + 96 bits of SHA-256 of MIN, invoice and status: the same change is the same row. */
+    /** `ntf_` + 96 bits of SHA-256 of MIN, invoice, status (and round, after a reversal): the same change is the same row. */
     id: text('id').primaryKey(),
     merchantMin: text('merchant_min').notNull(),
     invoice: text('invoice').notNull(),
     idn: text('idn').notNull(),
-    status: text('status', { enum: ['PAID', 'DENIED', 'EXPIRED', 'SAVED'] }).notNull(),
+    status: text('status', { enum: ['PAID', 'DENIED', 'EXPIRED', 'SAVED', 'REVERSED'] }).notNull(),
+    /**
+     * How many payments of the obligation had been taken back before this change (decision 0063): a
+     * bill paid, reversed by the bank and paid again is notified PAID twice, rounds 0 and 1.
+     */
+    round: integer('round').notNull().default(0),
     payTime: text('pay_time'),
     stan: text('stan'),
     bcode: text('bcode'),
@@ -32,7 +37,12 @@ export const collectNotifications = pgTable(
     completedAt: timestamp('completed_at', { withTimezone: true }),
   },
   (table) => [
-    uniqueIndex('collect_notifications_change_idx').on(table.merchantMin, table.invoice, table.status),
+    uniqueIndex('collect_notifications_change_round_idx').on(
+      table.merchantMin,
+      table.invoice,
+      table.status,
+      table.round,
+    ),
     index('collect_notifications_pending_idx').on(table.merchantMin, table.delivery),
   ],
 );

@@ -72,8 +72,10 @@ export const collectStatementCredits = pgTable(
     reason: text('reason', { enum: reviewReasonCodes }),
     /** What exactly is wrong with an entry judged on its own (`Stmt[1].Ntry[4].Amt: 0`), decision 0053. */
     reasonDetail: text('reason_detail'),
-    /** The obligation it settled (or was resolved to). */
+    /** The obligation it settled (or was resolved to); a reversal: the obligation it un-pays. */
     obligationIdn: text('obligation_idn'),
+    /** A reversal (RvslInd) of an earlier credit: that credit (decision 0063). */
+    reversesCreditId: bigint('reverses_credit_id', { mode: 'number' }),
     settledAt: timestamp('settled_at', { withTimezone: true }),
     /** An operator's resolution of a review item: `settled` (to obligationIdn) or `dismissed`, and why. */
     resolution: text('resolution', { enum: ['settled', 'dismissed'] }),

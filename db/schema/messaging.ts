@@ -73,6 +73,30 @@ export const messagingMessages = pgTable(
 );
 
 /**
+ * Accepted messages not yet handed over to their workflow (decision 0066): written in the transaction
+ * that writes the message, deleted once the workflow `sms-<id>` exists. A row whose lease has passed is
+ * taken by the next hand-over of any API process (after a crash, the process that accepted it is gone).
+ */
+export const messagingOutbox = pgTable(
+  'messaging_outbox',
+  {
+    messageId: text('message_id')
+      .primaryKey()
+      .references(() => messagingMessages.id, { onDelete: 'cascade' }),
+    /**
+     * For a message flagged `containsCode` (its row keeps the text masked): the text, sealed
+     * (credentials/messaging/code-messages.ts) until the workflow has it; null otherwise.
+     */
+    sealedText: text('sealed_text'),
+    /** Taken by a hand-over until then; due when past. */
+    leaseUntil: timestamp('lease_until', { withTimezone: true }).notNull().defaultNow(),
+    attempts: integer('attempts').notNull().default(0),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [index('messaging_outbox_due_idx').on(table.leaseUntil, table.createdAt)],
+);
+
+/**
  * Sender-ID registrations: pending until the account confirms it, then confirmed (awaiting the operator)
  * until an operator approves or rejects it; expired when either step does not come in time. Only an
  * approved sender ID may be used as `from` (decision 0028).

@@ -11,6 +11,7 @@ import {
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
 import { CONSENT_KINDS, CONSENT_STATES } from '../../domain/openbanking/consents.ts';
+import { HOOK_BODY_FORMATS } from '../../domain/openbanking/hook-events.ts';
 import { KYC_STATUSES } from '../../domain/openbanking/kyc.ts';
 import { BANK_FLOW_TYPES, CONSENT_STATUSES } from '../../domain/openbanking/xs2a.ts';
 
@@ -45,6 +46,11 @@ export const obUsers = pgTable(
     identityHash: text('identity_hash'),
     email: text('email').notNull(),
     webhookUrl: text('webhook_url'),
+    /**
+     * How hook calls to `webhookUrl` are written (decision 0064): `envelope` (JSON carrying the JWS) for
+     * users enrolled from that release on, `jose` (the bare compact JWS of 0.1.0) for those before.
+     */
+    webhookBodyFormat: text('webhook_body_format', { enum: HOOK_BODY_FORMATS }).notNull().default('envelope'),
     kycStatus: text('kyc_status', { enum: KYC_STATUSES }).notNull().default('NOT_STARTED'),
     kycReason: text('kyc_reason'),
     kycUpdatedAt: timestamp('kyc_updated_at', { withTimezone: true }),
@@ -103,6 +109,11 @@ export const obHooks = pgTable(
     url: text('url').notNull(),
     redirectUrl: text('redirect_url'),
     events: jsonb('events').$type<string[]>().notNull(),
+    /**
+     * How its calls are written (decision 0064): `envelope` (a Standard Webhooks JSON body carrying the
+     * JWS; the default) or `jose` (the bare compact JWS, as hooks registered before that release keep).
+     */
+    bodyFormat: text('body_format', { enum: HOOK_BODY_FORMATS }).notNull().default('envelope'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },

@@ -1,4 +1,5 @@
 import { index, integer, jsonb, pgTable, serial, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { webhookFormats } from '../../domain/webhooks/delivery.ts';
 
 /**
  * A destination URL of one owner (service + account) with its signing secret. The secret must stay
@@ -50,9 +51,7 @@ export const webhookDeliveries = pgTable(
     /** Query parameters of this delivery only, added to the endpoint's URL on every attempt. */
     urlParams: jsonb('url_params').$type<Record<string, string>>(),
     /** The wire format of its attempts (domain/webhooks/callback-formats.ts), kept for replays. */
-    format: text('format', { enum: ['standard-webhooks', 'openbanking-jws'] })
-      .notNull()
-      .default('standard-webhooks'),
+    format: text('format', { enum: webhookFormats }).notNull().default('standard-webhooks'),
     status: text('status', { enum: ['pending', 'delivered', 'failed'] }).notNull(),
     attemptCount: integer('attempt_count').notNull().default(0),
     /** How often its owner replayed it after it failed; each replay is a new attempt series. */

@@ -90,6 +90,8 @@ export const ledgerTransactionKinds = [
   'payout_reserved',
   'payout_released',
   'transfer',
+  /** A bank statement credit reversed by the bank (RvslInd): its settlement negated (decision 0063). */
+  'settlement_reversed',
 ] as const;
 export type LedgerTransactionKind = (typeof ledgerTransactionKinds)[number];
 
@@ -103,6 +105,15 @@ export interface LedgerTransaction {
 
 export const ledgerKeys = {
   settlement: (idn: string) => `settlement:${idn}`,
+  /**
+   * The settlement of an obligation's payment after `round` payments were taken back (decision 0063):
+   * the first keeps `settlement:<idn>`, later ones `settlement:<idn>#<round + 1>`.
+   */
+  settlementOfRound: (idn: string, round: number) =>
+    round === 0 ? `settlement:${idn}` : `settlement:${idn}#${round + 1}`,
+  /** Its reversal: the payment of round `round - 1` taken back. */
+  settlementReversed: (idn: string, round: number) =>
+    round === 1 ? `settlement-reversed:${idn}` : `settlement-reversed:${idn}#${round}`,
   payoutReserved: (idn: string) => `payout-reserved:${idn}`,
   payoutReleased: (idn: string) => `payout-released:${idn}`,
   transfer: (reference: string) => `transfer:${reference}`,
@@ -221,6 +232,24 @@ export function payoutReservation(obligation: LedgerObligation): LedgerTransacti
         obligation.amountMinor,
       ),
     ),
+  };
+}
+
+/**
+ * A payment taken back by the bank (decision 0063): the settlement of round `round - 1` negated, fee
+ * included (the payment never happened), under its own key so a retry posts nothing twice.
+ */
+export function settlementReversal(
+  idn: string,
+  round: number,
+  settled: readonly Posting[],
+): LedgerTransaction {
+  if (settled.length === 0) throw new Error(`no settlement of ${idn} to reverse`);
+  return {
+    key: ledgerKeys.settlementReversed(idn, round),
+    kind: 'settlement_reversed',
+    idn,
+    postings: balancedPostings(settled.map((line) => ({ ...line, amountMinor: -line.amountMinor }))),
   };
 }
 

@@ -4,14 +4,14 @@
  * by the activity, see activities/collect/merchant-notifications.ts).
  *
  * Packet (decoded ENCODED), one line per invoice, each line ended by `\n`:
- *   INVOICE=<n>:STATUS=<PAID|DENIED|EXPIRED|SAVED>[:PAY_TIME=YYYYMMDDhhmmss:STAN=<n>:BCODE=<n>]
+ *   INVOICE=<n>:STATUS=<PAID|DENIED|EXPIRED|SAVED|REVERSED>[:PAY_TIME=YYYYMMDDhhmmss:STAN=<n>:BCODE=<n>]
  *     [:CARD_TOKEN=ctk_<24 hex>:CARD_BRAND=<VISA|...>:CARD_LAST4=<4 digits>:CARD_EXP=MM/YYYY]
  * (the CARD_ fields when the INVOICE saved a card, SAVECARD=1; SAVED: a verification, nothing paid).
  * Reply, one line per invoice, either form:
  *   INVOICE=<n>:STATUS=<OK|ERR|NO>[:ERR=<text>]      or      <n>=<OK|ERR|NO>
  */
 
-export type NotificationStatus = 'PAID' | 'DENIED' | 'EXPIRED' | 'SAVED';
+export type NotificationStatus = 'PAID' | 'DENIED' | 'EXPIRED' | 'SAVED' | 'REVERSED';
 export type NotificationReplyStatus = 'OK' | 'ERR' | 'NO';
 
 /**

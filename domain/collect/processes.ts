@@ -40,6 +40,49 @@ export interface ObligationInput {
   expiresAt: string;
   /** payout_provider: the provider account credited (domain/collect/ledger.ts providerAccountId). */
   providerAccount?: string | undefined;
+  /**
+   * A run started to take back a payment (decision 0063): the bank reversed the statement credit that
+   * paid the obligation. The run un-pays it first, tells the merchant, then is an open obligation again.
+   */
+  reversal?: PaymentReversal | undefined;
+}
+
+/** The workflow input of an obligation, from its read-model row (registration; a reversal's new run). */
+export function obligationInputOf(
+  row: {
+    idn: string;
+    merchantMin: string;
+    invoice: string;
+    kind: ObligationKind;
+    amountMinor: number;
+    currency: string;
+    expiresAt: Date;
+    details: { providerAccount?: string | undefined };
+  },
+  reversal?: PaymentReversal,
+): ObligationInput {
+  return {
+    idn: row.idn,
+    merchantMin: row.merchantMin,
+    invoice: row.invoice,
+    kind: row.kind,
+    amountMinor: row.amountMinor,
+    currency: row.currency,
+    expiresAt: row.expiresAt.toISOString(),
+    providerAccount: row.details.providerAccount,
+    ...(reversal ? { reversal } : {}),
+  };
+}
+
+/** A bank's reversal (RvslInd) of the statement credit that paid an obligation (decision 0063). */
+export interface PaymentReversal {
+  /** The reversal entry: the statement that brought it and its key (`RVSL:<reference>`). */
+  statementId: string;
+  entryRef: string;
+  /** The credit it takes back: the source recorded with PAID. */
+  reverses: { statementId: string; entryRef: string };
+  /** How many payments of the obligation have been taken back, this one included (1 for the first). */
+  round: number;
 }
 
 /** Where an obligation stands after an Update: what the API answers. */
@@ -137,7 +180,10 @@ export interface MerchantNotification {
   merchantMin: string;
   invoice: string;
   idn: string;
-  status: 'PAID' | 'DENIED' | 'EXPIRED' | 'SAVED';
+  /** REVERSED: a payment taken back by the bank (decision 0063); the obligation is unpaid again. */
+  status: 'PAID' | 'DENIED' | 'EXPIRED' | 'SAVED' | 'REVERSED';
+  /** How many payments of the obligation had been taken back before this change (0: none; decision 0063). */
+  round?: number;
   payTime?: string /* YYYYMMDDhhmmss */;
   stan?: string;
   bcode?: string;

@@ -12,9 +12,22 @@ import { type ObligationKind, ObligationRefusal, officePayableKinds } from './ob
  *   received → matched → settled            (the obligation's workflow took the payment)
  *   received → review  → resolved           (an operator settled it by hand or dismissed it)
  *   matched  → review                       (the workflow refused: paid meanwhile, expired, ...)
+ *
+ * A reversal (RvslInd) of a credit that settled an obligation (decision 0063):
+ *   reversing → reversed                    (the obligation's workflow took the payment back; the
+ *                                            reversed credit is `reversed` too)
+ *   reversing → review (credit_reversed)    (the obligation was not paid by it any more)
  */
 
-export const statementCreditStates = ['received', 'matched', 'settled', 'review', 'resolved'] as const;
+export const statementCreditStates = [
+  'received',
+  'matched',
+  'settled',
+  'review',
+  'resolved',
+  'reversing',
+  'reversed',
+] as const;
 export type StatementCreditState = (typeof statementCreditStates)[number];
 
 /**
@@ -63,7 +76,8 @@ export const reviewReasons: Record<ReviewReason, string> = {
   duplicate_entry: 'the bank reference occurs more than once in the statement',
   returned_payment: 'a payment of the gateway’s that came back (RtrInf), not a customer’s payment',
   reversal: 'a reversal (RvslInd) of an earlier debit, not a customer’s payment',
-  credit_reversed: 'the bank reversed (RvslInd) an earlier credit: the payment it made is taken back',
+  credit_reversed:
+    'the bank reversed (RvslInd) an earlier credit, and no payment of it could be taken back (see the detail: no such credit, it settled nothing, or the obligation is no longer paid by it)',
 };
 
 /** Kinds a credit on the gateway's account settles. */
@@ -100,6 +114,8 @@ export interface StatementImportSummary {
   credits: number;
   settled: number;
   review: number;
+  /** Reversals that took an earlier credit's payment back (decision 0063). */
+  reversed?: number;
 }
 
 /** Credits settled by one activity (a batch): small enough to retry, large enough to keep history short. */

@@ -63,7 +63,10 @@ export interface HlrLookupInput {
 /** The HLR result as the spec names it; POSTed to `callBackUrl` and kept in the read model. */
 export interface HlrResult {
   id: string;
-  /** null on success; the provider's word otherwise ('unknown_subscriber', 'absent_subscriber', 'lookup_failed'). */
+  /**
+   * null on success; otherwise 'unknown_subscriber', 'absent_subscriber', 'undetermined' (the provider's
+   * verdict, decision 0062) or 'lookup_failed' (no answer in time).
+   */
   error: string | null;
   imsi: string | null;
   /** ISO 3166 alpha-2 country of the serving network (of the number when no network is known). */

@@ -64,8 +64,47 @@ export const standardWebhooks: CallbackFormat = {
   },
 };
 
+/** The compact JWS a consent or payment workflow signed for its hook call, stored as `payload.jws`. */
+function signedJwsOf(event: WebhookEvent): string {
+  const jws = event.payload.jws;
+  if (typeof jws !== 'string')
+    throw new Error(`delivery ${event.deliveryId} has no signed payload (payload.jws)`);
+  return jws;
+}
+
 /**
- * Open-banking hook calls (docs/openbanking.md, "Webhooks"): the body is the compact JWS the consent
+ * Open-banking hook calls as a Standard Webhooks JSON envelope (decision 0064, the default for hooks
+ * registered from this release on): `{"data":{"jws"},"timestamp","type"}`, `application/json`, the
+ * `webhook-signature` over exactly that body, so the reference libraries' default `verify()` accepts it;
+ * `data.jws` is the same compact JWS as before, verified with the published JWKS. `type` and
+ * `timestamp` outside the JWS are for routing; what the receiver acts on is the JWS's payload. Keys
+ * sorted, no whitespace: a library that re-encodes the parsed body before checking the HMAC (Elixir's
+ * encodes a map, whose keys it sorts) gets these very bytes back.
+ */
+export const openBankingJwsEnvelope: CallbackFormat = {
+  buildRequest(event, secrets, now) {
+    const body = JSON.stringify({
+      data: { jws: signedJwsOf(event) },
+      timestamp: event.occurredAt.toISOString(),
+      type: event.eventType,
+    });
+    const signature = signWebhook(secrets, event.deliveryId, Math.floor(now.getTime() / 1000), body);
+    return {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'integration-platform-webhooks/1',
+        ...signature,
+      },
+      body,
+    };
+  },
+  interpretReply: (reply, now) => standardWebhooks.interpretReply(reply, now),
+};
+
+/**
+ * Open-banking hook calls (docs/openbanking.md, "Webhooks"), as released in 0.1.0 and kept for hooks
+ * registered before decision 0064 or with `bodyFormat: "jose"`: the body is the compact JWS the consent
  * or payment workflow signed with the gateway's published keys (`payload.jws`), sent as
  * `application/jose`; verify it with the JWKS at /openbanking/api/6/.well-known/jwks.json. The same
  * request also carries a Standard Webhooks signature (`webhook-id`, `webhook-timestamp`,
@@ -74,9 +113,7 @@ export const standardWebhooks: CallbackFormat = {
  */
 export const openBankingJws: CallbackFormat = {
   buildRequest(event, secrets, now) {
-    const jws = event.payload.jws;
-    if (typeof jws !== 'string')
-      throw new Error(`delivery ${event.deliveryId} has no signed payload (payload.jws)`);
+    const jws = signedJwsOf(event);
     return {
       method: 'POST',
       headers: {
@@ -93,4 +130,5 @@ export const openBankingJws: CallbackFormat = {
 export const callbackFormats: Record<WebhookFormat, CallbackFormat> = {
   'standard-webhooks': standardWebhooks,
   'openbanking-jws': openBankingJws,
+  'openbanking-jws-envelope': openBankingJwsEnvelope,
 };

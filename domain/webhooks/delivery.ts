@@ -7,7 +7,8 @@
  * How an attempt builds its HTTP request and reads the reply. Every format shares the schedule,
  * the attempt records and the read API; only the wire format differs (see callback-formats.ts).
  */
-export type WebhookFormat = 'standard-webhooks' | 'openbanking-jws';
+export const webhookFormats = ['standard-webhooks', 'openbanking-jws', 'openbanking-jws-envelope'] as const;
+export type WebhookFormat = (typeof webhookFormats)[number];
 
 export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
 

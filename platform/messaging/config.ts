@@ -5,7 +5,12 @@ import { duration, port } from '../config-fields.ts';
 /** The sandbox carriers' credentials (the defaults, which the sandbox parties accept): refused in production. */
 export const SANDBOX_SMPP_PASSWORD = 'sandbox';
 export const SANDBOX_CHATAPP_API_KEY = 'sandbox-chatapp-key';
+export const SANDBOX_CHATAPP_APP_SECRET = 'sandbox-chatapp-app-secret';
+export const SANDBOX_CHATAPP_VERIFY_TOKEN = 'sandbox-chatapp-verify-token';
+/** The sandbox chat-app provider's business phone number id. */
+export const SANDBOX_CHATAPP_PHONE_NUMBER_ID = '100000000000001';
 export const SANDBOX_HLR_API_KEY = 'sandbox-hlr-key';
+export const SANDBOX_HLR_API_SECRET = 'sandbox-hlr-secret';
 
 /** Configuration of the messaging gateway: its carriers and process timeouts (docs/configuration.md). */
 export const messagingConfig = z.object({
@@ -29,17 +34,39 @@ export const messagingConfig = z.object({
     .enum(['true', 'false'])
     .default('false')
     .transform((value) => value === 'true'),
-  /** Chat-app provider and HLR lookup provider (HTTP). */
+  /**
+   * Chat-app provider: the WhatsApp Cloud API (decision 0062). CHATAPP_URL is the Graph API base with
+   * its version (production: https://graph.facebook.com/v21.0), CHATAPP_API_KEY the access token,
+   * CHATAPP_PHONE_NUMBER_ID the business number messages are sent from; CHATAPP_APP_SECRET keys the
+   * `X-Hub-Signature-256` of the status webhooks, CHATAPP_VERIFY_TOKEN answers their subscription check.
+   */
   CHATAPP_URL: z.string().url().default('http://127.0.0.1:4010/chatapp'),
-  HLR_URL: z.string().url().default('http://127.0.0.1:4010/hlr'),
   CHATAPP_API_KEY: z.string().min(1).default(SANDBOX_CHATAPP_API_KEY),
+  CHATAPP_PHONE_NUMBER_ID: z
+    .string()
+    .regex(/^\d{1,30}$/, 'must be the phone number id (digits) of the WhatsApp Business Account')
+    .default(SANDBOX_CHATAPP_PHONE_NUMBER_ID),
+  CHATAPP_APP_SECRET: z.string().min(1).default(SANDBOX_CHATAPP_APP_SECRET),
+  CHATAPP_VERIFY_TOKEN: z.string().min(1).default(SANDBOX_CHATAPP_VERIFY_TOKEN),
+  /**
+   * HLR lookup provider: the HLR Lookups API v2 of hlr-lookups.com (decision 0062). HLR_URL is the API
+   * base (production: https://www.hlr-lookups.com/api/v2); HLR_API_KEY and HLR_API_SECRET sign each
+   * request (Digest Auth).
+   */
+  HLR_URL: z.string().url().default('http://127.0.0.1:4010/hlr'),
   HLR_API_KEY: z.string().min(1).default(SANDBOX_HLR_API_KEY),
+  HLR_API_SECRET: z.string().min(1).default(SANDBOX_HLR_API_SECRET),
   SANDBOX_HTTP_PORT: port(4010),
 
   /** How long a message waits for its delivery receipt before it is reported as expired. */
   SMS_RECEIPT_TIMEOUT: duration('48h'),
   /** How long the hand-over to the carrier is retried before the message is reported as failed. */
   SMS_SUBMIT_TIMEOUT: duration('1h'),
+  /**
+   * How long an API process holds accepted messages it is handing over to their workflows; after a crash,
+   * another process takes them once it has passed (decision 0066).
+   */
+  MESSAGING_HANDOVER_LEASE: duration('30s'),
   /** How long a sender-ID registration waits for confirmation before it expires. */
   SENDER_ID_CONFIRMATION_TIMEOUT: duration('7d'),
   /** How long a confirmed sender ID waits for an operator's approval or rejection before it expires. */
@@ -76,8 +103,12 @@ export const messagingProductionVariables = [
   'SMPP_PASSWORD',
   'CHATAPP_URL',
   'CHATAPP_API_KEY',
+  'CHATAPP_PHONE_NUMBER_ID',
+  'CHATAPP_APP_SECRET',
+  'CHATAPP_VERIFY_TOKEN',
   'HLR_URL',
   'HLR_API_KEY',
+  'HLR_API_SECRET',
 ] as const;
 
 /** The carriers: in production not on loopback or private addresses (platform/production-parties.ts). */
@@ -91,5 +122,20 @@ export const messagingSandboxValues = [
     value: SANDBOX_CHATAPP_API_KEY,
     what: "the sandbox chat-app provider's published key",
   },
+  {
+    variable: 'CHATAPP_APP_SECRET',
+    value: SANDBOX_CHATAPP_APP_SECRET,
+    what: "the sandbox chat-app provider's published app secret",
+  },
+  {
+    variable: 'CHATAPP_VERIFY_TOKEN',
+    value: SANDBOX_CHATAPP_VERIFY_TOKEN,
+    what: "the sandbox chat-app provider's published verify token",
+  },
   { variable: 'HLR_API_KEY', value: SANDBOX_HLR_API_KEY, what: "the sandbox HLR provider's published key" },
+  {
+    variable: 'HLR_API_SECRET',
+    value: SANDBOX_HLR_API_SECRET,
+    what: "the sandbox HLR provider's published secret",
+  },
 ] as const;

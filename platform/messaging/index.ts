@@ -9,7 +9,8 @@ import { routeDeliveryReceipts } from './receipts.ts';
 /**
  * The messaging gateway: its API under /messaging; in a worker, its carriers (built from configuration
  * with the same client code in every mode), its activities, and the routing of delivery receipts that
- * arrive on the worker's SMPP session to the message workflows.
+ * arrive on the worker's SMPP session to the message workflows. The chat-app provider's status events
+ * arrive at the API instead (`/messaging/chatapp/webhook`, api/messaging/chatapp-webhook.ts).
  */
 export const messagingService: PlatformServiceModule = {
   name: 'messaging',
@@ -24,8 +25,16 @@ export const messagingService: PlatformServiceModule = {
         udhReferenceBits: config.SMPP_UDH_REFERENCE_BITS,
         logger: logger.child({ component: 'smpp' }),
       }),
-      chatApp: createChatAppProvider({ baseUrl: config.CHATAPP_URL, apiKey: config.CHATAPP_API_KEY }),
-      hlr: createHlrProvider({ baseUrl: config.HLR_URL, apiKey: config.HLR_API_KEY }),
+      chatApp: createChatAppProvider({
+        baseUrl: config.CHATAPP_URL,
+        phoneNumberId: config.CHATAPP_PHONE_NUMBER_ID,
+        accessToken: config.CHATAPP_API_KEY,
+      }),
+      hlr: createHlrProvider({
+        baseUrl: config.HLR_URL,
+        apiKey: config.HLR_API_KEY,
+        apiSecret: config.HLR_API_SECRET,
+      }),
     };
     return {
       activities: createMessagingActivities({ db, config, logger, ...connectors }),

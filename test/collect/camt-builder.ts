@@ -21,6 +21,8 @@ export interface CamtEntry {
   /** Structured creditor reference (RmtInf/Strd/CdtrRefInf/Ref). */
   creditorRef?: string;
   debtor?: string;
+  /** RvslInd true: the bank takes back an earlier entry (with `credit: false`, an earlier credit). */
+  reversal?: boolean;
   /** Several transactions booked as one batch entry (each with its own amount and reference). */
   batch?: Array<{ amount: string; ref: string; ustrd: string }>;
 }
@@ -71,7 +73,7 @@ function entryXml(entry: CamtEntry): string {
   return `<Ntry>
       <NtryRef>${xmlText(entry.ref)}</NtryRef>
       <Amt Ccy="${currency}">${entry.amount}</Amt>
-      <CdtDbtInd>${indicator}</CdtDbtInd>
+      <CdtDbtInd>${indicator}</CdtDbtInd>${entry.reversal ? '\n      <RvslInd>true</RvslInd>' : ''}
       <Sts><Cd>${entry.status ?? 'BOOK'}</Cd></Sts>
       <BookgDt><Dt>2027-07-15</Dt></BookgDt>
       <ValDt><Dt>2027-07-15</Dt></ValDt>

@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createCollectClient, parseLines } from '../../clients/src/collect.ts';
 import { collectCardPages } from '../../db/schema/collect-card-page.ts';
 import { expectLedgerBalanced } from '../support/ledger.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
@@ -50,15 +51,30 @@ const history = (idn: string) => statusHistory(platform.db, idn);
 
 describe('office obligation', () => {
   it('register → 10-digit code → demo payment → PAID, once', async () => {
-    const registered = await call('/office/reg_bill.cgi', {
-      AMOUNT: '22.80',
-      EXP_TIME: expTimeIn(86_400_000),
+    // The merchant's typed client (clients/, decision 0058): packets signed with its secret.
+    const collect = createCollectClient(platform.apiUrl, merchant);
+    const registered = await collect.GET('/office/reg_bill.cgi', {
+      params: {
+        query: collect.packet({
+          INVOICE: newInvoice(),
+          ENCODING: 'utf-8',
+          AMOUNT: '22.80',
+          EXP_TIME: expTimeIn(86_400_000),
+        }),
+      },
+      parseAs: 'text',
     });
-    const idn = registered.fields.IDN ?? '';
+    const idn = parseLines(registered.data ?? '').IDN ?? '';
     expect(idn).toMatch(/^\d{10}$/);
 
-    const paid = await getText(url('/office/pay_bill.cgi'), { ACTION: 'PAY', IDN: idn });
-    expect(paid.status, paid.body).toBe(200);
+    const pay = () =>
+      collect.GET('/office/pay_bill.cgi', {
+        params: { query: { ACTION: 'PAY', IDN: idn } },
+        parseAs: 'text',
+      });
+    const paidAnswer = await pay();
+    expect(paidAnswer.response.status, paidAnswer.error).toBe(200);
+    const paid = { fields: parseLines(paidAnswer.data ?? '') };
     expect(paid.fields).toMatchObject({ STATUS: 'PAID', IDN: idn, AMOUNT: '22.80' });
     expect(paid.fields.PAY_TIME).toMatch(/^\d{14}$/);
     expect(paid.fields.STAN).toMatch(/^\d{6}$/);
@@ -72,9 +88,9 @@ describe('office obligation', () => {
     });
     expect(await history(idn)).toEqual(['PAID']);
 
-    const again = await getText(url('/office/pay_bill.cgi'), { ACTION: 'PAY', IDN: idn });
-    expect(again.status).toBe(409);
-    expect(again.fields.ERR).toBe('ALREADY_PAID');
+    const again = await pay();
+    expect(again.response.status).toBe(409);
+    expect(parseLines(again.error ?? '').ERR).toBe('ALREADY_PAID');
 
     const workflow = await completed(`collect-${idn}`);
     expect(workflow.typedSearchAttributes.get({ name: 'BusinessStatus', type: 'KEYWORD' } as never)).toBe(

@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readCustomer } from '../../application/lending/customers.ts';
 import { findCancellationReason } from '../../application/lending/dictionaries.ts';
+import { createLendingClient } from '../../clients/src/lending.ts';
 import { lendingCustomers } from '../../db/schema/lending.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import {
@@ -42,15 +43,15 @@ const management = <T = CustomerAnswer>(method: string, path: string, body?: unk
 describe('Customer/Details', () => {
   it('reads and replaces the own details; completeness follows the required fields', async () => {
     const customer = await registerCustomer(platform, tenant, { firstName: 'Ann' });
-    const own = (method: string, body?: unknown) =>
-      lendingCall<CustomerAnswer>(platform, method, '/Customer/Details', {
-        key: tenant.keys.frontOffice,
-        token: customer.token,
-        ...(body ? { body } : {}),
-      });
-    const before = await own('GET');
-    expect(before.body).toMatchObject({ detailsComplete: false, details: { firstName: 'Ann' } });
-    expect(before.body.missingDetails).toEqual([
+    // The typed client (clients/, decision 0058) as the customer: the tenant's key and the user token.
+    const own = createLendingClient(platform.apiUrl, {
+      apiKey: tenant.keys.frontOffice,
+      userAuthToken: customer.token,
+    });
+    const read = () => own.GET('/PublicApi/v7-12/Customer/Details');
+    const before = await read();
+    expect(before.data).toMatchObject({ detailsComplete: false, details: { firstName: 'Ann' } });
+    expect(before.data?.missingDetails).toEqual([
       'lastName',
       'birthDate',
       'ssn',
@@ -63,19 +64,21 @@ describe('Customer/Details', () => {
       'address.country',
     ]);
     const full = completeDetails({ driverLicenseId: 'D 123-4567' });
-    const put = await own('PUT', full);
-    expect(put.status).toBe(200);
-    expect(put.body).toMatchObject({ detailsComplete: true, missingDetails: [], details: full });
-    expect((await own('GET')).body.details).toEqual(full);
+    const put = await own.PUT('/PublicApi/v7-12/Customer/Details', { body: full });
+    expect(put.response.status).toBe(200);
+    expect(put.data).toMatchObject({ detailsComplete: true, missingDetails: [], details: full });
+    expect((await read()).data?.details).toEqual(full);
     // PUT replaces: a field left out is cleared, and the details are incomplete again.
     const { ssn: _ssn, ...withoutSsn } = full;
-    const cleared = await own('PUT', withoutSsn);
-    expect(cleared.body).toMatchObject({ detailsComplete: false, missingDetails: ['ssn'] });
-    expect(cleared.body.details.ssn).toBeUndefined();
+    const cleared = await own.PUT('/PublicApi/v7-12/Customer/Details', { body: withoutSsn });
+    expect(cleared.data).toMatchObject({ detailsComplete: false, missingDetails: ['ssn'] });
+    expect(cleared.data?.details.ssn).toBeUndefined();
 
-    const invalid = await own('PUT', { phone: '555-1234', address: { country: 'usa' } });
-    expect(invalid.status).toBe(400);
-    expect(invalid.body.error?.fields?.map((field) => field.field).sort()).toEqual([
+    const invalid = await own.PUT('/PublicApi/v7-12/Customer/Details', {
+      body: { phone: '555-1234', address: { country: 'usa' } },
+    });
+    expect(invalid.response.status).toBe(400);
+    expect(invalid.error?.error.fields?.map((field) => field.field).sort()).toEqual([
       'address.country',
       'phone',
     ]);

@@ -2,7 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import { all as allOperators } from 'mcc-mnc-list';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createHlrProvider } from '../../connectors/messaging/hlr-provider.ts';
+import {
+  createHlrProvider,
+  hlrAnswerOf,
+  hlrDigestSignature,
+} from '../../connectors/messaging/hlr-provider.ts';
 import { verifyWebhook } from '../../domain/webhooks/signature.ts';
 import { startReceiver } from '../../sandbox/webhook-receiver.ts';
 import { messagingClient } from '../support/messaging-client.ts';
@@ -187,9 +191,63 @@ describe('POST /hlr', () => {
   });
 });
 
-describe('HLR provider client against the sandbox HLR', () => {
-  const provider = (apiKey = 'sandbox-hlr-key') =>
-    createHlrProvider({ baseUrl: `${platform.sandbox.http.url}/hlr`, apiKey });
+describe('HLR Lookups API client (hlr-lookups.com) against the sandbox HLR', () => {
+  const provider = (apiKey = 'sandbox-hlr-key', apiSecret = 'sandbox-hlr-secret') =>
+    createHlrProvider({ baseUrl: `${platform.sandbox.http.url}/hlr`, apiKey, apiSecret });
+
+  /** A request to the sandbox HLR signed as the Digest Auth of the API asks. */
+  const signedLookup = (msisdn: string, options: { secret?: string; timestamp?: number } = {}) => {
+    const body = JSON.stringify({ msisdn });
+    const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000);
+    return fetch(`${platform.sandbox.http.url}/hlr/hlr-lookup`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-digest-key': 'sandbox-hlr-key',
+        'x-digest-timestamp': String(timestamp),
+        'x-digest-signature': hlrDigestSignature(options.secret ?? 'sandbox-hlr-secret', {
+          endpoint: '/hlr-lookup',
+          timestamp,
+          method: 'POST',
+          body,
+        }),
+      },
+      body,
+    });
+  };
+
+  it('answers the HLR API lookup object', async () => {
+    const response = await signedLookup('+4915112345678');
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as Record<string, unknown>;
+    expect(body).toMatchObject({
+      id: expect.stringMatching(/^[0-9a-f]{12}$/),
+      msisdn: '+4915112345678',
+      connectivity_status: 'CONNECTED',
+      mcc: '262',
+      mccmnc: `262${body.mnc}`,
+      imsi: expect.stringMatching(/^262\d{12}$/),
+      original_country_code: 'DE',
+      original_country_prefix: '+49',
+      is_ported: false,
+      ported_network_name: null,
+      is_roaming: false,
+      processing_status: 'COMPLETED',
+      error_code: null,
+      data_source: 'LIVE_HLR',
+    });
+    expect(Object.keys(body)).toEqual(
+      expect.arrayContaining([
+        'msin',
+        'msc',
+        'original_network_name',
+        'cost',
+        'timestamp',
+        'storage',
+        'route',
+      ]),
+    );
+  });
 
   it('maps a number to a network of its own country, deterministically', async () => {
     const answer = await provider().lookup('+4915112345678');
@@ -198,30 +256,93 @@ describe('HLR provider client against the sandbox HLR', () => {
     expect(await provider().lookup('+4915112345678')).toEqual(answer);
   });
 
-  it('reports an absent subscriber', async () => {
+  it('maps ABSENT, INVALID_MSISDN and a ported number to the platform answer', async () => {
     expect(await provider().lookup('+359888100001')).toMatchObject({
       error: 'absent_subscriber',
       mcc: '284',
     });
+    expect(await provider().lookup('+359888100000')).toMatchObject({
+      error: 'unknown_subscriber',
+      imsi: null,
+      mcc: null,
+      mnc: null,
+    });
+    const ported = await provider().lookup('+359888100002');
+    expect(ported.error).toBeNull();
+    expect(ported.ported).toHaveLength(1);
+    expect(bulgarianNetworks.has(ported.ported[0]!)).toBe(true);
+    expect(ported.ported[0]).not.toBe(`${ported.mcc}${ported.mnc}`);
   });
 
-  it('refuses a wrong API key without retrying', async () => {
+  it('maps answers as the provider documents them: masked IMSI, UNDETERMINED, ported by network name', () => {
+    expect(
+      hlrAnswerOf({
+        connectivity_status: 'CONNECTED',
+        mcc: '284',
+        mnc: '01',
+        imsi: '***************',
+        is_ported: true,
+        original_network_name: 'Vivacom',
+        original_country_code: 'BG',
+        processing_status: 'COMPLETED',
+      }),
+    ).toEqual({ error: null, imsi: null, mcc: '284', mnc: '01', ported: ['28403'] });
+    expect(hlrAnswerOf({ connectivity_status: 'UNDETERMINED', mcc: null, mnc: null, imsi: null })).toEqual({
+      error: 'undetermined',
+      imsi: null,
+      mcc: null,
+      mnc: null,
+      ported: [],
+    });
+    // A network name the MCC/MNC list does not know gives no code rather than a wrong one.
+    expect(
+      hlrAnswerOf({
+        connectivity_status: 'CONNECTED',
+        is_ported: true,
+        original_network_name: 'Nowhere Mobile',
+        original_country_code: 'BG',
+      }).ported,
+    ).toEqual([]);
+  });
+
+  it('the sandbox refuses a wrong key, a wrong signature and a stale timestamp', async () => {
+    expect((await signedLookup('+359888123456', { secret: 'wrong' })).status).toBe(401);
+    expect(
+      (await signedLookup('+359888123456', { timestamp: Math.floor(Date.now() / 1000) - 3600 })).status,
+    ).toBe(401);
     const refusal = await provider('wrong')
       .lookup('+359888123456')
       .catch((error: unknown) => error);
     expect(refusal).toBeInstanceOf(ApplicationFailure);
     expect(refusal).toMatchObject({ nonRetryable: true, type: 'HlrLookupRefused' });
+    const wrongSecret = await provider('sandbox-hlr-key', 'wrong')
+      .lookup('+359888123456')
+      .catch((error: unknown) => error);
+    expect(wrongSecret).toMatchObject({ nonRetryable: true, type: 'HlrLookupRefused' });
   });
 
-  it('throws a retryable error when the provider is unavailable', async () => {
-    const unavailable = createHlrProvider({
-      baseUrl: 'http://hlr.invalid',
-      apiKey: 'k',
-      fetch: async () => new Response('maintenance', { status: 503 }),
-    });
-    const failure = await unavailable.lookup('+359888123456').catch((error: unknown) => error);
+  it('throws a retryable error when the provider is unavailable or could not process the lookup', async () => {
+    const answering = (response: () => Response) =>
+      createHlrProvider({
+        baseUrl: 'http://hlr.invalid',
+        apiKey: 'k',
+        apiSecret: 's',
+        fetch: async () => response(),
+      });
+    const failure = await answering(() => new Response('maintenance', { status: 503 }))
+      .lookup('+359888123456')
+      .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(Error);
     expect(failure).not.toBeInstanceOf(ApplicationFailure);
     expect((failure as Error).message).toBe('HLR provider answered 503: maintenance');
+
+    const failed = await answering(() => Response.json({ processing_status: 'FAILED', error_code: 'E1' }))
+      .lookup('+359888123456')
+      .catch((error: unknown) => error);
+    expect(failed).not.toBeInstanceOf(ApplicationFailure);
+    const rejected = await answering(() => Response.json({ processing_status: 'REJECTED' }))
+      .lookup('+359888123456')
+      .catch((error: unknown) => error);
+    expect(rejected).toMatchObject({ nonRetryable: true, type: 'HlrLookupRefused' });
   });
 });

@@ -330,6 +330,7 @@ describe('hooks', () => {
       url: 'https://agent.example.com/hook',
       redirectUrl: null,
       events: ['consent.finished', 'payment.finished'],
+      bodyFormat: 'envelope',
       owner: 'user',
     });
     const agents = await call('POST', '/api/8/createhook', {

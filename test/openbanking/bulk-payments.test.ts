@@ -3,6 +3,7 @@ import { compactVerify, createRemoteJWKSet } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { obBulkPayments } from '../../db/schema/openbanking-bulk-payments.ts';
 import { endToEndIdOf } from '../../domain/openbanking/bulk-payments.ts';
+import { hookCallJws } from '../../domain/openbanking/hook-events.ts';
 import { bulksOf } from '../../sandbox/openbanking/bulk-payments.ts';
 import { driveSca } from '../../sandbox/openbanking/sca-driver.ts';
 import { startReceiver } from '../../sandbox/webhook-receiver.ts';
@@ -133,7 +134,7 @@ describe('SCA of a bulk', () => {
       ),
     );
     const jwks = createRemoteJWKSet(new URL(`${platform.openBanking.url}/api/6/.well-known/jwks.json`));
-    const { payload } = await compactVerify(call.body, jwks);
+    const { payload } = await compactVerify(hookCallJws(call.body), jwks);
     expect(JSON.parse(new TextDecoder().decode(payload))).toMatchObject({
       type: 'payment.finished',
       bulkId: started.body.bulkId,

@@ -2,6 +2,7 @@ import { compactVerify, createRemoteJWKSet } from 'jose';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConsentFinishedEvent } from '../../domain/openbanking/consents.ts';
+import { hookCallJws } from '../../domain/openbanking/hook-events.ts';
 import { type ReceivedRequest, startReceiver } from '../../sandbox/webhook-receiver.ts';
 import { launchChromium } from '../support/browser.ts';
 import { enrolUser, openBankingClient } from '../support/openbanking-client.ts';
@@ -73,9 +74,10 @@ async function verifiedHookCall(platform: TestPlatform, state: string) {
     'the hook call',
   );
   expect(request.method).toBe('POST');
-  expect(request.headers['content-type']).toBe('application/jose');
+  // The JSON envelope carrying the JWS (decision 0064).
+  expect(request.headers['content-type']).toBe('application/json');
   const jwks = createRemoteJWKSet(new URL(`${platform.openBanking.url}/api/6/.well-known/jwks.json`));
-  const { payload, protectedHeader } = await compactVerify(request.body, jwks);
+  const { payload, protectedHeader } = await compactVerify(hookCallJws(request.body), jwks);
   expect(protectedHeader.alg).toBe('ES256');
   const event = JSON.parse(new TextDecoder().decode(payload)) as ConsentFinishedEvent;
   expect(event.state).toBe(state);

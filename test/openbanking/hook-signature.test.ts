@@ -1,4 +1,5 @@
 import { compactVerify, createRemoteJWKSet } from 'jose';
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../domain/webhooks/signature.ts';
 import { startReceiver } from '../../sandbox/webhook-receiver.ts';
@@ -7,7 +8,9 @@ import { addAccounts, bankHash, newCustomer } from './consent-helpers.ts';
 
 /**
  * A hook's webhook endpoint and signing secret exist from `createhook` on, and every hook call carries
- * a Standard Webhooks signature besides its JWS body, so one verifier serves all the platform's callbacks.
+ * a Standard Webhooks signature besides its JWS, so one verifier serves all the platform's callbacks: by
+ * default the body is a JSON envelope carrying the JWS, which the reference library's default verify()
+ * accepts (decision 0064); a hook may keep the bare JWS body of 0.1.0.
  */
 
 let platform: TestPlatform;
@@ -94,16 +97,62 @@ describe('hook signing secrets', () => {
     const headers = Object.fromEntries(
       Object.entries(call.headers).map(([name, value]) => [name, String(value)]),
     );
-    // Standard Webhooks, with the secret answered at createhook (the body: the JWS text).
+    // By default a JSON envelope (decision 0064): the Standard Webhooks reference library's default
+    // verify(), with the secret answered at createhook, accepts it and answers the parsed body.
+    expect(call.headers['content-type']).toBe('application/json');
+    const envelope = new Webhook(created.body.signingSecret).verify(call.body, headers) as {
+      type: string;
+      timestamp: string;
+      data: { jws: string };
+    };
+    expect(envelope.type).toBe('consent.finished');
+    expect(() => new Webhook(theirs.body.signingSecret).verify(call.body, headers)).toThrow(
+      WebhookVerificationError,
+    );
     expect(verifyWebhook(created.body.signingSecret, headers, call.body)).toEqual({ valid: true });
-    expect(verifyWebhook(theirs.body.signingSecret, headers, call.body)).toMatchObject({ valid: false });
-    // And the JWS, with the published key set.
+    // And the event is the JWS it carries, verified with the published key set.
     const jwks = createRemoteJWKSet(new URL(`${platform.openBanking.url}/api/6/.well-known/jwks.json`));
-    const { payload } = await compactVerify(call.body, jwks);
+    const { payload } = await compactVerify(envelope.data.jws, jwks);
     expect(JSON.parse(new TextDecoder().decode(payload))).toMatchObject({
       type: 'consent.finished',
       consentId: started.consentId,
       state: started.state,
     });
+  });
+
+  it('writes the bare compact JWS of release 0.1.0 for a hook registered with bodyFormat jose', async () => {
+    const customer = await newCustomer(platform, 'Jose agent');
+    const created = await customer.call<{ hookHash: string; signingSecret: string; bodyFormat: string }>(
+      'POST',
+      '/api/8/createhook',
+      {
+        headers: { 'x-agent-hash': customer.agentHash },
+        body: { url: `${hooks.url}/jose`, bodyFormat: 'jose' },
+      },
+    );
+    expect(created.status).toBe(201);
+    expect(created.body.bodyFormat).toBe('jose');
+    const { started } = await addAccounts(customer, 'bob', {
+      bankHash: bankHash('bank-a'),
+      hookHash: created.body.hookHash,
+    });
+    const call = await eventually(async () =>
+      hooks.requests.find(
+        (request) =>
+          request.path.startsWith('/hooks/jose?') &&
+          new URL(request.path, hooks.url).searchParams.get('state') === started.state,
+      ),
+    );
+    const headers = Object.fromEntries(
+      Object.entries(call.headers).map(([name, value]) => [name, String(value)]),
+    );
+    expect(call.headers['content-type']).toBe('application/jose');
+    // The signature covers the JWS text: the library verifies it only with jsonParse off.
+    const verifier = new Webhook(created.body.signingSecret);
+    expect(() => verifier.verify(call.body, headers, { jsonParse: false })).not.toThrow();
+    expect(() => verifier.verify(call.body, headers)).toThrow();
+    const jwks = createRemoteJWKSet(new URL(`${platform.openBanking.url}/api/6/.well-known/jwks.json`));
+    const { payload } = await compactVerify(call.body, jwks);
+    expect(JSON.parse(new TextDecoder().decode(payload))).toMatchObject({ consentId: started.consentId });
   });
 });

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../api/app.ts';
+import { createOpenBankingClient } from '../../clients/src/openbanking.ts';
 import { obCredentials } from '../../db/schema/openbanking.ts';
 import { createLogger } from '../../platform/logger.ts';
 import { platformServices } from '../../platform/services.ts';
@@ -208,28 +209,30 @@ describe('user tokens as credentials', () => {
     });
     expect(issued.status).toBe(200);
     expect(issued.body.expiresIn).toBeLessThanOrEqual(2);
+    // Version 8's calls through the typed client (clients/, decision 0058), as the bearer of a token.
     const withToken = (token: string) =>
-      call('GET', '/api/8/id/status', { headers: { authorization: `Bearer ${token}` } });
-    expect((await withToken(issued.body.token)).body.userId).toBe(userA.userId);
+      createOpenBankingClient(platform.apiUrl, { userToken: token }).GET('/api/8/id/status');
+    expect((await withToken(issued.body.token)).data?.userId).toBe(userA.userId);
 
     // A token cannot mint another: usertoken wants the hash itself.
-    const minted = await call('POST', '/api/8/usertoken', {
-      headers: { authorization: `Bearer ${issued.body.token}` },
-    });
-    expect(minted.status).toBe(401);
+    const minted = await createOpenBankingClient(platform.apiUrl, { userToken: issued.body.token }).POST(
+      '/api/8/usertoken',
+    );
+    expect(minted.response.status).toBe(401);
+    expect(minted.error?.error.code).toBe('unauthorized');
     // A tampered signature is refused.
     const [header, payload, signature] = issued.body.token.split('.');
     const flipped = `${signature!.startsWith('A') ? 'B' : 'A'}${signature!.slice(1)}`;
-    expect((await withToken(`${header}.${payload}.${flipped}`)).status).toBe(401);
+    expect((await withToken(`${header}.${payload}.${flipped}`)).response.status).toBe(401);
     // Another signed token of the gateway (an AIS link, another audience) is not a user token.
-    const email = await call<{ link: string }>('POST', '/api/8/agent/ais/email', {
-      headers: { 'x-user-hash': userA.userHash },
-    });
-    const linkToken = new URL(email.body.link).searchParams.get('token')!;
-    expect((await withToken(linkToken)).status).toBe(401);
+    const email = await createOpenBankingClient(platform.apiUrl, { userHash: userA.userHash }).POST(
+      '/api/8/agent/ais/email',
+    );
+    const linkToken = new URL(email.data?.link ?? '').searchParams.get('token')!;
+    expect((await withToken(linkToken)).response.status).toBe(401);
 
     await eventually(
-      async () => ((await withToken(issued.body.token)).status === 401 ? true : undefined),
+      async () => ((await withToken(issued.body.token)).response.status === 401 ? true : undefined),
       10_000,
       'the token to expire',
     );

@@ -2,6 +2,7 @@ import { compactVerify, createRemoteJWKSet } from 'jose';
 import { expect } from 'vitest';
 import type { PaymentFinishedEvent } from '../../activities/openbanking/payment.ts';
 import type { PaymentView as PaymentRecord } from '../../application/openbanking/payments.ts';
+import { hookCallJws } from '../../domain/openbanking/hook-events.ts';
 import type { SandboxBank } from '../../sandbox/openbanking/bank.ts';
 import type { ReceivedRequest, startReceiver } from '../../sandbox/webhook-receiver.ts';
 import { eventually, type TestPlatform } from '../support/platform.ts';
@@ -134,9 +135,10 @@ export async function verifiedPaymentHook(platform: TestPlatform, hooks: Receive
     30_000,
     'the payment hook call',
   );
-  expect(request.headers['content-type']).toBe('application/jose');
+  // The JSON envelope carrying the JWS (decision 0064).
+  expect(request.headers['content-type']).toBe('application/json');
   const jwks = createRemoteJWKSet(new URL(`${platform.openBanking.url}/api/6/.well-known/jwks.json`));
-  const { payload } = await compactVerify(request.body, jwks);
+  const { payload } = await compactVerify(hookCallJws(request.body), jwks);
   const event = JSON.parse(new TextDecoder().decode(payload)) as PaymentFinishedEvent;
   expect(event.type).toBe('payment.finished');
   expect(event.state).toBe(state);

@@ -80,7 +80,7 @@ let proxy: Awaited<ReturnType<typeof startHangingProxy>>;
 let callbacks: Awaited<ReturnType<typeof startReceiver>>;
 
 beforeAll(async () => {
-  proxy = await startHangingProxy(['/hlr/lookup', '/merchant/']);
+  proxy = await startHangingProxy(['/hlr/hlr-lookup', '/merchant/']);
   callbacks = await startReceiver();
   platform = await startTestPlatform({ env: { HLR_URL: `${proxy.url}/hlr` } });
   // /hlr/* goes to the sandbox's HTTP parties, /merchant/* to the sandbox merchant.
@@ -160,7 +160,7 @@ describe('an outside party that does not answer', () => {
     await sampler;
 
     // Each hung once, was tried again, and completed once.
-    const lookups = proxy.seen.filter((request) => request.path.startsWith('/hlr/lookup'));
+    const lookups = proxy.seen.filter((request) => request.path.startsWith('/hlr/hlr-lookup'));
     expect(lookups.map((request) => request.hung)).toEqual([true, false]);
     expect(lookups[1]!.at - lookups[0]!.at).toBeGreaterThanOrEqual(9_000);
     expect(platform.sandbox.http.hlrLookups.filter((msisdn) => msisdn.endsWith('359888123459'))).toHaveLength(

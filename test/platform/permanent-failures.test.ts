@@ -6,7 +6,7 @@ import { isPermanentSqlState, permanentFailureOf } from '../../activities/shared
 import { collectObligations } from '../../db/schema/collect.ts';
 import { obligationWorkflowId, payObligationUpdate } from '../../domain/collect/processes.ts';
 import { addCollateralUpdate, loanWorkflowId } from '../../domain/lending/loan-process.ts';
-import { deliveryReceiptSignal, messageWorkflowId } from '../../domain/messaging/processes.ts';
+import { deliveryReceiptSignal } from '../../domain/messaging/processes.ts';
 import { paymentConfirmUpdate, paymentWorkflowId } from '../../domain/openbanking/processes.ts';
 import { DATA_REFUSED } from '../../domain/permanent-failures.ts';
 import { startReceiver } from '../../sandbox/webhook-receiver.ts';
@@ -20,7 +20,7 @@ import {
   registerCustomer,
 } from '../lending/support.ts';
 import { createIbanPayment, payingCustomer, paymentStatus } from '../openbanking/payment-helpers.ts';
-import { messagingClient } from '../support/messaging-client.ts';
+import { handedOverMessage, messagingClient } from '../support/messaging-client.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 
 /**
@@ -136,7 +136,7 @@ describe('an SMS', () => {
     });
     expect(sent.status).toBe(202);
     const messageId = sent.json.id as string;
-    const sms = platform.client.workflow.getHandle(messageWorkflowId(messageId));
+    const sms = await handedOverMessage(platform, messageId);
     // A receipt whose error code holds a NUL (text PostgreSQL refuses), straight to the workflow.
     await sms.signal(deliveryReceiptSignal, {
       carrierMessageId: 'x',

@@ -5,7 +5,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatabaseError, DatabaseQueryError, withoutQueryValues } from '../../db/query-errors.ts';
 import { AesGcmPayloadCodec, payloadKeys } from '../../platform/payload-codec.ts';
-import { messagingClient } from '../support/messaging-client.ts';
+import { handedOverMessage, messagingClient } from '../support/messaging-client.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
 
 /**
@@ -71,7 +71,7 @@ describe('a database refusal of a known value', () => {
       },
     });
     expect(sent.status).toBe(202);
-    const workflow = platform.client.workflow.getHandle(`sms-${sent.json.id as string}`);
+    const workflow = await handedOverMessage(platform, sent.json.id as string);
     // The delivery receipt's webhook: registering its endpoint (the URL, a parameter) is refused. Its
     // failure, retried (the pending activity's last failure) or final (the history's), is searched.
     const failure = await eventually(

@@ -85,7 +85,9 @@ export async function startIsolatedPlatform(options: IsolatedPlatformOptions) {
     // The carriers' credentials follow the platform's (production refuses the sandbox's published ones).
     smppPassword: options.env?.SMPP_PASSWORD ?? 'sandbox',
     chatAppApiKey: options.env?.CHATAPP_API_KEY ?? 'sandbox-chatapp-key',
+    chatAppAppSecret: options.env?.CHATAPP_APP_SECRET ?? 'sandbox-chatapp-app-secret',
     hlrApiKey: options.env?.HLR_API_KEY ?? 'sandbox-hlr-key',
+    hlrApiSecret: options.env?.HLR_API_SECRET ?? 'sandbox-hlr-secret',
     receiptDelayMs: options.receiptDelayMs ?? 100,
     chatAppDelayMs: options.chatAppDelayMs ?? 100,
     // Outcomes must not depend on the day: Bank C's Sunday window is opened by the tests that want it.
@@ -113,7 +115,11 @@ export async function startIsolatedPlatform(options: IsolatedPlatformOptions) {
     HLR_URL: `${sandbox.http.url}/hlr`,
     // Every carrier named explicitly, as PLATFORM_MODE=production requires (the sandbox's own keys).
     CHATAPP_API_KEY: 'sandbox-chatapp-key',
+    CHATAPP_PHONE_NUMBER_ID: '100000000000001',
+    CHATAPP_APP_SECRET: 'sandbox-chatapp-app-secret',
+    CHATAPP_VERIFY_TOKEN: 'sandbox-chatapp-verify-token',
     HLR_API_KEY: 'sandbox-hlr-key',
+    HLR_API_SECRET: 'sandbox-hlr-secret',
     OPENBANKING_BANK_DIRECTORY_URL: sandbox.banks.directoryUrl,
     OPENBANKING_BANK_REQUEST_TIMEOUT: '5s',
     SMS_RECEIPT_TIMEOUT: '20s',
@@ -192,6 +198,11 @@ export async function startIsolatedPlatform(options: IsolatedPlatformOptions) {
   }
   await provisionSandboxLendingMessaging(db, config);
   sandbox.merchant.trustGateway(`${api.url}/collect/.well-known/notification-key.pem`);
+  // As `npm start`: the sandbox chat-app provider's status events go to this API (decision 0062).
+  await sandbox.http.subscribeChatAppWebhook({
+    callbackUrl: `${api.url}/messaging/chatapp/webhook`,
+    verifyToken: config.CHATAPP_VERIFY_TOKEN,
+  });
   const account = await issueAccessToken(db, { accountName: 'Test account', label: 'test' });
   await grantSenders(db, account.accountId, { numbers: TEST_SENDER_NUMBERS, reason: 'test account' });
 

@@ -1,4 +1,5 @@
-import type { TestPlatform } from './platform.ts';
+import { messageWorkflowId } from '../../domain/messaging/processes.ts';
+import { eventually, type TestPlatform } from './platform.ts';
 
 /** The JSON of an answer: any object, with the platform's error model when it is an error. */
 export type AnswerJson = Record<string, unknown> & {
@@ -38,4 +39,15 @@ export function messagingClient(platform: () => TestPlatform) {
     const json = (contentType?.startsWith('application/json') ? JSON.parse(text) : undefined) as AnswerJson;
     return { status: response.status, json };
   };
+}
+
+/** The workflow of an accepted message, once the hand-over has started it (decision 0066). */
+export async function handedOverMessage(platform: TestPlatform, messageId: string) {
+  const handle = platform.client.workflow.getHandle(messageWorkflowId(messageId));
+  await eventually(
+    async () => ((await handle.describe().catch(() => undefined)) ? true : undefined),
+    15_000,
+    'the message handed over to its workflow',
+  );
+  return handle;
 }

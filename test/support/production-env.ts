@@ -22,7 +22,10 @@ export const PRODUCTION_TEST_ENV = {
   ...PRODUCTION_TEST_KEYS,
   SMPP_PASSWORD: 'production-test-smpp',
   CHATAPP_API_KEY: 'production-test-chatapp-key',
+  CHATAPP_APP_SECRET: 'production-test-chatapp-app-secret',
+  CHATAPP_VERIFY_TOKEN: 'production-test-chatapp-verify-token',
   HLR_API_KEY: 'production-test-hlr-key',
+  HLR_API_SECRET: 'production-test-hlr-secret',
   COLLECT_COLLECTION_IBAN: 'GB82WEST12345698765432',
   PRODUCTION_ALLOW_PRIVATE_PARTIES: '127.0.0.1',
 } as const;

@@ -172,6 +172,13 @@ describe('upgrade from every release', () => {
             try {
               const after = await countRows(database.url);
               for (const [table, n] of Object.entries(before)) expect(after[table], table).toBe(n);
+              if (release === '0.1.0') {
+                // Hooks and signup webhook URLs of 0.1.0 keep the bare JWS body their receivers expect (decision 0064).
+                const formats = await sql<{ format: string }[]>`
+                  select body_format as format from ob_hooks
+                  union select webhook_body_format from ob_users`;
+                expect(formats.filter((row) => row.format !== 'jose')).toEqual([]);
+              }
               const read: Record<string, unknown> = {};
               for (const [name, probe] of Object.entries(PROBES)) {
                 const answer = await probe({ ...deps, db: handle.db }, sql);

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WebhookRequest } from '../../domain/webhooks/processes.ts';
 import { verifyWebhook } from '../../domain/webhooks/signature.ts';
@@ -135,7 +136,7 @@ describe('npm run webhooks -- listen', () => {
     }
   }, 90_000);
 
-  it('forwards an open-banking hook call, a compact JWS, byte for byte (--service openbanking)', async () => {
+  it('forwards open-banking hook calls, a compact JWS or its JSON envelope, byte for byte (--service openbanking)', async () => {
     const target = await startReceiver();
     const agent = await platform.openBanking.createAgent('Listen agent');
     const listen = startListen(['--service', 'openbanking', '--forward-to', target.url], {
@@ -177,6 +178,31 @@ describe('npm run webhooks -- listen', () => {
       };
       expect(verifyWebhook(secret, headers, forwarded.body)).toEqual({ valid: true });
       await lineMatching(listen.output, /consent\.finished {2}whd_\S+ {2}→ 200/, 'the event line');
+
+      // The JSON envelope hooks get by default (decision 0064): verified by the CLI, forwarded, and
+      // verifiable by the reference library's default verify().
+      await platform.client.workflow.execute<typeof deliverEvent>('deliverEvent', {
+        taskQueue: platform.config.TEMPORAL_TASK_QUEUE,
+        workflowId: `test-listen-${randomUUID()}`,
+        args: [{ ...request, eventId: `con-${randomUUID()}.finished`, format: 'openbanking-jws-envelope' }],
+      });
+      const enveloped = await eventually(async () => target.requests[1], 30_000, 'the forwarded envelope');
+      expect(enveloped.headers['content-type']).toBe('application/json');
+      const envelopeHeaders = Object.fromEntries(
+        ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => [
+          name,
+          String(enveloped.headers[name]),
+        ]),
+      );
+      expect(new Webhook(secret).verify(enveloped.body, envelopeHeaders)).toMatchObject({
+        type: 'consent.finished',
+        data: { jws },
+      });
+      await lineMatching(
+        listen.output,
+        new RegExp(`consent\\.finished {2}${envelopeHeaders['webhook-id']} {2}→ 200`),
+        'the envelope’s event line',
+      );
 
       listen.child.kill('SIGTERM');
       expect(await listen.exited).toBe(0);

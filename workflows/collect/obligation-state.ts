@@ -23,6 +23,7 @@ import type {
   MerchantNotification,
   ObligationInput,
   ObligationOutcome,
+  PaymentReversal,
   SavedCardView,
   SettlementSource,
 } from '../../domain/collect/processes.ts';
@@ -33,10 +34,11 @@ import { dataRefusalOf } from '../../domain/permanent-failures.ts';
 // running obligations replay through these methods, so each keeps the awaits of the code it came from
 // (an extra `await` or `async` wrapper can reorder commands of handlers running at once).
 
-const { recordObligationStatus, recordObligationExpiry, reservePayout } = proxyActivities<CollectActivities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
-});
+const { recordObligationStatus, recordObligationExpiry, recordObligationReversal, reservePayout } =
+  proxyActivities<CollectActivities>({
+    startToCloseTimeout: '10 seconds',
+    retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+  });
 
 // The card acquirer (activities/collect/acquirer.ts): a capture or void asked for by a merchant or a
 // customer waiting for the answer gives up after a few minutes (the update fails; the same request
@@ -105,9 +107,16 @@ export class Obligation {
   private chargeAttempt: Promise<void> | undefined;
   /** A cash payout's reservation of its money (ledger: merchant → payouts owed). */
   private readonly reserved: Promise<void> | undefined;
+  /** How many payments of the obligation the bank has taken back (decision 0063). */
+  private round = 0;
 
   constructor(private readonly input: ObligationInput) {
     this.expiresAtMs = Date.parse(input.expiresAt);
+    // A run started to take back a payment begins where the run that took it ended: PAID.
+    if (input.reversal) {
+      this.status = 'PAID';
+      this.round = input.reversal.round - 1;
+    }
     // A cash payout reserves its money before it can be collected. (patched: a payout started before
     // the ledger has no reservation, and its history no such activity.)
     this.reserved =
@@ -327,6 +336,37 @@ export class Obligation {
     }
   }
 
+  // --- a payment taken back by the bank (decision 0063) ----------------------------------------------
+
+  /**
+   * The run's first step when it was started for a reversal: PAID by the reversed credit → PENDING,
+   * the settlement negated, all in one activity. Answers whether the payment was taken back; when not
+   * (the obligation was paid otherwise, or is not paid), the status the read model holds.
+   */
+  async takeBackPayment(reversal: PaymentReversal): Promise<boolean> {
+    const { applied, status } = await recordObligationReversal({
+      idn: this.input.idn,
+      reversal,
+      at: new Date().toISOString(),
+    });
+    this.status = status;
+    if (!applied) return false;
+    this.round = reversal.round;
+    this.paid = undefined;
+    return true;
+  }
+
+  /** What the merchant is told when the bank took a payment back: REVERSED, then it is unpaid again. */
+  reversalNotification(): MerchantNotification {
+    return {
+      merchantMin: this.input.merchantMin,
+      invoice: this.input.invoice,
+      idn: this.input.idn,
+      status: 'REVERSED',
+      round: this.round - 1,
+    };
+  }
+
   // --- final states ----------------------------------------------------------------------------------
 
   /** EXPIRED: recorded (a payout's reservation is released by its postings), then any card hold released. */
@@ -354,6 +394,7 @@ export class Obligation {
       invoice: this.input.invoice,
       idn: this.input.idn,
       status,
+      ...(this.round > 0 ? { round: this.round } : {}),
       ...(paid
         ? { payTime: paid.payTime, stan: paid.stan, bcode: paid.bcode, amountMinor: paid.amountMinor }
         : {}),
@@ -387,6 +428,7 @@ export class Obligation {
         bcode,
         source,
         at: now.toISOString(),
+        ...(this.round > 0 ? { round: this.round } : {}),
       });
     } catch (error) {
       // The database refuses the payment's data for good (issue 20): not paid, the refusal kept and

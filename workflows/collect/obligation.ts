@@ -1,4 +1,10 @@
-import { allHandlersFinished, condition, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  condition,
+  patched,
+  setHandler,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 import type { ObligationStatus } from '../../domain/collect/obligation.ts';
 import {
   cardPaymentUpdate,
@@ -13,14 +19,25 @@ import { BusinessStatus } from '../../domain/search-attributes.ts';
 import { notifyMerchant } from './merchant-notifications.ts';
 import { Obligation } from './obligation-state.ts';
 
+/** The change id of a run started to take back a payment (decision 0063). */
+export const STATEMENT_REVERSAL_PATCH = 'collect-statement-reversal-unpays';
+
 /**
  * One obligation, hold, payout or saved-card charge, keyed by its IDN: open until paid, collected,
  * finalized, reversed or (a card verification) saved, expired by a timer at its expiry; every final
- * state is recorded and notified to the merchant once.
+ * state is recorded and notified to the merchant once. A run started with a `reversal` (the bank took
+ * back the statement credit that paid it, decision 0063) first un-pays it and tells the merchant
+ * REVERSED, then is the open obligation again until paid or expired.
  */
 export async function collectObligation(input: ObligationInput): Promise<ObligationStatus> {
   const obligation = new Obligation(input);
   handleUpdates(obligation);
+  if (input.reversal && patched(STATEMENT_REVERSAL_PATCH)) {
+    // Not paid by that credit (any more): nothing to take back, nothing to tell.
+    if (!(await obligation.takeBackPayment(input.reversal))) return obligation.status;
+    upsertSearchAttributes([{ key: BusinessStatus, value: obligation.status }]);
+    await notifyMerchant(obligation.reversalNotification());
+  }
   // A saved-card charge starts at once; the merchant's request waits for it through chargeCardUpdate.
   if (input.kind === 'card_charge') void obligation.chargeOnce();
   if (input.kind === 'payout_provider') await obligation.creditProviderAccount();

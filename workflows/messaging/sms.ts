@@ -47,6 +47,12 @@ const { recordMessageOutcome: recordMessageOutcomeLocally } = proxyLocalActiviti
  */
 const FEWER_ROUND_TRIPS = 'sms-fewer-round-trips';
 
+/**
+ * Workflows started before decision 0062 poll the chat-app provider for the outcome (the activity now
+ * ends at once and they wait for the signal); new ones wait for the status webhook's signal only.
+ */
+const CHATAPP_STATUS_WEBHOOK = 'chatapp-status-webhook';
+
 /** Workflows started before SMS_SUBMIT_TIMEOUT existed carry no submitTimeoutMs. */
 const DEFAULT_SUBMIT_TIMEOUT_MS = 60 * 60 * 1000;
 
@@ -85,7 +91,7 @@ function failureReason(error: ActivityFailure): string {
   return reason ?? error.message;
 }
 
-/** The chat-app provider has no push channel to us: poll it, with backoff, until the deadline. */
+/** Before decision 0062: the chat-app provider was polled, with backoff, until the deadline. */
 async function pollChatAppReceipt(
   carrierMessageId: string,
   deadlineMs: number,
@@ -159,8 +165,10 @@ export async function messageDelivery(input: MessageDeliveryInput): Promise<Mess
     const messageReceipt = (): DeliveryReceipt | undefined =>
       partIds && partIds.length > 1 ? assemblePartReceipts(partIds, partReceipts) : receipt;
     upsertSearchAttributes([{ key: BusinessStatus, value: 'submitted' }]);
-    if (input.channel === 'chatapp')
-      receipt = await pollChatAppReceipt(submission.carrierMessageId, input.receiptTimeoutMs);
+    // A chat-app message's status events arrive as the same signal as an SMS receipt (decision 0062).
+    if (input.channel === 'chatapp' && !patched(CHATAPP_STATUS_WEBHOOK))
+      // A status signalled while it polled is kept when the poll ends without one.
+      receipt = (await pollChatAppReceipt(submission.carrierMessageId, input.receiptTimeoutMs)) ?? receipt;
     const arrived = await condition(() => messageReceipt() !== undefined, input.receiptTimeoutMs);
     receipt = messageReceipt();
     status = arrived && receipt ? receipt.status : 'expired';
