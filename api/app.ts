@@ -13,6 +13,7 @@ import type { AppEnv } from './shared/context.ts';
 import { docsAssets } from './shared/docs.ts';
 import { toErrorResponse } from './shared/errors.ts';
 import { inputGuard, type MalformedAnswer } from './shared/input-guard.ts';
+import { observeRequests, type RequestMetrics } from './shared/observability.ts';
 import { rateLimit } from './shared/rate-limit.ts';
 import { securityHeaders } from './shared/security-headers.ts';
 import { allowedMethods, answerUnknownRoute } from './shared/unknown-route.ts';
@@ -64,6 +65,8 @@ export function createApp(
   deps: UseCaseDeps,
   readiness: ReadinessProbe,
   services: readonly { api?: ServiceApi }[],
+  /** Where each answered request is counted (platform/metrics.ts); none: not counted. */
+  requestMetrics?: RequestMetrics,
 ): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
@@ -88,6 +91,9 @@ export function createApp(
       'request',
     );
   });
+
+  // Metrics and a trace span per request, by route template (decision 0059).
+  app.use('*', observeRequests(requestMetrics));
 
   // On every answer, errors and 404s included (api/shared/security-headers.ts).
   app.use('*', securityHeaders);

@@ -2,13 +2,17 @@ import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import v8, { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { NoopSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { Client, Connection } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import proto from '@temporalio/proto';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { startDevServer } from '../platform/dev-server.ts';
 import { platformDataConverter } from '../platform/payload-codec.ts';
 import { resolveTemporalCli } from '../platform/temporal-cli.ts';
+import { startTracing } from '../platform/tracing.ts';
+import { workflowSpanExporter } from '../platform/worker.ts';
 import { ensureWorkflowBundle } from '../platform/workflow-bundle.ts';
 
 /**
@@ -17,7 +21,8 @@ import { ensureWorkflowBundle } from '../platform/workflow-bundle.ts';
  * RSS. The worker runs workflows in this process (`debugMode`, the same reusable-context sandbox as
  * the threaded default) with no activities registered, so each workflow started from the input of a
  * recorded 0.1.0 history stops at its first activity or timer and stays in the cache; the figure is the
- * heap growth divided by the number of workflows held.
+ * heap growth divided by the number of workflows held. `-- --traced`: the traced bundle (decision 0059),
+ * every workflow started with a trace context (its spans dropped), as a platform with tracing on runs.
  */
 
 const { temporal } = proto;
@@ -44,13 +49,20 @@ function recordedArgs(kind: string): unknown[] {
 
 const kb = (bytes: number) => `${Math.round(bytes / 1024)} KB`;
 
+const tracing = process.argv.includes('--traced')
+  ? startTracing({}, 'bench', { spanProcessor: new NoopSpanProcessor() })
+  : undefined;
 Runtime.install({ logger: new DefaultLogger('WARN') });
 const cliPath = await resolveTemporalCli({ explicitPath: process.env.TEMPORAL_CLI_PATH });
-const [server, bundlePath] = await Promise.all([startDevServer({ cliPath }), ensureWorkflowBundle()]);
+const [server, bundlePath] = await Promise.all([
+  startDevServer({ cliPath }),
+  ensureWorkflowBundle(undefined, undefined, { tracing: tracing !== undefined }),
+]);
 const dataConverter = platformDataConverter({ PAYLOAD_CODEC_KEYS: [] });
 const client = new Client({
   connection: await Connection.connect({ address: server.address }),
   dataConverter,
+  interceptors: { workflow: tracing ? [new OpenTelemetryWorkflowClientInterceptor()] : [] },
 });
 const connection = await NativeConnection.connect({ address: server.address });
 
@@ -66,6 +78,7 @@ try {
       dataConverter,
       debugMode: true,
       maxCachedWorkflows: PER_KIND + 10,
+      ...(tracing ? { sinks: { exporter: workflowSpanExporter(tracing) } } : {}),
     });
     const args = recordedArgs(kind);
     const start = (id: string) =>

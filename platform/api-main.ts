@@ -1,7 +1,9 @@
 import { openDatabase } from '../db/client.ts';
 import { loadConfigOrExit, requireDatabaseUrl } from './config.ts';
 import { createLogger } from './logger.ts';
+import { serveMetrics } from './metrics.ts';
 import { connectTemporal, serveApi } from './runtime.ts';
+import { startTracing } from './tracing.ts';
 
 /** `npm run api`: a stateless API process for scale-out (any number, behind a load balancer). */
 const config = loadConfigOrExit();
@@ -10,12 +12,16 @@ const database = await openDatabase({
   url: requireDatabaseUrl(config, 'npm run api'),
   poolSize: config.DATABASE_POOL_SIZE,
 });
-const temporal = await connectTemporal(config, logger);
+const tracing = startTracing(config, 'api');
+const temporal = await connectTemporal(config, logger, { tracing });
 const api = await serveApi({ config, db: database.db, client: temporal.client, logger });
-logger.info({ url: api.url }, 'API listening');
+const metrics = await serveMetrics(config, logger);
+logger.info({ url: api.url, metrics: metrics?.url, tracing: tracing !== undefined }, 'API listening');
 
 const stop = async () => {
   await api.stop();
+  await metrics?.stop();
+  await tracing?.shutdown();
   await temporal.close();
   await database.close();
   process.exit(0);

@@ -134,6 +134,24 @@ const platformConfig = z.object({
    * (platform/production-parties.ts).
    */
   PRODUCTION_ALLOW_PRIVATE_PARTIES: allowList,
+  /**
+   * The Prometheus listener of this process (`GET /metrics`, decision 0059): its own port, apart from the
+   * API, bound to METRICS_HOST. Unset: 9464, and a process that finds it taken runs on without it (a
+   * warning says so); set: a port it cannot bind stops the process. `off` opens none.
+   */
+  METRICS_PORT: z
+    .union([z.literal('off'), z.coerce.number().int().min(0).max(65535)])
+    .optional()
+    .transform((value) => (value === 'off' ? ('off' as const) : value)),
+  /** Where the metrics listener binds: loopback by default (a scraper on the same host or network namespace). */
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  /**
+   * OpenTelemetry traces (decision 0059) are exported over OTLP/HTTP only when one of these is set (the
+   * standard variables of the OpenTelemetry exporters: `<endpoint>/v1/traces`, or the traces URL itself);
+   * unset, no span leaves the process. OTEL_EXPORTER_OTLP_HEADERS and OTEL_SERVICE_NAME are read as usual.
+   */
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl,
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalUrl,
 });
 
 export const configSchema = z.object({

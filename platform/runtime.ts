@@ -1,17 +1,27 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Client, Connection, type WorkflowClientInterceptor } from '@temporalio/client';
-import { DefaultLogger, type LogLevel, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
+import {
+  DefaultLogger,
+  type LogLevel,
+  MetricsBuffer,
+  NativeConnection,
+  Runtime,
+  type Worker,
+} from '@temporalio/worker';
 import { answerClientErrors, createApp } from '../api/app.ts';
 import { startMessageHandover } from '../application/messaging/handover.ts';
 import type { Database } from '../db/client.ts';
 import type { Config } from './config.ts';
 import type { Logger } from './logger.ts';
+import { platformMetrics } from './metrics.ts';
 import { platformDataConverter } from './payload-codec.ts';
 import { createReadinessProbe } from './readiness.ts';
 import { ensureSearchAttributes } from './search-attributes.ts';
 import type { PlatformServiceModule } from './service.ts';
 import { platformServices } from './services.ts';
+import type { Tracing } from './tracing.ts';
 import { createPlatformWorkers, isWaitingFailure, mergeActivities } from './worker.ts';
 
 /** The pieces each process assembles: shared by `npm start`, `npm run api`, `npm run worker` and tests. */
@@ -43,23 +53,32 @@ const eagerStarts: WorkflowClientInterceptor = {
 export async function connectTemporal(
   config: Config,
   logger: Logger,
-  options: { eagerStart?: boolean } = {},
+  options: { eagerStart?: boolean; tracing?: Tracing } = {},
 ): Promise<TemporalHandle> {
   const clientOptions = {
     namespace: config.TEMPORAL_NAMESPACE,
     dataConverter: platformDataConverter(config),
   };
+  // With tracing, a start, signal or update continues the request's trace into the workflow (its
+  // context travels in the Temporal headers; decision 0059).
+  const traced: WorkflowClientInterceptor[] = options.tracing
+    ? [new OpenTelemetryWorkflowClientInterceptor()]
+    : [];
   if (options.eagerStart) {
     // The SDK's runtime is installed once, before its first native connection.
-    installTemporalRuntimeLogger(logger);
+    installTemporalRuntime(logger);
     const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
     await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE, logger);
-    const client = new Client({ connection, ...clientOptions, interceptors: { workflow: [eagerStarts] } });
+    const client = new Client({
+      connection,
+      ...clientOptions,
+      interceptors: { workflow: [...traced, eagerStarts] },
+    });
     return { client, connection, close: () => connection.close() };
   }
   const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
   await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE, logger);
-  const client = new Client({ connection, ...clientOptions });
+  const client = new Client({ connection, ...clientOptions, interceptors: { workflow: traced } });
   return { client, close: () => connection.close() };
 }
 
@@ -73,17 +92,22 @@ const PINO_LEVEL: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'
 
 /**
  * Routes the Temporal SDK's own log lines (worker state, workflow and activity logs) into our JSON
- * log. The runtime is process-wide and can be installed once, before the first worker.
+ * log, and its metrics (Core's worker metrics: schedule-to-start latencies, slots, pollers, the sticky
+ * cache) into this process's Prometheus registry (platform/metrics.ts, decision 0059). The runtime is
+ * process-wide and can be installed once, before the first worker.
  */
-function installTemporalRuntimeLogger(logger: Logger): void {
+function installTemporalRuntime(logger: Logger): void {
   if (Runtime._instance) return;
+  const buffer = new MetricsBuffer({ useSecondsForDurations: true });
   Runtime.install({
+    telemetryOptions: { metrics: { buffer, attachServiceName: false } },
     logger: new DefaultLogger('INFO', (entry) => {
       // The SDK warns of every failed activity attempt; one that is a designed wait is not a warning.
       const level = isWaitingFailure(entry.meta?.error) ? 'debug' : PINO_LEVEL[entry.level];
       logger[level]({ kind: 'temporal', ...entry.meta }, entry.message);
     }),
   });
+  platformMetrics().readTemporalBuffer(buffer);
 }
 
 export interface RunningWorker {
@@ -105,9 +129,14 @@ export async function runWorker(options: {
   services?: readonly PlatformServiceModule[];
   /** The client's native connection (TemporalHandle.connection), shared for eager starts; not closed here. */
   connection?: NativeConnection;
+  /**
+   * This process's tracing (platform/tracing.ts): workflow and activity spans. The bundle must then be
+   * the traced one (`ensureWorkflowBundle(..., { tracing: true })`), which holds the workflow interceptors.
+   */
+  tracing?: Tracing;
 }): Promise<RunningWorker> {
   const { config, db, client, logger } = options;
-  installTemporalRuntimeLogger(logger);
+  installTemporalRuntime(logger);
   const parts = (options.services ?? platformServices).map((service) => ({
     service: service.name,
     ...service.worker({ config, db, client, logger }),
@@ -122,6 +151,7 @@ export async function runWorker(options: {
     dataConverter: platformDataConverter(config),
     activities: mergeActivities(parts),
     logger,
+    tracing: options.tracing,
   });
   const running = Promise.all([workers.business.run(), workers.delivery.run()]);
   for (const part of parts) await part.started?.();
@@ -153,6 +183,7 @@ export async function serveApi(options: {
   const deps = { db: options.db, temporal: options.client, config, logger: options.logger };
   // Accepted messages reach their workflows through this process's hand-over (decision 0066).
   const handover = startMessageHandover(deps);
+  // Every API process counts its requests (served by its metrics listener, platform/metrics.ts).
   const app = createApp(
     deps,
     createReadinessProbe({
@@ -162,6 +193,7 @@ export async function serveApi(options: {
       taskQueue: config.TEMPORAL_TASK_QUEUE,
     }),
     platformServices,
+    platformMetrics().requests,
   );
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const started = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, () =>

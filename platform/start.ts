@@ -7,9 +7,11 @@ import { prepareDataDir, writePrivateFile } from './data-dir.ts';
 import { type DevServer, startDevServer } from './dev-server.ts';
 import { provisionSandboxLendingMessaging } from './lending-messaging-account.ts';
 import { createEmbeddedLogger, createLogger } from './logger.ts';
+import { serveMetrics } from './metrics.ts';
 import { connectTemporal, runWorker, serveApi } from './runtime.ts';
 import { ensureSandboxAdminToken, provisionSandboxParties } from './sandbox-parties.ts';
 import { resolveTemporalCli } from './temporal-cli.ts';
+import { otlpTracesUrl, startTracing } from './tracing.ts';
 import { ensureWorkflowBundle } from './workflow-bundle.ts';
 
 /**
@@ -37,7 +39,10 @@ async function main() {
   say('Starting the integration platform (embedded mode)...');
   let devServer: DevServer | undefined;
   let temporalAddress = config.TEMPORAL_ADDRESS;
-  const bundle = ensureWorkflowBundle(undefined, say);
+  // Traces only when an OTLP endpoint is configured (decision 0059); flushed last on the way out.
+  const tracing = startTracing(config, 'embedded');
+  if (tracing) stops.push(() => tracing.shutdown());
+  const bundle = ensureWorkflowBundle(undefined, say, { tracing: tracing !== undefined });
   if (config.TEMPORAL_EMBEDDED) {
     const cliPath = await resolveTemporalCli({ explicitPath: config.TEMPORAL_CLI_PATH, log: say });
     const [host, port] = config.TEMPORAL_ADDRESS.split(':');
@@ -103,6 +108,7 @@ async function main() {
   // The worker runs in this process: starts hand their first task straight to it (eager start).
   const temporal = await connectTemporal({ ...config, TEMPORAL_ADDRESS: temporalAddress }, logger, {
     eagerStart: true,
+    tracing,
   });
   stops.unshift(() => temporal.close());
   const worker = await runWorker({
@@ -112,12 +118,16 @@ async function main() {
     connection: temporal.connection,
     logger,
     workflowBundlePath: await bundle,
+    tracing,
   });
   stops.unshift(() => worker.stop());
   const api = await serveApi({ config, db: database.db, client: temporal.client, logger });
   // The sandbox merchant verifies notification SIGNATUREs with the key this API publishes.
   sandbox?.merchant.trustGateway(`${api.url}/collect/.well-known/notification-key.pem`);
   stops.unshift(() => api.stop());
+  // One metrics listener for the API and the worker of this process (decision 0059).
+  const metrics = await serveMetrics(config, logger);
+  if (metrics) stops.unshift(() => metrics.stop());
   // The sandbox chat-app provider sends its status events to this API's webhook (decision 0062).
   if (sandbox) {
     const callbackUrl = `${api.url}/messaging/chatapp/webhook`;
@@ -152,6 +162,9 @@ async function main() {
   say(`  Collect gateway      ${api.url}/collect   docs: ${api.url}/collect/docs`);
   say(`  Open-banking gateway ${api.url}/openbanking   docs: ${api.url}/openbanking/docs`);
   say(`  Lending platform     ${api.url}/lending   docs: ${api.url}/lending/docs`);
+  if (metrics) say(`  Metrics              ${metrics.url}   (Prometheus: API and worker of this process)`);
+  const tracesUrl = otlpTracesUrl(config);
+  if (tracesUrl) say(`  Traces               OTLP/HTTP to ${tracesUrl}`);
   say(`  Temporal             ${temporalAddress}${uiUrl ? `   Web UI: ${uiUrl}` : ''}`);
   say(
     `  Database             ${database.driver === 'pglite' ? `PGlite in ${path.join(config.DATA_DIR, 'pglite')}` : 'PostgreSQL (DATABASE_URL)'}`,

@@ -2,7 +2,9 @@ import { openDatabase } from '../db/client.ts';
 import { platformTaskQueues } from '../domain/task-queues.ts';
 import { loadConfigOrExit, requireDatabaseUrl } from './config.ts';
 import { createLogger } from './logger.ts';
+import { serveMetrics } from './metrics.ts';
 import { connectTemporal, runWorker } from './runtime.ts';
+import { startTracing } from './tracing.ts';
 import { ensureWorkflowBundle } from './workflow-bundle.ts';
 
 /**
@@ -15,21 +17,32 @@ const database = await openDatabase({
   url: requireDatabaseUrl(config, 'npm run worker'),
   poolSize: config.DATABASE_POOL_SIZE,
 });
-const temporal = await connectTemporal(config, logger);
+const tracing = startTracing(config, 'worker');
+const temporal = await connectTemporal(config, logger, { tracing });
 const worker = await runWorker({
   config,
   db: database.db,
   client: temporal.client,
   logger,
-  workflowBundlePath: await ensureWorkflowBundle(),
+  workflowBundlePath: await ensureWorkflowBundle(undefined, undefined, { tracing: tracing !== undefined }),
+  tracing,
 });
+// The worker's metrics: the SDK's (schedule-to-start, slots, pollers), webhook outcomes, the process.
+const metrics = await serveMetrics(config, logger);
 logger.info(
-  { taskQueues: platformTaskQueues(config.TEMPORAL_TASK_QUEUE), temporal: config.TEMPORAL_ADDRESS },
+  {
+    taskQueues: platformTaskQueues(config.TEMPORAL_TASK_QUEUE),
+    temporal: config.TEMPORAL_ADDRESS,
+    metrics: metrics?.url,
+    tracing: tracing !== undefined,
+  },
   'worker running',
 );
 
 const stop = async () => {
   await worker.stop();
+  await metrics?.stop();
+  await tracing?.shutdown();
   await temporal.close();
   await database.close();
   process.exit(0);

@@ -1,17 +1,26 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, type DataConverter } from '@temporalio/common';
 import {
+  makeWorkflowExporter,
+  OpenTelemetryActivityInboundInterceptor,
+  OpenTelemetryActivityOutboundInterceptor,
+  type OpenTelemetryWorkflowExporter,
+} from '@temporalio/interceptors-opentelemetry';
+import {
   type ActivityExecuteInput,
   type ActivityInboundCallsInterceptor,
+  type InjectedSink,
   type NativeConnection,
   type Next,
   Worker,
   type WorkerOptions,
 } from '@temporalio/worker';
+import type { WorkflowInfo } from '@temporalio/workflow';
 import type { ActivityFunctions } from '../activities/shared/deps.ts';
 import { permanentFailureOf } from '../activities/shared/permanent-failures.ts';
 import { platformTaskQueues } from '../domain/task-queues.ts';
 import type { Logger } from './logger.ts';
+import type { Tracing } from './tracing.ts';
 
 export interface PlatformWorkerOptions {
   connection: NativeConnection;
@@ -24,6 +33,12 @@ export interface PlatformWorkerOptions {
   /** Every service's activities (mergeActivities). */
   activities: ActivityFunctions;
   logger: Logger;
+  /**
+   * Tracing on (platform/tracing.ts): each activity runs in a span continuing its workflow's trace, and
+   * the workflow spans (made by the interceptors in the traced bundle) leave the sandbox by the
+   * `exporter` sink into this process's span processor.
+   */
+  tracing?: Tracing;
 }
 
 /**
@@ -118,6 +133,30 @@ export class PermanentFailures implements ActivityInboundCallsInterceptor {
 }
 
 /**
+ * The sink the traced bundle's workflow spans leave the sandbox by. The SDK's own exporter copies the
+ * whole WorkflowInfo into each span's attributes (memo, search attributes, last failure); here the
+ * span gets the workflow's identity only: its id (a business id), run, type, task queue and namespace.
+ */
+export function workflowSpanExporter(tracing: Tracing): InjectedSink<OpenTelemetryWorkflowExporter> {
+  const exporter = makeWorkflowExporter(tracing.spanProcessor, tracing.resource);
+  return {
+    export: {
+      fn: (info, spans) => {
+        const identity = {
+          workflowId: info.workflowId,
+          runId: info.runId,
+          workflowType: info.workflowType,
+          taskQueue: info.taskQueue,
+          namespace: info.namespace,
+        };
+        // The SDK merges this object into the attributes (Object.assign): the identity is all it gets.
+        exporter.export.fn(identity as WorkflowInfo, spans);
+      },
+    },
+  };
+}
+
+/**
  * Slots of every platform worker, shared with the benchmark's baseline worker (bench/baseline-server.ts)
  * so that a ratio compares the same tuning. These are the SDK's defaults, written out: on 2 cores the
  * server and the database, not the worker's slots, bound throughput (`npm run bench`); raise them on a
@@ -148,7 +187,7 @@ export interface PlatformWorkers {
  */
 export async function createPlatformWorkers(options: PlatformWorkerOptions): Promise<PlatformWorkers> {
   const queues = platformTaskQueues(options.taskQueue);
-  const { activities } = options;
+  const { activities, tracing } = options;
   const create = (taskQueue: string) =>
     Worker.create({
       connection: options.connection,
@@ -158,9 +197,19 @@ export async function createPlatformWorkers(options: PlatformWorkerOptions): Pro
       dataConverter: options.dataConverter,
       activities,
       ...platformWorkerTuning,
-      // The log (outermost) sees the failure as the classification left it.
+      ...(tracing ? { sinks: { exporter: workflowSpanExporter(tracing) } } : {}),
+      // The span (outermost, with tracing) covers the attempt; the log sees the failure as the
+      // classification left it.
       interceptors: {
         activity: [
+          ...(tracing
+            ? [
+                (ctx: Context) => ({
+                  inbound: new OpenTelemetryActivityInboundInterceptor(ctx),
+                  outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
+                }),
+              ]
+            : []),
           () => ({ inbound: new ActivityAttemptLog(options.logger) }),
           () => ({ inbound: new PermanentFailures() }),
         ],

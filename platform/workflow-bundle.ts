@@ -27,6 +27,7 @@ function sourceHash(): string {
   const files = [
     ...BUNDLED_SOURCES.flatMap((dir) => sourceFiles(path.join(root, dir))),
     failureConverterPath,
+    workflowTracingPath,
   ];
   for (const file of files) {
     hash.update(path.relative(root, file));
@@ -36,18 +37,29 @@ function sourceHash(): string {
 }
 
 /**
+ * The traced bundle's workflow interceptors (platform/workflow-tracing.ts): a workflow span continuing the
+ * trace of the request that started it, and the trace context handed to its activities.
+ */
+export const workflowTracingPath = path.join(root, 'platform', 'workflow-tracing.ts');
+
+/**
  * Returns the path of a workflow bundle for the current sources, building it only when no bundle
  * for them exists yet (`npm run build` does this ahead of time; start-up then skips webpack).
+ * `tracing`: the traced bundle (decision 0059), with the OpenTelemetry workflow interceptors and their
+ * packages; the default bundle holds none of them, so that a platform without tracing pays no memory per
+ * cached workflow for it.
  */
 export async function ensureWorkflowBundle(
   buildDir = path.join(root, 'build'),
   log?: (line: string) => void,
+  options: { tracing?: boolean } = {},
 ): Promise<string> {
-  const file = path.join(buildDir, `workflow-bundle-${sourceHash()}.js`);
+  const file = path.join(buildDir, `workflow-bundle-${sourceHash()}${options.tracing ? '-traced' : ''}.js`);
   if (existsSync(file)) return file;
   const started = Date.now();
   const { code } = await bundleWorkflowCode({
     workflowsPath: workflowsEntry,
+    ...(options.tracing ? { workflowInterceptorModules: [workflowTracingPath] } : {}),
     // Workflows encode their failures with the same converter as clients and workers (sealed messages).
     failureConverterPath,
     logger: { log() {}, trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error },

@@ -1,3 +1,4 @@
+import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { ApplicationFailure } from '@temporalio/activity';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type {
@@ -12,6 +13,9 @@ import type {
   MessageFinalStatus,
   MessageStatus,
 } from '../../domain/messaging/delivery-receipt.ts';
+
+/** No-op unless the process traces (platform/tracing.ts). */
+const tracer = trace.getTracer('integration-platform-messaging');
 
 export interface SmsActivityDeps {
   db: Database;
@@ -122,12 +126,31 @@ export function createSmsActivities({ db, carrier, chatApp }: SmsActivityDeps) {
       }
 
       const provider = input.channel === 'sms' ? carrier : chatApp;
-      const result = await provider.submit({
-        messageId: input.messageId,
-        to: input.to,
-        from: input.from,
-        message: input.message,
-      });
+      // A span of the hand-over (decision 0059): the channel and the outcome, never the number or the text.
+      const result = await tracer.startActiveSpan(
+        'carrier submit',
+        {
+          kind: SpanKind.CLIENT,
+          attributes: { 'messaging.system': input.channel === 'sms' ? 'smpp' : 'chatapp' },
+        },
+        async (span) => {
+          try {
+            const answer = await provider.submit({
+              messageId: input.messageId,
+              to: input.to,
+              from: input.from,
+              message: input.message,
+            });
+            span.setAttribute('platform.carrier.outcome', answer.outcome);
+            return answer;
+          } catch (error) {
+            span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).name });
+            throw error;
+          } finally {
+            span.end();
+          }
+        },
+      );
       if (result.outcome === 'rejected') {
         await recordRejection(input.messageId, result.error);
         return result;

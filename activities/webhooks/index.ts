@@ -12,12 +12,28 @@ import type { Config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { describeFetchError, outboundFetchFor, refusedByPolicy } from '../shared/outbound-http.ts';
 
+/**
+ * Where delivery outcomes are counted (platform/metrics.ts: Prometheus counters, decision 0059). An
+ * attempt is `delivered`, `retrying` (it failed; the schedule decides whether another follows) or
+ * `failed` (no later attempt can succeed); a delivery finishes `delivered` or `failed`.
+ */
+export interface WebhookOutcomes {
+  attempt(outcome: {
+    service: string;
+    eventType: string;
+    outcome: 'delivered' | 'retrying' | 'failed';
+  }): void;
+  finished(outcome: { service: string; eventType: string; status: 'delivered' | 'failed' }): void;
+}
+
 export interface WebhookActivityDeps {
   db: Database;
   config: Config;
   logger: Logger;
   /** Outbound HTTP; defaults to fetch under the outbound-URL policy (decision 0027). */
   fetch?: typeof fetch;
+  /** Counts outcomes; none: not counted. */
+  outcomes?: WebhookOutcomes;
 }
 
 export interface RegisteredDelivery {
@@ -135,6 +151,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
 
       const [delivery] = await db
         .select({
+          service: webhookDeliveries.service,
           eventType: webhookDeliveries.eventType,
           payload: webhookDeliveries.payload,
           urlParams: webhookDeliveries.urlParams,
@@ -239,6 +256,11 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
         },
         'webhook attempt',
       );
+      deps.outcomes?.attempt({
+        service: delivery.service,
+        eventType: delivery.eventType,
+        outcome: outcome.ok ? 'delivered' : outcome.permanent ? 'failed' : 'retrying',
+      });
       return outcome;
     },
 
@@ -248,10 +270,17 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       status: Exclude<WebhookDeliveryStatus, 'pending'>;
       attempts: number;
     }): Promise<void> {
-      await db
+      const [finished] = await db
         .update(webhookDeliveries)
         .set({ status: input.status, attemptCount: input.attempts, completedAt: new Date() })
-        .where(eq(webhookDeliveries.id, input.deliveryId));
+        .where(eq(webhookDeliveries.id, input.deliveryId))
+        .returning({ service: webhookDeliveries.service, eventType: webhookDeliveries.eventType });
+      if (finished)
+        deps.outcomes?.finished({
+          service: finished.service,
+          eventType: finished.eventType,
+          status: input.status,
+        });
     },
   };
 }

@@ -5,6 +5,7 @@ import { temporal } from '@temporalio/proto';
 import { type ReplayResult, Worker } from '@temporalio/worker';
 import { describe, expect, inject, it } from 'vitest';
 import { platformDataConverter } from '../../platform/payload-codec.ts';
+import { ensureWorkflowBundle } from '../../platform/workflow-bundle.ts';
 import * as workflowTypes from '../../workflows/index.ts';
 import { projectRoot } from '../support/import-graph.ts';
 
@@ -107,5 +108,11 @@ describe('replay of recorded histories', () => {
     const replayed = byType.get(type) ?? [];
     expect(replayed.length).toBeGreaterThan(0);
     expect(await replayFailures(inject('workflowBundlePath'), replayed)).toEqual([]);
+  });
+
+  it('every recorded history replays on the traced bundle too: tracing on or off is not a new version', async () => {
+    // The OpenTelemetry workflow interceptors (decision 0059) add headers and sink calls, no command.
+    const traced = await ensureWorkflowBundle(undefined, undefined, { tracing: true });
+    expect(await replayFailures(traced, all)).toEqual([]);
   });
 });

@@ -2,6 +2,7 @@ import { generateKeyPairSync, randomBytes, randomInt } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { createMerchant, type NewMerchant } from '../../credentials/collect/merchants.ts';
 import { createOneTouchApp, type NewOneTouchApp } from '../../credentials/collect/one-touch-apps.ts';
 import { issueAccessToken } from '../../credentials/messaging/access-tokens.ts';
@@ -12,8 +13,10 @@ import { openDatabase } from '../../db/client.ts';
 import { loadConfig } from '../../platform/config.ts';
 import { provisionSandboxLendingMessaging } from '../../platform/lending-messaging-account.ts';
 import { createLogger } from '../../platform/logger.ts';
+import { serveMetrics } from '../../platform/metrics.ts';
 import { deleteBankDirectorySchedule } from '../../platform/openbanking/bank-directory.ts';
 import { connectTemporal, type RunningWorker, runWorker, serveApi } from '../../platform/runtime.ts';
+import { startTracing } from '../../platform/tracing.ts';
 import { startSandbox } from '../../sandbox/index.ts';
 import { createTestDatabase } from './database.ts';
 
@@ -36,6 +39,12 @@ export interface IsolatedPlatformOptions {
   database?: 'postgres' | 'pglite';
   /** Where the platform's log lines go (with `env.LOG_LEVEL`); default standard output. */
   logDestination?: { write(line: string): void };
+  /**
+   * Traces into this span processor (e.g. an InMemorySpanExporter's), with the traced workflow bundle
+   * (`ensureWorkflowBundle(..., { tracing: true })`) instead of `workflowBundlePath`. Once per test file:
+   * the tracer provider is the process's.
+   */
+  tracing?: { spanProcessor: SpanProcessor; workflowBundlePath: string };
 }
 
 /**
@@ -146,6 +155,8 @@ export async function startIsolatedPlatform(options: IsolatedPlatformOptions) {
     // The sandbox parties and the tests' webhook receivers listen on loopback: allowed explicitly (the
     // sandbox-mode default) so that a platform started with PLATFORM_MODE=production reaches them too.
     OUTBOUND_URL_ALLOWLIST: '127.0.0.0/8,::1/128',
+    // No metrics listener unless a test asks for one (`METRICS_PORT: '0'`: a free port, `metricsUrl`).
+    METRICS_PORT: 'off',
     // Uploaded lending files in a folder of this platform's own (removed by stop).
     ...(ownFileDir ? { LENDING_FILE_DIR: ownFileDir } : {}),
     ...options.env,
@@ -157,9 +168,12 @@ export async function startIsolatedPlatform(options: IsolatedPlatformOptions) {
     ...(pgliteDir ? { pgliteDir } : {}),
     poolSize: config.DATABASE_POOL_SIZE,
   });
+  const tracing = options.tracing
+    ? startTracing(config, 'test', { spanProcessor: options.tracing.spanProcessor })
+    : undefined;
   // As `npm start`: the in-process worker shares the client's native connection (eager starts).
-  const temporal = await connectTemporal(config, logger, { eagerStart: true });
-  const workflowBundlePath = options.workflowBundlePath;
+  const temporal = await connectTemporal(config, logger, { eagerStart: true, tracing });
+  const workflowBundlePath = options.tracing?.workflowBundlePath ?? options.workflowBundlePath;
   const startWorker = () =>
     runWorker({
       config,
@@ -168,9 +182,11 @@ export async function startIsolatedPlatform(options: IsolatedPlatformOptions) {
       logger,
       workflowBundlePath,
       connection: temporal.connection,
+      tracing,
     });
   let worker: RunningWorker | undefined = options.worker === 'none' ? undefined : await startWorker();
   const api = await serveApi({ config, db, client: temporal.client, logger });
+  const metrics = await serveMetrics(config, logger);
   if (!options.env?.LENDING_COLLECT_URL) {
     // The in-process worker reads it from `config` when it calls; worker processes get it from `env`.
     env.LENDING_COLLECT_URL = `${api.url}/collect`;
@@ -193,6 +209,8 @@ export async function startIsolatedPlatform(options: IsolatedPlatformOptions) {
   return {
     baseUrl: `${api.url}/messaging`,
     apiUrl: api.url,
+    /** This process's `GET /metrics` when the test set METRICS_PORT (platform/metrics.ts). */
+    metricsUrl: metrics?.url,
     db,
     client: temporal.client,
     config,
@@ -250,10 +268,12 @@ export async function startIsolatedPlatform(options: IsolatedPlatformOptions) {
     },
     async stop() {
       await api.stop();
+      await metrics?.stop();
       await worker?.stop();
       await sandbox.stop();
       await deleteBankDirectorySchedule(temporal.client, config.TEMPORAL_TASK_QUEUE);
       await temporal.close();
+      await tracing?.shutdown();
       await closeDb();
       await database.drop();
       if (ownFileDir) rmSync(ownFileDir, { recursive: true, force: true });
