@@ -401,10 +401,15 @@ async function main() {
   );
 
   await bundle;
+  // Each process its own metrics listener (decision 0059): the API on METRICS_PORT (9464), worker i on the next.
+  const metricsPort = (offset: number) =>
+    config.METRICS_PORT === 'off' || config.METRICS_PORT === 0
+      ? String(config.METRICS_PORT)
+      : String((config.METRICS_PORT ?? 9464) + offset);
   await startManaged(
     'api',
     'api',
-    { ...env, HOST: '127.0.0.1', PORT: String(config.PORT) },
+    { ...env, HOST: '127.0.0.1', PORT: String(config.PORT), METRICS_PORT: metricsPort(0) },
     {
       ports: [config.PORT],
     },
@@ -413,7 +418,7 @@ async function main() {
   const workerReady = ['trace', 'debug', 'info'].includes(config.LOG_LEVEL) ? 'line' : { ports: [] };
   await Promise.all(
     Array.from({ length: workerCount }, (_, i) =>
-      startManaged(`worker-${i + 1}`, 'worker', env, workerReady),
+      startManaged(`worker-${i + 1}`, 'worker', { ...env, METRICS_PORT: metricsPort(i + 1) }, workerReady),
     ),
   );
 

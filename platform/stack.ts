@@ -144,7 +144,7 @@ export const STACK_SERVICES: readonly StackService[] = [
     lifetime: 'long-running',
     replicas: 'one',
     onExit: 'restart',
-    env: [...PLATFORM_PROCESS_ENV, ...SANDBOX_PARTY_ENV, 'HOST', 'PORT'],
+    env: [...PLATFORM_PROCESS_ENV, ...SANDBOX_PARTY_ENV, 'HOST', 'PORT', 'METRICS_PORT'],
   },
   {
     name: 'worker',
@@ -153,7 +153,7 @@ export const STACK_SERVICES: readonly StackService[] = [
     lifetime: 'long-running',
     replicas: 'many',
     onExit: 'restart',
-    env: [...PLATFORM_PROCESS_ENV, ...SANDBOX_PARTY_ENV],
+    env: [...PLATFORM_PROCESS_ENV, ...SANDBOX_PARTY_ENV, 'METRICS_PORT'],
   },
 ];
 
