@@ -1,3 +1,4 @@
+import { context, propagation, ROOT_CONTEXT } from '@opentelemetry/api';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { asc, inArray, lte, sql } from 'drizzle-orm';
 import { openCodeMessage } from '../../credentials/messaging/code-messages.ts';
@@ -33,6 +34,13 @@ export interface MessageHandover {
 
 const running = new WeakMap<Database, MessageHandover>();
 
+/** The active trace context as W3C headers, or null when tracing is off (nothing to carry). */
+export function activeTraceContext(): Record<string, string> | null {
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  return Object.keys(carrier).length > 0 ? carrier : null;
+}
+
 /** Wakes the hand-over running in this process on `db`, if any (otherwise another process's poll takes it). */
 export function wakeMessageHandover(db: Database): void {
   running.get(db)?.wake();
@@ -54,7 +62,9 @@ export function startMessageHandover(deps: UseCaseDeps): MessageHandover {
   const wake = () => {
     wanted = true;
     if (round || stopped) return;
-    round = drain()
+    // A round serves many requests: it runs in no request's trace; each start joins its own (below).
+    round = context
+      .with(ROOT_CONTEXT, drain)
       .catch((error: unknown) => {
         // The database or Temporal is unavailable: the entries stay, the next poll tries again.
         deps.logger.warn({ err: error }, 'message hand-over failed; retrying');
@@ -122,19 +132,22 @@ export async function handOverDueMessages(deps: UseCaseDeps): Promise<number> {
       if (!row) continue; // deleted with its message (cascade)
       try {
         const message = entry.sealedText ? openCodeMessage(config, row.id, entry.sealedText) : row.message;
-        await startMessageWorkflow(deps, {
-          messageId: row.id,
-          accountId: row.accountId,
-          channel: row.channel,
-          to: row.to,
-          from: row.from,
-          message,
-          parts: row.parts,
-          receiptTimeoutMs: config.SMS_RECEIPT_TIMEOUT,
-          submitTimeoutMs: config.SMS_SUBMIT_TIMEOUT,
-          ...(row.scheduled ? { scheduled: row.scheduled.toISOString() } : {}),
-          ...(row.dlrUrl ? { dlrUrl: row.dlrUrl } : {}),
-        });
+        const accepted = propagation.extract(ROOT_CONTEXT, entry.traceContext ?? {});
+        await context.with(accepted, () =>
+          startMessageWorkflow(deps, {
+            messageId: row.id,
+            accountId: row.accountId,
+            channel: row.channel,
+            to: row.to,
+            from: row.from,
+            message,
+            parts: row.parts,
+            receiptTimeoutMs: config.SMS_RECEIPT_TIMEOUT,
+            submitTimeoutMs: config.SMS_SUBMIT_TIMEOUT,
+            ...(row.scheduled ? { scheduled: row.scheduled.toISOString() } : {}),
+            ...(row.dlrUrl ? { dlrUrl: row.dlrUrl } : {}),
+          }),
+        );
         started.push(row.id);
       } catch (error) {
         deps.logger.warn(

@@ -10,7 +10,7 @@ import type { UseCaseDeps } from '../shared/deps.ts';
 import { requireSameRequest } from '../shared/idempotency.ts';
 import { assertOutboundUrlField } from '../shared/outbound-url.ts';
 import { Refusal } from '../shared/refusal.ts';
-import { wakeMessageHandover } from './handover.ts';
+import { activeTraceContext, wakeMessageHandover } from './handover.ts';
 import { offsetOf, type Page } from './page.ts';
 import { assertUsableSender } from './sender-ids.ts';
 
@@ -170,6 +170,7 @@ export async function acceptMessage(
         messageId: inserted.id,
         // The row keeps a flagged text masked: the outbox holds it sealed until the workflow has it.
         sealedText: containsCode ? sealCodeMessage(deps.config, inserted.id, body.message) : null,
+        traceContext: activeTraceContext(),
       });
       return { inserted, found: undefined };
     }

@@ -88,6 +88,11 @@ export const messagingOutbox = pgTable(
      * (credentials/messaging/code-messages.ts) until the workflow has it; null otherwise.
      */
     sealedText: text('sealed_text'),
+    /**
+     * The accepting request's trace context (W3C `traceparent`/`tracestate`, decision 0059) when tracing
+     * is on, so the workflow's spans join the request's trace whichever process hands it over.
+     */
+    traceContext: jsonb('trace_context').$type<Record<string, string>>(),
     /** Taken by a hand-over until then; due when past. */
     leaseUntil: timestamp('lease_until', { withTimezone: true }).notNull().defaultNow(),
     attempts: integer('attempts').notNull().default(0),

@@ -1,0 +1,1 @@
+ALTER TABLE "messaging_outbox" ADD COLUMN "trace_context" jsonb;
