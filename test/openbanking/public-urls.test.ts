@@ -29,11 +29,9 @@ describe('sandbox banks behind two hostnames', () => {
       const response = await fetch(`${base}/directory`);
       expect(response.status).toBe(200);
       const { banks: entries } = (await response.json()) as { banks: DirectoryEntry[] };
-      expect(entries.map((entry) => entry.xs2aBaseUrl)).toEqual([
-        `${base}/bank-a`,
-        `${base}/bank-b`,
-        `${base}/bank-c`,
-      ]);
+      expect(entries.map((entry) => entry.xs2aBaseUrl)).toEqual(
+        ['bank-a', 'bank-b', 'bank-c', 'bank-d', 'bank-e', 'bank-r'].map((code) => `${base}/${code}`),
+      );
     }
     expect(banks.publicUrl).toBe(PUBLIC_URL);
     expect(banks.directoryUrl).toBe(`${banks.url}/directory`);
