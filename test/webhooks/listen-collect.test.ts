@@ -127,6 +127,21 @@ describe('npm run webhooks -- listen --service collect', () => {
       });
       expect(await forged.text()).toBe('ERR=Not valid CHECKSUM\n');
       await lineMatching(new RegExp(`INVOICE=${invoice} {2}PAID {2}rejected: CHECKSUM`), 'the rejection');
+      // The right CHECKSUM but a SIGNATURE not made with the gateway's key: refused too.
+      const unsigned = await fetch(listenUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          ENCODED: forgedEncoded,
+          CHECKSUM: createHmac('sha1', merchant.secret).update(forgedEncoded).digest('hex'),
+          SIGNATURE: Buffer.alloc(256, 1).toString('base64'),
+        }),
+      });
+      expect(await unsigned.text()).toBe('ERR=Not valid SIGNATURE\n');
+      await lineMatching(
+        new RegExp(`INVOICE=${invoice} {2}PAID {2}rejected: SIGNATURE`),
+        'the second rejection',
+      );
       expect(target.requests).toHaveLength(0);
 
       // A real PAID notification of the gateway, queued as an obligation workflow queues it.
