@@ -14,7 +14,7 @@ import { unlockLogin } from '../application/lending/users.ts';
 import { DEFAULT_PRICE_LIST, uploadPriceList } from '../application/messaging/price-lists.ts';
 import { Refusal } from '../application/shared/refusal.ts';
 import { createDeskOperator } from '../credentials/collect/desk-operators.ts';
-import { createMerchant, setReturnOrigins } from '../credentials/collect/merchants.ts';
+import { createMerchant, setNotifyUrl, setReturnOrigins } from '../credentials/collect/merchants.ts';
 import { issueApiKey, LENDING_PERMISSIONS, revokeApiKey } from '../credentials/lending/api-keys.ts';
 import { COLLECT_MIN_PATTERN, saveCollectMerchant } from '../credentials/lending/collect-merchants.ts';
 import { createLendingTenant } from '../credentials/lending/tenants.ts';
@@ -46,6 +46,8 @@ import { connectTemporal } from './runtime.ts';
  *                    payment-collection merchant + secret
  *   npm run admin -- collect:return-origins --min D123456789 [--return-origin https://shop.example]...
  *                    where the card page honours URL_OK / URL_CANCEL form fields (none: signed ones only)
+ *   npm run admin -- collect:notify-url --min D123456789 [--notify-url URL]
+ *                    where the merchant's notifications go (none: kept, not sent); prints the previous one
  *   npm run admin -- collect:desk-operator --login sofia-01 --name "..." --office-id 000123
  *                    [--office-kind office|atm] [--password ...]   cash-desk operator + password (shown once)
  *   npm run admin -- collect:balances [--kind merchant] [--currency BGN]   the collect ledger's balances
@@ -84,6 +86,7 @@ const USAGE = `usage:
   npm run admin -- messaging:price-list --account <accountId>|--default <price list CSV file>
   npm run admin -- collect:merchant --name "<merchant name>" [--min D123456789] [--notify-url <url>] [--billing-url <url>] [--billing-prefix <9...>] [--return-origin <https://origin>]...
   npm run admin -- collect:return-origins --min <D123456789> [--return-origin <https://origin>]...
+  npm run admin -- collect:notify-url --min <D123456789> [--notify-url <url>]
   npm run admin -- collect:desk-operator --login <login> --name "<name>" --office-id <6 digits> [--office-kind office|atm] [--password <password>]
   npm run admin -- collect:balances [--kind merchant|provider|desk_cash|payouts_owed|bank_settlement|acquirer|fees] [--currency BGN]
   npm run admin -- collect:statement <camt.052, camt.053 or camt.054 file>
@@ -215,6 +218,13 @@ try {
       const returnOrigins = await setReturnOrigins(database.db, values.min, values['return-origin'] ?? []);
       if (!returnOrigins) throw new Error(`no merchant ${values.min}`);
       console.log(JSON.stringify({ min: values.min, returnOrigins }, null, 2));
+      break;
+    }
+    case 'collect:notify-url': {
+      if (!values.min) throw new Error(`--min is required\n${USAGE}`);
+      const change = await setNotifyUrl(database.db, config, values.min, values['notify-url'] ?? null);
+      if (!change) throw new Error(`no merchant ${values.min}`);
+      console.log(JSON.stringify({ min: values.min, ...change }, null, 2));
       break;
     }
     case 'collect:desk-operator': {

@@ -1,16 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { checksumMatches, parseNotification, signatureMatches } from '../domain/epay-merchant.ts';
 import { verifyWebhook } from '../domain/webhooks/signature.ts';
 import { readSandboxParties } from './sandbox-parties.ts';
 
 /**
  * Webhook tooling for developers, against a running platform (sandbox or development):
  *   npm run webhooks -- listen --forward-to http://localhost:8080/hooks
- *       [--service messaging|openbanking] [--events message.status,lookup.result] [--port 0]
+ *       [--service messaging|openbanking|collect] [--events message.status,lookup.result] [--port 0]
+ *       [--min D100000001]
  *
  * `listen` opens a receiver on loopback, registers it as a temporary webhook endpoint of the caller
  * (`POST <service>/webhooks/endpoints`), verifies every delivery's Standard Webhooks signature with the
@@ -24,6 +26,9 @@ import { readSandboxParties } from './sandbox-parties.ts';
  * Credentials: messaging takes the access token from AT (default: DATA_DIR/sandbox-token, written by
  * `npm start`); open banking the agent hash from AGENT_HASH (`x-agent-hash`). API_URL overrides the API
  * (default: the one in DATA_DIR/sandbox-parties.json, else http://127.0.0.1:$PORT or 3000).
+ *
+ * `--service collect` listens as a payment-collection merchant instead (listenCollect below): the
+ * gateway's notifications (ENCODED, CHECKSUM, SIGNATURE) are a merchant's, sent to its notification URL.
  */
 
 type Service = 'messaging' | 'openbanking';
@@ -36,7 +41,8 @@ interface Endpoint {
 
 const USAGE =
   'usage: npm run webhooks -- listen --forward-to <url> [--service messaging|openbanking] ' +
-  '[--events type,type] [--port <port>]';
+  '[--events type,type] [--port <port>]\n' +
+  '       npm run webhooks -- listen --service collect --forward-to <url> [--min <MIN>] [--port <port>]';
 
 function fail(message: string): never {
   console.error(message);
@@ -110,6 +116,29 @@ function readBody(request: IncomingMessage): Promise<Buffer> {
   });
 }
 
+/** A receiver on 127.0.0.1 (`port` 0: any free one) and its URL: a random path per run. */
+async function serveLoopback(
+  port: number,
+  handle: (request: IncomingMessage, response: ServerResponse) => Promise<void>,
+): Promise<{ server: Server; url: string }> {
+  const server = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      console.error(error);
+      if (!response.headersSent) response.writeHead(500);
+      response.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', resolve);
+  });
+  const address = server.address() as AddressInfo;
+  return { server, url: `http://127.0.0.1:${address.port}/listen/${randomBytes(8).toString('hex')}` };
+}
+
+/** The message of a failed fetch (its cause when there is one: `ECONNREFUSED`...). */
+const fetchFailure = (error: unknown) => String((error as Error).cause ?? (error as Error).message);
+
 const FORWARDED_HEADERS = ['content-type', 'webhook-id', 'webhook-timestamp', 'webhook-signature'] as const;
 
 async function listen(argv: string[]): Promise<void> {
@@ -120,13 +149,17 @@ async function listen(argv: string[]): Promise<void> {
       service: { type: 'string', default: 'messaging' },
       events: { type: 'string' },
       port: { type: 'string', default: '0' },
+      min: { type: 'string' },
     },
   });
   const forwardTo = values['forward-to'] ?? fail(USAGE);
   if (!URL.canParse(forwardTo)) fail(`--forward-to: not a URL: ${forwardTo}`);
   const service = values.service;
+  if (service === 'collect' && values.events !== undefined) fail('--events: not with --service collect');
+  if (service === 'collect') return listenCollect({ forwardTo, port: Number(values.port), min: values.min });
+  if (values.min !== undefined) fail('--min: only with --service collect');
   if (service !== 'messaging' && service !== 'openbanking')
-    fail(`--service: messaging or openbanking, not ${service}`);
+    fail(`--service: messaging, openbanking or collect, not ${service}`);
   const events = values.events
     ?.split(',')
     .map((type) => type.trim())
@@ -179,26 +212,14 @@ async function listen(argv: string[]): Promise<void> {
       line(`→ ${forwarded.status}`);
       response.writeHead(forwarded.status).end();
     } catch (error) {
-      line(`→ failed (${(error as Error).cause ?? (error as Error).message})`);
+      line(`→ failed (${fetchFailure(error)})`);
       response.writeHead(502).end();
     }
   };
-  const server = createServer((request, response) => {
-    handle(request, response).catch((error: unknown) => {
-      console.error(error);
-      if (!response.headersSent) response.writeHead(500);
-      response.end();
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(Number(values.port), '127.0.0.1', resolve);
-  });
-  const { port } = server.address() as AddressInfo;
-  const url = `http://127.0.0.1:${port}/listen/${randomBytes(8).toString('hex')}`;
+  const { server, url } = await serveLoopback(Number(values.port), handle);
 
   const created = await api('POST', '/webhooks/endpoints', { url }).catch((error: unknown) =>
-    fail(`Cannot reach the API: ${(error as Error).cause ?? (error as Error).message}`),
+    fail(`Cannot reach the API: ${fetchFailure(error)}`),
   );
   if (created.status !== 201 && created.status !== 200) {
     server.close();
@@ -228,6 +249,148 @@ async function listen(argv: string[]): Promise<void> {
   console.log(
     `Use the URL as ${service === 'messaging' ? 'dlrUrl / callBackUrl' : 'the hook url (createhook)'}; ` +
       `forwarding${events ? ` ${events.join(', ')}` : ''} to ${forwardTo}. Ctrl-C deletes the endpoint.`,
+  );
+}
+
+/** What a collect notification carries to the merchant, forwarded as received. */
+const COLLECT_FORWARDED_HEADERS = ['content-type', 'user-agent'] as const;
+
+/**
+ * `listen --service collect`: a payment-collection merchant's notifications on the developer's laptop.
+ * The merchant (`--min`, secret from COLLECT_SECRET; default: the sandbox merchant of
+ * DATA_DIR/sandbox-parties.json) has its notification URL pointed at the loopback receiver for the session
+ * (`PATCH /admin/collect/merchants/{min}` with ADMIN_TOKEN, default the sandbox's), and back to the
+ * previous one on SIGINT / SIGTERM. Each POST's CHECKSUM (merchant secret) and SIGNATURE (the gateway's
+ * key from /collect/.well-known/notification-key.pem) are verified as a merchant does; a verified one is
+ * forwarded byte for byte, and the gateway gets the forward target's status and `INVOICE=..:STATUS=..`
+ * answer, so its retries follow what the local app answers.
+ */
+async function listenCollect(options: { forwardTo: string; port: number; min: string | undefined }) {
+  const dataDir = path.resolve(process.env.DATA_DIR ?? 'data');
+  const parties = readSandboxParties(dataDir);
+  const apiUrl = apiUrlOf(dataDir);
+  const min =
+    options.min ??
+    parties?.collect.min ??
+    fail(`collect: give --min, or start the platform with \`npm start\` (the sandbox merchant).`);
+  const secret =
+    process.env.COLLECT_SECRET ??
+    (min === parties?.collect.min ? parties.collect.secret : undefined) ??
+    fail(`collect: set COLLECT_SECRET to the secret of merchant ${min}.`);
+  const adminToken =
+    process.env.ADMIN_TOKEN ??
+    parties?.adminToken ??
+    fail('collect: set ADMIN_TOKEN (the operator token; `npm start` writes the sandbox one).');
+
+  const keyUrl = `${apiUrl}/collect/.well-known/notification-key.pem`;
+  let keyPem: string | undefined;
+  const gatewayKey = async (refresh: boolean) => {
+    if (keyPem && !refresh) return keyPem;
+    const response = await fetch(keyUrl).catch(() => undefined);
+    if (response?.ok) keyPem = await response.text();
+    return keyPem;
+  };
+  const signatureValid = async (encoded: string, signature: string) => {
+    const check = (pem: string | undefined) => pem !== undefined && signatureMatches(pem, encoded, signature);
+    // A failure with the cached key is checked once more with a fresh one (the key may have rotated).
+    return check(await gatewayKey(false)) || check(await gatewayKey(true));
+  };
+  const pointNotifications = (notifyUrl: string | null) =>
+    fetch(`${apiUrl}/admin/collect/merchants/${min}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ notifyUrl }),
+    });
+
+  let listenPath: string | undefined;
+  const handle = async (request: IncomingMessage, response: ServerResponse) => {
+    if (request.method !== 'POST' || request.url !== listenPath) {
+      response.writeHead(404).end();
+      return;
+    }
+    const raw = await readBody(request);
+    const form = new URLSearchParams(raw.toString('utf8'));
+    const encoded = form.get('ENCODED') ?? '';
+    const lines = parseNotification(encoded);
+    const print = (outcome: (invoice: string) => string) => {
+      const at = new Date().toISOString();
+      if (lines.length === 0) console.log(`${at}  (no invoice line)  ${outcome('')}`);
+      for (const line of lines)
+        console.log(`${at}  INVOICE=${line.invoice}  ${line.status}  ${outcome(line.invoice)}`);
+    };
+    const refuse = (what: string) => {
+      print(() => `rejected: ${what}`);
+      // As ePay's sample receiver: a packet failing its checks is refused as a whole.
+      response.writeHead(200, { 'content-type': 'text/plain' }).end(`ERR=Not valid ${what}\n`);
+    };
+    if (!checksumMatches(secret, encoded, form.get('CHECKSUM') ?? '')) return refuse('CHECKSUM');
+    if (!(await signatureValid(encoded, form.get('SIGNATURE') ?? ''))) return refuse('SIGNATURE');
+
+    const headers: Record<string, string> = {};
+    for (const name of COLLECT_FORWARDED_HEADERS) {
+      const value = request.headers[name];
+      if (typeof value === 'string') headers[name] = value;
+    }
+    try {
+      const forwarded = await fetch(options.forwardTo, {
+        method: 'POST',
+        headers,
+        body: raw,
+        redirect: 'manual',
+      });
+      const answer = await forwarded.text();
+      const replies = new Map<string, string>();
+      for (const line of answer.split(/\r?\n/)) {
+        const match = /^INVOICE=([^:]+):STATUS=(\w+)/.exec(line.trim());
+        if (match?.[1] && match[2]) replies.set(match[1], match[2]);
+      }
+      print((invoice) => `→ ${forwarded.status} ${replies.get(invoice) ?? '(no answer line)'}`);
+      response
+        .writeHead(forwarded.status, {
+          'content-type': forwarded.headers.get('content-type') ?? 'text/plain',
+        })
+        .end(answer);
+    } catch (error) {
+      print(() => `→ failed (${fetchFailure(error)})`);
+      response.writeHead(502).end();
+    }
+  };
+  const { server, url } = await serveLoopback(options.port, handle);
+  listenPath = new URL(url).pathname;
+
+  const pointed = await pointNotifications(url).catch((error: unknown) =>
+    fail(`Cannot reach the API: ${fetchFailure(error)}`),
+  );
+  if (pointed.status !== 200) {
+    server.close();
+    fail(
+      `Could not point merchant ${min}'s notifications here (HTTP ${pointed.status}): ${await pointed.text()}`,
+    );
+  }
+  const { previousNotifyUrl } = (await pointed.json()) as { previousNotifyUrl: string | null };
+  if (!(await gatewayKey(false))) console.error(`Warning: could not read the gateway's key at ${keyUrl}.`);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    const restored = await pointNotifications(previousNotifyUrl).catch(() => undefined);
+    console.log(
+      restored?.status === 200
+        ? `${signal}: restored merchant ${min}'s notification URL: ${previousNotifyUrl ?? '(none)'}`
+        : `${signal}: could not restore merchant ${min}'s notification URL ${previousNotifyUrl ?? '(none)'} ` +
+            `(HTTP ${restored?.status ?? 'unreachable'})`,
+    );
+    server.close();
+    server.closeAllConnections();
+    process.exit(restored?.status === 200 ? 0 : 1);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+
+  console.log(`Ready. Merchant ${min}'s notifications: ${url} (was ${previousNotifyUrl ?? 'none'})`);
+  console.log(
+    `Verifying CHECKSUM and SIGNATURE, forwarding to ${options.forwardTo}. Ctrl-C restores the notification URL.`,
   );
 }
 

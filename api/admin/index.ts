@@ -9,6 +9,7 @@ import {
   MerchantConflict,
   MIN_PATTERN,
   ReturnOriginRefused,
+  setNotifyUrl,
   setReturnOrigins,
 } from '../../credentials/collect/merchants.ts';
 import { issueAccessToken, revokeAccessToken } from '../../credentials/messaging/access-tokens.ts';
@@ -130,6 +131,44 @@ const setReturnOriginsRoute = createRoute({
   },
 });
 
+const updateMerchantRoute = createRoute({
+  method: 'patch',
+  path: '/collect/merchants/{min}',
+  tags: ['Admin'],
+  summary: "Change a merchant's notification URL",
+  description:
+    "Points the merchant's status notifications at `notifyUrl` (`null`: kept, not sent) and answers the URL " +
+    'it replaced, so a temporary change can be undone (`npm run webhooks -- listen --service collect`). ' +
+    '400 names `notifyUrl` when the outbound-URL policy refuses it (decision 0027); 404 for an unknown MIN.',
+  request: {
+    params: z.object({ min: z.string().regex(MIN_PATTERN, 'a MIN is D followed by 9 digits') }),
+    body: jsonBody(
+      z.object({
+        notifyUrl: z
+          .url({ protocol: /^https?$/ })
+          .max(2000)
+          .nullable()
+          .openapi({ description: 'Where status notifications are POSTed' }),
+      }),
+    ),
+  },
+  responses: {
+    200: {
+      description: 'The new and the previous notification URL',
+      content: {
+        'application/json': {
+          schema: z.object({
+            min: z.string(),
+            notifyUrl: z.string().nullable(),
+            previousNotifyUrl: z.string().nullable(),
+          }),
+        },
+      },
+    },
+    ...errorResponses,
+  },
+});
+
 const createMerchantRoute = createRoute({
   method: 'post',
   path: '/collect/merchants',
@@ -208,6 +247,19 @@ export function createAdminApi(): OpenAPIHono<AppEnv> {
       return c.json({ min, returnOrigins }, 200);
     } catch (error) {
       if (error instanceof ReturnOriginRefused) throw Refusal.field('returnOrigins', error.message);
+      throw error;
+    }
+  });
+
+  app.openapi(updateMerchantRoute, async (c) => {
+    const { min } = c.req.valid('param');
+    const { db, config } = c.get('deps');
+    try {
+      const change = await setNotifyUrl(db, config, min, c.req.valid('json').notifyUrl);
+      if (!change) throw Refusal.notFound('Merchant');
+      return c.json({ min, ...change }, 200);
+    } catch (error) {
+      if (error instanceof OutboundUrlRefused) throw Refusal.field(error.field, error.reason);
       throw error;
     }
   });

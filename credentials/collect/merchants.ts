@@ -210,3 +210,37 @@ export async function setReturnOrigins(
   forgetCredentials(db, collectMerchants);
   return row?.returnOrigins;
 }
+
+/** The merchant's notification URL before and after `setNotifyUrl`. */
+export interface NotifyUrlChange {
+  notifyUrl: string | null;
+  previousNotifyUrl: string | null;
+}
+
+/**
+ * Points the merchant's status notifications at `notifyUrl` (none: notifications are kept, not sent;
+ * `PATCH /admin/collect/merchants/{min}`, used by `npm run webhooks -- listen --service collect` to borrow
+ * the URL for a session and give it back). Answers the URL it replaced, so the caller can restore it, or
+ * undefined when there is no such merchant. Throws OutboundUrlRefused for a URL the outbound policy refuses
+ * (decision 0027), as at creation; the next notification batch reads the new URL.
+ */
+export async function setNotifyUrl(
+  db: Database,
+  config: Pick<Config, 'OUTBOUND_URL_ALLOWLIST' | 'PLATFORM_MODE'>,
+  min: string,
+  notifyUrl: string | null,
+): Promise<NotifyUrlChange | undefined> {
+  assertOutboundUrl(outboundUrlPolicy(config), 'notifyUrl', notifyUrl ?? undefined);
+  const change = await db.transaction(async (tx) => {
+    const [before] = await tx
+      .select({ notifyUrl: collectMerchants.notifyUrl })
+      .from(collectMerchants)
+      .where(eq(collectMerchants.min, min))
+      .for('update');
+    if (!before) return undefined;
+    await tx.update(collectMerchants).set({ notifyUrl }).where(eq(collectMerchants.min, min));
+    return { notifyUrl, previousNotifyUrl: before.notifyUrl };
+  });
+  forgetCredentials(db, collectMerchants);
+  return change;
+}

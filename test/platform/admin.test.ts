@@ -59,6 +59,7 @@ describe('every admin endpoint', () => {
     for (const name of [
       'POST /collect/merchants',
       'PUT /collect/merchants/{min}/return-origins',
+      'PATCH /collect/merchants/{min}',
       'POST /collect/desk-operators',
       'POST /collect/statements',
       'GET /collect/statements/{id}',
