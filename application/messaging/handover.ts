@@ -1,6 +1,6 @@
 import { context, propagation, ROOT_CONTEXT } from '@opentelemetry/api';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import { asc, inArray, lte, sql } from 'drizzle-orm';
+import { asc, eq, inArray, lte, sql } from 'drizzle-orm';
 import { openCodeMessage } from '../../credentials/messaging/code-messages.ts';
 import type { Database } from '../../db/client.ts';
 import { messagingMessages, messagingOutbox } from '../../db/schema/messaging.ts';
@@ -27,8 +27,13 @@ const CONCURRENT_STARTS = 16;
 const POLL_MS = 1_000;
 
 export interface MessageHandover {
-  /** Look now (an accept just committed). */
+  /** Look now for due entries. */
   wake(): void;
+  /**
+   * Hands over a message this process just accepted (its entry leased to this process at insert): the
+   * start runs in the request's trace, off its answer; a failure leaves the entry to the polls.
+   */
+  handOver(message: typeof messagingMessages.$inferSelect, text: string): void;
   stop(): Promise<void>;
 }
 
@@ -41,9 +46,9 @@ export function activeTraceContext(): Record<string, string> | null {
   return Object.keys(carrier).length > 0 ? carrier : null;
 }
 
-/** Wakes the hand-over running in this process on `db`, if any (otherwise another process's poll takes it). */
-export function wakeMessageHandover(db: Database): void {
-  running.get(db)?.wake();
+/** The hand-over running in this process on `db`, if any (otherwise another process's poll takes its entries). */
+export function messageHandoverOf(db: Database): MessageHandover | undefined {
+  return running.get(db);
 }
 
 /** Starts this process's hand-over; stop() waits for the round in progress. */
@@ -76,14 +81,29 @@ export function startMessageHandover(deps: UseCaseDeps): MessageHandover {
   };
   const poll = setInterval(wake, POLL_MS);
   poll.unref();
+  const direct = new Set<Promise<void>>();
 
   const handover: MessageHandover = {
     wake,
+    handOver(message, text) {
+      const task: Promise<void> = startMessageWorkflow(deps, deliveryInputOf(deps.config, message, text))
+        .then(async () => {
+          await deps.db.delete(messagingOutbox).where(eq(messagingOutbox.messageId, message.id));
+        })
+        .catch((error: unknown) => {
+          deps.logger.warn(
+            { err: error, messageId: message.id },
+            'message not handed over to its workflow; retried when its lease passes',
+          );
+        })
+        .finally(() => direct.delete(task));
+      direct.add(task);
+    },
     async stop() {
       stopped = true;
       clearInterval(poll);
       running.delete(deps.db);
-      await round;
+      await Promise.all([round, ...direct]);
     },
   };
   running.set(deps.db, handover);
@@ -133,21 +153,7 @@ export async function handOverDueMessages(deps: UseCaseDeps): Promise<number> {
       try {
         const message = entry.sealedText ? openCodeMessage(config, row.id, entry.sealedText) : row.message;
         const accepted = propagation.extract(ROOT_CONTEXT, entry.traceContext ?? {});
-        await context.with(accepted, () =>
-          startMessageWorkflow(deps, {
-            messageId: row.id,
-            accountId: row.accountId,
-            channel: row.channel,
-            to: row.to,
-            from: row.from,
-            message,
-            parts: row.parts,
-            receiptTimeoutMs: config.SMS_RECEIPT_TIMEOUT,
-            submitTimeoutMs: config.SMS_SUBMIT_TIMEOUT,
-            ...(row.scheduled ? { scheduled: row.scheduled.toISOString() } : {}),
-            ...(row.dlrUrl ? { dlrUrl: row.dlrUrl } : {}),
-          }),
-        );
+        await context.with(accepted, () => startMessageWorkflow(deps, deliveryInputOf(config, row, message)));
         started.push(row.id);
       } catch (error) {
         deps.logger.warn(
@@ -160,6 +166,27 @@ export async function handOverDueMessages(deps: UseCaseDeps): Promise<number> {
   await Promise.all(Array.from({ length: Math.min(CONCURRENT_STARTS, taken.length) }, startNext));
   if (started.length > 0) await db.delete(messagingOutbox).where(inArray(messagingOutbox.messageId, started));
   return taken.length;
+}
+
+/** The workflow's input: the row, and the text as given (the row keeps a flagged one masked). */
+function deliveryInputOf(
+  config: UseCaseDeps['config'],
+  row: typeof messagingMessages.$inferSelect,
+  text: string,
+): MessageDeliveryInput {
+  return {
+    messageId: row.id,
+    accountId: row.accountId,
+    channel: row.channel,
+    to: row.to,
+    from: row.from,
+    message: text,
+    parts: row.parts,
+    receiptTimeoutMs: config.SMS_RECEIPT_TIMEOUT,
+    submitTimeoutMs: config.SMS_SUBMIT_TIMEOUT,
+    ...(row.scheduled ? { scheduled: row.scheduled.toISOString() } : {}),
+    ...(row.dlrUrl ? { dlrUrl: row.dlrUrl } : {}),
+  };
 }
 
 async function startMessageWorkflow(deps: UseCaseDeps, input: MessageDeliveryInput): Promise<void> {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { and, asc, eq, gte, lt } from 'drizzle-orm';
+import { and, asc, eq, gte, lt, sql } from 'drizzle-orm';
 import { codeMessageDigest, sealCodeMessage } from '../../credentials/messaging/code-messages.ts';
 import { messagingMessages, messagingOutbox } from '../../db/schema/messaging.ts';
 import { maskedCodeMessage } from '../../domain/messaging/code-messages.ts';
@@ -10,7 +10,7 @@ import type { UseCaseDeps } from '../shared/deps.ts';
 import { requireSameRequest } from '../shared/idempotency.ts';
 import { assertOutboundUrlField } from '../shared/outbound-url.ts';
 import { Refusal } from '../shared/refusal.ts';
-import { activeTraceContext, wakeMessageHandover } from './handover.ts';
+import { activeTraceContext, messageHandoverOf } from './handover.ts';
 import { offsetOf, type Page } from './page.ts';
 import { assertUsableSender } from './sender-ids.ts';
 
@@ -144,7 +144,9 @@ export async function acceptMessage(
   const now = new Date();
   const waits = checked.scheduled !== undefined && checked.scheduled.getTime() > now.getTime();
   // The message and its outbox entry in one transaction (decision 0066): once answered, its hand-over
-  // to the workflow is durable, whichever process survives.
+  // to the workflow is durable, whichever process survives. A process with a hand-over leases the entry
+  // to itself and starts the workflow right after the commit; the others' polls take it if it dies.
+  const handover = messageHandoverOf(deps.db);
   const { inserted, found } = await deps.db.transaction(async (tx) => {
     const [inserted] = await tx
       .insert(messagingMessages)
@@ -171,6 +173,9 @@ export async function acceptMessage(
         // The row keeps a flagged text masked: the outbox holds it sealed until the workflow has it.
         sealedText: containsCode ? sealCodeMessage(deps.config, inserted.id, body.message) : null,
         traceContext: activeTraceContext(),
+        leaseUntil: handover
+          ? sql`now() + ${deps.config.MESSAGING_HANDOVER_LEASE} * interval '1 millisecond'`
+          : sql`now()`,
       });
       return { inserted, found: undefined };
     }
@@ -187,7 +192,7 @@ export async function acceptMessage(
   });
   const row = inserted ?? found;
   if (!row) throw new Error('message neither inserted nor found');
-  if (inserted) wakeMessageHandover(deps.db);
+  if (inserted) handover?.handOver(inserted, body.message);
   // The key is bound to the whole request: every field (scheduled and dlrUrl too) must match.
   if (!inserted) {
     const { to, from, message, messageDigest, scheduled, dlrUrl } = row;
