@@ -47,6 +47,35 @@ const eagerStarts: WorkflowClientInterceptor = {
 };
 
 /**
+ * The server takes at most 10 Updates in flight per workflow (`limit.maxInFlightUpdates`); an eleventh is
+ * refused with RESOURCE_EXHAUSTED, and the SDK's own retries (5, quick) run out under load (50 concurrent
+ * bids on one loan). Such an Update is sent again with backoff, 50 ms doubling to 1 s, jittered, for up
+ * to 30 s: concurrent callers queue instead of failing.
+ */
+const IN_FLIGHT_UPDATES_RETRY_MS = 30_000;
+const isInFlightUpdateLimit = (error: unknown): boolean => {
+  for (let cause = error; cause instanceof Error; cause = cause.cause) {
+    if (/in-flight updates/i.test(cause.message)) return true;
+  }
+  return false;
+};
+async function withUpdateCapacity<T>(send: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + IN_FLIGHT_UPDATES_RETRY_MS;
+  for (let delay = 50; ; delay = Math.min(1_000, delay * 2)) {
+    try {
+      return await send();
+    } catch (error) {
+      if (!isInFlightUpdateLimit(error) || Date.now() >= deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, delay / 2 + Math.random() * delay));
+    }
+  }
+}
+const updateCapacity: WorkflowClientInterceptor = {
+  startUpdate: (input, next) => withUpdateCapacity(() => next(input)),
+  startUpdateWithStart: (input, next) => withUpdateCapacity(() => next(input)),
+};
+
+/**
  * The client of a process. `eagerStart` (a process that also runs the workers: `npm start`, tests,
  * the benchmark stack) connects natively and requests eager starts; otherwise a gRPC connection.
  */
@@ -72,13 +101,17 @@ export async function connectTemporal(
     const client = new Client({
       connection,
       ...clientOptions,
-      interceptors: { workflow: [...traced, eagerStarts] },
+      interceptors: { workflow: [...traced, updateCapacity, eagerStarts] },
     });
     return { client, connection, close: () => connection.close() };
   }
   const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
   await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE, logger);
-  const client = new Client({ connection, ...clientOptions, interceptors: { workflow: traced } });
+  const client = new Client({
+    connection,
+    ...clientOptions,
+    interceptors: { workflow: [...traced, updateCapacity] },
+  });
   return { client, close: () => connection.close() };
 }
 
