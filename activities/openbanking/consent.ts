@@ -2,6 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import { xs2aClientFor, xs2aErrorTypeOf } from '../../connectors/openbanking/xs2a-client.ts';
 import { signJws, TOKEN_ISSUER } from '../../credentials/openbanking/jws.ts';
+import { scaSecretSubject } from '../../credentials/openbanking/sca-secrets.ts';
 import type { Database } from '../../db/client.ts';
 import {
   obAccounts,
@@ -24,6 +25,7 @@ import { newIbanId } from '../../domain/openbanking/ids.ts';
 import type {
   BankConsentCreated,
   BankConsentStart,
+  HeldScaStep,
   StoredAccount,
 } from '../../domain/openbanking/processes.ts';
 import {
@@ -37,6 +39,14 @@ import {
 import type { WebhookRequest } from '../../domain/webhooks/processes.ts';
 import type { ActivityDeps } from '../shared/deps.ts';
 import { accountDetailsOf, readAccountData, recordRefreshError, refreshErrorOf } from './account-refresh.ts';
+import { relayHeldStep } from './sca-secrets.ts';
+
+/** The step the user gave, from its held fields (decision 0068). */
+function heldStepOf(step: HeldScaStep['step'], fields: Record<string, string>): EmbeddedScaInput {
+  return step === 'credentials'
+    ? { psuId: fields.psuId ?? '', password: fields.password ?? '' }
+    : { scaAuthenticationData: fields.scaAuthenticationData ?? '' };
+}
 
 /**
  * Activities of the consent process (workflows/openbanking/consent.ts): the bank consent at the bank
@@ -218,23 +228,31 @@ export function createConsentActivities(deps: ActivityDeps) {
 
     /**
      * One step of the consent's embedded SCA at the bank, on the link the bank gave (decision 0061). The
-     * user's password and code pass through here only (sealed in the history by the payload codec,
-     * never written to the database or the log).
+     * user's id, password and code are taken here from ob_sca_secrets by the step's reference (decision
+     * 0068; a step given before it comes as it is), never written to the log.
      */
     async embeddedConsentStep(input: {
       consentId: string;
       href: string;
-      step: EmbeddedScaInput;
+      step: EmbeddedScaInput | HeldScaStep;
       psu?: PsuPresence;
     }): Promise<EmbeddedScaStep> {
       const { consent, bank } = await consentWithBank(db, input.consentId);
-      if (!consent.bankConsentId)
-        throw ApplicationFailure.nonRetryable('no bank consent', 'ConsentNotRecorded');
-      return xs2aClientFor(bank, config, deps.fetch).embeddedConsentStep(
-        consent.bankConsentId,
-        input.href,
-        input.step,
-        input.psu,
+      const bankConsentId = consent.bankConsentId;
+      if (!bankConsentId) throw ApplicationFailure.nonRetryable('no bank consent', 'ConsentNotRecorded');
+      const relay = (step: EmbeddedScaInput) =>
+        xs2aClientFor(bank, config, deps.fetch).embeddedConsentStep(
+          bankConsentId,
+          input.href,
+          step,
+          input.psu,
+        );
+      const { step } = input;
+      if (!('secretRef' in step)) return relay(step);
+      return relayHeldStep(
+        deps,
+        { secretRef: step.secretRef, subject: scaSecretSubject.consent(consent.id) },
+        (fields) => relay(heldStepOf(step.step, fields)),
       );
     },
 

@@ -2,6 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { and, eq, isNull, notInArray } from 'drizzle-orm';
 import { xs2aClientFor } from '../../connectors/openbanking/xs2a-client.ts';
 import { signJws, TOKEN_ISSUER } from '../../credentials/openbanking/jws.ts';
+import { scaSecretSubject } from '../../credentials/openbanking/sca-secrets.ts';
 import { obBanks, obHooks, obUsers } from '../../db/schema/openbanking.ts';
 import { obPayments } from '../../db/schema/openbanking-payments.ts';
 import { hookCallFormat } from '../../domain/openbanking/hook-events.ts';
@@ -14,7 +15,11 @@ import {
   statusOfState,
   type TransactionStatus,
 } from '../../domain/openbanking/payments.ts';
-import type { BankPaymentStarted, PaymentConfirmRequest } from '../../domain/openbanking/processes.ts';
+import type {
+  BankPaymentStarted,
+  PaymentConfirmRequest,
+  PaymentSmsRequest,
+} from '../../domain/openbanking/processes.ts';
 import type {
   PaymentInitiationRequest,
   PaymentProduct,
@@ -24,6 +29,7 @@ import type {
 } from '../../domain/openbanking/xs2a.ts';
 import type { WebhookRequest } from '../../domain/webhooks/processes.ts';
 import type { ActivityDeps } from '../shared/deps.ts';
+import { relayHeldStep } from './sca-secrets.ts';
 
 /**
  * Activities of the payment process (workflows/openbanking/payment.ts): the payment at the bank (XS2A
@@ -184,21 +190,28 @@ export function createPaymentActivities(deps: ActivityDeps) {
       return { authorisationId: started.authorisationId };
     },
 
-    /** PUT .../authorisations/{id} with the one-time code; the bank's errors are the connector's types. */
-    async authoriseBankPayment(input: {
-      code: string;
-      smsCode: string;
-      psu?: PsuPresence;
-    }): Promise<ScaStatus> {
+    /**
+     * PUT .../authorisations/{id} with the one-time code, taken from ob_sca_secrets by its reference
+     * (decision 0068; a code sent before it comes as it is); the bank's errors are the connector's types.
+     */
+    async authoriseBankPayment(input: { code: string } & PaymentSmsRequest): Promise<ScaStatus> {
       const { payment, bank, bankPaymentId, product } = await requireBankPayment(input.code);
-      if (!payment.bankAuthorisationId)
+      const authorisationId = payment.bankAuthorisationId;
+      if (!authorisationId)
         throw ApplicationFailure.nonRetryable('no authorisation was started', 'PaymentNotRecorded');
-      return clientOf(bank).updatePaymentAuthorisation(
-        product,
-        bankPaymentId,
-        payment.bankAuthorisationId,
-        input.smsCode,
-        input.psu ?? psuOf(payment),
+      const relay = (smsCode: string) =>
+        clientOf(bank).updatePaymentAuthorisation(
+          product,
+          bankPaymentId,
+          authorisationId,
+          smsCode,
+          input.psu ?? psuOf(payment),
+        );
+      if (!('secretRef' in input)) return relay(input.smsCode);
+      return relayHeldStep(
+        deps,
+        { secretRef: input.secretRef, subject: scaSecretSubject.payment(payment.code) },
+        (fields) => relay(fields.smsCode ?? ''),
       );
     },
 

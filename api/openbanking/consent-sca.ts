@@ -12,7 +12,8 @@ import { requireUser, USER_SECURITY } from './identity.ts';
  * (`psuId`, `password`), the method they chose (`authenticationMethodId`, from `scaMethods`), or the
  * one-time code (`scaAuthenticationData`). The answer says where the SCA stands and what the user gives
  * next (`next`); once the code is accepted the consent goes on as any other (accounts read, hook
- * called). Nothing the user types is stored. The use case: application/openbanking/consents.ts.
+ * called). What the user types is not kept: the id, password and code wait sealed for minutes, outside
+ * the engine, until relayed (decision 0068). The use case: application/openbanking/consents.ts.
  */
 
 const credentials = z
@@ -83,7 +84,9 @@ export const consentScaOperation = defineOperation({
       description:
         'For a consent at a bank whose flow is `embedded` (POST consent answered `scaMethod: EMBEDDED`): send the ' +
         'user’s id and password at the bank, then the chosen method, then the one-time code. Errors: another user’s ' +
-        'or unknown consent 404; 409 `consent_not_awaiting_sca` (ended, not embedded, or a step out of turn); 422 ' +
+        'or unknown consent 404; 409 `consent_not_awaiting_sca` (ended, not embedded, or a step out of turn); 409 ' +
+        '`sca_step_expired` (the step did not reach the bank in time, or an interrupted attempt used it: give it ' +
+        'again); 422 ' +
         '`psu_credentials_invalid` (wrong password or code: the bank rejects the consent after too many), 422 ' +
         '`sca_code_expired`; 502 `bank_refused`; 503 `bank_unavailable`.',
       security: USER_SECURITY,

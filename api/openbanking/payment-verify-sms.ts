@@ -19,7 +19,7 @@ import {
  * payment (CONFIRMED, or FAILED when the bank rejected it). Wrong: 422 `sms_code_invalid` (the bank
  * fails the authorisation after 3 wrong codes: the payment is then FAILED); expired: 422
  * `sms_code_expired`; used already: 409 `sms_code_used`; not waiting for a code: 409
- * `payment_not_awaiting_code`.
+ * `payment_not_awaiting_code`; not relayed (decision 0068): 409 `sca_step_expired`.
  */
 const body = z
   .object({
@@ -42,7 +42,8 @@ export const paymentVerifySmsOperation = defineOperation({
       summary: 'Confirm a payment with the SMS code the bank sent',
       description:
         'Relays the code to the bank. Errors: 422 `sms_code_invalid` (wrong), 422 `sms_code_expired`, 409 ' +
-        '`sms_code_used`, 409 `payment_not_awaiting_code`; another user’s payment 404.',
+        '`sms_code_used`, 409 `payment_not_awaiting_code`, 409 `sca_step_expired` (the code did not reach the ' +
+        'bank in time, or an interrupted attempt used it: send it again); another user’s payment 404.',
       security: USER_SECURITY,
       request: { headers: userAgentHeaders, body: jsonBody(body) },
       responses: {

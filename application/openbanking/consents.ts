@@ -8,6 +8,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { eq } from 'drizzle-orm';
 import { digestOf, isLiveUserOf, type UserIdentity } from '../../credentials/openbanking/identity.ts';
 import { AUDIENCE, verifyJwt } from '../../credentials/openbanking/jws.ts';
+import { scaSecretSubject } from '../../credentials/openbanking/sca-secrets.ts';
 import { obConsents } from '../../db/schema/openbanking.ts';
 import { CONSENT_SCOPES, type ConsentKind, type ConsentScope } from '../../domain/openbanking/consents.ts';
 import { newId } from '../../domain/openbanking/ids.ts';
@@ -18,7 +19,9 @@ import {
   consentStartedUpdate,
   consentWorkflowId,
   EmbeddedScaRefusal,
+  type EmbeddedScaRequest,
   type EmbeddedScaView,
+  embeddedStepOf,
   openBankingSearchAttributes,
 } from '../../domain/openbanking/processes.ts';
 import type { EmbeddedScaInput } from '../../domain/openbanking/xs2a.ts';
@@ -28,6 +31,7 @@ import type { UseCaseDeps } from '../shared/deps.ts';
 import { Refusal } from '../shared/refusal.ts';
 import { findUserAccount } from './accounts.ts';
 import { type BankView, findBank, findBankRow, listBanks } from './banks.ts';
+import { sendHeldScaStep } from './held-sca-steps.ts';
 import { findUsableHook } from './hooks.ts';
 import { paymentAuthorizationOf } from './payments.ts';
 import { callbackUrlsOf, type FlowOrigin, psuOf } from './psu.ts';
@@ -201,14 +205,17 @@ const EMBEDDED_REFUSALS: Record<string, (message: string) => Refusal> = {
   [EmbeddedScaRefusal.bankRefused]: (message) => new Refusal(502, 'bank_refused', message),
   [EmbeddedScaRefusal.bankUnavailable]: () =>
     new Refusal(503, 'bank_unavailable', 'The bank could not be reached; try again later'),
+  [EmbeddedScaRefusal.stepExpired]: (message) => Refusal.conflict('sca_step_expired', message),
 };
 
 /**
  * One step of a consent's embedded SCA (decision 0061): the user's id and password at the bank, the
  * method they choose, or the one-time code, relayed to the bank by the consent's workflow (one Update);
- * the answer says where the SCA stands and what comes next. Nothing of it is stored. Throws Refusal:
- * 404 another user's or unknown consent, 409 `consent_not_awaiting_sca`, 422 `psu_credentials_invalid`
- * / `sca_code_expired`, 502 `bank_refused`, 503 `bank_unavailable`.
+ * the answer says where the SCA stands and what comes next. The id, password and code wait sealed in
+ * ob_sca_secrets until the activity takes them, never in the engine (decision 0068). Throws Refusal:
+ * 404 another user's or unknown consent, 409 `consent_not_awaiting_sca`, 409 `sca_step_expired` (give
+ * the step again), 422 `psu_credentials_invalid` / `sca_code_expired`, 502 `bank_refused`, 503
+ * `bank_unavailable`.
  */
 export async function continueEmbeddedSca(
   deps: UseCaseDeps,
@@ -226,10 +233,19 @@ export async function continueEmbeddedSca(
   if (row.status !== 'AWAITING_SCA')
     throw Refusal.conflict('consent_not_awaiting_sca', `The consent is ${row.status}`);
   const psu = psuOf(origin.psu);
-  try {
-    const view = await temporal.workflow
+  const send = (request: EmbeddedScaRequest) =>
+    temporal.workflow
       .getHandle(consentWorkflowId(consentId))
-      .executeUpdate(consentEmbeddedScaUpdate, { args: [{ ...step, ...(psu ? { psu } : {}) }] });
+      .executeUpdate(consentEmbeddedScaUpdate, { args: [{ ...request, ...(psu ? { psu } : {}) }] });
+  const kind = embeddedStepOf(step);
+  try {
+    // The user id, password and code do not cross the engine (decision 0068); the method choice does.
+    const view =
+      kind === 'method'
+        ? await send(step)
+        : await sendHeldScaStep(deps, scaSecretSubject.consent(consentId), { ...step }, (secretRef) =>
+            send({ step: kind, secretRef }),
+          );
     return { consentId, ...view };
   } catch (error) {
     if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {

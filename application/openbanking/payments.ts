@@ -3,6 +3,7 @@ import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/cl
 import { ApplicationFailure } from '@temporalio/common';
 import { and, desc, eq } from 'drizzle-orm';
 import { digestOf, type UserIdentity } from '../../credentials/openbanking/identity.ts';
+import { scaSecretSubject } from '../../credentials/openbanking/sca-secrets.ts';
 import type { Database } from '../../db/client.ts';
 import { type obAccounts, obBanks, type obConsents, obHooks } from '../../db/schema/openbanking.ts';
 import { obPayments, type PaymentRow } from '../../db/schema/openbanking-payments.ts';
@@ -32,6 +33,7 @@ import type { UseCaseDeps } from '../shared/deps.ts';
 import { Refusal } from '../shared/refusal.ts';
 import { findUserAccount } from './accounts.ts';
 import { findBankRow } from './banks.ts';
+import { sendHeldScaStep } from './held-sca-steps.ts';
 import { findUsableHook, requireAgentHook } from './hooks.ts';
 import { callbackUrlsOf, type FlowOrigin, type PsuRequest, psuOf } from './psu.ts';
 
@@ -421,6 +423,11 @@ const SMS_REFUSALS = {
     code: 'payment_not_awaiting_code',
     message: 'The payment is not waiting for an SMS code',
   },
+  [PaymentRefusal.stepExpired]: {
+    status: 409,
+    code: 'sca_step_expired',
+    message: 'The SMS code is no longer held (it expired, or an interrupted attempt used it): send it again',
+  },
 } as const;
 
 const refusal = (type: keyof typeof SMS_REFUSALS) => {
@@ -447,9 +454,16 @@ export async function verifySms(
   const row = await findUserPayment(db, user, request.code);
   const psu = psuOf(psuRequest);
   try {
-    await temporal.workflow.getHandle(paymentWorkflowId(row.code)).executeUpdate(paymentVerifySmsUpdate, {
-      args: [{ smsCode: request.smsCode, ...(psu ? { psu } : {}) }],
-    });
+    // The code does not cross the engine (decision 0068): the Update names it in ob_sca_secrets.
+    await sendHeldScaStep(
+      deps,
+      scaSecretSubject.payment(row.code),
+      { smsCode: request.smsCode },
+      (secretRef) =>
+        temporal.workflow.getHandle(paymentWorkflowId(row.code)).executeUpdate(paymentVerifySmsUpdate, {
+          args: [{ secretRef, ...(psu ? { psu } : {}) }],
+        }),
+    );
   } catch (error) {
     if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
       const type = error.cause.type as keyof typeof SMS_REFUSALS;

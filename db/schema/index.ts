@@ -21,4 +21,5 @@ export * from './openbanking.ts';
 export * from './openbanking-bulk-payments.ts';
 export * from './openbanking-page-cursors.ts';
 export * from './openbanking-payments.ts';
+export * from './openbanking-sca-secrets.ts';
 export * from './webhooks.ts';

@@ -108,8 +108,39 @@ export const bankCallbackSignal = defineSignal<[BankCallback]>('bankCallback');
 /** The gateway ended the consent (DELETE iban, DELETE agent/user): the consent and its refreshes stop. */
 export const consentEndedSignal = defineSignal('consentEnded');
 
-/** One step of a consent's embedded SCA as the user gives it (PUT consent/{consentId}/sca). */
-export type EmbeddedScaRequest = EmbeddedScaInput & { psu?: PsuPresence };
+/**
+ * A step whose secret fields (bank user id and password, one-time code) wait, sealed, in ob_sca_secrets
+ * (decision 0068): the workflow sees only which step it is and the reference the activity takes them by.
+ */
+export interface HeldScaStep {
+  step: 'credentials' | 'code';
+  secretRef: string;
+}
+
+/**
+ * Steps given since decision 0068 hold their secrets outside the engine; the marker records it in the
+ * history. Updates of the earlier shape (the step itself) are still accepted for runs in flight.
+ */
+export const EMBEDDED_SCA_SECRET_STORE_PATCH = 'embedded-sca-secret-store';
+
+/** The activity failure type when a held step is gone (expired, or taken by an attempt that then failed). */
+export const SCA_SECRET_GONE = 'ScaSecretGone';
+
+/**
+ * One step of a consent's embedded SCA (PUT consent/{consentId}/sca): the method choice as given; the
+ * credentials and the code held outside the engine (or, in an Update sent before decision 0068, as given).
+ */
+export type EmbeddedScaRequest = (EmbeddedScaInput | HeldScaStep) & { psu?: PsuPresence };
+
+/** Which step of the embedded SCA a request is, whichever shape it has. */
+export const embeddedStepOf = (request: EmbeddedScaInput | HeldScaStep): 'credentials' | 'method' | 'code' =>
+  'secretRef' in request
+    ? request.step
+    : 'password' in request
+      ? 'credentials'
+      : 'authenticationMethodId' in request
+        ? 'method'
+        : 'code';
 
 /** Where a consent's embedded SCA stands after a step, and what the user gives next. */
 export interface EmbeddedScaView {
@@ -134,6 +165,8 @@ export const EmbeddedScaRefusal = {
   codeExpired: 'EmbeddedScaCodeExpired',
   bankRefused: 'EmbeddedScaBankRefused',
   bankUnavailable: 'EmbeddedScaBankUnavailable',
+  /** The step's password or code is no longer held (decision 0068): it must be given again. */
+  stepExpired: 'EmbeddedScaStepExpired',
 } as const;
 
 /** Failure types of consentStartedUpdate; the API answers them with its own status and code. */
@@ -338,10 +371,12 @@ export interface PaymentConfirmRequest {
 
 /** POST/PUT payment: the first confirmation initiates the payment at the bank; later ones wait for the same. */
 export const paymentConfirmUpdate = defineUpdate<void, [PaymentConfirmRequest]>('paymentConfirm');
-/** PUT payment/verify-sms: the bank's one-time code, relayed to its authorisation resource. */
-export const paymentVerifySmsUpdate = defineUpdate<void, [{ smsCode: string; psu?: PsuPresence }]>(
-  'paymentVerifySms',
-);
+/**
+ * PUT payment/verify-sms: the bank's one-time code, relayed to its authorisation resource; held outside
+ * the engine by its reference (decision 0068), or, in an Update sent before, the code itself.
+ */
+export type PaymentSmsRequest = ({ secretRef: string } | { smsCode: string }) & { psu?: PsuPresence };
+export const paymentVerifySmsUpdate = defineUpdate<void, [PaymentSmsRequest]>('paymentVerifySms');
 /** The bank sent the user back after a redirect SCA (`/redirect/{app}/state/{state}`). */
 export const paymentCallbackSignal = defineSignal<[{ nok: boolean }]>('paymentCallback');
 
@@ -354,6 +389,8 @@ export const PaymentRefusal = {
   smsCodeUsed: 'PaymentSmsCodeUsed',
   /** The payment is not waiting for a one-time code (not confirmed yet, another SCA method, or ended). */
   notAwaitingCode: 'PaymentNotAwaitingCode',
+  /** The code is no longer held (decision 0068): it must be sent again. */
+  stepExpired: 'PaymentScaStepExpired',
 } as const;
 
 /** What the bank answered when the payment was initiated (initiateBankPayment). */

@@ -63,6 +63,11 @@ export const openBankingConfig = z.object({
   OPENBANKING_PAYMENT_CONFIRMATION_TIMEOUT: duration('1h'),
   OPENBANKING_DECOUPLED_POLL_INTERVAL: duration('3s'),
   /**
+   * Embedded SCA (decision 0068): a step's password or one-time code waits, sealed, in ob_sca_secrets for
+   * the activity that relays it to the bank at most this long; later, the step must be given again.
+   */
+  OPENBANKING_SCA_SECRET_TTL: duration('5m'),
+  /**
    * The gateway's TPP identity toward banks (credentials/openbanking/tpp-signing.ts): a PEM private key
    * and its PEM certificate (QSeal in production); `\n` may stand for line breaks. Set, every XS2A request
    * is signed (Digest, Signature, TPP-Signature-Certificate); unset, requests go unsigned.

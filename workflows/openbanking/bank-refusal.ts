@@ -30,6 +30,12 @@ export function xs2aFailureTypeOf(error: unknown): Xs2aErrorType | undefined {
     : undefined;
 }
 
+/** The type of the application failure behind an activity's failure, if any. */
+export function failureTypeOf(error: unknown): string | undefined {
+  const cause = error instanceof ActivityFailure ? error.cause : error;
+  return cause instanceof ApplicationFailure ? (cause.type ?? undefined) : undefined;
+}
+
 /** The message of the failure behind an activity's failure. */
 export const causeMessageOf = (error: unknown): string => {
   const cause = error instanceof ActivityFailure ? error.cause : error;

@@ -25,9 +25,12 @@ import {
   consentEndedSignal,
   consentRefreshWorkflowId,
   consentStartedUpdate,
+  EMBEDDED_SCA_SECRET_STORE_PATCH,
   EmbeddedScaRefusal,
   type EmbeddedScaRequest,
   type EmbeddedScaView,
+  embeddedStepOf,
+  SCA_SECRET_GONE,
   type ScaStart,
   type StoredAccount,
 } from '../../domain/openbanking/processes.ts';
@@ -40,7 +43,7 @@ import {
 } from '../../domain/openbanking/xs2a.ts';
 import { BusinessStatus } from '../../domain/search-attributes.ts';
 import { sendWebhook } from '../webhooks/send.ts';
-import { bankStartRefusal, causeMessageOf, xs2aFailureTypeOf } from './bank-refusal.ts';
+import { bankStartRefusal, causeMessageOf, failureTypeOf, xs2aFailureTypeOf } from './bank-refusal.ts';
 import { consentRefresh } from './consent-refresh.ts';
 import { unlessRefused, unrecordableReason } from './data-refusal.ts';
 
@@ -99,10 +102,13 @@ export async function consentAuthorisation(input: ConsentFlowInput): Promise<Con
     consentEmbeddedScaUpdate,
     async (request: EmbeddedScaRequest): Promise<EmbeddedScaView> => {
       const { psu, ...step } = request;
+      // Since decision 0068 the password and the code wait outside the engine; the Update names them.
+      if ('secretRef' in step) patched(EMBEDDED_SCA_SECRET_STORE_PATCH);
+      const kind = embeddedStepOf(step);
       const href =
-        'password' in step
+        kind === 'credentials'
           ? embeddedLinks.start
-          : 'authenticationMethodId' in step
+          : kind === 'method'
             ? embeddedLinks.select
             : embeddedLinks.authorise;
       if (!href)
@@ -119,13 +125,18 @@ export async function consentAuthorisation(input: ConsentFlowInput): Promise<Con
           ...(psu ? { psu } : {}),
         });
       } catch (error) {
+        if (failureTypeOf(error) === SCA_SECRET_GONE)
+          throw ApplicationFailure.nonRetryable(
+            'The step is no longer held (it expired, or an interrupted attempt used it): give it again',
+            EmbeddedScaRefusal.stepExpired,
+          );
         const type = xs2aFailureTypeOf(error);
         if (type === Xs2aErrorType.ScaCredentialsInvalid) {
           // Too many wrong passwords or codes reject the consent at the bank: the SCA has then ended.
           if ((await readBankConsentStatus({ consentId: input.consentId })) !== 'received')
             embeddedEnded ??= 'failed';
           throw ApplicationFailure.nonRetryable(
-            'password' in step ? 'The user id or password is wrong' : 'The code is wrong',
+            kind === 'credentials' ? 'The user id or password is wrong' : 'The code is wrong',
             EmbeddedScaRefusal.credentialsInvalid,
           );
         }
@@ -146,7 +157,7 @@ export async function consentAuthorisation(input: ConsentFlowInput): Promise<Con
           EmbeddedScaRefusal.bankRefused,
         );
       }
-      if ('password' in step) embeddedLinks.start = null;
+      if (kind === 'credentials') embeddedLinks.start = null;
       embeddedLinks.select = answered.links.selectAuthenticationMethod ?? embeddedLinks.select;
       embeddedLinks.authorise = answered.links.authoriseTransaction ?? embeddedLinks.authorise;
       if (answered.scaStatus === 'finalised' || answered.scaStatus === 'failed')

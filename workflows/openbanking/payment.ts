@@ -17,17 +17,19 @@ import {
   statusOfTransaction,
 } from '../../domain/openbanking/payments.ts';
 import {
+  EMBEDDED_SCA_SECRET_STORE_PATCH,
   type PaymentConfirmRequest,
   type PaymentFlowInput,
   PaymentRefusal,
+  type PaymentSmsRequest,
   paymentCallbackSignal,
   paymentConfirmUpdate,
   paymentVerifySmsUpdate,
+  SCA_SECRET_GONE,
 } from '../../domain/openbanking/processes.ts';
 import {
   DECOUPLED_BACKOFF_PATCH,
   decoupledPollDelayMs,
-  type PsuPresence,
   type ScaApproach,
   Xs2aErrorType,
 } from '../../domain/openbanking/xs2a.ts';
@@ -80,7 +82,9 @@ export async function paymentExecution(input: PaymentFlowInput): Promise<Payment
 
   setHandler(
     paymentVerifySmsUpdate,
-    async (request: { smsCode: string; psu?: PsuPresence }) => {
+    async (request: PaymentSmsRequest) => {
+      // Since decision 0068 the code waits outside the engine; the Update names it.
+      if ('secretRef' in request) patched(EMBEDDED_SCA_SECRET_STORE_PATCH);
       try {
         const scaStatus = await waitedFor.authoriseBankPayment({ code, ...request });
         if (scaStatus === 'finalised' || scaStatus === 'failed') scaEnded ??= scaStatus;
@@ -89,6 +93,11 @@ export async function paymentExecution(input: PaymentFlowInput): Promise<Payment
           error instanceof ActivityFailure && error.cause instanceof ApplicationFailure
             ? error.cause.type
             : undefined;
+        if (type === SCA_SECRET_GONE)
+          throw ApplicationFailure.nonRetryable(
+            'The SMS code is no longer held (it expired, or an interrupted attempt used it): send it again',
+            PaymentRefusal.stepExpired,
+          );
         if (type === Xs2aErrorType.ScaCredentialsInvalid) {
           // Too many wrong codes fail the authorisation at the bank: the payment then ends REJECTED.
           if ((await readBankAuthorisation({ code })) === 'failed') scaEnded ??= 'failed';
@@ -104,7 +113,7 @@ export async function paymentExecution(input: PaymentFlowInput): Promise<Payment
       await condition(() => FINAL_PAYMENT_STATES.includes(recorded));
     },
     {
-      validator: (_request: { smsCode: string; psu?: PsuPresence }) => {
+      validator: (_request: PaymentSmsRequest) => {
         if (state !== 'AWAITING_SCA' || approach !== 'EMBEDDED')
           throw ApplicationFailure.nonRetryable(
             'The payment is not waiting for an SMS code',

@@ -431,7 +431,7 @@ export interface paths {
         get?: never;
         /**
          * One step of a consent’s embedded SCA
-         * @description For a consent at a bank whose flow is `embedded` (POST consent answered `scaMethod: EMBEDDED`): send the user’s id and password at the bank, then the chosen method, then the one-time code. Errors: another user’s or unknown consent 404; 409 `consent_not_awaiting_sca` (ended, not embedded, or a step out of turn); 422 `psu_credentials_invalid` (wrong password or code: the bank rejects the consent after too many), 422 `sca_code_expired`; 502 `bank_refused`; 503 `bank_unavailable`.
+         * @description For a consent at a bank whose flow is `embedded` (POST consent answered `scaMethod: EMBEDDED`): send the user’s id and password at the bank, then the chosen method, then the one-time code. Errors: another user’s or unknown consent 404; 409 `consent_not_awaiting_sca` (ended, not embedded, or a step out of turn); 409 `sca_step_expired` (the step did not reach the bank in time, or an interrupted attempt used it: give it again); 422 `psu_credentials_invalid` (wrong password or code: the bank rejects the consent after too many), 422 `sca_code_expired`; 502 `bank_refused`; 503 `bank_unavailable`.
          */
         put: operations["continueConsentScaV8"];
         post?: never;
@@ -839,7 +839,7 @@ export interface paths {
         get?: never;
         /**
          * Confirm a payment with the SMS code the bank sent
-         * @description Relays the code to the bank. Errors: 422 `sms_code_invalid` (wrong), 422 `sms_code_expired`, 409 `sms_code_used`, 409 `payment_not_awaiting_code`; another user’s payment 404.
+         * @description Relays the code to the bank. Errors: 422 `sms_code_invalid` (wrong), 422 `sms_code_expired`, 409 `sms_code_used`, 409 `payment_not_awaiting_code`, 409 `sca_step_expired` (the code did not reach the bank in time, or an interrupted attempt used it: send it again); another user’s payment 404.
          */
         put: operations["verifyPaymentSmsV8"];
         post?: never;
