@@ -1,10 +1,12 @@
-import { temporal } from '@temporalio/proto';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { obScaSecrets } from '../../db/schema/openbanking-sca-secrets.ts';
 import { bankHashOf } from '../../domain/openbanking/bank-directory.ts';
 import { ibanOf, SANDBOX_BANKS } from '../../sandbox/openbanking/catalogue.ts';
 import { driveSca } from '../../sandbox/openbanking/sca-driver.ts';
 import { startReceiver } from '../../sandbox/webhook-receiver.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { openedHistoryText } from '../support/workflow-history.ts';
 import { type Customer, consentOnceSettled, newCustomer, startConsent } from './consent-helpers.ts';
 import {
   bankOf,
@@ -161,6 +163,21 @@ describe('a decoupled bank that names the PSU when the authorisation starts (Ban
   });
 });
 
+/** Runs `call` with held SCA steps expiring at once: each reaches the bank too late (decision 0068). */
+async function withoutTimeToHold<T>(call: () => Promise<T>): Promise<T> {
+  const ttl = platform.config.OPENBANKING_SCA_SECRET_TTL;
+  platform.config.OPENBANKING_SCA_SECRET_TTL = 0;
+  try {
+    return await call();
+  } finally {
+    platform.config.OPENBANKING_SCA_SECRET_TTL = ttl;
+  }
+}
+
+/** The entries of ob_sca_secrets a process still has. */
+const heldSteps = async (subject: string) =>
+  (await platform.db.select().from(obScaSecrets).where(eq(obScaSecrets.subject, subject))).length;
+
 interface EmbeddedView {
   scaStatus: string;
   next: 'credentials' | 'method' | 'code' | null;
@@ -170,7 +187,7 @@ interface EmbeddedView {
 }
 
 describe('an embedded bank with explicit start and method selection (Bank E)', () => {
-  it('consent: password, method and code relayed step by step: ACTIVE; none of them in clear in the history', async () => {
+  it('consent: password, method and code relayed step by step: ACTIVE; none of them in the engine, even opened', async () => {
     const customer = await newCustomer(platform);
     const started = await customer.call<{
       consentId: string;
@@ -203,6 +220,13 @@ describe('an embedded bank with explicit start and method selection (Bank E)', (
       ).status,
     ).toBe(404);
 
+    // A step that does not reach the bank within OPENBANKING_SCA_SECRET_TTL is not relayed: it is
+    // given again, and then goes through (decision 0068).
+    const late = await withoutTimeToHold(() => step({ psuId: 'emma', password: 'sandbox-emma' }));
+    expect(late.status).toBe(409);
+    expect(late.body.error?.code).toBe('sca_step_expired');
+    expect(await heldSteps(`consent:${consentId}`)).toBe(0);
+
     const authenticated = await step({ psuId: 'emma', password: 'sandbox-emma' });
     expect(authenticated.status).toBe(200);
     expect(authenticated.body).toMatchObject({ scaStatus: 'psuAuthenticated', next: 'method' });
@@ -226,26 +250,41 @@ describe('an embedded bank with explicit start and method selection (Bank E)', (
     expect(done.body).toMatchObject({ scaStatus: 'finalised', next: null });
     expect(await consentOnceSettled(customer, consentId)).toMatchObject({ status: 'ACTIVE', accounts: 1 });
 
-    // The password and the code crossed the workflow's history sealed by the payload codec (decision 0049).
-    const history = await platform.client.workflow.getHandle(`ob-consent-${consentId}`).fetchHistory();
-    const bytes = Buffer.from(temporal.api.history.v1.History.encode(history).finish());
-    expect(bytes.includes('sandbox-emma')).toBe(false);
-    expect(bytes.includes(code)).toBe(false);
+    // The user id, password and code never entered the engine (decision 0068): not even the history
+    // opened with the payload codec's keys holds them; the Updates named them by reference only.
+    const opened = await openedHistoryText(platform.client, platform.config, `ob-consent-${consentId}`);
+    expect(opened).toContain('scaMethodSelected');
+    expect(opened).toContain('secretRef');
+    for (const secret of ['sandbox-emma', 'not-the-password', '"emma"', `"${code}"`, 'scaAuthenticationData'])
+      expect(opened).not.toContain(secret);
+    // Each held step was deleted as the bank was called.
+    expect(await heldSteps(`consent:${consentId}`)).toBe(0);
   });
 
-  it('payment: the one-time code the bank texted, relayed by verify-sms: CONFIRMED with one debit', async () => {
+  it('payment: the one-time code the bank texted, relayed by verify-sms: CONFIRMED with one debit; the code never in the engine', async () => {
     const customer = await customerWithHook();
     const created = await directPayment(customer, 'bank-e', '1.95');
     const sentAfter = Date.now();
     const confirmed = await confirm(customer, created.code, { scaMethod: 'EMBEDDED_SMS_OTP' }, 'POST', 7);
     expect(confirmed.body).toMatchObject({ state: 'AWAITING_SCA', sca: { method: 'EMBEDDED_SMS_OTP' } });
     const smsCode = await smsCodeFor(platform, 'emma', sentAfter, 'bank-e');
-    const verified = await customer.call('PUT', '/api/8/payment/verify-sms', {
-      headers: { ...customer.headers, 'user-agent': 'Payment test' },
-      body: { code: created.code, smsCode },
-    });
+    const verify = () =>
+      customer.call<{ error?: { code: string } }>('PUT', '/api/8/payment/verify-sms', {
+        headers: { ...customer.headers, 'user-agent': 'Payment test' },
+        body: { code: created.code, smsCode },
+      });
+    // A code that does not reach the bank in time is sent again (decision 0068).
+    const late = await withoutTimeToHold(verify);
+    expect(late.status).toBe(409);
+    expect(late.body.error?.code).toBe('sca_step_expired');
+    const verified = await verify();
     expect(verified.status).toBe(200);
     expect(await paymentOnceSettled(customer, created.code)).toMatchObject({ status: 'CONFIRMED' });
+    const opened = await openedHistoryText(platform.client, platform.config, `ob-payment-${created.code}`);
+    expect(opened).toContain('secretRef');
+    expect(opened).not.toContain(`"${smsCode}"`);
+    expect(opened).not.toContain('smsCode');
+    expect(await heldSteps(`payment:${created.code}`)).toBe(0);
     const bankPayment = [...bankOf(platform, 'bank-e').payments.values()].at(-1)!;
     expect(
       bankOf(platform, 'bank-e')
