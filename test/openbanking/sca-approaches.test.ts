@@ -174,6 +174,23 @@ async function withoutTimeToHold<T>(call: () => Promise<T>): Promise<T> {
   }
 }
 
+/** Bank E in a maintenance window (its XS2A answers 503 with Retry-After), or back. */
+async function bankEMaintenance(on: boolean) {
+  const now = Date.now();
+  const notices = [
+    {
+      startsAt: new Date(now - 60_000).toISOString(),
+      endsAt: new Date(now + 3_600_000).toISOString(),
+      message: 'Test',
+    },
+  ];
+  const answer = await fetch(`${platform.sandbox.banks.url}/bank-e/sandbox/maintenance`, {
+    method: on ? 'PUT' : 'DELETE',
+    ...(on ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ notices }) } : {}),
+  });
+  expect(answer.ok).toBe(true);
+}
+
 /** The entries of ob_sca_secrets a process still has. */
 const heldSteps = async (subject: string) =>
   (await platform.db.select().from(obScaSecrets).where(eq(obScaSecrets.subject, subject))).length;
@@ -243,6 +260,13 @@ describe('an embedded bank with explicit start and method selection (Bank E)', (
       `${platform.sandbox.banks.url}/bank-e/sandbox/consents/${bankConsent.consentId}/app-code`,
     );
     const { code } = (await app.json()) as { code: string };
+    // The bank does not answer: the attempt that took the code fails at once (no later attempt could
+    // relay it), the code is no longer held, and the same step goes through once the bank is back.
+    await bankEMaintenance(true);
+    const unanswered = await step({ scaAuthenticationData: code }).finally(() => bankEMaintenance(false));
+    expect(unanswered.status).toBe(503);
+    expect(unanswered.body.error?.code).toBe('bank_unavailable');
+    expect(await heldSteps(`consent:${consentId}`)).toBe(0);
     const wrongCode = await step({ scaAuthenticationData: code === '000000' ? '111111' : '000000' });
     expect(wrongCode.body.error?.code).toBe('psu_credentials_invalid');
     const done = await step({ scaAuthenticationData: code });
