@@ -19,7 +19,8 @@ import {
  * payment (CONFIRMED, or FAILED when the bank rejected it). Wrong: 422 `sms_code_invalid` (the bank
  * fails the authorisation after 3 wrong codes: the payment is then FAILED); expired: 422
  * `sms_code_expired`; used already: 409 `sms_code_used`; not waiting for a code: 409
- * `payment_not_awaiting_code`; not relayed (decision 0068): 409 `sca_step_expired`.
+ * `payment_not_awaiting_code`; not relayed (decision 0068): 409 `sca_step_expired`; the bank unreachable:
+ * 503 `bank_unavailable`; any other refusal of the bank: 502 `bank_refused`.
  */
 const body = z
   .object({
@@ -43,7 +44,8 @@ export const paymentVerifySmsOperation = defineOperation({
       description:
         'Relays the code to the bank. Errors: 422 `sms_code_invalid` (wrong), 422 `sms_code_expired`, 409 ' +
         '`sms_code_used`, 409 `payment_not_awaiting_code`, 409 `sca_step_expired` (the code did not reach the ' +
-        'bank in time, or an interrupted attempt used it: send it again); another user’s payment 404.',
+        'bank in time, or an interrupted attempt used it: send it again), 503 `bank_unavailable`, 502 ' +
+        '`bank_refused`; another user’s payment 404.',
       security: USER_SECURITY,
       request: { headers: userAgentHeaders, body: jsonBody(body) },
       responses: {

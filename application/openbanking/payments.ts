@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
 import { and, desc, eq } from 'drizzle-orm';
 import { digestOf, type UserIdentity } from '../../credentials/openbanking/identity.ts';
 import { scaSecretSubject } from '../../credentials/openbanking/sca-secrets.ts';
@@ -26,7 +26,7 @@ import {
   paymentVerifySmsUpdate,
   paymentWorkflowId,
 } from '../../domain/openbanking/processes.ts';
-import type { ScaApproach } from '../../domain/openbanking/xs2a.ts';
+import { type ScaApproach, Xs2aErrorType } from '../../domain/openbanking/xs2a.ts';
 import { BusinessStatus } from '../../domain/search-attributes.ts';
 import type { paymentExecution } from '../../workflows/openbanking/index.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
@@ -476,9 +476,23 @@ export async function verifySms(
     if (error instanceof WorkflowNotFoundError) {
       throw refusal(usedOrNotAwaiting(await findUserPayment(db, user, row.code)));
     }
+    // Any other failure of the bank's call: the code was taken (decision 0068), so it is given again.
+    if (error instanceof WorkflowUpdateFailedError) throw bankFailureOf(error);
     throw error;
   }
   return toPaymentView(await findUserPayment(db, user, row.code));
+}
+
+/** The bank could not be reached (503), or refused the code for a reason the gateway has no answer for (502). */
+function bankFailureOf(error: WorkflowUpdateFailedError): Refusal {
+  const cause = error.cause instanceof ActivityFailure ? error.cause.cause : error.cause;
+  if (cause instanceof ApplicationFailure && cause.type === Xs2aErrorType.BankUnavailable)
+    return new Refusal(503, 'bank_unavailable', 'The bank could not be reached; send the code again later');
+  return new Refusal(
+    502,
+    'bank_refused',
+    'The bank refused the code; send it again or start the payment again',
+  );
 }
 
 // ─── By hook, and the bank's callback ───────────────────────────────────────────────────────────

@@ -839,7 +839,7 @@ export interface paths {
         get?: never;
         /**
          * Confirm a payment with the SMS code the bank sent
-         * @description Relays the code to the bank. Errors: 422 `sms_code_invalid` (wrong), 422 `sms_code_expired`, 409 `sms_code_used`, 409 `payment_not_awaiting_code`, 409 `sca_step_expired` (the code did not reach the bank in time, or an interrupted attempt used it: send it again); another user’s payment 404.
+         * @description Relays the code to the bank. Errors: 422 `sms_code_invalid` (wrong), 422 `sms_code_expired`, 409 `sms_code_used`, 409 `payment_not_awaiting_code`, 409 `sca_step_expired` (the code did not reach the bank in time, or an interrupted attempt used it: send it again), 503 `bank_unavailable`, 502 `bank_refused`; another user’s payment 404.
          */
         put: operations["verifyPaymentSmsV8"];
         post?: never;
