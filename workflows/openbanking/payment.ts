@@ -46,7 +46,6 @@ const {
   preparePaymentWebhook,
   readBankPaymentStatus,
   readBankAuthorisation,
-  readBankCancellation,
 } = proxyActivities<OpenBankingActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
@@ -192,7 +191,11 @@ export async function paymentExecution(input: PaymentFlowInput): Promise<Payment
   setHandler(paymentCancellationCallbackSignal, async () => {
     const sca = cancellationSca;
     if (!sca || isFinal()) return;
-    const outcome = await readBankCancellation({ code, scaStatusUrl: sca.scaStatusUrl });
+    // A bank that cannot say (after a few short attempts) must not fail or hold up the payment's
+    // process: the cancellation stays open.
+    const outcome = await waitedFor
+      .readBankCancellation({ code, scaStatusUrl: sca.scaStatusUrl })
+      .catch(() => 'open' as const);
     if (cancellationSca !== sca) return;
     if (outcome === 'open') return;
     if (outcome === 'cancelled') cancelled = true;
