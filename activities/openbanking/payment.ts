@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { and, eq, isNull, notInArray } from 'drizzle-orm';
-import { xs2aClientFor } from '../../connectors/openbanking/xs2a-client.ts';
+import { xs2aClientFor, xs2aErrorTypeOf } from '../../connectors/openbanking/xs2a-client.ts';
 import { signJws, TOKEN_ISSUER } from '../../credentials/openbanking/jws.ts';
 import { scaSecretSubject } from '../../credentials/openbanking/sca-secrets.ts';
 import { obBanks, obHooks, obUsers } from '../../db/schema/openbanking.ts';
@@ -16,16 +16,18 @@ import {
   type TransactionStatus,
 } from '../../domain/openbanking/payments.ts';
 import type {
+  BankPaymentCancellation,
   BankPaymentStarted,
   PaymentConfirmRequest,
   PaymentSmsRequest,
 } from '../../domain/openbanking/processes.ts';
-import type {
-  PaymentInitiationRequest,
-  PaymentProduct,
-  PsuPresence,
-  ScaApproach,
-  ScaStatus,
+import {
+  type PaymentInitiationRequest,
+  type PaymentProduct,
+  type PsuPresence,
+  type ScaApproach,
+  type ScaStatus,
+  Xs2aErrorType,
 } from '../../domain/openbanking/xs2a.ts';
 import type { WebhookRequest } from '../../domain/webhooks/processes.ts';
 import type { ActivityDeps } from '../shared/deps.ts';
@@ -235,6 +237,67 @@ export function createPaymentActivities(deps: ActivityDeps) {
         .set({ bankTransactionStatus: status })
         .where(eq(obPayments.code, payment.code));
       return status;
+    },
+
+    /**
+     * DELETE /v1/payments/{product}/{id} (decision 0070): cancelled at once, or the bank's page where the
+     * user authorises the cancellation (its own SCA, back to the payment's callback marked as the
+     * cancellation's). A retry after a lost 204 meets 405: the bank's CANC says it was cancelled.
+     */
+    async cancelBankPayment(input: {
+      code: string;
+      redirectUri: string;
+      nokRedirectUri: string;
+      psu?: PsuPresence;
+    }): Promise<BankPaymentCancellation> {
+      const { payment, bank, bankPaymentId, product } = await requireBankPayment(input.code);
+      const client = clientOf(bank);
+      const psu = input.psu ?? psuOf(payment);
+      try {
+        const answer = await client.cancelPayment(product, bankPaymentId, {
+          redirectUri: input.redirectUri,
+          nokRedirectUri: input.nokRedirectUri,
+          ...(psu ? { psu } : {}),
+        });
+        if (answer.status === 'authorisationNeeded')
+          return {
+            status: answer.status,
+            scaRedirectUrl: answer.scaRedirectUrl,
+            scaStatusUrl: answer.scaStatusUrl,
+          };
+      } catch (error) {
+        if (xs2aErrorTypeOf(error) !== Xs2aErrorType.StatusInvalid) throw error;
+        if ((await client.getPaymentStatus(product, bankPaymentId)) !== 'CANC') throw error;
+      }
+      await db
+        .update(obPayments)
+        .set({ bankTransactionStatus: 'CANC' })
+        .where(eq(obPayments.code, payment.code));
+      return { status: 'cancelled' };
+    },
+
+    /**
+     * After the cancellation's own SCA: `cancelled` once the bank says the payment is CANC, `kept` when
+     * the user refused (the authorisation failed, or ended with the payment not cancelled), `open` while
+     * the bank's authorisation has not ended.
+     */
+    async readBankCancellation(input: {
+      code: string;
+      scaStatusUrl: string | null;
+    }): Promise<'cancelled' | 'kept' | 'open'> {
+      const { payment, bank, bankPaymentId, product } = await requireBankPayment(input.code);
+      const client = clientOf(bank);
+      const scaStatus = input.scaStatusUrl
+        ? await client.getCancellationAuthorisationStatus(product, bankPaymentId, input.scaStatusUrl)
+        : 'finalised';
+      if (scaStatus === 'failed') return 'kept';
+      const status = await client.getPaymentStatus(product, bankPaymentId);
+      await db
+        .update(obPayments)
+        .set({ bankTransactionStatus: status })
+        .where(eq(obPayments.code, payment.code));
+      if (status === 'CANC') return 'cancelled';
+      return scaStatus === 'finalised' ? 'kept' : 'open';
     },
 
     /** Moves the read model's state (and status); a final state is never left. */

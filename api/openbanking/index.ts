@@ -40,6 +40,7 @@ import { idStatusOperation } from './id-status.ts';
 import { AGENT_SECURITY, credentialGate, registerIdentitySchemes, requireAgent } from './identity.ts';
 import { kycUpdateOperation } from './kyc-update.ts';
 import { pagedTransactionsOperation } from './paged-transactions.ts';
+import { paymentCancelOperation } from './payment-cancel.ts';
 import { paymentConfirmOperation, paymentConfirmPutOperation } from './payment-confirm.ts';
 import { paymentDirectOperation } from './payment-direct.ts';
 import { paymentDirectInitiateOperation } from './payment-direct-initiate.ts';
@@ -122,6 +123,7 @@ export const openBankingOperations: readonly Operation<AppEnv, ApiVersion>[] = [
   paymentConfirmPutOperation,
   paymentVerifySmsOperation,
   paymentStatusOperation,
+  paymentCancelOperation,
   statusOperation,
   // Bulk payments, payment searches, reports and audit
   bulkPaymentsPaymentOperation,

@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { receiveBankCallback } from '../../application/openbanking/bank-callback.ts';
+import { CANCELLATION_CALLBACK_MARK } from '../../domain/openbanking/payments.ts';
 import type { AppEnv } from '../shared/context.ts';
 import { html, htmlPage } from '../shared/html.ts';
 import { defineOperation } from '../shared/operation.ts';
@@ -54,6 +55,9 @@ export const redirectStateOperation = defineOperation({
             .max(20)
             .optional()
             .openapi({ description: '`nok` when the bank used the Nok redirect' }),
+          sca: z.string().max(20).optional().openapi({
+            description: '`cancellation` when the bank returns from a payment cancellation’s own SCA',
+          }),
         }),
       },
       responses: {
@@ -71,6 +75,7 @@ export const redirectStateOperation = defineOperation({
       app,
       state,
       nok: c.req.valid('query').outcome === 'nok',
+      cancellation: c.req.valid('query').sca === CANCELLATION_CALLBACK_MARK,
       form: () => c.req.parseBody().catch(() => ({}) as Record<string, unknown>),
     });
     if (!sent)

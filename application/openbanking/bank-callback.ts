@@ -20,6 +20,8 @@ export interface BankCallback {
   state: string;
   /** The bank used the Nok redirect (`?outcome=nok`). */
   nok: boolean;
+  /** The return from a payment cancellation's own SCA (`?sca=cancellation`, decision 0070). */
+  cancellation?: boolean;
   /** The form the bank posts: read only for a consent, and only once the consent is known. */
   form: () => Promise<Record<string, unknown>>;
 }
@@ -41,7 +43,7 @@ export async function receiveBankCallback(
   if (!row) {
     // Not a consent's state: a payment's or a bulk payment's SCA may have ended.
     return (
-      (await paymentBankCallback(deps, { app, state, nok })) ??
+      (await paymentBankCallback(deps, { app, state, nok, cancellation: callback.cancellation === true })) ??
       (await bulkBankCallback(deps, { app, state, nok }))
     );
   }

@@ -10,6 +10,7 @@ import { obPayments, type PaymentRow } from '../../db/schema/openbanking-payment
 import type { BudgetDetails } from '../../domain/openbanking/payment-orders.ts';
 import {
   decimalOf,
+  FINAL_PAYMENT_STATES,
   minorOf,
   type PaymentKind,
   type PaymentScaMethod,
@@ -22,6 +23,8 @@ import {
   type PaymentFlowInput,
   PaymentRefusal,
   paymentCallbackSignal,
+  paymentCancellationCallbackSignal,
+  paymentCancelUpdate,
   paymentConfirmUpdate,
   paymentVerifySmsUpdate,
   paymentWorkflowId,
@@ -38,9 +41,9 @@ import { findUsableHook, requireAgentHook } from './hooks.ts';
 import { callbackUrlsOf, type FlowOrigin, type PsuRequest, psuOf } from './psu.ts';
 
 /**
- * Single payments (decision 0033): creating one (row + workflow `ob-payment-<code>`), its confirmation
- * and SMS verification (Updates), its status, the bank's callback of its SCA, and the authorization
- * flag of an added account.
+ * Single payments (decision 0033): creating one (row + workflow `ob-payment-<code>`), its confirmation,
+ * SMS verification and cancellation (Updates; cancellation: decision 0070), its status, the bank's
+ * callback of its SCA, and the authorization flag of an added account.
  */
 
 export interface PaymentView {
@@ -495,6 +498,65 @@ function bankFailureOf(error: WorkflowUpdateFailedError): Refusal {
   );
 }
 
+// ─── Cancelling (decision 0070) ──────────────────────────────────────────────────────────────────
+
+export interface PaymentCancellationView extends PaymentView {
+  /** CANCELLED, or AWAITING_SCA: the bank wants the user to authorise the cancellation on its page. */
+  cancellation: 'CANCELLED' | 'AWAITING_SCA';
+  /** AWAITING_SCA: the bank's page to send the user's browser to (back to the payment's callback). */
+  scaRedirectUrl: string | null;
+}
+
+const notCancellable = (state: PaymentState) =>
+  Refusal.conflict('payment_not_cancellable', `The payment is ${state} and can no longer be cancelled`);
+
+const CANCEL_REFUSALS: Record<string, (message: string) => Refusal> = {
+  [PaymentRefusal.notCancellable]: (message) => Refusal.conflict('payment_not_cancellable', message),
+  [PaymentRefusal.cancellationRefused]: (message) =>
+    new Refusal(502, 'bank_refused', `The bank refused the cancellation: ${message}`),
+  [PaymentRefusal.bankUnavailable]: () =>
+    new Refusal(503, 'bank_unavailable', 'The bank could not be reached; try again later'),
+};
+
+/**
+ * DELETE payment/{code}: the user cancels their payment (an Update of its workflow). Not yet at the bank,
+ * or cancelled by the bank at once: CANCELLED. The bank wants its own SCA for the cancellation: the
+ * payment as it stands and the bank's page; the payment ends CANCELLED once the user approved there (a
+ * refusal leaves it as it was). Throws Refusal: 404 not the user's, 409 `payment_not_cancellable` (ended,
+ * or the bank says it is past cancelling), 502 `bank_refused`, 503 `bank_unavailable`.
+ */
+export async function cancelPayment(
+  deps: UseCaseDeps,
+  user: UserIdentity,
+  code: string,
+  psuRequest: PsuRequest,
+): Promise<PaymentCancellationView> {
+  const { db, temporal } = deps;
+  const row = await findUserPayment(db, user, code);
+  if (FINAL_PAYMENT_STATES.includes(row.state)) throw notCancellable(row.state);
+  const psu = psuOf(psuRequest);
+  let scaRedirectUrl: string | null;
+  try {
+    ({ scaRedirectUrl } = await temporal.workflow
+      .getHandle(paymentWorkflowId(row.code))
+      .executeUpdate(paymentCancelUpdate, { args: [psu ? { psu } : {}] }));
+  } catch (error) {
+    if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
+      const refusal = CANCEL_REFUSALS[error.cause.type ?? ''];
+      if (refusal) throw refusal(error.cause.message);
+    }
+    // The payment ended meanwhile: its record says how.
+    if (error instanceof WorkflowNotFoundError)
+      throw notCancellable((await findUserPayment(db, user, row.code)).state);
+    throw error;
+  }
+  return {
+    ...toPaymentView(await findUserPayment(db, user, row.code)),
+    cancellation: scaRedirectUrl ? 'AWAITING_SCA' : 'CANCELLED',
+    scaRedirectUrl,
+  };
+}
+
 // ─── By hook, and the bank's callback ───────────────────────────────────────────────────────────
 
 /**
@@ -520,13 +582,14 @@ export async function paymentsOfHook(
 }
 
 /**
- * The bank callback `/redirect/{app}/state/{state}` of a payment's redirect SCA: the payment is found by
+ * The bank callback `/redirect/{app}/state/{state}` of a payment's redirect SCA (or, marked
+ * `?sca=cancellation`, of its cancellation's SCA): the payment is found by
  * the digest of its state and its workflow signalled (the bank, not the browser, then says how the
  * payment stands). Undefined when no payment has this state.
  */
 export async function paymentBankCallback(
   deps: UseCaseDeps,
-  callback: { app: string; state: string; nok: boolean },
+  callback: { app: string; state: string; nok: boolean; cancellation?: boolean },
 ): Promise<{ redirectUrl: string | null } | undefined> {
   const { db, temporal, logger } = deps;
   const [row] = await db
@@ -537,9 +600,12 @@ export async function paymentBankCallback(
     .limit(1);
   if (!row) return undefined;
   try {
+    // The return from a cancellation's own SCA (decision 0070) is marked; the payment's SCA is not.
     await temporal.workflow
       .getHandle(paymentWorkflowId(row.code))
-      .signal(paymentCallbackSignal, { nok: callback.nok });
+      .signal(callback.cancellation ? paymentCancellationCallbackSignal : paymentCallbackSignal, {
+        nok: callback.nok,
+      });
   } catch (error) {
     // The payment ended already (expired, or a repeated callback): the user is still sent on.
     if (!(error instanceof WorkflowNotFoundError)) throw error;

@@ -29,9 +29,12 @@ export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
  *                 └─ no SCA within OPENBANKING_SCA_TIMEOUT ───────→ EXPIRED
  *   CREATED ─ not confirmed within OPENBANKING_PAYMENT_CONFIRMATION_TIMEOUT ─→ EXPIRED
  *   any open state ─ the bank could not be reached / refused the initiation ─→ FAILED
+ *   any open state ─ the user cancelled it (DELETE payment/{code}; the bank agreed, after its own SCA
+ *                    for the cancellation when it wants one) ─→ CANCELLED (design, decision 0070)
  *
  * WAITING: CREATED, INITIATED, AWAITING_SCA, EXECUTING; CONFIRMED: EXECUTED;
- * FAILED: REJECTED, EXPIRED, FAILED.
+ * FAILED: REJECTED, EXPIRED, FAILED, CANCELLED (the spec's statuses have no cancelled one; the bank's
+ * CANC is FAILED too).
  */
 export const PAYMENT_STATES = [
   'CREATED',
@@ -42,16 +45,32 @@ export const PAYMENT_STATES = [
   'REJECTED',
   'EXPIRED',
   'FAILED',
+  'CANCELLED',
 ] as const;
 export type PaymentState = (typeof PAYMENT_STATES)[number];
 
-export const FINAL_PAYMENT_STATES: readonly PaymentState[] = ['EXECUTED', 'REJECTED', 'EXPIRED', 'FAILED'];
+export const FINAL_PAYMENT_STATES: readonly PaymentState[] = [
+  'EXECUTED',
+  'REJECTED',
+  'EXPIRED',
+  'FAILED',
+  'CANCELLED',
+];
 
 export function statusOfState(state: PaymentState): PaymentStatus {
   if (state === 'EXECUTED') return 'CONFIRMED';
-  if (state === 'REJECTED' || state === 'EXPIRED' || state === 'FAILED') return 'FAILED';
-  return 'WAITING';
+  return FINAL_PAYMENT_STATES.includes(state) ? 'FAILED' : 'WAITING';
 }
+
+/**
+ * Where the bank sends the browser back after a cancellation's own SCA (decision 0070): the payment's
+ * own callback, marked, so the gateway tells it from the payment's SCA ending.
+ */
+export const CANCELLATION_CALLBACK_MARK = 'cancellation';
+export const cancellationCallbackUrlsOf = (redirectUri: string) => ({
+  redirectUri: `${redirectUri}?sca=${CANCELLATION_CALLBACK_MARK}`,
+  nokRedirectUri: `${redirectUri}?sca=${CANCELLATION_CALLBACK_MARK}&outcome=nok`,
+});
 
 /** Berlin Group 1.3 transactionStatus values (ISO 20022 codes). */
 export const TRANSACTION_STATUSES = [

@@ -380,6 +380,25 @@ export const paymentVerifySmsUpdate = defineUpdate<void, [PaymentSmsRequest]>('p
 /** The bank sent the user back after a redirect SCA (`/redirect/{app}/state/{state}`). */
 export const paymentCallbackSignal = defineSignal<[{ nok: boolean }]>('paymentCallback');
 
+/**
+ * DELETE payment/{code} (decision 0070): the user cancels the payment. Answered once it is CANCELLED
+ * (`scaRedirectUrl` null), or with the bank's page where the user authorises the cancellation.
+ */
+export const paymentCancelUpdate = defineUpdate<{ scaRedirectUrl: string | null }, [{ psu?: PsuPresence }]>(
+  'paymentCancel',
+);
+/** The bank sent the user back after the cancellation's own SCA (the callback marked `?sca=cancellation`). */
+export const paymentCancellationCallbackSignal = defineSignal<[{ nok: boolean }]>(
+  'paymentCancellationCallback',
+);
+/** Changes the payment workflow's commands for a cancellation (decision 0070). */
+export const PAYMENT_CANCELLATION_PATCH = 'payment-cancellation';
+
+/** What the bank said to DELETE /v1/payments/{product}/{id} (cancelBankPayment). */
+export type BankPaymentCancellation =
+  | { status: 'cancelled' }
+  | { status: 'authorisationNeeded'; scaRedirectUrl: string; scaStatusUrl: string | null };
+
 /** Failure types of the payment updates; the API answers each with its own status and code. */
 export const PaymentRefusal = {
   /** The one-time code is wrong (the bank said PSU_CREDENTIALS_INVALID). */
@@ -391,6 +410,12 @@ export const PaymentRefusal = {
   notAwaitingCode: 'PaymentNotAwaitingCode',
   /** The code is no longer held (decision 0068): it must be sent again. */
   stepExpired: 'PaymentScaStepExpired',
+  /** The payment is past cancelling (executed, rejected, cancelled, or the bank says so). */
+  notCancellable: 'PaymentNotCancellable',
+  /** The bank answered the cancellation with a refusal of another kind. */
+  cancellationRefused: 'PaymentCancellationRefused',
+  /** The bank could not be reached to cancel the payment. */
+  bankUnavailable: 'PaymentBankUnavailable',
 } as const;
 
 /** What the bank answered when the payment was initiated (initiateBankPayment). */

@@ -65,6 +65,8 @@ describe('the spec’s headers', () => {
     ['put', '/api/8/payment/verify-sms', 'user', true],
     ['get', '/api/8/payment/status', 'user', false],
     ['get', '/api/8/status/{hookHash}', 'agent', false],
+    // Not the spec's: the cancellation (decision 0070), shaped like its payment operations.
+    ['delete', '/api/8/payment/{code}', 'user', true],
   ];
 
   it('each operation documents its credential (x-user-hash or the bearer user token; x-agent-hash) and User-Agent', async () => {
@@ -190,6 +192,7 @@ describe('access matrix', () => {
           headers,
           body: { code: payment.code, smsCode: '123456' },
         }),
+        alice.call('DELETE', `/api/8/payment/${payment.code}`, { headers }),
         alice.call('GET', `/api/8/payment/ibans/${account.ibanId}`, { headers }),
         alice.call('POST', `/api/8/payment/sca/${account.ibanId}`, { headers, body: {} }),
         alice.call('POST', '/api/8/payment/iban', {

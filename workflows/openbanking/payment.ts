@@ -6,23 +6,27 @@ import {
   patched,
   proxyActivities,
   setHandler,
-  sleep,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { OpenBankingActivities } from '../../activities/openbanking/index.ts';
 import {
+  cancellationCallbackUrlsOf,
   FINAL_PAYMENT_STATES,
   type PaymentState,
   stateOfTransaction,
   statusOfTransaction,
 } from '../../domain/openbanking/payments.ts';
 import {
+  type BankPaymentCancellation,
   EMBEDDED_SCA_SECRET_STORE_PATCH,
+  PAYMENT_CANCELLATION_PATCH,
   type PaymentConfirmRequest,
   type PaymentFlowInput,
   PaymentRefusal,
   type PaymentSmsRequest,
   paymentCallbackSignal,
+  paymentCancellationCallbackSignal,
+  paymentCancelUpdate,
   paymentConfirmUpdate,
   paymentVerifySmsUpdate,
   SCA_SECRET_GONE,
@@ -30,11 +34,13 @@ import {
 import {
   DECOUPLED_BACKOFF_PATCH,
   decoupledPollDelayMs,
+  type PsuPresence,
   type ScaApproach,
   Xs2aErrorType,
 } from '../../domain/openbanking/xs2a.ts';
 import { BusinessStatus } from '../../domain/search-attributes.ts';
 import { sendWebhook } from '../webhooks/send.ts';
+import { bankStartRefusal, xs2aFailureTypeOf } from './bank-refusal.ts';
 import { unlessRefused, unrecordableReason } from './data-refusal.ts';
 
 const {
@@ -54,6 +60,9 @@ const {
  * → initiated at the bank → the user's SCA (redirect: the bank sends the browser back; embedded: the
  * bank's one-time code relayed by PUT payment/verify-sms; decoupled: the bank's authorisation read until
  * it ends) → the bank's transaction status (ACSC: EXECUTED; RJCT: REJECTED) → the hook is called.
+ * Until it ends the user may cancel it (DELETE payment/{code}, decision 0070): before it reached the
+ * bank at once; after, when the bank agrees (at once, or after the user authorised the cancellation on
+ * the bank's page): CANCELLED.
  * States: domain/openbanking/payments.ts; decision 0033.
  */
 export async function paymentExecution(input: PaymentFlowInput): Promise<PaymentState> {
@@ -67,6 +76,12 @@ export async function paymentExecution(input: PaymentFlowInput): Promise<Payment
   let approach: ScaApproach | undefined;
   let callback: { nok: boolean } | undefined;
   let scaEnded: 'finalised' | 'failed' | undefined;
+  /** The user cancelled the payment and the bank (if it had it) agreed: the process ends CANCELLED. */
+  let cancelled = false;
+  /** The bank's answer to the cancellation, shared by repeated requests (one DELETE at the bank). */
+  let bankCancellation: Promise<BankPaymentCancellation> | undefined;
+  /** The cancellation waits for its own SCA at the bank (the user is on its page). */
+  let cancellationSca: { scaRedirectUrl: string; scaStatusUrl: string | null } | undefined;
 
   // Bank calls the API waits for: few, short attempts.
   const waitedFor = proxyActivities<OpenBankingActivities>({
@@ -128,6 +143,77 @@ export async function paymentExecution(input: PaymentFlowInput): Promise<Payment
     callback ??= received;
   });
 
+  const isFinal = () => FINAL_PAYMENT_STATES.includes(state);
+  const notCancellable = () =>
+    ApplicationFailure.nonRetryable(
+      `The payment is ${state} and can no longer be cancelled`,
+      PaymentRefusal.notCancellable,
+    );
+
+  /** DELETE /v1/payments/… once, whoever asks; a failed attempt may be asked again. */
+  const cancelAtBank = (psu: PsuPresence | undefined) => {
+    bankCancellation ??= waitedFor
+      .cancelBankPayment({
+        code,
+        ...cancellationCallbackUrlsOf(input.redirectUri),
+        ...(psu ? { psu } : {}),
+      })
+      .catch((error: unknown) => {
+        bankCancellation = undefined;
+        if (xs2aFailureTypeOf(error) === Xs2aErrorType.StatusInvalid) throw notCancellable();
+        throw bankStartRefusal(error, 'the cancellation', {
+          refused: PaymentRefusal.cancellationRefused,
+          unavailable: PaymentRefusal.bankUnavailable,
+        });
+      });
+    return bankCancellation;
+  };
+
+  setHandler(
+    paymentCancelUpdate,
+    async (request: { psu?: PsuPresence }) => {
+      patched(PAYMENT_CANCELLATION_PATCH);
+      if (confirmRequest !== undefined) {
+        // The bank is being given the payment: its answer first, then the bank is asked to cancel it.
+        await condition(() => state !== 'CREATED');
+        if (cancellationSca) return { scaRedirectUrl: cancellationSca.scaRedirectUrl };
+        if (isFinal()) throw notCancellable();
+        const answer = await cancelAtBank(request.psu);
+        if (answer.status === 'authorisationNeeded') {
+          cancellationSca ??= { scaRedirectUrl: answer.scaRedirectUrl, scaStatusUrl: answer.scaStatusUrl };
+          return { scaRedirectUrl: cancellationSca.scaRedirectUrl };
+        }
+      }
+      // Not at the bank yet, or the bank cancelled it: answered once CANCELLED is readable.
+      cancelled = true;
+      await condition(() => FINAL_PAYMENT_STATES.includes(recorded));
+      if (recorded !== 'CANCELLED') throw notCancellable();
+      return { scaRedirectUrl: null };
+    },
+    {
+      validator: (_request: { psu?: PsuPresence }) => {
+        if (isFinal()) throw notCancellable();
+      },
+    },
+  );
+
+  // The user is back from the cancellation's page: the bank, not the browser, says how it ended.
+  setHandler(paymentCancellationCallbackSignal, async () => {
+    const sca = cancellationSca;
+    if (!sca || isFinal()) return;
+    // A bank that cannot say (after a few short attempts) must not fail or hold up the payment's
+    // process: the cancellation stays open.
+    const outcome = await waitedFor
+      .readBankCancellation({ code, scaStatusUrl: sca.scaStatusUrl })
+      .catch(() => 'open' as const);
+    if (cancellationSca !== sca) return;
+    if (outcome === 'open') return;
+    if (outcome === 'cancelled') cancelled = true;
+    // Refused by the user: the payment goes on as it was; a new DELETE asks the bank again.
+    cancellationSca = undefined;
+    bankCancellation = undefined;
+  });
+
   const move = async (next: PaymentState, reason?: string | null) => {
     state = next;
     upsertSearchAttributes([{ key: BusinessStatus, value: next }]);
@@ -154,8 +240,9 @@ export async function paymentExecution(input: PaymentFlowInput): Promise<Payment
   };
 
   // 1. The user confirms the payment with its code.
-  if (!(await condition(() => confirmRequest !== undefined, input.confirmationTimeoutMs)))
+  if (!(await condition(() => confirmRequest !== undefined || cancelled, input.confirmationTimeoutMs)))
     return finish('EXPIRED', 'the payment was not confirmed in time');
+  if (cancelled) return finish('CANCELLED', CANCELLED_REASON);
   const confirm = confirmRequest!;
   // Who confirmed, as the database refuses it for good (issue 20): the payment ends FAILED with the
   // reason, which the confirmation answers, before anything reaches the bank.
@@ -198,7 +285,8 @@ export async function paymentExecution(input: PaymentFlowInput): Promise<Payment
     const backoff = patched(DECOUPLED_BACKOFF_PATCH);
     for (let attempt = 0; Date.now() < deadline; attempt += 1) {
       const wait = backoff ? decoupledPollDelayMs(input.decoupledPollMs, attempt) : input.decoupledPollMs;
-      await sleep(Math.min(wait, Math.max(1, deadline - Date.now())));
+      // Woken early by a cancellation (decision 0070); otherwise the same timer as before.
+      if (await condition(() => cancelled, Math.min(wait, Math.max(1, deadline - Date.now())))) break;
       const scaStatus = await readBankAuthorisation({ code });
       if (scaStatus === 'finalised' || scaStatus === 'failed') {
         scaEnded = scaStatus;
@@ -208,10 +296,11 @@ export async function paymentExecution(input: PaymentFlowInput): Promise<Payment
     }
   } else {
     scaInTime = await condition(
-      () => (approach === 'REDIRECT' ? callback !== undefined : scaEnded !== undefined),
+      () => cancelled || (approach === 'REDIRECT' ? callback !== undefined : scaEnded !== undefined),
       input.scaTimeoutMs,
     );
   }
+  if (cancelled) return finish('CANCELLED', CANCELLED_REASON);
   if (!scaInTime)
     return finish('EXPIRED', 'the user did not complete the authentication at the bank in time');
   if (scaEnded === 'failed') return finish('REJECTED', 'the authentication at the bank failed');
@@ -219,6 +308,9 @@ export async function paymentExecution(input: PaymentFlowInput): Promise<Payment
   // 4. The bank, not the browser, says how the payment stands; it may take a moment to settle.
   for (;;) {
     const transactionStatus = await readBankPaymentStatus({ code });
+    // The bank cancelled it while it was being read: the user's cancellation, not a rejection.
+    if (cancelled || (transactionStatus === 'CANC' && bankCancellation))
+      return finish('CANCELLED', CANCELLED_REASON);
     if (transactionStatus === 'RCVD')
       return finish('REJECTED', 'the user did not authorise the payment at the bank');
     if (statusOfTransaction(transactionStatus) !== 'WAITING')
@@ -230,9 +322,12 @@ export async function paymentExecution(input: PaymentFlowInput): Promise<Payment
       );
     if ((state as PaymentState) !== 'EXECUTING') await move('EXECUTING');
     // A bank slow to settle is asked less often once the SCA deadline has passed.
-    await sleep(Date.now() > deadline ? input.scaTimeoutMs : input.decoupledPollMs);
+    if (await condition(() => cancelled, Date.now() > deadline ? input.scaTimeoutMs : input.decoupledPollMs))
+      return finish('CANCELLED', CANCELLED_REASON);
   }
 }
+
+const CANCELLED_REASON = 'the user cancelled the payment';
 
 function bankFailureReason(error: unknown): string {
   const cause = error instanceof ActivityFailure ? error.cause : error;

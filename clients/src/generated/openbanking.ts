@@ -869,6 +869,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/8/payment/{code}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Cancel a payment (design extension)
+         * @description Cancels the user’s payment. 200: CANCELLED (`state`; `status` FAILED). 202: the bank wants the user to authorise the cancellation: send them to `scaRedirectUrl`; the payment becomes CANCELLED (hook `payment.finished`) once they approved, and stays as it was if they refuse. 409 `payment_not_cancellable` (ended, or the bank says it is past cancelling); another user’s payment 404.
+         */
+        delete: operations["cancelPaymentV8"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/8/status/{hookHash}": {
         parameters: {
             query?: never;
@@ -2532,7 +2552,7 @@ export interface components {
              * @description The gateway’s finer state (docs/openbanking.md)
              * @enum {string}
              */
-            state: "CREATED" | "INITIATED" | "AWAITING_SCA" | "EXECUTING" | "EXECUTED" | "REJECTED" | "EXPIRED" | "FAILED";
+            state: "CREATED" | "INITIATED" | "AWAITING_SCA" | "EXECUTING" | "EXECUTED" | "REJECTED" | "EXPIRED" | "FAILED" | "CANCELLED";
             statusReason: string | null;
             ibanId: string | null;
             debtorIban: string;
@@ -2671,6 +2691,15 @@ export interface components {
             code: string;
             /** @example 482913 */
             smsCode: string;
+        };
+        PaymentCancellation: components["schemas"]["Payment"] & {
+            /**
+             * @description CANCELLED, or AWAITING_SCA: the user authorises the cancellation at `scaRedirectUrl`
+             * @enum {string}
+             */
+            cancellation: "CANCELLED" | "AWAITING_SCA";
+            /** @description AWAITING_SCA: send the user’s browser to this page of the bank */
+            scaRedirectUrl: string | null;
         };
         HookPaymentStatus: {
             hookHash: string;
@@ -2954,7 +2983,7 @@ export interface components {
              *     ]
              */
             statuses?: ("WAITING" | "CONFIRMED" | "FAILED")[];
-            states?: ("CREATED" | "INITIATED" | "AWAITING_SCA" | "EXECUTING" | "EXECUTED" | "REJECTED" | "EXPIRED" | "FAILED")[];
+            states?: ("CREATED" | "INITIATED" | "AWAITING_SCA" | "EXECUTING" | "EXECUTED" | "REJECTED" | "EXPIRED" | "FAILED" | "CANCELLED")[];
             kinds?: ("iban" | "direct" | "budget" | "budget_no_iban")[];
             userId?: string;
             ibanId?: string;
@@ -4410,6 +4439,8 @@ export interface operations {
             query?: {
                 /** @description `nok` when the bank used the Nok redirect */
                 outcome?: string;
+                /** @description `cancellation` when the bank returns from a payment cancellation’s own SCA */
+                sca?: string;
             };
             header?: never;
             path: {
@@ -5686,6 +5717,97 @@ export interface operations {
             };
             /** @description Not found (or owned by someone else) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cancelPaymentV8: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The user’s browser, forwarded to the bank as PSU-User-Agent */
+                "user-agent"?: string;
+                /** @description The user’s IP address, forwarded to the bank as PSU-IP-Address (default: the caller’s address) */
+                "x-psu-ip-address"?: string;
+            };
+            path: {
+                /** @description The payment code answered when the payment was created */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The payment, cancelled */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentCancellation"];
+                };
+            };
+            /** @description The cancellation waits for the user’s authorisation at the bank */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentCancellation"];
+                };
+            };
+            /** @description Validation failed; `fields` names each offending field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or owned by someone else) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payment_not_cancellable`: the payment ended, or the bank says it is past cancelling */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `bank_refused`: the bank refused the cancellation */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `bank_unavailable`: the bank could not be reached; try again later */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
