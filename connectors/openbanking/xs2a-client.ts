@@ -68,6 +68,11 @@ export interface Xs2aClientOptions {
    * `Authorization: Bearer` with the account-information reads.
    */
   accessToken?: string;
+  /**
+   * OAuth2 SCA: a new access token when the bank answers a read 401 `TOKEN_EXPIRED` (the read is sent
+   * again once with it); absent, that answer is Xs2aConsentInvalid.
+   */
+  renewAccessToken?: () => Promise<string>;
   /** Our client_id at the banks' authorisation servers (OPENBANKING_TPP_CLIENT_ID). */
   oauthClientId?: string;
 }
@@ -465,6 +470,8 @@ export function createXs2aClient(options: Xs2aClientOptions): Xs2aClient {
   const base = new URL(baseUrl);
   const doFetch = options.fetch ?? fetch;
   const maxPages = options.maxPages ?? 1000;
+  /** OAuth2 SCA: the consent's current access token (renewed on TOKEN_EXPIRED). */
+  let accessToken = options.accessToken;
 
   const psuHeaders = (psu?: PsuPresence): Record<string, string> =>
     psu
@@ -489,6 +496,7 @@ export function createXs2aClient(options: Xs2aClientOptions): Xs2aClient {
     url: string,
     headers: Record<string, string>,
     body?: unknown,
+    renewed = false,
   ): Promise<{ body: Record<string, unknown> | null; headers: Headers }> {
     let response: Response;
     const payload = body !== undefined ? JSON.stringify(body) : undefined;
@@ -519,7 +527,23 @@ export function createXs2aClient(options: Xs2aClientOptions): Xs2aClient {
         retryAfterSeconds: null,
       });
     }
-    if (!response.ok) throw await errorOf(response, what);
+    if (!response.ok) {
+      const refused = await errorOf(response, what);
+      // OAuth2 SCA: the bank ended the access token before we expected; renewed, the read goes again once.
+      const code = (refused.details?.[0] as Xs2aErrorDetails | undefined)?.code;
+      if (code === 'TOKEN_EXPIRED' && headers.Authorization && options.renewAccessToken && !renewed) {
+        accessToken = await options.renewAccessToken();
+        return exchange(
+          what,
+          method,
+          url,
+          { ...headers, Authorization: `Bearer ${accessToken}` },
+          body,
+          true,
+        );
+      }
+      throw refused;
+    }
     if (response.status === 204) return { body: null, headers: response.headers };
     const parsed: unknown = await response.json().catch(() => undefined);
     if (!isObject(parsed)) throw protocolError(what, `the ${response.status} answer is not a JSON object`);
@@ -534,7 +558,7 @@ export function createXs2aClient(options: Xs2aClientOptions): Xs2aClient {
   };
   const consentHeaders = (consentId: string, psu?: PsuPresence) => ({
     'Consent-ID': consentId,
-    ...(options.accessToken ? { Authorization: `Bearer ${options.accessToken}` } : {}),
+    ...(accessToken ? { Authorization: `Bearer ${accessToken}` } : {}),
     ...psuHeaders(psu),
   });
 
@@ -1344,8 +1368,8 @@ export function xs2aClientFor(
       >
     >,
   fetchImpl?: typeof fetch,
-  /** OAuth2 SCA: the consent's access token at the bank, for the reads (decision 0067). */
-  accessToken?: string,
+  /** OAuth2 SCA: the consent's access token at the bank for the reads, and how to renew it (decision 0067). */
+  auth?: { accessToken: string; renew?: () => Promise<string> },
 ): Xs2aClient {
   // Every request to a bank carries the TPP's signature once a key and certificate are configured.
   const signer = tppSignerOf(config);
@@ -1354,7 +1378,8 @@ export function xs2aClientFor(
     requestTimeoutMs: config.OPENBANKING_BANK_REQUEST_TIMEOUT,
     ...(fetchImpl ? { fetch: fetchImpl } : {}),
     ...(signer ? { signer } : {}),
-    ...(accessToken ? { accessToken } : {}),
+    ...(auth ? { accessToken: auth.accessToken } : {}),
+    ...(auth?.renew ? { renewAccessToken: auth.renew } : {}),
     ...(config.OPENBANKING_TPP_CLIENT_ID ? { oauthClientId: config.OPENBANKING_TPP_CLIENT_ID } : {}),
   });
 }

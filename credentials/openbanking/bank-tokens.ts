@@ -55,7 +55,8 @@ export async function storeBankTokens(
 
 /**
  * The bank connector for a consent's account-information reads: with its access token when the bank
- * runs OAuth2 SCA, refreshed first when it is about to expire. An expired token without a refresh token
+ * runs OAuth2 SCA, refreshed first when it is about to expire (or, when the bank answers 401
+ * TOKEN_EXPIRED early, by the connector before it reads again once). An expired token without a refresh token
  * (or one the bank refuses) is Xs2aConsentInvalid: the consent needs a new SCA, as when the bank
  * refuses the consent itself (the refreshes then mark it REVOKED, the user adds the account again).
  */
@@ -72,16 +73,24 @@ export async function aisClientFor(
   const key = keyOf(config);
   const open = (kind: TokenKind, stored: string) =>
     openSecret(key, boundTo(consent.id, kind), stored, `bank ${kind} token of consent ${consent.id}`);
+  const { bankRefreshTokenSealed, bankTokenEndpoint } = consent;
+  // A new access token for the refresh token, stored (encrypted) for the next reads.
+  const renew =
+    bankRefreshTokenSealed && bankTokenEndpoint
+      ? async () => {
+          const tokens = await xs2aClientFor(bank, config, deps.fetch).refreshAccessToken(
+            bankTokenEndpoint,
+            config.OPENBANKING_TPP_CLIENT_ID,
+            open('refresh', bankRefreshTokenSealed),
+          );
+          await storeBankTokens(db, config, consent.id, tokens);
+          return tokens.accessToken;
+        }
+      : undefined;
   const fresh =
     !consent.bankTokenExpiresAt || consent.bankTokenExpiresAt.getTime() - EXPIRY_MARGIN_MS > Date.now();
-  if (fresh) return xs2aClientFor(bank, config, deps.fetch, open('access', consent.bankAccessTokenSealed));
-  if (!consent.bankRefreshTokenSealed || !consent.bankTokenEndpoint)
-    throw accessTokenExpired('read account information');
-  const tokens = await xs2aClientFor(bank, config, deps.fetch).refreshAccessToken(
-    consent.bankTokenEndpoint,
-    config.OPENBANKING_TPP_CLIENT_ID,
-    open('refresh', consent.bankRefreshTokenSealed),
-  );
-  await storeBankTokens(db, config, consent.id, tokens);
-  return xs2aClientFor(bank, config, deps.fetch, tokens.accessToken);
+  if (!fresh && !renew) throw accessTokenExpired('read account information');
+  // The bank may still end a token early (401 TOKEN_EXPIRED): the client renews it and reads again once.
+  const accessToken = fresh ? open('access', consent.bankAccessTokenSealed) : await renew!();
+  return xs2aClientFor(bank, config, deps.fetch, { accessToken, ...(renew ? { renew } : {}) });
 }

@@ -133,50 +133,69 @@ describe('a consent at a bank that runs OAuth2 as SCA approach (Bank O)', () => 
     expect((await consentRow(started.consentId)).bankAccessTokenSealed).toBeNull();
   });
 
-  it('an expired access token is refreshed with the refresh token; without one the consent needs a new SCA', async () => {
-    // Short-lived access tokens: every read refreshes first (30 s margin).
-    const ttl = await fetch(sandboxUrl('/bank-o/sandbox/oauth/token-ttl'), {
+  /** A consent at Bank O approved through the gateway; its bank consent id. */
+  async function activeConsent() {
+    const customer = await newCustomer(platform);
+    const started = await startConsent(customer, { bankHash: bankHashOf('bank-o'), frequencyPerDay: 50 });
+    await driveSca(started.scaRedirectUrl, {
+      psuId: 'olga',
+      password: 'sandbox-olga',
+      decision: 'approve',
+      submit: true,
+    });
+    expect(await consentOnceSettled(customer, started.consentId)).toMatchObject({ status: 'ACTIVE' });
+    const bankConsentId = (await consentRow(started.consentId)).bankConsentId!;
+    const issued = () => bankO().oauth.witnessed.filter((entry) => entry.consentId === bankConsentId);
+    return { customer, started, bankConsentId, issued };
+  }
+
+  const tokenTtl = (seconds: number) =>
+    fetch(sandboxUrl('/bank-o/sandbox/oauth/token-ttl'), {
       method: 'PUT',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ seconds: 20 }),
+      body: JSON.stringify({ seconds }),
     });
-    expect(ttl.status).toBe(200);
-    try {
-      const customer = await newCustomer(platform);
-      const started = await startConsent(customer, { bankHash: bankHashOf('bank-o'), frequencyPerDay: 50 });
-      await driveSca(started.scaRedirectUrl, {
-        psuId: 'olga',
-        password: 'sandbox-olga',
-        decision: 'approve',
-        submit: true,
-      });
-      expect(await consentOnceSettled(customer, started.consentId)).toMatchObject({ status: 'ACTIVE' });
-      const bankConsentId = (await consentRow(started.consentId)).bankConsentId!;
-      const issuedFor = () => bankO().oauth.witnessed.filter((entry) => entry.consentId === bankConsentId);
-      // The scheduled refreshes get new access tokens with the refresh token, and stay ACTIVE.
-      await eventually(async () => (issuedFor().length >= 3 ? true : undefined), 20_000, 'a refreshed token');
-      expect((await consentRow(started.consentId)).status).toBe('ACTIVE');
+  const expireAtTheBank = (bankConsentId: string, refresh: boolean) =>
+    fetch(sandboxUrl(`/bank-o/sandbox/consents/${bankConsentId}/oauth/expire`), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ refresh }),
+    });
 
-      // The bank withdraws the refresh token: the next refresh cannot read; the consent needs a new SCA.
-      const expire = await fetch(sandboxUrl(`/bank-o/sandbox/consents/${bankConsentId}/oauth/expire`), {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ refresh: true }),
-      });
-      expect(expire.status).toBe(204);
-      expect(
-        await consentOnceSettled(customer, started.consentId, (token) => token.status !== 'ACTIVE'),
-      ).toMatchObject({ status: 'REVOKED' });
-      expect(
-        await platform.client.workflow.getHandle(consentRefreshWorkflowId(started.consentId)).result(),
-      ).toBe('REVOKED');
+  it('short-lived access tokens are refreshed with the refresh token before they expire', async () => {
+    // Every read refreshes first: the tokens live 20 s, the gateway renews 30 s ahead.
+    expect((await tokenTtl(20)).status).toBe(200);
+    try {
+      const { started, issued } = await activeConsent();
+      await eventually(async () => (issued().length >= 3 ? true : undefined), 20_000, 'refreshed tokens');
+      expect((await consentRow(started.consentId)).status).toBe('ACTIVE');
     } finally {
-      await fetch(sandboxUrl('/bank-o/sandbox/oauth/token-ttl'), {
-        method: 'PUT',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ seconds: 3600 }),
-      });
+      await tokenTtl(3600);
     }
+  });
+
+  it('a token the bank ends early is renewed on TOKEN_EXPIRED; without a refresh token the consent needs a new SCA', async () => {
+    const { customer, started, bankConsentId, issued } = await activeConsent();
+    const sealedBefore = (await consentRow(started.consentId)).bankAccessTokenSealed;
+    // The bank ends the access token an hour early: the next scheduled read is refused, renewed, read again.
+    expect((await expireAtTheBank(bankConsentId, false)).status).toBe(204);
+    await eventually(async () => (issued().length >= 2 ? true : undefined), 20_000, 'a renewed token');
+    await eventually(
+      async () =>
+        (await consentRow(started.consentId)).bankAccessTokenSealed !== sealedBefore ? true : undefined,
+      20_000,
+      'the renewed token stored',
+    );
+    expect((await consentRow(started.consentId)).status).toBe('ACTIVE');
+
+    // The bank withdraws the refresh token too: the next refresh cannot read; a new SCA is needed.
+    expect((await expireAtTheBank(bankConsentId, true)).status).toBe(204);
+    expect(
+      await consentOnceSettled(customer, started.consentId, (token) => token.status !== 'ACTIVE'),
+    ).toMatchObject({ status: 'REVOKED' });
+    expect(
+      await platform.client.workflow.getHandle(consentRefreshWorkflowId(started.consentId)).result(),
+    ).toBe('REVOKED');
   });
 });
 
