@@ -1,5 +1,6 @@
 import { and, eq, inArray, isNull } from 'drizzle-orm';
 import { type Xs2aClient, xs2aClientFor, xs2aErrorTypeOf } from '../../connectors/openbanking/xs2a-client.ts';
+import { aisClientFor } from '../../credentials/openbanking/bank-tokens.ts';
 import type { Database } from '../../db/client.ts';
 import { obAccounts, obBalances, obBanks, obConsents, obTransactions } from '../../db/schema/openbanking.ts';
 import { type ConsentState, transactionRecordOf } from '../../domain/openbanking/consents.ts';
@@ -212,7 +213,15 @@ export function createAccountRefreshActivities(deps: ActivityDeps) {
         await recordRefreshError(db, account.id, reason);
         return reason;
       }
-      const client = xs2aClientFor(bank, config, deps.fetch);
+      let client: Xs2aClient;
+      try {
+        client = await aisClientFor(deps, bank, consent);
+      } catch (error) {
+        // OAuth2 SCA: no usable access token any more; the consent needs a new SCA (decision 0067).
+        return (
+          await recordRefusal(deps, xs2aClientFor(bank, config, deps.fetch), consent, [account.id], error)
+        ).reason;
+      }
       try {
         await readAccountData(deps, client, row.consent.bankConsentId, account, consent.scopes);
         return 'refreshed';

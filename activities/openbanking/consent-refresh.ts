@@ -1,5 +1,6 @@
 import { and, eq, isNull } from 'drizzle-orm';
-import { xs2aClientFor } from '../../connectors/openbanking/xs2a-client.ts';
+import { type Xs2aClient, xs2aClientFor } from '../../connectors/openbanking/xs2a-client.ts';
+import { aisClientFor } from '../../credentials/openbanking/bank-tokens.ts';
 import { obAccounts, obConsents } from '../../db/schema/openbanking.ts';
 import type { ConsentState } from '../../domain/openbanking/consents.ts';
 import type { ConsentRefreshed, ConsentRefreshPlan } from '../../domain/openbanking/processes.ts';
@@ -40,8 +41,21 @@ export function createConsentRefreshActivities(deps: ActivityDeps) {
       if (consent.status !== 'ACTIVE' || !consent.bankConsentId || userDeletedAt || accounts.length === 0)
         return { status: consent.status, refreshed: 0, refused: 0 };
       const bankConsentId = consent.bankConsentId;
-      const client = xs2aClientFor(bank, config, deps.fetch);
       const result: ConsentRefreshed = { status: 'ACTIVE', refreshed: 0, refused: 0 };
+      let client: Xs2aClient;
+      try {
+        client = await aisClientFor(deps, bank, consent);
+      } catch (error) {
+        // OAuth2 SCA: no usable access token any more; the consent needs a new SCA (decision 0067).
+        const refusal = await recordRefusal(
+          deps,
+          xs2aClientFor(bank, config, deps.fetch),
+          consent,
+          [],
+          error,
+        );
+        return { ...result, status: refusal.status };
+      }
 
       let listed: AccountDetails[] = [];
       try {

@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import { xs2aClientFor, xs2aErrorTypeOf } from '../../connectors/openbanking/xs2a-client.ts';
+import { aisClientFor, storeBankTokens } from '../../credentials/openbanking/bank-tokens.ts';
 import { signJws, TOKEN_ISSUER } from '../../credentials/openbanking/jws.ts';
 import { scaSecretSubject } from '../../credentials/openbanking/sca-secrets.ts';
 import type { Database } from '../../db/client.ts';
@@ -33,6 +34,7 @@ import {
   type ConsentStatus,
   type EmbeddedScaInput,
   type EmbeddedScaStep,
+  type OAuthScaPending,
   type PsuPresence,
   Xs2aErrorType,
 } from '../../domain/openbanking/xs2a.ts';
@@ -161,7 +163,13 @@ export function createConsentActivities(deps: ActivityDeps) {
       const { consent, bank } = await consentWithBank(db, input.consentId);
       // Recorded already (a retry): the same bank consent (decoupled ones have no SCA page). An embedded
       // one is created again (its start link is not kept): the first stays unauthorised, moving nothing.
-      if (consent.bankConsentId && !input.embedded && (consent.scaRedirectUrl || input.psuId))
+      // So is an OAuth2 one (its code_verifier is not kept, decision 0067).
+      if (
+        consent.bankConsentId &&
+        !input.embedded &&
+        !consent.bankTokenEndpoint &&
+        (consent.scaRedirectUrl || input.psuId)
+      )
         return {
           bankConsentId: consent.bankConsentId,
           scaRedirectUrl: consent.scaRedirectUrl,
@@ -216,6 +224,8 @@ export function createConsentActivities(deps: ActivityDeps) {
           bankStatus: created.consentStatus,
           bankStatusCheckedAt: new Date(),
           scaRedirectUrl: created.scaRedirectUrl,
+          // OAuth2 SCA: where the code is exchanged (the code_verifier stays in the workflow, sealed).
+          ...('oauth' in created && created.oauth ? { bankTokenEndpoint: created.oauth.tokenEndpoint } : {}),
           updatedAt: new Date(),
         })
         .where(eq(obConsents.id, consent.id));
@@ -223,6 +233,7 @@ export function createConsentActivities(deps: ActivityDeps) {
         bankConsentId: created.consentId,
         scaRedirectUrl: created.scaRedirectUrl,
         psuMessage: created.psuMessage,
+        ...('oauth' in created && created.oauth ? { oauth: created.oauth } : {}),
       };
     },
 
@@ -254,6 +265,25 @@ export function createConsentActivities(deps: ActivityDeps) {
         { secretRef: step.secretRef, subject: scaSecretSubject.consent(consent.id) },
         (fields) => relay(heldStepOf(step.step, fields)),
       );
+    },
+
+    /**
+     * OAuth2 SCA (decision 0067): the code the callback brought, exchanged at the bank's token endpoint
+     * with the code_verifier; the tokens are stored encrypted beside the bank consent. The code and the
+     * verifier pass through here only (sealed in the history, never written or logged). A code the bank
+     * refuses fails for good (Xs2aConsentInvalid): the consent then stays unauthorised at the bank.
+     */
+    async exchangeBankAuthorisationCode(input: {
+      consentId: string;
+      code: string;
+      oauth: OAuthScaPending;
+    }): Promise<void> {
+      const { bank } = await consentWithBank(db, input.consentId);
+      const tokens = await xs2aClientFor(bank, config, deps.fetch).exchangeAuthorisationCode(
+        input.oauth,
+        input.code,
+      );
+      await storeBankTokens(db, config, input.consentId, tokens, input.oauth.tokenEndpoint);
     },
 
     /** GET /v1/consents/{id}/status after the callback; the bank, not the browser, says how SCA ended. */
@@ -383,7 +413,7 @@ export function createConsentActivities(deps: ActivityDeps) {
     async storeConsentAccounts(input: { consentId: string }): Promise<StoredAccount[]> {
       const { consent, bank, bankConsentId, userDeletedAt } = await consentToRead(db, input.consentId);
       if (userDeletedAt || consent.status === 'TERMINATED') return [];
-      const client = xs2aClientFor(bank, config, deps.fetch);
+      const client = await aisClientFor(deps, bank, consent);
       const listed = await client.listAccounts(bankConsentId);
       const stored: StoredAccount[] = [];
       for (const details of listed) {
@@ -407,7 +437,7 @@ export function createConsentActivities(deps: ActivityDeps) {
     /** A one-shot account-list consent: stores the enumerated accounts (IBAN, owner name) once. */
     async storeAccountList(input: { consentId: string }): Promise<number> {
       const { consent, bank, bankConsentId } = await consentToRead(db, input.consentId);
-      const listed = await xs2aClientFor(bank, config, deps.fetch).listAccounts(bankConsentId);
+      const listed = await (await aisClientFor(deps, bank, consent)).listAccounts(bankConsentId);
       const listedAt = new Date();
       if (listed.length > 0)
         await db

@@ -52,7 +52,7 @@ import { paymentVerifySmsOperation } from './payment-verify-sms.ts';
 import { paymentsOperation } from './payments.ts';
 import { paymentsSearchLastUpdatedOperation } from './payments-search-last-updated.ts';
 import { redirectOperation } from './redirect.ts';
-import { redirectStateOperation } from './redirect-state.ts';
+import { redirectStateOAuthOperation, redirectStateOperation } from './redirect-state.ts';
 import { reportsActiveUsersOperation } from './reports-active-users.ts';
 import { reportsActiveUsersDetailsOperation } from './reports-active-users-details.ts';
 import { reportsBankMaintenanceOperation } from './reports-bank-maintenance.ts';
@@ -100,6 +100,7 @@ export const openBankingOperations: readonly Operation<AppEnv, ApiVersion>[] = [
   consentOperation,
   consentScaOperation,
   redirectStateOperation,
+  redirectStateOAuthOperation,
   ibansOperation,
   balanceOperation,
   transactionsListOperation,

@@ -25,6 +25,55 @@ function page(c: Context<AppEnv>, status: 200 | 404, title: string, text: string
 
 const htmlContent = { 'text/html': { schema: z.string() } };
 
+const pathParams = z.object({
+  app: z
+    .string()
+    .max(64)
+    .openapi({ param: { name: 'app', in: 'path' }, example: 'web' }),
+  state: z
+    .string()
+    .max(100)
+    .openapi({ param: { name: 'state', in: 'path' }, description: 'From POST consent' }),
+});
+
+const callbackResponses = {
+  200: {
+    description: 'The consent has no redirect URL: a page saying the user may close the window',
+    content: htmlContent,
+  },
+  303: { description: 'To the hook’s redirectUrl with `state` appended' },
+  404: { description: 'Unknown state', content: htmlContent },
+};
+
+/** Signals the flow of the path's state, then sends the browser on (both methods of the callback). */
+async function answerCallback(
+  c: Context<AppEnv>,
+  params: { app: string; state: string },
+  nok: boolean,
+  form: () => Promise<Record<string, unknown>>,
+  cancellation = false,
+) {
+  const { app, state } = params;
+  const sent = await receiveBankCallback(c.get('deps'), { app, state, nok, cancellation, form });
+  if (!sent)
+    return page(
+      c,
+      404,
+      'Unknown request',
+      'This link does not belong to a request of ours, or it has expired.',
+    );
+  if (!sent.redirectUrl)
+    return page(
+      c,
+      200,
+      'Thank you',
+      'Your bank has sent you back. The provider is being told the result; you may close this window.',
+    );
+  const target = new URL(sent.redirectUrl);
+  target.searchParams.set('state', state);
+  return c.redirect(target.toString(), 303);
+}
+
 export const redirectStateOperation = defineOperation({
   route: () =>
     createRoute({
@@ -39,16 +88,7 @@ export const redirectStateOperation = defineOperation({
         'short page when there is none. An unknown state or app is a 404 page.',
       security: NO_SECURITY,
       request: {
-        params: z.object({
-          app: z
-            .string()
-            .max(64)
-            .openapi({ param: { name: 'app', in: 'path' }, example: 'web' }),
-          state: z
-            .string()
-            .max(100)
-            .openapi({ param: { name: 'state', in: 'path' }, description: 'From POST consent' }),
-        }),
+        params: pathParams,
         query: z.object({
           outcome: z
             .string()
@@ -60,40 +100,52 @@ export const redirectStateOperation = defineOperation({
           }),
         }),
       },
-      responses: {
-        200: {
-          description: 'The consent has no redirect URL: a page saying the user may close the window',
-          content: htmlContent,
-        },
-        303: { description: 'To the hook’s redirectUrl with `state` appended' },
-        404: { description: 'Unknown state', content: htmlContent },
-      },
+      responses: callbackResponses,
     }),
   handler: () => async (c) => {
-    const { app, state } = c.req.valid('param');
-    const sent = await receiveBankCallback(c.get('deps'), {
-      app,
-      state,
-      nok: c.req.valid('query').outcome === 'nok',
-      cancellation: c.req.valid('query').sca === CANCELLATION_CALLBACK_MARK,
-      form: () => c.req.parseBody().catch(() => ({}) as Record<string, unknown>),
-    });
-    if (!sent)
-      return page(
-        c,
-        404,
-        'Unknown request',
-        'This link does not belong to a request of ours, or it has expired.',
-      );
-    if (!sent.redirectUrl)
-      return page(
-        c,
-        200,
-        'Thank you',
-        'Your bank has sent you back. The provider is being told the result; you may close this window.',
-      );
-    const target = new URL(sent.redirectUrl);
-    target.searchParams.set('state', state);
-    return c.redirect(target.toString(), 303);
+    const query = c.req.valid('query');
+    return answerCallback(
+      c,
+      c.req.valid('param'),
+      query.outcome === 'nok',
+      () => c.req.parseBody().catch(() => ({}) as Record<string, unknown>),
+      query.sca === CANCELLATION_CALLBACK_MARK,
+    );
+  },
+});
+
+/**
+ * `GET /redirect/{app}/state/{state}`: the same callback from a bank that runs OAuth2 as SCA approach
+ * (decision 0067): its authorisation server redirects the browser here with `code` and `state` (or
+ * `error=access_denied`). The code goes to the consent's workflow only, which exchanges it at the bank's
+ * token endpoint; the request's query is never logged.
+ */
+export const redirectStateOAuthOperation = defineOperation({
+  route: () =>
+    createRoute({
+      method: 'get',
+      path: '/redirect/{app}/state/{state}',
+      operationId: 'bankOAuthRedirect',
+      tags: ['Account information'],
+      summary: 'Bank callback at the end of the user’s OAuth2 authorisation',
+      description:
+        'Called by a bank that runs OAuth2 as SCA approach (the user’s browser, redirected with the authorization ' +
+        '`code` and `state`, or `error`). The consent workflow exchanges the code at the bank and continues; the ' +
+        'browser is sent on as for the POST callback. An unknown state or app is a 404 page.',
+      security: NO_SECURITY,
+      request: {
+        params: pathParams,
+        query: z.object({
+          code: z.string().max(2048).optional().openapi({ description: 'The authorization code' }),
+          state: z.string().max(200).optional().openapi({ description: 'The authorisation request’s state' }),
+          error: z.string().max(100).optional().openapi({ example: 'access_denied' }),
+          error_description: z.string().max(500).optional(),
+        }),
+      },
+      responses: callbackResponses,
+    }),
+  handler: () => async (c) => {
+    const query = c.req.valid('query');
+    return answerCallback(c, c.req.valid('param'), query.error !== undefined, async () => ({ ...query }));
   },
 });

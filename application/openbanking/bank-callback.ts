@@ -22,7 +22,10 @@ export interface BankCallback {
   nok: boolean;
   /** The return from a payment cancellation's own SCA (`?sca=cancellation`, decision 0070). */
   cancellation?: boolean;
-  /** The form the bank posts: read only for a consent, and only once the consent is known. */
+  /**
+   * The form the bank posts (or, for OAuth2 SCA, the query of its redirect: `code`, `state`, `error`):
+   * read only for a consent, and only once the consent is known.
+   */
   form: () => Promise<Record<string, unknown>>;
 }
 
@@ -60,6 +63,10 @@ export async function receiveBankCallback(
       nok,
       bankConsentId: text(form.consentId),
       reportedStatus: text(form.consentStatus),
+      // OAuth2 SCA (decision 0067): the code goes to the workflow only (sealed there), never stored.
+      ...(typeof form.code === 'string' && form.code.length <= 2048
+        ? { code: form.code, oauthState: text(form.state) }
+        : {}),
     });
   } catch (error) {
     // The consent already ended (abandoned, or a repeated callback): the user is still sent on.

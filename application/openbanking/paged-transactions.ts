@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, lt } from 'drizzle-orm';
-import { xs2aClientFor, xs2aErrorTypeOf } from '../../connectors/openbanking/xs2a-client.ts';
+import { xs2aErrorTypeOf } from '../../connectors/openbanking/xs2a-client.ts';
+import { aisClientFor } from '../../credentials/openbanking/bank-tokens.ts';
 import type { UserIdentity } from '../../credentials/openbanking/identity.ts';
 import type { Database } from '../../db/client.ts';
 import { obPageCursors } from '../../db/schema/openbanking-page-cursors.ts';
@@ -93,7 +94,7 @@ export async function readTransactionPage(
       `The account’s consent is ${consent.status}; add the account again`,
     );
   try {
-    const page = await xs2aClientFor(bank, config).listTransactionsPage(
+    const page = await (await aisClientFor(deps, bank, consent)).listTransactionsPage(
       consent.bankConsentId,
       account.resourceId,
       next

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import { type RequestSigner, tppSignerOf } from '../../credentials/openbanking/tpp-signing.ts';
 import type { BankBulkEntry } from '../../domain/openbanking/bulk-payments.ts';
@@ -8,6 +8,7 @@ import {
   type AccountReference,
   type AuthenticationObject,
   type Balance,
+  type BankTokens,
   type BookingStatus,
   type ChallengeData,
   CONSENT_STATUSES,
@@ -17,6 +18,7 @@ import {
   type EmbeddedScaInput,
   type EmbeddedScaStep,
   type MaintenanceNotice,
+  type OAuthScaPending,
   type PaymentInitiationRequest,
   type PaymentProduct,
   type PsuPresence,
@@ -61,6 +63,18 @@ export interface Xs2aClientOptions {
    * TPP-Signature-Certificate): given the request, answers the headers to add.
    */
   signer?: RequestSigner;
+  /**
+   * OAuth2 as SCA approach (decision 0067): the consent's access token at the bank, sent as
+   * `Authorization: Bearer` with the account-information reads.
+   */
+  accessToken?: string;
+  /**
+   * OAuth2 SCA: a new access token when the bank answers a read 401 `TOKEN_EXPIRED` (the read is sent
+   * again once with it); absent, that answer is Xs2aConsentInvalid.
+   */
+  renewAccessToken?: () => Promise<string>;
+  /** Our client_id at the banks' authorisation servers (OPENBANKING_TPP_CLIENT_ID). */
+  oauthClientId?: string;
 }
 
 export interface InitiatedPayment {
@@ -97,8 +111,13 @@ export interface PaymentScaOptions {
 export interface CreatedConsent {
   consentId: string;
   consentStatus: ConsentStatus;
-  /** Where to send the PSU's browser for SCA (absolute URL). */
+  /** Where to send the PSU's browser for SCA (absolute URL): OAuth2, the authorisation request. */
   scaRedirectUrl: string;
+  /**
+   * OAuth2 as SCA approach (the answer carried `_links.scaOAuth`): what the token request needs once the
+   * callback brings the code (the code_verifier is a secret: keep it sealed).
+   */
+  oauth?: OAuthScaPending;
 }
 
 /** A consent whose SCA the bank runs in its own app (decoupled approach). */
@@ -184,6 +203,13 @@ export interface Xs2aClient {
     input: EmbeddedScaInput,
     psu?: PsuPresence,
   ): Promise<EmbeddedScaStep>;
+  /**
+   * OAuth2 SCA (decision 0067): the authorization code the callback brought, exchanged at the bank's
+   * token endpoint with the PKCE code_verifier. A refused code or verifier is Xs2aConsentInvalid.
+   */
+  exchangeAuthorisationCode(pending: OAuthScaPending, code: string): Promise<BankTokens>;
+  /** OAuth2 SCA: a new access token for the refresh token (refused: Xs2aConsentInvalid, a new SCA is needed). */
+  refreshAccessToken(tokenEndpoint: string, clientId: string, refreshToken: string): Promise<BankTokens>;
   /** GET /v1/consents/{id} */
   getConsent(consentId: string): Promise<ConsentInformation>;
   /** GET /v1/consents/{id}/status */
@@ -338,6 +364,9 @@ const NON_RETRYABLE_BY_CODE: Record<string, Xs2aErrorType> = {
   PSU_CREDENTIALS_INVALID: Xs2aErrorType.ScaCredentialsInvalid,
   RESOURCE_EXPIRED: Xs2aErrorType.ScaExpired,
   STATUS_INVALID: Xs2aErrorType.StatusInvalid,
+  // OAuth2 SCA (decision 0067): the reads' bearer token is missing, wrong or expired.
+  TOKEN_INVALID: Xs2aErrorType.ConsentInvalid,
+  TOKEN_EXPIRED: Xs2aErrorType.ConsentInvalid,
   // 405: the payment is past cancelling (executed, rejected, already cancelled).
   CANCELLATION_INVALID: Xs2aErrorType.StatusInvalid,
   PAYMENT_FAILED: Xs2aErrorType.PaymentFailed,
@@ -346,6 +375,9 @@ const NON_RETRYABLE_BY_CODE: Record<string, Xs2aErrorType> = {
   SIGNATURE_INVALID: Xs2aErrorType.SignatureInvalid,
   CERTIFICATE_INVALID: Xs2aErrorType.SignatureInvalid,
 };
+
+/** Our client_id at a bank's authorisation server when OPENBANKING_TPP_CLIENT_ID is not set. */
+export const DEFAULT_OAUTH_CLIENT_ID = 'integration-platform';
 
 function failure(type: Xs2aErrorType, message: string, details: Xs2aErrorDetails): ApplicationFailure {
   const retryable = type === Xs2aErrorType.BankUnavailable;
@@ -438,6 +470,8 @@ export function createXs2aClient(options: Xs2aClientOptions): Xs2aClient {
   const base = new URL(baseUrl);
   const doFetch = options.fetch ?? fetch;
   const maxPages = options.maxPages ?? 1000;
+  /** OAuth2 SCA: the consent's current access token (renewed on TOKEN_EXPIRED). */
+  let accessToken = options.accessToken;
 
   const psuHeaders = (psu?: PsuPresence): Record<string, string> =>
     psu
@@ -462,6 +496,7 @@ export function createXs2aClient(options: Xs2aClientOptions): Xs2aClient {
     url: string,
     headers: Record<string, string>,
     body?: unknown,
+    renewed = false,
   ): Promise<{ body: Record<string, unknown> | null; headers: Headers }> {
     let response: Response;
     const payload = body !== undefined ? JSON.stringify(body) : undefined;
@@ -492,7 +527,23 @@ export function createXs2aClient(options: Xs2aClientOptions): Xs2aClient {
         retryAfterSeconds: null,
       });
     }
-    if (!response.ok) throw await errorOf(response, what);
+    if (!response.ok) {
+      const refused = await errorOf(response, what);
+      // OAuth2 SCA: the bank ended the access token before we expected; renewed, the read goes again once.
+      const code = (refused.details?.[0] as Xs2aErrorDetails | undefined)?.code;
+      if (code === 'TOKEN_EXPIRED' && headers.Authorization && options.renewAccessToken && !renewed) {
+        accessToken = await options.renewAccessToken();
+        return exchange(
+          what,
+          method,
+          url,
+          { ...headers, Authorization: `Bearer ${accessToken}` },
+          body,
+          true,
+        );
+      }
+      throw refused;
+    }
     if (response.status === 204) return { body: null, headers: response.headers };
     const parsed: unknown = await response.json().catch(() => undefined);
     if (!isObject(parsed)) throw protocolError(what, `the ${response.status} answer is not a JSON object`);
@@ -507,8 +558,138 @@ export function createXs2aClient(options: Xs2aClientOptions): Xs2aClient {
   };
   const consentHeaders = (consentId: string, psu?: PsuPresence) => ({
     'Consent-ID': consentId,
+    ...(accessToken ? { Authorization: `Bearer ${accessToken}` } : {}),
     ...psuHeaders(psu),
   });
+
+  /** A link of the bank's OAuth2 authorisation server the TPP itself calls: on the bank's origin only. */
+  function onBankOrigin(what: string, href: string): string {
+    let target: URL;
+    try {
+      target = new URL(href, `${base.origin}/`);
+    } catch {
+      throw protocolError(what, `the link ${href} is not a URL`);
+    }
+    if (target.origin !== base.origin) throw protocolError(what, `the link ${href} leaves the bank`);
+    return target.toString();
+  }
+
+  /**
+   * One request to the bank's OAuth2 authorisation server (RFC 8414 metadata, RFC 6749 token endpoint):
+   * the timeout, no redirects followed; an OAuth error answer (`invalid_grant`, …) is Xs2aConsentInvalid.
+   */
+  async function oauthRequest(
+    what: string,
+    target: string,
+    form?: Record<string, string>,
+  ): Promise<Record<string, unknown>> {
+    let response: Response;
+    try {
+      response = await doFetch(target, {
+        method: form ? 'POST' : 'GET',
+        headers: {
+          accept: 'application/json',
+          ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+        },
+        ...(form ? { body: new URLSearchParams(form).toString() } : {}),
+        signal: AbortSignal.timeout(options.requestTimeoutMs),
+        redirect: 'manual',
+      });
+    } catch (error) {
+      const problem = (error as Error).message;
+      throw failure(Xs2aErrorType.BankUnavailable, `${what}: ${problem}`, {
+        status: null,
+        code: null,
+        text: problem,
+        retryAfterSeconds: null,
+      });
+    }
+    const parsed: unknown = await response.json().catch(() => undefined);
+    if (response.ok && isObject(parsed)) return parsed;
+    if (response.ok) throw protocolError(what, `the ${response.status} answer is not a JSON object`);
+    const code = isObject(parsed) && typeof parsed.error === 'string' ? parsed.error.slice(0, 64) : null;
+    const details: Xs2aErrorDetails = {
+      status: response.status,
+      code,
+      text:
+        isObject(parsed) && typeof parsed.error_description === 'string'
+          ? parsed.error_description.slice(0, 200)
+          : null,
+      retryAfterSeconds: retryAfterSeconds(response),
+    };
+    const summary = `${what}: bank answered ${response.status}${code ? ` ${code}` : ''}`;
+    if (response.status >= 500 || response.status === 408)
+      throw failure(Xs2aErrorType.BankUnavailable, summary, details);
+    // invalid_grant, invalid_client, …: the code or the refresh token will not be honoured.
+    if (code) throw failure(Xs2aErrorType.ConsentInvalid, summary, details);
+    throw failure(Xs2aErrorType.ProtocolError, summary, details);
+  }
+
+  /** A token response (RFC 6749 §5.1): a bearer access token, maybe a refresh token and its lifetime. */
+  function tokensOf(what: string, body: Record<string, unknown>, previousRefresh: string | null): BankTokens {
+    if (typeof body.access_token !== 'string' || body.access_token.length === 0)
+      throw protocolError(what, 'access_token missing');
+    if (typeof body.token_type !== 'string' || body.token_type.toLowerCase() !== 'bearer')
+      throw protocolError(what, 'token_type is not Bearer');
+    const expiresIn = Number(body.expires_in);
+    return {
+      accessToken: body.access_token,
+      // A refresh answer without a new refresh token keeps the one it was made with (RFC 6749 §6).
+      refreshToken: typeof body.refresh_token === 'string' ? body.refresh_token : previousRefresh,
+      expiresInSeconds: Number.isFinite(expiresIn) && expiresIn > 0 ? expiresIn : null,
+    };
+  }
+
+  /**
+   * OAuth2 as SCA approach (decision 0067): the bank's authorisation-server metadata (`_links.scaOAuth`,
+   * RFC 8414), a PKCE code_verifier (S256), and the authorisation request the PSU's browser is sent to
+   * (scope `AIS:<consentId>`, our callback as redirect_uri).
+   */
+  async function oauthAuthorisation(
+    what: string,
+    href: string,
+    consentId: string,
+    redirectUri: string,
+  ): Promise<{ scaRedirectUrl: string; oauth: OAuthScaPending }> {
+    const metadata = await oauthRequest(`${what} (authorisation server metadata)`, onBankOrigin(what, href));
+    const methods = metadata.code_challenge_methods_supported;
+    if (!Array.isArray(methods) || !methods.includes('S256'))
+      throw protocolError(what, 'the authorisation server does not offer PKCE with S256');
+    if (typeof metadata.authorization_endpoint !== 'string' || typeof metadata.token_endpoint !== 'string')
+      throw protocolError(what, 'authorization_endpoint or token_endpoint missing');
+    let authorize: URL;
+    try {
+      // The PSU's browser goes there (it may be the bank's public host, as scaRedirect is).
+      authorize = new URL(metadata.authorization_endpoint, `${base.origin}/`);
+    } catch {
+      throw protocolError(what, 'authorization_endpoint is not a URL');
+    }
+    if (authorize.protocol !== 'https:' && authorize.protocol !== 'http:')
+      throw protocolError(what, 'authorization_endpoint is not an http(s) URL');
+    const codeVerifier = randomBytes(32).toString('base64url');
+    const state = randomBytes(24).toString('base64url');
+    const clientId = options.oauthClientId ?? DEFAULT_OAUTH_CLIENT_ID;
+    const query = {
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: redirectUri,
+      scope: `AIS:${consentId}`,
+      state,
+      code_challenge: createHash('sha256').update(codeVerifier).digest('base64url'),
+      code_challenge_method: 'S256',
+    };
+    for (const [name, value] of Object.entries(query)) authorize.searchParams.set(name, value);
+    return {
+      scaRedirectUrl: authorize.toString(),
+      oauth: {
+        codeVerifier,
+        state,
+        tokenEndpoint: onBankOrigin(what, metadata.token_endpoint),
+        clientId,
+        redirectUri,
+      },
+    };
+  }
   const accountPath = (accountId: string) => `/v1/accounts/${encodeURIComponent(accountId)}`;
 
   function transactionPageOf(what: string, body: Record<string, unknown>): TransactionPage {
@@ -852,6 +1033,14 @@ export function createXs2aClient(options: Xs2aClientOptions): Xs2aClient {
       const consentId = body?.consentId;
       if (typeof consentId !== 'string' || !isConsentStatus(body?.consentStatus))
         throw protocolError(what, 'consentId or consentStatus missing');
+      // OAuth2 as SCA approach: the PSU authorises at the bank's authorisation server (decision 0067).
+      const scaOAuth = hrefOf(body._links, 'scaOAuth');
+      if (scaOAuth)
+        return {
+          consentId,
+          consentStatus: body.consentStatus,
+          ...(await oauthAuthorisation(what, scaOAuth, consentId, redirect.redirectUri)),
+        };
       const scaRedirect = hrefOf(body._links, 'scaRedirect');
       if (scaRedirect)
         return {
@@ -1003,6 +1192,28 @@ export function createXs2aClient(options: Xs2aClientOptions): Xs2aClient {
       };
     },
 
+    async exchangeAuthorisationCode(pending, code) {
+      const what = 'exchange the authorization code';
+      const body = await oauthRequest(what, onBankOrigin(what, pending.tokenEndpoint), {
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: pending.redirectUri,
+        client_id: pending.clientId,
+        code_verifier: pending.codeVerifier,
+      });
+      return tokensOf(what, body, null);
+    },
+
+    async refreshAccessToken(tokenEndpoint, clientId, refreshToken) {
+      const what = 'refresh the access token';
+      const body = await oauthRequest(what, onBankOrigin(what, tokenEndpoint), {
+        grant_type: 'refresh_token',
+        refresh_token: refreshToken,
+        client_id: clientId,
+      });
+      return tokensOf(what, body, refreshToken);
+    },
+
     async getConsent(consentId) {
       const what = 'read consent';
       const body = await call(what, 'GET', url(`/v1/consents/${encodeURIComponent(consentId)}`), {});
@@ -1150,8 +1361,15 @@ export function createXs2aClient(options: Xs2aClientOptions): Xs2aClient {
 export function xs2aClientFor(
   bank: { xs2aBaseUrl: string },
   config: Pick<Config, 'OPENBANKING_BANK_REQUEST_TIMEOUT'> &
-    Partial<Pick<Config, 'OPENBANKING_TPP_SIGNING_KEY' | 'OPENBANKING_TPP_CERTIFICATE'>>,
+    Partial<
+      Pick<
+        Config,
+        'OPENBANKING_TPP_SIGNING_KEY' | 'OPENBANKING_TPP_CERTIFICATE' | 'OPENBANKING_TPP_CLIENT_ID'
+      >
+    >,
   fetchImpl?: typeof fetch,
+  /** OAuth2 SCA: the consent's access token at the bank for the reads, and how to renew it (decision 0067). */
+  auth?: { accessToken: string; renew?: () => Promise<string> },
 ): Xs2aClient {
   // Every request to a bank carries the TPP's signature once a key and certificate are configured.
   const signer = tppSignerOf(config);
@@ -1160,5 +1378,25 @@ export function xs2aClientFor(
     requestTimeoutMs: config.OPENBANKING_BANK_REQUEST_TIMEOUT,
     ...(fetchImpl ? { fetch: fetchImpl } : {}),
     ...(signer ? { signer } : {}),
+    ...(auth ? { accessToken: auth.accessToken } : {}),
+    ...(auth?.renew ? { renewAccessToken: auth.renew } : {}),
+    ...(config.OPENBANKING_TPP_CLIENT_ID ? { oauthClientId: config.OPENBANKING_TPP_CLIENT_ID } : {}),
   });
+}
+
+/**
+ * The consent needs a new SCA: its access token at the bank expired and there is no refresh token (an
+ * Xs2aConsentInvalid, as the bank's own refusal would be).
+ */
+export function accessTokenExpired(what: string): ApplicationFailure {
+  return failure(
+    Xs2aErrorType.ConsentInvalid,
+    `${what}: the bank's access token expired; a new SCA is needed`,
+    {
+      status: null,
+      code: 'TOKEN_EXPIRED',
+      text: 'the access token expired and the bank gave no refresh token',
+      retryAfterSeconds: null,
+    },
+  );
 }

@@ -297,6 +297,15 @@ export const obConsents = pgTable(
     bankStatus: text('bank_status', { enum: CONSENT_STATUSES }),
     bankStatusCheckedAt: timestamp('bank_status_checked_at', { withTimezone: true }),
     scaRedirectUrl: text('sca_redirect_url'),
+    /**
+     * OAuth2 as SCA approach (decision 0067): the bank's token endpoint, and the consent's access and
+     * refresh tokens there, encrypted (credentials/openbanking/bank-tokens.ts: AES-256-GCM bound to the
+     * consent's row), with the access token's expiry. Null for the other approaches.
+     */
+    bankTokenEndpoint: text('bank_token_endpoint'),
+    bankAccessTokenSealed: text('bank_access_token_sealed'),
+    bankRefreshTokenSealed: text('bank_refresh_token_sealed'),
+    bankTokenExpiresAt: timestamp('bank_token_expires_at', { withTimezone: true }),
     /** The SCA must complete before this; then the consent is ABANDONED. */
     scaDeadline: timestamp('sca_deadline', { withTimezone: true }).notNull(),
     /** The bank's callback reached the gateway. */

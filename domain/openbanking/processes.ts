@@ -5,6 +5,7 @@ import type {
   AuthenticationObject,
   ChallengeData,
   EmbeddedScaInput,
+  OAuthScaPending,
   PsuPresence,
   ScaApproach,
   ScaStatus,
@@ -99,6 +100,12 @@ export interface BankCallback {
   nok: boolean;
   bankConsentId: string | null;
   reportedStatus: string | null;
+  /**
+   * OAuth2 SCA (decision 0067): the authorization code and the `state` the bank's redirect carried
+   * (absent on older signals and for the other approaches). The code is a secret: sealed by the codec.
+   */
+  code?: string | null;
+  oauthState?: string | null;
 }
 
 /** POST consent: starts the workflow and waits, as one Update-with-start, for the bank's SCA redirect. */
@@ -197,6 +204,8 @@ export interface BankConsentCreated {
   psuMessage: string | null;
   /** Embedded SCA: the bank's link to start the authorisation with the user's credentials. */
   embeddedStartUrl?: string;
+  /** OAuth2 SCA (decision 0067): the authorisation request's code_verifier and state (sealed in history). */
+  oauth?: OAuthScaPending;
 }
 
 /** An account a consent added to the read model (in the consent.finished hook event). */

@@ -141,7 +141,10 @@ export type TppMessageCode =
   // TPP identity (request signing)
   | 'SIGNATURE_MISSING'
   | 'SIGNATURE_INVALID'
-  | 'CERTIFICATE_INVALID';
+  | 'CERTIFICATE_INVALID'
+  // OAuth2 as SCA approach: the bearer token of the reads (decision 0067)
+  | 'TOKEN_INVALID'
+  | 'TOKEN_EXPIRED';
 
 export interface TppMessage {
   category: 'ERROR' | 'WARNING';
@@ -247,6 +250,31 @@ export interface ChallengeData {
   otpMaxLength?: number;
   otpFormat?: 'characters' | 'integer';
   additionalInformation?: string;
+}
+
+/** The `patched()` id of the OAuth2 SCA's token exchange after the callback (workflows; decision 0067). */
+export const OAUTH2_SCA_PATCH = 'xs2a-oauth2-sca';
+
+/**
+ * OAuth2 as SCA approach (decision 0067): what the TPP keeps from the authorisation request until the
+ * bank's callback brings the code. The code_verifier is a secret: it crosses Temporal only (sealed by
+ * the payload codec) and is never written to the database or a log.
+ */
+export interface OAuthScaPending {
+  codeVerifier: string;
+  /** The `state` of the authorisation request; the callback must bring it back. */
+  state: string;
+  /** The bank's token endpoint (RFC 8414 `token_endpoint`), on the bank's origin. */
+  tokenEndpoint: string;
+  clientId: string;
+  redirectUri: string;
+}
+
+/** The bank's answer to a token request (RFC 6749 §5.1). */
+export interface BankTokens {
+  accessToken: string;
+  refreshToken: string | null;
+  expiresInSeconds: number | null;
 }
 
 /** The `patched()` id of the decoupled SCA polling with backoff (workflows; decision 0061). */

@@ -82,6 +82,11 @@ export const openBankingConfig = z.object({
     .min(1)
     .transform((pem) => pem.replaceAll('\\n', '\n'))
     .optional(),
+  /**
+   * Our client_id at the banks' OAuth2 authorisation servers (OAuth2 as SCA approach, decision 0067);
+   * a bank registers it with the TPP (usually the organisation identifier of its certificate).
+   */
+  OPENBANKING_TPP_CLIENT_ID: z.string().min(1).max(200).default('integration-platform'),
   /** The sandbox banks (XS2A 1.3 + hosted SCA page), started by `npm start` in sandbox mode. */
   SANDBOX_BANKS_PORT: port(4020),
   /**

@@ -17,6 +17,7 @@ import {
   type SandboxBankDefinition,
   todayUtc,
 } from './catalogue.ts';
+import { type OAuthAuthorisationRequest, SandboxOAuthServer } from './oauth2-server.ts';
 import { PaymentLedger } from './payment-ledger.ts';
 import type { SandboxPayment, TppSigningPolicy } from './pis-records.ts';
 
@@ -79,6 +80,8 @@ export interface SandboxConsent {
   otpAttempts?: number;
   /** The code the bank's app shows (the `push` method), for the sandbox control. */
   appCode?: string;
+  /** OAuth2 SCA (oauth2-server.ts): the authorisation request that opened the consent's SCA page. */
+  oauth?: OAuthAuthorisationRequest;
 }
 
 export const MAX_FAILED_LOGINS = 5;
@@ -107,6 +110,8 @@ export class SandboxBank {
   readonly consents = new Map<string, SandboxConsent>();
   /** Payments initiated at the bank (sandbox/openbanking/pis.ts), by paymentId. */
   readonly payments = new Map<string, SandboxPayment>();
+  /** OAuth2 SCA (bank O): authorization codes and tokens. */
+  readonly oauth = new SandboxOAuthServer();
   /** Whether XS2A requests must be signed by the TPP (signed ones are always verified). */
   tppSigning: TppSigningPolicy = { required: false };
   /** Balances and debits of the bank's accounts: the witness of every payment. */
@@ -209,7 +214,8 @@ export class SandboxBank {
       createdAt: now,
       lastActionDate: isoDate(now),
       authorisationId: randomUUID(),
-      authorisationStarted: this.definition.scaStart !== 'explicit',
+      // Explicit: the TPP POSTs the authorisation; OAuth2: the PSU's browser opens the authorisation request.
+      authorisationStarted: (this.definition.scaStart ?? 'implicit') === 'implicit',
       scaStatus: 'received',
       failedLogins: 0,
     };

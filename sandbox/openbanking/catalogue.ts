@@ -26,9 +26,10 @@ export interface SandboxBankDefinition {
    * How the bank starts a consent's or payment's SCA (decision 0061): `implicit` (the answer to the
    * POST carries `scaRedirect` or the decoupled PSU message at once) or `explicit` (the answer carries
    * `startAuthorisation` / `startAuthorisationWithPsuIdentification` and the TPP POSTs the
-   * authorisation). Default implicit.
+   * authorisation). Default implicit. `oauth2` (decision 0067): the consent's answer carries `scaOAuth`,
+   * the bank's OAuth2 authorisation server (oauth2-server.ts); the reads then need its bearer token.
    */
-  scaStart?: 'implicit' | 'explicit';
+  scaStart?: 'implicit' | 'explicit' | 'oauth2';
   /**
    * A cancellation of a payment needs the PSU's SCA of its own: DELETE answers 202 with
    * `startAuthorisation` (POST …/cancellation-authorisations) instead of 204. Default false.
@@ -114,6 +115,17 @@ export const SANDBOX_BANKS: SandboxBankDefinition[] = [
     transactionPageSize: null,
     scaStart: 'explicit',
     cancellationSca: true,
+  },
+  // OAuth2 as SCA approach (decision 0067): authorization code with PKCE, bearer token on the reads.
+  {
+    code: 'bank-o',
+    name: 'Sandbox Bank O',
+    country: 'AT',
+    bic: 'SBXOATWW',
+    bankCode: '19043',
+    bankFlowType: 'redirect',
+    transactionPageSize: null,
+    scaStart: 'oauth2',
   },
 ];
 
@@ -203,6 +215,14 @@ export const SANDBOX_USERS: Record<string, SandboxUserDefinition[]> = {
       password: 'sandbox-rita',
       ownerName: 'Rita Gruber',
       accounts: [account('00000000001', 'EUR', 'Rita current account', 20, 60)],
+    },
+  ],
+  'bank-o': [
+    {
+      psuId: 'olga',
+      password: 'sandbox-olga',
+      ownerName: 'Olga Bauer',
+      accounts: [account('00000000001', 'EUR', 'Olga current account', 20, 60)],
     },
   ],
 };

@@ -7,6 +7,7 @@ import { SandboxBank } from './bank.ts';
 import { registerBulkPaymentRoutes } from './bulk-payments.ts';
 import { bookedTransaction, ibanOf, SANDBOX_BANKS, type SandboxBankDefinition } from './catalogue.ts';
 import { registerEmbeddedConsentControls } from './embedded-consents.ts';
+import { registerOAuth2Server } from './oauth2-server.ts';
 import { registerPisRoutes, registerTppSignatureCheck } from './pis.ts';
 import { registerScaPage } from './sca-page.ts';
 import { type SmsCarrierAccount, smppSmsSender } from './sms-sender.ts';
@@ -160,6 +161,7 @@ export async function startSandboxBanks(options: SandboxBanksOptions = {}): Prom
     });
     registerEmbeddedConsentControls(app, bank);
     registerScaPage(app, bank);
+    if (bank.definition.scaStart === 'oauth2') registerOAuth2Server(app, bank, () => publicUrl);
     registerPisRoutes(app, bank, {
       publicUrl: () => publicUrl,
       stopped: stopped.signal,

@@ -85,6 +85,13 @@ export async function driveSca(scaRedirectUrl: string, options: ScaDriveOptions)
     ...decisionForm.fields,
     decision: options.decision,
   });
+  // OAuth2 SCA (decision 0067): the bank redirects the browser to the TPP's redirect_uri (GET).
+  const location = returned.headers.get('location');
+  if ((returned.status === 302 || returned.status === 303) && location) {
+    const returnForm: HtmlForm = { action: resolve(location), method: 'get', fields: {} };
+    if (!options.submit) return { returnForm };
+    return { returnForm, submitted: await doFetch(returnForm.action, { redirect: 'manual' }) };
+  }
   if (returned.status !== 200) throw new Error(`decision answered ${returned.status}`);
   const form = formsOf(await returned.text())[0];
   if (!form) throw new Error('no return form after the decision');

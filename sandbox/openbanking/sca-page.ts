@@ -3,6 +3,7 @@ import { type Html, html, htmlPage } from '../../api/shared/html.ts';
 import { MAX_FAILED_LOGINS, type SandboxBank, type SandboxConsent } from './bank.ts';
 import { SANDBOX_USERS } from './catalogue.ts';
 import { loginFields } from './login-form.ts';
+import { oauthReturn } from './oauth2-server.ts';
 
 /**
  * The bank's hosted SCA page (Berlin Group redirect approach), at the consent's `scaRedirect` href:
@@ -94,6 +95,8 @@ ${loginFields(`${base}/${consent.consentId}/login`, alert)}
 
   /** Sends the browser back to the provider: an auto-submitted POST form to the redirect URI. */
   const returnToProvider = (c: Context, consent: SandboxConsent) => {
+    // OAuth2 SCA (decision 0067): back to the redirect_uri with the code, or access_denied.
+    if (consent.oauth) return oauthReturn(c, bank, consent);
     const approved = consent.status === 'valid';
     const target = approved ? consent.redirectUri : consent.nokRedirectUri;
     return c.html(
@@ -162,7 +165,11 @@ ${consent.validUntil}, up to ${consent.request.frequencyPerDay} times a day with
     }
     if (decision !== 'approve' || !bank.sessionMatches(consent, String(form.session ?? '')))
       return c.html(loginForm(consent, 'Please log in to approve the request.'), 401);
-    bank.decide(consent, true);
+    if (consent.oauth) {
+      // OAuth2: the SCA is done; the consent becomes valid when the TPP exchanges the code.
+      consent.scaStatus = 'finalised';
+      consent.sessionHash = undefined;
+    } else bank.decide(consent, true);
     return returnToProvider(c, consent);
   });
 }

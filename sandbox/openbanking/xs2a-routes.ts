@@ -25,6 +25,8 @@ const STATUS_OF: Record<TppMessageCode, 400 | 401 | 403 | 404 | 405 | 409 | 429 
   SIGNATURE_MISSING: 400,
   SIGNATURE_INVALID: 401,
   CERTIFICATE_INVALID: 401,
+  TOKEN_INVALID: 401,
+  TOKEN_EXPIRED: 401,
   CONSENT_INVALID: 401,
   CONSENT_EXPIRED: 401,
   CONSENT_UNKNOWN: 403,
@@ -229,6 +231,22 @@ export function registerXs2aRoutes(
     // The 1.3 schema's Location is an absolute URL (the `_links` hrefs may be relative).
     c.header('Location', new URL(self, c.req.url).toString());
     c.header('ASPSP-SCA-Approach', 'REDIRECT');
+    if (bank.definition.scaStart === 'oauth2')
+      // OAuth2 as SCA approach (oauth2-server.ts): the PSU authorises at the bank's authorisation server.
+      return c.json(
+        {
+          consentStatus: 'received',
+          consentId: consent.consentId,
+          _links: {
+            self: { href: self },
+            status: { href: `${self}/status` },
+            scaOAuth: {
+              href: new URL(`/.well-known/oauth-authorization-server${base}`, c.req.url).toString(),
+            },
+          },
+        },
+        201,
+      );
     return c.json(
       {
         consentStatus: 'received',
@@ -382,6 +400,17 @@ export function registerXs2aRoutes(
     if (status === 'expired') return tppError(c, 'CONSENT_EXPIRED', 'The consent has expired');
     if (status !== 'valid' || !consent.grant)
       return tppError(c, 'CONSENT_INVALID', `The consent is ${status}`);
+    // OAuth2 SCA (decision 0067): the reads need the consent's access token as well.
+    if (bank.definition.scaStart === 'oauth2') {
+      const bearer = bank.oauth.checkBearer(consent.consentId, c.req.header('authorization'));
+      if (bearer === 'expired') return tppError(c, 'TOKEN_EXPIRED', 'The access token has expired');
+      if (bearer !== 'ok')
+        return tppError(
+          c,
+          'TOKEN_INVALID',
+          'Authorization: a Bearer access token of this consent is required',
+        );
+    }
 
     let account: SandboxAccount | undefined;
     const accountId = c.req.param('accountId');

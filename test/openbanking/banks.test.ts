@@ -75,6 +75,8 @@ describe('GET banks', () => {
       // The SCA approaches as other banks run them (decision 0061), listed by country first.
       expect.objectContaining({ name: 'Sandbox Bank D', country: 'AT', bankFlowType: 'decoupled' }),
       expect.objectContaining({ name: 'Sandbox Bank E', country: 'AT', bankFlowType: 'embedded' }),
+      // OAuth2 as SCA approach (decision 0067): to the user and the API, a redirect.
+      expect.objectContaining({ name: 'Sandbox Bank O', country: 'AT', bankFlowType: 'redirect' }),
       expect.objectContaining({ name: 'Sandbox Bank R', country: 'AT', bankFlowType: 'redirect' }),
       {
         bankHash: bankA,
@@ -110,7 +112,7 @@ describe('GET banks', () => {
   it('version 6 has no country parameter: a country query is not read', async () => {
     const { status, body } = await call('GET', '/api/6/banks?country=RO', asUser());
     expect(status).toBe(200);
-    expect(names(body)).toHaveLength(6);
+    expect(names(body)).toHaveLength(7);
     expect((await call('GET', '/api/6/banks?country=nonsense', asUser())).status).toBe(200);
   });
 
@@ -336,7 +338,7 @@ describe('bank directory from configuration', () => {
     });
     const synced = await withExtra.syncBankDirectory();
     expect(synced.directoryError).toBeNull();
-    expect(synced.bankHashes).toHaveLength(7);
+    expect(synced.bankHashes).toHaveLength(8);
     const hash = bankHashOf('config-bank');
     const { body } = await call('POST', `/api/8/bank/${hash}`, asUser());
     expect(body).toMatchObject({
@@ -355,6 +357,6 @@ describe('bank directory from configuration', () => {
       logger,
     }).syncBankDirectory();
     expect((await call('GET', `/api/8/banks/${hash}`, asUser())).status).toBe(404);
-    expect(names((await call('GET', '/api/8/banks', asUser())).body)).toHaveLength(6);
+    expect(names((await call('GET', '/api/8/banks', asUser())).body)).toHaveLength(7);
   });
 });

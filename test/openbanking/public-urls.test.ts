@@ -30,7 +30,9 @@ describe('sandbox banks behind two hostnames', () => {
       expect(response.status).toBe(200);
       const { banks: entries } = (await response.json()) as { banks: DirectoryEntry[] };
       expect(entries.map((entry) => entry.xs2aBaseUrl)).toEqual(
-        ['bank-a', 'bank-b', 'bank-c', 'bank-d', 'bank-e', 'bank-r'].map((code) => `${base}/${code}`),
+        ['bank-a', 'bank-b', 'bank-c', 'bank-d', 'bank-e', 'bank-r', 'bank-o'].map(
+          (code) => `${base}/${code}`,
+        ),
       );
     }
     expect(banks.publicUrl).toBe(PUBLIC_URL);
@@ -56,5 +58,22 @@ describe('sandbox banks behind two hostnames', () => {
     // The page itself is served at that path (the browser's host differs only in name).
     const page = await fetch(`${banks.url}${new URL(created.scaRedirectUrl).pathname}`);
     expect(page.status).toBe(200);
+  });
+
+  it('OAuth2 SCA (Bank O): the authorisation request at the public URL, the token endpoint where the platform called', async () => {
+    const internal = banks.url.replace('127.0.0.1', 'localhost');
+    const bank = createXs2aClient({ baseUrl: `${internal}/bank-o`, requestTimeoutMs: 5000 });
+    const created = await bank.createConsent(
+      {
+        access: { allPsd2: 'allAccounts' },
+        recurringIndicator: true,
+        validUntil: new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10),
+        frequencyPerDay: 4,
+        combinedServiceIndicator: false,
+      },
+      { redirectUri: 'http://localhost:3000/openbanking/redirect/web/state/s2' },
+    );
+    expect(created.scaRedirectUrl.startsWith(`${PUBLIC_URL}/bank-o/oauth2/authorize?`)).toBe(true);
+    expect(created.oauth?.tokenEndpoint).toBe(`${internal}/bank-o/oauth2/token`);
   });
 });

@@ -38,6 +38,8 @@ import {
   DECOUPLED_BACKOFF_PATCH,
   decoupledPollDelayMs,
   type EmbeddedScaStep,
+  OAUTH2_SCA_PATCH,
+  type OAuthScaPending,
   type ScaStatus,
   Xs2aErrorType,
 } from '../../domain/openbanking/xs2a.ts';
@@ -47,11 +49,16 @@ import { bankStartRefusal, causeMessageOf, failureTypeOf, xs2aFailureTypeOf } fr
 import { consentRefresh } from './consent-refresh.ts';
 import { unlessRefused, unrecordableReason } from './data-refusal.ts';
 
-const { readBankConsentStatus, terminateBankConsent, recordConsentOutcome, prepareConsentWebhook } =
-  proxyActivities<OpenBankingActivities>({
-    startToCloseTimeout: '1 minute',
-    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-  });
+const {
+  readBankConsentStatus,
+  terminateBankConsent,
+  recordConsentOutcome,
+  prepareConsentWebhook,
+  exchangeBankAuthorisationCode,
+} = proxyActivities<OpenBankingActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
 
 // Reading every account's history can take a while; a bank in maintenance is retried for up to an hour.
 const { storeConsentAccounts, storeAccountList } = proxyActivities<OpenBankingActivities>({
@@ -81,6 +88,8 @@ export async function consentAuthorisation(input: ConsentFlowInput): Promise<Con
     authorise: null,
   };
   let embeddedEnded: ScaStatus | undefined;
+  /** OAuth2 SCA (decision 0067): the authorisation request's code_verifier and state, until the callback. */
+  let oauth: OAuthScaPending | undefined;
 
   setHandler(
     consentStartedUpdate,
@@ -246,6 +255,7 @@ export async function consentAuthorisation(input: ConsentFlowInput): Promise<Con
       ...(input.embedded ? { embedded: true } : {}),
     });
     embeddedLinks.start = created.embeddedStartUrl ?? null;
+    oauth = created.oauth;
     sca = {
       consentId: input.consentId,
       state: input.state,
@@ -274,6 +284,18 @@ export async function consentAuthorisation(input: ConsentFlowInput): Promise<Con
   if (!calledBack) {
     await terminateBankConsent({ consentId: input.consentId });
     return finish('ABANDONED', 'the user did not complete the authentication at the bank in time');
+  }
+
+  // OAuth2 SCA: the code the callback brought (with our state) is exchanged for the bank's tokens; the
+  // consent is valid at the bank only then. A refused code leaves it unauthorised (REJECTED below).
+  if (oauth && callback?.code && patched(OAUTH2_SCA_PATCH)) {
+    if (callback.oauthState === oauth.state) {
+      try {
+        await exchangeBankAuthorisationCode({ consentId: input.consentId, code: callback.code, oauth });
+      } catch (error) {
+        if (!xs2aFailureTypeOf(error)) throw error;
+      }
+    }
   }
 
   // 3. The bank, not the browser, says how the authentication ended.

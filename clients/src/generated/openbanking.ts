@@ -448,7 +448,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Bank callback at the end of the user’s OAuth2 authorisation
+         * @description Called by a bank that runs OAuth2 as SCA approach (the user’s browser, redirected with the authorization `code` and `state`, or `error`). The consent workflow exchanges the code at the bank and continues; the browser is sent on as for the POST callback. An unknown state or app is a 404 page.
+         */
+        get: operations["bankOAuthRedirect"];
         put?: never;
         /**
          * Bank callback at the end of the user’s authorisation
@@ -4430,6 +4434,53 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    bankOAuthRedirect: {
+        parameters: {
+            query?: {
+                /** @description The authorization code */
+                code?: string;
+                /** @description The authorisation request’s state */
+                state?: string;
+                error?: string;
+                error_description?: string;
+            };
+            header?: never;
+            path: {
+                app: string;
+                /** @description From POST consent */
+                state: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The consent has no redirect URL: a page saying the user may close the window */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description To the hook’s redirectUrl with `state` appended */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unknown state */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
         };
