@@ -89,7 +89,7 @@ export interface RepaymentSubmission {
   reversals?: SubmissionReversal[] | undefined;
   /**
    * A REVERSED came while the submission was still open (its PAID not yet here, the gateway's deliveries
-   * are not ordered): the next PAID is the payment taken back, booked as reversed at once.
+   * are not ordered): the next PAID is the payment taken back, on record as such and not booked.
    */
   reversedAhead?: boolean | undefined;
   createdAt: string;

@@ -172,10 +172,10 @@ describe('a bank-transfer repayment the bank takes back (decision 0069)', () => 
     await notified(platform, merchant, invoice, 'PAID');
     const paid = await loanWhen(
       loan.loanId,
-      (read) => repaymentsOf(read).length === 1,
-      'the repayment booked',
+      // The loan's row and its servicing are two reads: wait for both.
+      (read) => repaymentsOf(read).length === 1 && read.status === 'Active',
+      'the repayment booked, the loan Active',
     );
-    expect(paid.status).toBe('Active');
     const firstInstalment = paid.servicing?.instalments[0];
     expect(firstInstalment).toMatchObject({ outstanding: '0.00', overdue: false });
 
@@ -197,10 +197,9 @@ describe('a bank-transfer repayment the bank takes back (decision 0069)', () => 
     // The loan took the repayment back through its workflow: reversed, the instalment due and overdue again.
     const reversed = await loanWhen(
       loan.loanId,
-      (read) => repaymentsOf(read)[0]?.reversed === true,
-      'the repayment reversed',
+      (read) => repaymentsOf(read)[0]?.reversed === true && read.status === 'Past Due',
+      'the repayment reversed, the loan Past Due',
     );
-    expect(reversed.status).toBe('Past Due');
     const [repayment] = repaymentsOf(reversed);
     expect(repayment).toMatchObject({
       id: `rpm_${submissionId.slice(4)}`,
@@ -237,10 +236,9 @@ describe('a bank-transfer repayment the bank takes back (decision 0069)', () => 
     expect(await importStatement([transfer(idn, overdue)])).toMatchObject({ settled: 1 });
     const repaid = await loanWhen(
       loan.loanId,
-      (read) => repaymentsOf(read).length === 2,
-      'the repayment booked again',
+      (read) => repaymentsOf(read).length === 2 && read.status === 'Active',
+      'the repayment booked again, the loan Active',
     );
-    expect(repaid.status).toBe('Active');
     expect(repaymentsOf(repaid)[1]).toMatchObject({
       id: `rpm_${submissionId.slice(4)}-2`,
       amount: overdue,
@@ -283,7 +281,11 @@ describe('a bank-transfer repayment the bank takes back (decision 0069)', () => 
     await loanWhen(loan.loanId, (read) => read.status === 'Repaid', 'the loan Repaid');
 
     expect(await notify(`INVOICE=${invoice}:STATUS=REVERSED`)).toBe(`INVOICE=${invoice}:STATUS=OK\n`);
-    const active = await loanWhen(loan.loanId, (read) => read.status === 'Active', 'the loan Active again');
+    const active = await loanWhen(
+      loan.loanId,
+      (read) => read.status === 'Active' && repaymentsOf(read)[0]?.reversed === true,
+      'the loan Active again, its repayment reversed',
+    );
     expect(active.servicing).toMatchObject({ status: 'current', payoffAmount: payOff, paidTotal: '0.00' });
     expect(repaymentsOf(active)).toEqual([expect.objectContaining({ reference: invoice, reversed: true })]);
     expect((await comments(loan.loanId)).at(-1)).toContain(
