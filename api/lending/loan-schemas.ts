@@ -20,6 +20,15 @@ export const repaymentSchema = z
     mode: z.enum(repaymentModes),
     reference: z.string().nullable(),
     reversed: z.boolean(),
+    reversedAt: z
+      .string()
+      .nullable()
+      .openapi({
+        description:
+          'When it was reversed: by management (DELETE), or because the bank took the transfer back (a repayment ' +
+          'submitted by bank transfer, its reference the gateway INVOICE); null while in force (and for reversals ' +
+          'recorded before this field)',
+      }),
   })
   .openapi('Repayment');
 

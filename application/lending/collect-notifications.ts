@@ -20,7 +20,7 @@ import type { Config } from '../../platform/config.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
 import { type CardNotice, cardFailed, cardSaved } from './cards.ts';
 import { findLoan } from './loans.ts';
-import { findSubmission } from './submissions.ts';
+import { findSubmission, recordReversalAfterEnd } from './submissions.ts';
 
 /**
  * The lending tenant's merchant notification receiver (decisions 0041, 0045): the collection gateway
@@ -35,6 +35,8 @@ import { findSubmission } from './submissions.ts';
  * 2. One reply line per invoice: `OK` when the loan has the news (a Signal to its workflow, which
  *    ignores a repeated one) or the card is updated (lending's own table, idempotently), `NO` for an
  *    INVOICE that is none of this tenant's, `ERR` when Temporal cannot take it now (the gateway retries).
+ *    A repayment's `REVERSED` (decision 0069) is taken back by the loan's workflow; when that workflow has
+ *    ended, it is put on record for an operator (recordReversalAfterEnd) and answered OK.
  */
 
 /** The gateway's notification key, kept between POSTs (fetched again when a signature fails). */
@@ -60,13 +62,17 @@ async function signatureValid(config: Config, encoded: string, signature: string
   return fresh !== undefined && signatureMatches(fresh, encoded, signature);
 }
 
-/** Hands a verified line to the loan's workflow as a Signal: OK, or ERR when Temporal cannot take it now. */
+/**
+ * Hands a verified line to the loan's workflow as a Signal: OK, or ERR when Temporal cannot take it now;
+ * `ended` runs when the workflow has ended (then OK).
+ */
 async function signalLoan(
   deps: UseCaseDeps,
   tenantId: string,
   loanId: string,
   signal: typeof payoutNotificationSignal | typeof repaymentNotificationSignal,
   line: NotificationLine,
+  ended?: () => Promise<void>,
 ): Promise<NotificationReply> {
   try {
     await deps.temporal.workflow.getHandle(loanWorkflowId(tenantId, loanId)).signal(signal, {
@@ -76,8 +82,20 @@ async function signalLoan(
     });
     return 'OK';
   } catch (error) {
-    // The loan's workflow has ended (a closed loan): nothing left to change.
-    if (error instanceof WorkflowNotFoundError) return 'OK';
+    // The loan's workflow has ended (a closed loan): nothing left to change in it.
+    if (error instanceof WorkflowNotFoundError) {
+      const recorded = await ended?.().then(
+        () => true,
+        (failure: unknown) => {
+          deps.logger.warn(
+            { err: failure, tenantId, invoice: line.invoice },
+            'notification not put on record',
+          );
+          return false;
+        },
+      );
+      return recorded === false ? 'ERR' : 'OK';
+    }
     deps.logger.warn(
       { err: error, tenantId, invoice: line.invoice },
       'collection notification not delivered to the loan',
@@ -119,7 +137,19 @@ async function receiveLine(
   if (submissionId) {
     const submission = await findSubmission(deps.db, tenantId, submissionId);
     if (!submission) return 'NO';
-    return signalLoan(deps, tenantId, submission.loanId, repaymentNotificationSignal, line);
+    // A payment taken back from a loan whose workflow has ended: on record for an operator (decision 0069).
+    const ended =
+      line.status === 'REVERSED'
+        ? async () => {
+            const recorded = await recordReversalAfterEnd(deps.db, submission);
+            if (recorded)
+              deps.logger.warn(
+                { tenantId, loanId: submission.loanId, invoice: line.invoice },
+                `a repayment reversed after its loan's workflow ended: ${recorded}`,
+              );
+          }
+        : undefined;
+    return signalLoan(deps, tenantId, submission.loanId, repaymentNotificationSignal, line, ended);
   }
   const payout = parsePayoutInvoice(line.invoice);
   if (!payout || payout.tenantId !== tenantId) return 'NO';

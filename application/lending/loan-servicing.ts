@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { lendingLoanServicing } from '../../db/schema/lending-servicing.ts';
-import { daysPastDue, type RepaymentMode } from '../../domain/lending/servicing.ts';
+import { daysPastDue, type LoanRepayment, type RepaymentMode } from '../../domain/lending/servicing.ts';
 
 /**
  * A paid-out loan's servicing as the API answers it (decision 0043): from the read model the loan
@@ -16,7 +16,16 @@ export interface RepaymentView {
   mode: RepaymentMode;
   reference: string | null;
   reversed: boolean;
+  /** When it was reversed (by management, or by the bank taking the transfer back: decision 0069). */
+  reversedAt: string | null;
 }
+
+/** A repayment the loan holds, as the API shows it. */
+export const repaymentView = ({ repaymentId, reversedAt, ...repayment }: LoanRepayment): RepaymentView => ({
+  id: repaymentId,
+  ...repayment,
+  reversedAt: reversedAt ?? null,
+});
 
 export interface ServicingView {
   status: 'current' | 'overdue' | 'repaid';
@@ -79,6 +88,6 @@ export async function servicingView(
         overdue: held?.overdue ?? false,
       };
     }),
-    repayments: repayments.map(({ repaymentId, ...repayment }) => ({ id: repaymentId, ...repayment })),
+    repayments: repayments.map(repaymentView),
   };
 }

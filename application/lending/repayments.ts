@@ -15,7 +15,7 @@ import type { UseCaseDeps } from '../shared/deps.ts';
 import { requireSameRequest } from '../shared/idempotency.ts';
 import { Refusal } from '../shared/refusal.ts';
 import { todayUtc } from './credit-products.ts';
-import type { RepaymentView } from './loan-servicing.ts';
+import { type RepaymentView, repaymentView } from './loan-servicing.ts';
 import {
   type LoanCaller,
   type LoanRow,
@@ -104,8 +104,7 @@ function repaymentIn(
       (match.reference !== undefined && repayment.reference === match.reference),
   );
   if (!held) throw new Error(`repayment ${match.repaymentId} is not in the loan's answer`);
-  const { repaymentId, ...rest } = held;
-  return { id: repaymentId, ...rest };
+  return repaymentView(held);
 }
 
 /**
@@ -127,11 +126,10 @@ export async function registerRepayment(
     if (earlier) {
       const { repaymentId, loanId: _, tenantId: __, version: ___, updatedAt: ____, ...rest } = earlier;
       requireSameRepayment(earlier, input);
-      return {
-        repayment: { id: repaymentId, ...rest },
-        loan: await loanView(deps.db, row, 'management'),
-        created: false,
-      };
+      const loan = await loanView(deps.db, row, 'management');
+      // As the loan holds it (when it was reversed, too); the row is only its index.
+      const held = loan.servicing?.repayments.find((repayment) => repayment.id === repaymentId);
+      return { repayment: held ?? { id: repaymentId, ...rest, reversedAt: null }, loan, created: false };
     }
   }
   refuseOutsideStatuses(row, 'registerRepayment');

@@ -80,6 +80,7 @@ export const loanOperations = [
   'repaymentCorrected',
   'submitRepayment',
   'submittedRepaymentPaid',
+  'submittedRepaymentReversed',
   'autocharge',
 ] as const;
 export type LoanOperation = (typeof loanOperations)[number];
@@ -216,6 +217,7 @@ export const loanTransitions: readonly LoanTransition[] = [
   // Repayments through the collection gateway (decision 0045)
   { operation: 'submitRepayment', from: SERVICED, next: 'unchanged', basis: 'design', by: 'customer', note: 'SubmitRepayment: a card charge or a deposit slip for a bank transfer; at most what the loan owes' },
   { operation: 'submittedRepaymentPaid', from: SERVICED, next: 'unchanged', basis: 'design', by: 'workflow', note: 'the charge paid, or the PAID notification of its INVOICE: booked once as a Regular payment (reference = INVOICE); the status then follows the servicing rows' },
+  { operation: 'submittedRepaymentReversed', from: [...SERVICED, 'Repaid'], next: 'unchanged', basis: 'design', by: 'workflow', note: 'the REVERSED notification of a booked INVOICE (decision 0069): the bank took the transfer back, its repayment is reversed; the status then follows the servicing rows (a Repaid loan back to Active or Past Due)' },
   { operation: 'autocharge', from: SERVICED, next: 'unchanged', basis: 'design', by: 'workflow', note: 'auto-charge on: at 00:00 UTC of a due date the amount due is charged to the default card, once per instalment' },
   { operation: 'writeOff', from: ['Past Due'], next: 'Written off', basis: 'design', by: 'management', note: 'no endpoint yet (the spec has none)' },
 ];

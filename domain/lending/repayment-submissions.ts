@@ -20,16 +20,31 @@ export type SubmissionChannel = SubmissionMode | 'autocharge';
 /**
  * `charging` (a card charge asked of the gateway), `paid` (booked), `declined` (the card was declined, or
  * no card could be charged), `registering` → `pending` (a deposit slip waiting for the transfer),
- * `expired` (the slip expired unpaid), `failed` (the gateway refused or never answered).
+ * `expired` (the slip expired unpaid), `failed` (the gateway refused or never answered), `reversed` (paid,
+ * then the bank took the transfer back and its repayment was reversed, decision 0069; the slip is payable
+ * again at the gateway until it expires: a new PAID books it again).
  */
-export type SubmissionStatus =
-  | 'charging'
-  | 'paid'
-  | 'declined'
-  | 'registering'
-  | 'pending'
-  | 'expired'
-  | 'failed';
+export const submissionStatuses = [
+  'charging',
+  'paid',
+  'declined',
+  'registering',
+  'pending',
+  'expired',
+  'failed',
+  'reversed',
+] as const;
+export type SubmissionStatus = (typeof submissionStatuses)[number];
+
+/** A payment of a submission that the bank took back (the gateway's `REVERSED`, decision 0069). */
+export interface SubmissionReversal {
+  /** The PAY_TIME of the payment taken back (a later PAID with it again is that payment, not a new one). */
+  payTime: string | null;
+  /** The repayment reversed with it; none when nothing of it had been booked. */
+  repaymentId: string | null;
+  /** When the loan took it back (ISO). */
+  at: string;
+}
 
 /** What the API asks the loan to do (its id is the API's, unique per tenant). */
 export interface SubmissionRequest {
@@ -68,6 +83,15 @@ export interface RepaymentSubmission {
   repaymentId: string | null;
   /** Auto-charge: the instalments it was for. */
   instalments?: number[] | undefined;
+  /** The gateway's PAY_TIME of the payment booked now (decision 0069); absent before it was kept. */
+  payTime?: string | null | undefined;
+  /** Payments of it the bank took back, oldest first (decision 0069). */
+  reversals?: SubmissionReversal[] | undefined;
+  /**
+   * A REVERSED came while the submission was still open (its PAID not yet here, the gateway's deliveries
+   * are not ordered): the next PAID is the payment taken back, on record as such and not booked.
+   */
+  reversedAhead?: boolean | undefined;
   createdAt: string;
   updatedAt: string;
 }
@@ -85,6 +109,21 @@ export function parseSubmissionInvoice(invoice: string): string | undefined {
 
 /** The repayment booked for a submission: the same 16 hex digits (unique per tenant as the submission is). */
 export const repaymentIdOf = (submissionId: string) => `rpm_${submissionId.slice(4)}`;
+
+/**
+ * The repayment a submission's money books in its `round` (1: its first payment; each payment the bank
+ * took back starts the next, decision 0069): id and reference, round 1's as before (`rpm_<hex>`, the
+ * INVOICE), later ones suffixed as the gateway's settlements are (`rpm_<hex>-2`, `LR-…#2`).
+ */
+export function roundRepaymentOf(
+  submission: Pick<RepaymentSubmission, 'submissionId' | 'invoice' | 'reversals'>,
+): { round: number; repaymentId: string; reference: string } {
+  const round = (submission.reversals?.length ?? 0) + 1;
+  const repaymentId = repaymentIdOf(submission.submissionId);
+  return round === 1
+    ? { round, repaymentId, reference: submission.invoice }
+    : { round, repaymentId: `${repaymentId}-${round}`, reference: `${submission.invoice}#${round}` };
+}
 
 /** A submission id from 16 hex digits (the API's random ones; the workflow's own from its uuid4). */
 export function submissionIdOf(hex: string): string {

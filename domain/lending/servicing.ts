@@ -37,6 +37,11 @@ export interface LoanRepayment {
   /** The client's reference: a repeated POST with the same reference answers the first repayment. */
   reference: string | null;
   reversed: boolean;
+  /**
+   * When it was reversed (ISO; management's DELETE, or the bank taking a transfer back: decision 0069);
+   * absent on repayments reversed before it was kept.
+   */
+  reversedAt?: string | null | undefined;
 }
 
 export interface InstalmentPosition {

@@ -160,7 +160,7 @@ export async function notified(
   platform: TestPlatform,
   merchant: CollectMerchant,
   invoice: string,
-  status: 'PAID' | 'EXPIRED',
+  status: 'PAID' | 'EXPIRED' | 'REVERSED',
 ) {
   const [notification] = await eventually(
     async () => {

@@ -147,9 +147,10 @@ describe('refusals by condition', () => {
     });
   });
 
-  it('no operation moves a closed loan (but a repayment correction of a Repaid one), and every status has a way in', () => {
-    // Decision 0043: an edit or reversal of a Repaid loan's repayment may bring it back while its workflow runs.
-    const corrections = ['correctRepayment', 'repaymentCorrected'];
+  it('no operation moves a closed loan (but a repayment correction or reversal of a Repaid one), and every status has a way in', () => {
+    // Decision 0043: an edit or reversal of a Repaid loan's repayment may bring it back while its workflow runs;
+    // decision 0069: so may the bank taking a submitted repayment's transfer back.
+    const corrections = ['correctRepayment', 'repaymentCorrected', 'submittedRepaymentReversed'];
     for (const status of closedLoanStatuses) {
       for (const operation of loanOperations) {
         const allowed = stepOf(operation, status, { ...factsFor.offerAccepted, schedule: 'current' }).allowed;

@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { type SubmissionInput, submitRepayment } from '../../../application/lending/repayment-submissions.ts';
 import { Refusal } from '../../../application/shared/refusal.ts';
-import { submissionModes } from '../../../domain/lending/repayment-submissions.ts';
+import { submissionModes, submissionStatuses } from '../../../domain/lending/repayment-submissions.ts';
 import { repaymentModes } from '../../../domain/lending/servicing.ts';
 import { errorBodySchema } from '../../shared/errors.ts';
 import { defineLendingOperation, lendingSecurity } from '../auth.ts';
@@ -103,10 +103,11 @@ const submissionSchema = z
     loanId: z.string(),
     mode: z.enum(repaymentModes).openapi({ description: 'The repayment mode the money is booked as' }),
     channel: z.enum(submissionModes),
-    status: z.enum(['charging', 'paid', 'declined', 'registering', 'pending', 'expired', 'failed']).openapi({
+    status: z.enum(submissionStatuses).openapi({
       description:
         'card: `paid` (booked), `declined`, or `charging` while the gateway has not answered; bankTransfer: `pending` ' +
-        '(pay it), `registering` while the gateway has not answered, later `paid` or `expired`',
+        '(pay it), `registering` while the gateway has not answered, later `paid` or `expired`; `reversed` when the ' +
+        'bank took the payment back (its repayment reversed; the slip payable again until it expires)',
     }),
     amount: z.string().openapi({ example: '150.00' }),
     currency: z.string().openapi({ example: 'EUR' }),
@@ -119,7 +120,7 @@ const submissionSchema = z
     iban: z.string().nullable().openapi({ description: 'bankTransfer: the account to pay to' }),
     beneficiary: z.string().nullable(),
     expiresAt: z.string().nullable().openapi({ description: 'bankTransfer: pay before this' }),
-    reason: z.string().nullable().openapi({ description: 'Why it was declined' }),
+    reason: z.string().nullable().openapi({ description: 'Why it was declined, expired or reversed' }),
     repaymentId: z.string().nullable().openapi({ description: 'The repayment booked (paid)' }),
   })
   .openapi('RepaymentSubmissionAnswer');

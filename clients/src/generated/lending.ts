@@ -9937,6 +9937,8 @@ export interface components {
             mode: "Regular payment" | "Early repayment";
             reference: string | null;
             reversed: boolean;
+            /** @description When it was reversed: by management (DELETE), or because the bank took the transfer back (a repayment submitted by bank transfer, its reference the gateway INVOICE); null while in force (and for reversals recorded before this field) */
+            reversedAt: string | null;
         };
         CustomerLoanCreate: components["schemas"]["LendingLoanTerms"] & {
             /**
@@ -10263,10 +10265,10 @@ export interface components {
             /** @enum {string} */
             channel: "card" | "bankTransfer";
             /**
-             * @description card: `paid` (booked), `declined`, or `charging` while the gateway has not answered; bankTransfer: `pending` (pay it), `registering` while the gateway has not answered, later `paid` or `expired`
+             * @description card: `paid` (booked), `declined`, or `charging` while the gateway has not answered; bankTransfer: `pending` (pay it), `registering` while the gateway has not answered, later `paid` or `expired`; `reversed` when the bank took the payment back (its repayment reversed; the slip payable again until it expires)
              * @enum {string}
              */
-            status: "charging" | "paid" | "declined" | "registering" | "pending" | "expired" | "failed";
+            status: "charging" | "paid" | "declined" | "registering" | "pending" | "expired" | "failed" | "reversed";
             /** @example 150.00 */
             amount: string;
             /** @example EUR */
@@ -10284,7 +10286,7 @@ export interface components {
             beneficiary: string | null;
             /** @description bankTransfer: pay before this */
             expiresAt: string | null;
-            /** @description Why it was declined */
+            /** @description Why it was declined, expired or reversed */
             reason: string | null;
             /** @description The repayment booked (paid) */
             repaymentId: string | null;

@@ -78,7 +78,9 @@ export function handleServicing(state: LoanState): void {
       if (!held || held.reversed) return state.copy();
       state.allowed('correctRepayment');
       const repayments = state.servicing.repayments.map((candidate) =>
-        candidate.repaymentId === repaymentId ? { ...candidate, reversed: true } : candidate,
+        candidate.repaymentId === repaymentId
+          ? { ...candidate, reversed: true, reversedAt: now() }
+          : candidate,
       );
       return applyRepayments(state, repayments, by, `${describe(state, held)}: reversed`);
     },

@@ -1,4 +1,4 @@
-import { condition, isCancellation, setHandler } from '@temporalio/workflow';
+import { condition, isCancellation, log, patched, setHandler } from '@temporalio/workflow';
 import { payDateOf } from '../../../domain/lending/disbursement.ts';
 import { stepOf } from '../../../domain/lending/loan-lifecycle.ts';
 import {
@@ -10,7 +10,7 @@ import {
 import {
   bookableAmount,
   type RepaymentSubmission,
-  repaymentIdOf,
+  roundRepaymentOf,
   type SubmissionRequest,
   submissionInFlight,
   submissionInvoice,
@@ -58,27 +58,118 @@ export function handleSubmissions(state: LoanState): void {
   );
 
   // The gateway's notification of a submission's INVOICE (verified by the receiver): PAID books it once,
-  // whoever comes first (the charge's answer or the notification); DENIED and EXPIRED close it.
+  // whoever comes first (the charge's answer or the notification); DENIED and EXPIRED close it; REVERSED
+  // takes a booked payment back (decision 0069).
   setHandler(repaymentNotificationSignal, async ({ invoice, status, payTime }) => {
     const held = submissionOf(state, invoice);
     if (!held || !loan.servicing) return;
     let comment: string | undefined;
-    if (status === 'PAID') {
-      const how =
-        held.channel === 'bankTransfer'
-          ? `received by bank transfer (IDN ${held.idn})`
-          : 'charged to the card';
-      comment = book(state, held, payTime, how);
-    } else if ((status === 'DENIED' || status === 'EXPIRED') && submissionOpen(held)) {
+    if (status === 'PAID') comment = paid(state, held, payTime);
+    else if (
+      (status === 'DENIED' || status === 'EXPIRED') &&
+      // A slip paid and taken back is payable again at the gateway until it expires.
+      (submissionOpen(held) || (status === 'EXPIRED' && held.status === 'reversed'))
+    ) {
       const reason =
         status === 'EXPIRED'
-          ? 'the deposit slip expired unpaid'
+          ? `the deposit slip expired unpaid${held.status === 'reversed' ? ' after the bank took its transfer back' : ''}`
           : 'the collection gateway denied the payment';
       changeSubmission(state, invoice, { status: status === 'EXPIRED' ? 'expired' : 'declined', reason });
       comment = `repayment of ${amountOf(held)}: ${reason} (invoice ${invoice})`;
-    }
+    } else if (status === 'REVERSED' && patched(REPAYMENT_REVERSED_PATCH)) comment = takeBack(state, held);
     if (comment) await state.record({ by: { role: 'system' }, comments: comment });
   });
+}
+
+/** Running loans take the gateway's REVERSED (decision 0069); their histories before it ignored it. */
+export const REPAYMENT_REVERSED_PATCH = 'lending-repayment-reversed';
+
+const viaGateway = (submission: RepaymentSubmission) =>
+  submission.channel === 'bankTransfer'
+    ? `received by bank transfer (IDN ${submission.idn})`
+    : 'charged to the card';
+
+/**
+ * The gateway's PAID of a submission: booked once (book); after the bank took a payment back, a PAID
+ * of another payment (another PAY_TIME: the gateway's next round) books it again, the one taken back
+ * delivered again books nothing; a PAID arriving after its own REVERSED is booked as taken back at once.
+ */
+function paid(state: LoanState, held: RepaymentSubmission, payTime: string | undefined): string | undefined {
+  const how = viaGateway(held);
+  if (held.status === 'reversed') {
+    if (held.reversals?.some((reversal) => reversal.payTime === (payTime ?? null))) return undefined;
+    return book(state, held, payTime, `${how}, paid again after the bank took a transfer back`);
+  }
+  if (held.reversedAhead && submissionOpen(held)) {
+    changeSubmission(state, held.invoice, {
+      status: 'reversed',
+      reversedAhead: undefined,
+      reversals: [...(held.reversals ?? []), { payTime: payTime ?? null, repaymentId: null, at: now() }],
+      reason: 'the bank took the transfer back before its payment reached the loan: nothing was booked',
+    });
+    return `repayment of ${amountOf(held)} ${how} (invoice ${held.invoice}), already taken back by the bank: nothing booked`;
+  }
+  return book(state, held, payTime, how);
+}
+
+/**
+ * The gateway's REVERSED of a submission (decision 0069): the bank took back the transfer that paid it.
+ * A booked payment's repayment is reversed (its allocation undone: the position and status follow by
+ * the servicing rows) and the submission is `reversed`; a repeated REVERSED changes nothing; one
+ * arriving before its PAID is kept for that PAID (the slip stays payable); answers the history comment.
+ */
+function takeBack(state: LoanState, held: RepaymentSubmission): string | undefined {
+  const { loan } = state;
+  const { invoice } = held;
+  const idn = held.idn ? `, IDN ${held.idn}` : '';
+  if (submissionOpen(held)) {
+    if (held.reversedAhead) return undefined;
+    changeSubmission(state, invoice, { reversedAhead: true });
+    return `repayment of ${amountOf(held)}: the bank took back a transfer for it (invoice ${invoice}${idn}) before its payment reached the loan; nothing was booked, the deposit slip stays payable`;
+  }
+  // Reversed already (a repeated notification), or never paid: nothing to take back.
+  if (held.status !== 'paid') return undefined;
+  const at = now();
+  const repayment = held.repaymentId
+    ? state.servicing.repayments.find((candidate) => candidate.repaymentId === held.repaymentId)
+    : undefined;
+  const reversal = { payTime: held.payTime ?? null, repaymentId: repayment?.repaymentId ?? null, at };
+  const taken = {
+    status: 'reversed' as const,
+    payTime: undefined,
+    reversals: [...(held.reversals ?? []), reversal],
+  };
+  if (!repayment || repayment.reversed) {
+    const why = repayment
+      ? `its repayment ${repayment.repaymentId} was reversed already`
+      : 'nothing of it had been booked';
+    changeSubmission(state, invoice, { ...taken, reason: `the bank took the transfer back: ${why}` });
+    return `${amountOf(held)} taken back by the bank (invoice ${invoice}${idn}): ${why}`;
+  }
+  const step = stepOf('submittedRepaymentReversed', loan.status, state.facts());
+  if (!step.allowed) {
+    // No running loan is in another status with a booked repayment; on record for an operator, once.
+    const left = `repayment ${repayment.repaymentId} stays booked (loan ${loan.status}): an operator must settle it`;
+    log.warn('a reversed repayment not taken back', { loanId: loan.loanId, invoice, status: loan.status });
+    changeSubmission(state, invoice, { ...taken, reason: `the bank took the transfer back: ${left}` });
+    return `${describe(state, repayment)}: the bank took the transfer back (invoice ${invoice}${idn}); ${left}`;
+  }
+  state.servicing.repayments = state.servicing.repayments.map((candidate) =>
+    candidate.repaymentId === repayment.repaymentId
+      ? { ...candidate, reversed: true, reversedAt: at }
+      : candidate,
+  );
+  const moved = assess(state);
+  changeSubmission(state, invoice, {
+    ...taken,
+    reason: `the bank took the transfer back: repayment ${repayment.repaymentId} reversed`,
+  });
+  return [
+    `${describe(state, repayment)} reversed: the bank took the transfer back (invoice ${invoice}${idn})`,
+    moved,
+  ]
+    .filter(Boolean)
+    .join('; ');
 }
 
 /** A new submission on record, then the gateway asked: answers once its answer is on record, or after 20 s. */
@@ -149,8 +240,9 @@ export function settle(state: LoanState, submission: RepaymentSubmission, by: Lo
 }
 
 /**
- * Books the money of a submission once (in its repayment mode, its INVOICE the reference), at most what
- * the loan owes (in principal for an Early repayment); answers the history comment, or undefined when it was booked already.
+ * Books the money of a submission once per payment (in its repayment mode, its INVOICE the reference; a
+ * payment after a reversal as the next round: roundRepaymentOf), at most what the loan owes (in principal
+ * for an Early repayment); answers the history comment, or undefined when it was booked already.
  */
 function book(
   state: LoanState,
@@ -159,12 +251,12 @@ function book(
   how: string,
 ) {
   const { loan } = state;
-  const reference = submission.invoice;
-  const repaymentId = repaymentIdOf(submission.submissionId);
+  const { invoice } = submission;
+  const { repaymentId, reference } = roundRepaymentOf(submission);
   const mode = submissionRepaymentMode(submission);
   const request = { repaymentId, reference, amount: submission.amount, date: '', mode };
   if (replayOf(state, request)) {
-    if (submission.status !== 'paid') changeSubmission(state, reference, { status: 'paid', repaymentId });
+    if (submission.status !== 'paid') changeSubmission(state, invoice, { status: 'paid', repaymentId });
     return undefined;
   }
   const held = state.servicing;
@@ -177,8 +269,13 @@ function book(
   const beyond = excess
     ? `${excess} ${loan.currency} received beyond what the loan owes (status ${loan.status}): to be refunded`
     : null;
+  // The payment now in force: a REVERSED takes back this one (decision 0069).
+  const paidNow = { status: 'paid' as const, payTime: payTime ?? null, reason: beyond };
   if (!booked) {
-    changeSubmission(state, reference, { status: 'paid', reason: beyond });
+    changeSubmission(state, invoice, {
+      ...paidNow,
+      ...(submission.reversals?.length ? { repaymentId: null } : {}),
+    });
     return `${amountOf(submission)} ${how} (invoice ${reference}); ${beyond}`;
   }
   const date = payDateOf(payTime ?? undefined) ?? today();
@@ -193,7 +290,7 @@ function book(
   };
   state.servicing.repayments = [...held.repayments, repayment];
   const moved = assess(state);
-  changeSubmission(state, reference, { status: 'paid', repaymentId, reason: beyond });
+  changeSubmission(state, invoice, { ...paidNow, repaymentId });
   return [`${describe(state, repayment)} ${how} (invoice ${reference})`, beyond, moved]
     .filter(Boolean)
     .join('; ');
