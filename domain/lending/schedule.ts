@@ -104,8 +104,9 @@ export function startDateProblem(startDate: string, today: string): string | und
 
 /** Rates in ten-thousandths of a percent: product rates and discounts have at most 4 decimals. */
 const RATE_DIGITS = 4;
-/** Monthly interest in minor units = balance × rate (in 1e-4 %) / MONTHLY_RATE_DIVISOR. */
+/** Monthly interest in minor units = balance × rate (in 1e-4 %) / MONTHLY_RATE_DIVISOR, half-up. */
 const MONTHLY_RATE_DIVISOR = 12n * 100n * 10n ** BigInt(RATE_DIGITS);
+const TWICE_MONTHLY_RATE_DIVISOR = 2n * MONTHLY_RATE_DIVISOR;
 /** Origination fee in minor units = amount × percent (in 1e-4 %) / PERCENT_DIVISOR. */
 const PERCENT_DIVISOR = 100n * 10n ** BigInt(RATE_DIGITS);
 
@@ -178,17 +179,12 @@ export function calculateSchedule(product: CreditProduct, terms: LoanTerms): Sch
     toUnits(product.fees.originationFixed, digits);
   const dates = dueDates(product.firstDueDate, terms.startDate, n);
   const monthlyFeeText = text(monthlyFee);
-  const totals = { principal: 0n, interest: 0n, fees: 0n, payable: 0n };
   const payments: number[] = [];
-  let balance = amount;
-  const instalments = parts.map(({ principal, interest }, index): Instalment => {
-    balance -= principal;
+  let interestTotal = 0n;
+  const instalments = parts.map(({ principal, interest, balance }, index): Instalment => {
     const fee = index === 0 ? originationFee + monthlyFee : monthlyFee;
     const total = principal + interest + fee;
-    totals.principal += principal;
-    totals.interest += interest;
-    totals.fees += fee;
-    totals.payable += total;
+    interestTotal += interest;
     payments.push(moneyNumber(total, digits));
     return {
       number: index + 1,
@@ -200,6 +196,8 @@ export function calculateSchedule(product: CreditProduct, terms: LoanTerms): Sch
       remainingBalance: text(balance),
     };
   });
+  // The principal parts sum to the amount (the last one is the balance left); fees are never financed.
+  const feesTotal = originationFee + monthlyFee * BigInt(n);
 
   return {
     productName: product.name,
@@ -212,10 +210,10 @@ export function calculateSchedule(product: CreditProduct, terms: LoanTerms): Sch
     annualInterestRate: annualRate.toString(),
     instalments,
     totals: {
-      principal: text(totals.principal),
-      interest: text(totals.interest),
-      fees: text(totals.fees),
-      payable: text(totals.payable),
+      principal: text(amount),
+      interest: text(interestTotal),
+      fees: text(feesTotal),
+      payable: text(amount + interestTotal + feesTotal),
     },
     apr: aprOf(moneyNumber(amount, digits), payments, annualRate.toNumber()),
   };
@@ -240,8 +238,10 @@ function repaymentParts(
   n: number,
   annualRate: Decimal,
   digits: number,
-): { principal: bigint; interest: bigint }[] | { refused: string } {
+): { principal: bigint; interest: bigint; balance: bigint }[] | { refused: string } {
   const rate = toUnits(annualRate.toFixed(), RATE_DIGITS);
+  // divideHalfUp(balance × rate, MONTHLY_RATE_DIVISOR) with its constant parts taken out of the loop.
+  const twiceRate = 2n * rate;
   const regular =
     method === 'equal_instalments'
       ? n > 1
@@ -249,19 +249,19 @@ function repaymentParts(
         : 0n
       : // Rounded down, so the last part (the residue) is never smaller than the regular one.
         amount / BigInt(n);
-  const parts: { principal: bigint; interest: bigint }[] = [];
+  const parts: { principal: bigint; interest: bigint; balance: bigint }[] = [];
   let balance = amount;
   for (let number = 1; number <= n; number++) {
-    const interest = divideHalfUp(balance * rate, MONTHLY_RATE_DIVISOR);
+    const interest = (balance * twiceRate + MONTHLY_RATE_DIVISOR) / TWICE_MONTHLY_RATE_DIVISOR;
     if (number === n) {
-      parts.push({ principal: balance, interest });
+      parts.push({ principal: balance, interest, balance: 0n });
       break;
     }
     const principal = method === 'equal_instalments' ? regular - interest : regular;
     if (principal <= 0n) return { refused: 'no principal' };
     if (principal >= balance) return { refused: 'the whole balance' };
-    parts.push({ principal, interest });
     balance -= principal;
+    parts.push({ principal, interest, balance });
   }
   return parts;
 }
