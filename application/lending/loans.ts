@@ -137,7 +137,9 @@ export async function loanView(
             at: row.decision.at,
           }
         : null,
-    servicing: await servicingView(db, row.tenantId, row.loanId),
+    // Servicing starts at the payout and is written with the loan row that records it (recordLoan):
+    // a loan without a disbursement has none, so the read is saved on every view before the payout.
+    servicing: row.disbursement ? await servicingView(db, row.tenantId, row.loanId) : null,
     statusHistory: history.map((entry) => ({
       status: entry.status,
       at: entry.at.toISOString(),

@@ -17,8 +17,9 @@ import {
  * The repayment schedule of a loan (decision 0038). Pure and deterministic (no I/O, no clock), so the
  * API (Customer/Loans/Calculate) and the loan workflow compute the very same schedule.
  *
- * Arithmetic: decimal.js at 40 significant digits; amounts are rounded to the currency's minor unit
- * only where the rules below say so, and every other figure is a sum or difference of rounded ones:
+ * Arithmetic: exact, in integer minor units (bigint; decision 0072). Amounts are rounded to the
+ * currency's minor unit only where the rules below say so, and every other figure is a sum or
+ * difference of rounded ones:
  *  - the monthly rate is the nominal annual rate / 12 (each instalment is one regular month of
  *    interest, whatever the length of the first period; no odd-days interest);
  *  - interest of an instalment = remaining balance × monthly rate, rounded half-up to the minor unit;
@@ -35,13 +36,16 @@ import {
  *  - fees: the origination fee (percent of the amount rounded half-up, plus the fixed part) is due with
  *    the first instalment, the monthly fee with every instalment; fees are never financed (no interest).
  *
+ * Every figure but the annuity is a ratio of integers rounded once, so integer division gives it
+ * exactly. The annuity alone is irrational in general ((1 + r)^−n): it is computed once per schedule in
+ * decimal.js at 40 significant digits, as it always was, so a half-minor-unit tie resolves as before.
+ *
  * This is the rounding of the HP 12C financial calculator (its AMORT rounds each period's interest to the
  * display's decimals): test/lending/schedule.test.ts reproduces the published examples of its manual.
  */
 
 /** 40 significant digits: the annuity factor is exact far beyond a half-minor-unit tie. */
 const Exact = Decimal.clone({ precision: 40, rounding: Decimal.ROUND_HALF_UP });
-type Amount = InstanceType<typeof Exact>;
 
 export interface Instalment {
   number: number;
@@ -98,18 +102,65 @@ export function startDateProblem(startDate: string, today: string): string | und
     : undefined;
 }
 
+/** Rates in ten-thousandths of a percent: product rates and discounts have at most 4 decimals. */
+const RATE_DIGITS = 4;
+/** Monthly interest in minor units = balance × rate (in 1e-4 %) / MONTHLY_RATE_DIVISOR, half-up. */
+const MONTHLY_RATE_DIVISOR = 12n * 100n * 10n ** BigInt(RATE_DIGITS);
+const TWICE_MONTHLY_RATE_DIVISOR = 2n * MONTHLY_RATE_DIVISOR;
+/** Origination fee in minor units = amount × percent (in 1e-4 %) / PERCENT_DIVISOR. */
+const PERCENT_DIVISOR = 100n * 10n ** BigInt(RATE_DIGITS);
+
+/** `numerator / denominator` rounded half-up (both non-negative). */
+const divideHalfUp = (numerator: bigint, denominator: bigint) =>
+  (2n * numerator + denominator) / (2n * denominator);
+
+/**
+ * Decimal text as an integer count of 10^−digits: "12.50" with 2 digits is 1250n. Digits beyond
+ * `digits` must be zeros: amounts were checked against the currency (termsProblems, creditProductSchema).
+ */
+function toUnits(text: string, digits: number): bigint {
+  const [whole = '', fraction = '', ...rest] = text.split('.');
+  if (
+    rest.length > 0 ||
+    !/^\d+$/.test(whole) ||
+    !/^\d*$/.test(fraction) ||
+    /[^0]/.test(fraction.slice(digits))
+  ) {
+    throw new RangeError(`not a decimal with at most ${digits} decimals: ${text}`);
+  }
+  return BigInt(whole + fraction.slice(0, digits).padEnd(digits, '0'));
+}
+
+/** Zeros that pad a fraction to the currency's digits (at most 3), by how many are missing. */
+const ZEROS = ['', '0', '00', '000'];
+
+/** Minor units as decimal text with the currency's digits, as decimal.js toFixed(digits) wrote it. */
+function moneyText(units: bigint, digits: number): string {
+  const value = Number(units);
+  // A schedule writes five amounts an instalment: safe integers take the quick way (no bigint text).
+  if (Number.isSafeInteger(value) && value >= 0) {
+    if (digits === 0) return String(value);
+    const scale = 10 ** digits;
+    const fraction = String(value % scale);
+    return `${(value - (value % scale)) / scale}.${ZEROS[digits - fraction.length]}${fraction}`;
+  }
+  if (digits === 0) return units.toString();
+  const negative = units < 0n;
+  const text = (negative ? -units : units).toString().padStart(digits + 1, '0');
+  return `${negative ? '-' : ''}${text.slice(0, -digits)}.${text.slice(-digits)}`;
+}
+
 /** The schedule of a loan under `product` and `terms`; throws LoanTermsRefused for terms it refuses. */
 export function calculateSchedule(product: CreditProduct, terms: LoanTerms): Schedule {
   const problems = termsProblems(product, terms);
   if (problems.length > 0) throw new LoanTermsRefused(problems);
   const digits = minorUnitDigits(product.currency);
-  const round = (value: Amount) => value.toDecimalPlaces(digits, Decimal.ROUND_HALF_UP);
-  const text = (value: Amount) => value.toFixed(digits);
-  const amount = new Exact(terms.amount);
+  const text = (units: bigint) => moneyText(units, digits);
+  const amount = toUnits(terms.amount, digits);
   const n = terms.term;
   const promoCode = terms.promoCode === undefined ? undefined : normalisePromoCode(terms.promoCode);
   const annualRate = annualRateFor(product, { promoCode });
-  const parts = repaymentParts(product.amortisation, amount, n, new Exact(annualRate), digits);
+  const parts = repaymentParts(product.amortisation, amount, n, annualRate, digits);
   if ('refused' in parts) {
     throw new LoanTermsRefused([
       {
@@ -122,27 +173,31 @@ export function calculateSchedule(product: CreditProduct, terms: LoanTerms): Sch
     ]);
   }
 
-  const monthlyFee = new Exact(product.fees.monthly);
-  const originationFee = round(amount.times(product.fees.originationPercent).div(100)).plus(
-    product.fees.originationFixed,
-  );
+  const monthlyFee = toUnits(product.fees.monthly, digits);
+  const originationFee =
+    divideHalfUp(amount * toUnits(product.fees.originationPercent, RATE_DIGITS), PERCENT_DIVISOR) +
+    toUnits(product.fees.originationFixed, digits);
   const dates = dueDates(product.firstDueDate, terms.startDate, n);
-  let balance = amount;
-  const instalments = parts.map(({ principal, interest }, index) => {
-    balance = balance.minus(principal);
-    const fee = index === 0 ? originationFee.plus(monthlyFee) : monthlyFee;
+  const monthlyFeeText = text(monthlyFee);
+  const payments: number[] = [];
+  let interestTotal = 0n;
+  const instalments = parts.map(({ principal, interest, balance }, index): Instalment => {
+    const fee = index === 0 ? originationFee + monthlyFee : monthlyFee;
+    const total = principal + interest + fee;
+    interestTotal += interest;
+    payments.push(moneyNumber(total, digits));
     return {
       number: index + 1,
       dueDate: dates[index]!,
-      principal,
-      interest,
-      fee,
-      total: principal.plus(interest).plus(fee),
-      remainingBalance: balance,
+      principal: text(principal),
+      interest: text(interest),
+      fee: index === 0 ? text(fee) : monthlyFeeText,
+      total: text(total),
+      remainingBalance: text(balance),
     };
   });
-  const sum = (pick: (instalment: (typeof instalments)[number]) => Amount) =>
-    instalments.reduce((total, instalment) => total.plus(pick(instalment)), new Exact(0));
+  // The principal parts sum to the amount (the last one is the balance left); fees are never financed.
+  const feesTotal = originationFee + monthlyFee * BigInt(n);
 
   return {
     productName: product.name,
@@ -153,76 +208,87 @@ export function calculateSchedule(product: CreditProduct, terms: LoanTerms): Sch
     startDate: terms.startDate,
     ...(promoCode === undefined ? {} : { promoCode }),
     annualInterestRate: annualRate.toString(),
-    instalments: instalments.map((instalment) => ({
-      number: instalment.number,
-      dueDate: instalment.dueDate,
-      principal: text(instalment.principal),
-      interest: text(instalment.interest),
-      fee: text(instalment.fee),
-      total: text(instalment.total),
-      remainingBalance: text(instalment.remainingBalance),
-    })),
+    instalments,
     totals: {
-      principal: text(sum((instalment) => instalment.principal)),
-      interest: text(sum((instalment) => instalment.interest)),
-      fees: text(sum((instalment) => instalment.fee)),
-      payable: text(sum((instalment) => instalment.total)),
+      principal: text(amount),
+      interest: text(interestTotal),
+      fees: text(feesTotal),
+      payable: text(amount + interestTotal + feesTotal),
     },
-    apr: aprOf(
-      amount,
-      instalments.map((instalment) => instalment.total),
-      new Exact(annualRate),
-    ),
+    apr: aprOf(moneyNumber(amount, digits), payments, annualRate.toNumber()),
   };
 }
 
 /**
- * Principal and interest of each instalment, or why the amount cannot be split so (an instalment
- * before the last would repay nothing, or everything, once rounded).
+ * Minor units as the double nearest the amount, as Number("1234.56") reads its text: below 2^53 both
+ * operands are exact doubles and IEEE division rounds the exact quotient once, as parsing does.
+ */
+function moneyNumber(units: bigint, digits: number): number {
+  const value = Number(units);
+  return Number.isSafeInteger(value) ? value / 10 ** digits : Number(moneyText(units, digits));
+}
+
+/**
+ * Principal and interest of each instalment in minor units, or why the amount cannot be split so (an
+ * instalment before the last would repay nothing, or everything, once rounded).
  */
 function repaymentParts(
   method: AmortisationMethod,
-  amount: Amount,
+  amount: bigint,
   n: number,
-  annualRate: Amount,
+  annualRate: Decimal,
   digits: number,
-): { principal: Amount; interest: Amount }[] | { refused: string } {
-  const round = (value: Amount) => value.toDecimalPlaces(digits, Decimal.ROUND_HALF_UP);
-  const rate = annualRate.div(1200);
-  const regularInstalment = rate.isZero()
-    ? round(amount.div(n))
-    : round(amount.times(rate).div(new Exact(1).minus(rate.plus(1).pow(-n))));
-  // Rounded down, so the last part (the residue) is never smaller than the regular one.
-  const regularPrincipal = amount.div(n).toDecimalPlaces(digits, Decimal.ROUND_DOWN);
-  const parts: { principal: Amount; interest: Amount }[] = [];
+): { principal: bigint; interest: bigint; balance: bigint }[] | { refused: string } {
+  const rate = toUnits(annualRate.toFixed(), RATE_DIGITS);
+  // divideHalfUp(balance × rate, MONTHLY_RATE_DIVISOR) with its constant parts taken out of the loop.
+  const twiceRate = 2n * rate;
+  const regular =
+    method === 'equal_instalments'
+      ? n > 1
+        ? regularInstalment(amount, n, annualRate, digits)
+        : 0n
+      : // Rounded down, so the last part (the residue) is never smaller than the regular one.
+        amount / BigInt(n);
+  const parts: { principal: bigint; interest: bigint; balance: bigint }[] = [];
   let balance = amount;
   for (let number = 1; number <= n; number++) {
-    // Multiplied before dividing: a tie (…5 exactly) stays exact and is rounded up, as it must be.
-    const interest = round(balance.times(annualRate).div(1200));
+    const interest = (balance * twiceRate + MONTHLY_RATE_DIVISOR) / TWICE_MONTHLY_RATE_DIVISOR;
     if (number === n) {
-      parts.push({ principal: balance, interest });
+      parts.push({ principal: balance, interest, balance: 0n });
       break;
     }
-    const principal = method === 'equal_instalments' ? regularInstalment.minus(interest) : regularPrincipal;
-    if (principal.lte(0)) return { refused: 'no principal' };
-    if (principal.gte(balance)) return { refused: 'the whole balance' };
-    parts.push({ principal, interest });
-    balance = balance.minus(principal);
+    const principal = method === 'equal_instalments' ? regular - interest : regular;
+    if (principal <= 0n) return { refused: 'no principal' };
+    if (principal >= balance) return { refused: 'the whole balance' };
+    balance -= principal;
+    parts.push({ principal, interest, balance });
   }
   return parts;
 }
 
 /**
- * APR (see Schedule.apr): 12 × the monthly internal rate of return. The search runs in binary floating
- * point: the APR is a rate shown with 2 decimals, not an amount of money (amounts stay exact decimals),
- * and doubles carry 15-16 significant digits, far beyond the hundredth of a percent; in 20-digit
- * decimals the search took about three quarters of a 360-instalment schedule's CPU (issue 24). Newton's
- * method from the interest rate, kept inside a bracket that always holds the root (a step leaving it
- * bisects instead), so it converges in a few steps and never diverges.
+ * The regular instalment of equal_instalments in minor units: the annuity rounded half-up. Computed in
+ * decimal.js at 40 significant digits (decision 0038): the exact annuity can be a half-minor-unit tie
+ * that the 40-digit figure resolves one way or the other, and schedules already calculated keep theirs.
  */
-function aprOf(amount: Amount, totals: readonly Amount[], annualRate: Amount): string {
-  const principal = amount.toNumber();
-  const payments = totals.map((total) => total.toNumber());
+function regularInstalment(amount: bigint, n: number, annualRate: Decimal, digits: number): bigint {
+  if (annualRate.isZero()) return divideHalfUp(amount, BigInt(n));
+  const rate = new Exact(annualRate).div(1200);
+  const annuity = new Exact(moneyText(amount, digits))
+    .times(rate)
+    .div(new Exact(1).minus(rate.plus(1).pow(-n)));
+  return toUnits(annuity.toFixed(digits, Decimal.ROUND_HALF_UP), digits);
+}
+
+/**
+ * APR (see Schedule.apr): 12 × the monthly internal rate of return. The search runs in binary floating
+ * point: the APR is a rate shown with 2 decimals, not an amount of money (amounts stay exact), and
+ * doubles carry 15-16 significant digits, far beyond the hundredth of a percent; in 20-digit decimals
+ * the search took about three quarters of a 360-instalment schedule's CPU (issue 24). Newton's method
+ * from the interest rate, kept inside a bracket that always holds the root (a step leaving it bisects
+ * instead), so it converges in a few steps and never diverges.
+ */
+function aprOf(principal: number, payments: readonly number[], annualRate: number): string {
   /** Present value of the instalments less the amount, and its derivative, at a monthly rate. */
   const excess = (monthlyRate: number) => {
     const discount = 1 / (1 + monthlyRate);
@@ -240,7 +306,7 @@ function aprOf(amount: Amount, totals: readonly Amount[], annualRate: Amount): s
   let low = 0;
   let high = 1;
   while (excess(high).value > 0 && high < 1e6) high *= 2;
-  let rate = Math.min(Math.max(annualRate.toNumber() / 1200, low), high);
+  let rate = Math.min(Math.max(annualRate / 1200, low), high);
   for (let step = 0; step < 200 && high - low > 1e-13; step++) {
     const { value, slope } = excess(rate);
     if (value === 0) break;
@@ -270,10 +336,17 @@ const parseDate = (text: string): CalendarDate => {
   return { year, month, day };
 };
 
-const formatDate = ({ year, month, day }: CalendarDate) =>
-  `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
+/** "00" to "31": a schedule writes a date an instalment. */
+const TWO_DIGITS = Array.from({ length: 32 }, (_, value) => String(value).padStart(2, '0'));
 
-const daysInMonth = (year: number, month: number) => new Date(Date.UTC(year, month, 0)).getUTCDate();
+const formatDate = ({ year, month, day }: CalendarDate) =>
+  `${year >= 1000 ? year : String(year).padStart(4, '0')}-${TWO_DIGITS[month]}-${TWO_DIGITS[day]}`;
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** Gregorian calendar; isCalendarDate refuses years before 100 (Date.UTC reads them as 19xx). */
+const daysInMonth = (year: number, month: number) =>
+  month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : DAYS_IN_MONTH[month - 1]!;
 
 /**
  * The date `months` calendar months after (year, month), on `day` or, when that month is shorter, on
