@@ -162,21 +162,20 @@ function reportResources(messages: number, used: ProcessUse[]): void {
 async function drainMessages({ db, stack }: BenchContext): Promise<void> {
   const started = Date.now();
   for (;;) {
-    const [row] = await db
-      .select({ n: count() })
+    const rows = await db
+      .select({ status: messagingMessages.status, n: count() })
       .from(messagingMessages)
       .where(
         and(
           eq(messagingMessages.accountId, stack.accountId),
           inArray(messagingMessages.status, ['accepted', 'sending', 'submitted']),
         ),
-      );
-    const left = row?.n ?? 0;
-    if (left === 0) break;
+      )
+      .groupBy(messagingMessages.status);
+    if (rows.length === 0) break;
     if (Date.now() - started > DRAIN_TIMEOUT_MS) {
-      console.log(
-        `  (${left} messages still accepted, sending or submitted after ${DRAIN_TIMEOUT_MS / 1000} s: going on)`,
-      );
+      const left = rows.map((row) => `${row.n} ${row.status}`).join(', ');
+      console.log(`  (messages still on their way after ${DRAIN_TIMEOUT_MS / 1000} s: ${left}; going on)`);
       return;
     }
     await pause(1000);
