@@ -13,9 +13,8 @@ import type { Logger } from '../../platform/logger.ts';
  * A receipt goes to the session that submitted the message while it is bound (another client bound
  * with the same system_id, such as the bench's bare SMPP client, gets its own receipts only), otherwise
  * to any receiving session of the system_id. Receipts for a system_id with no receiving session are
- * kept and sent when one binds, and a receipt
- * that is not acknowledged (session closed, or a non-zero deliver_sm_resp) is sent again — what real
- * SMSCs do, and what lets a worker stop while receipts are due.
+ * kept and sent when one binds, and a receipt that is not acknowledged (session closed, or a non-zero
+ * deliver_sm_resp) is sent again — what real SMSCs do, and what lets a worker stop while receipts are due.
  * A long message may come as one submit_sm with `message_payload` (refused, as some SMSCs do, with
  * ESME_RINVTLVSTREAM while `refuseMessagePayload` is set) or as parts, each a submit_sm of its own with a
  * concatenation UDH (esm_class UDHI) or the SAR TLVs: every part is answered and receipted on its own,
