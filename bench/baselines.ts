@@ -1,17 +1,22 @@
 import { eq } from 'drizzle-orm';
 import { messagingMessages } from '../db/schema/messaging.ts';
+import { runBenchScript } from './child.ts';
 import type { Baselines, BenchContext } from './context.ts';
 import { CONNECTIONS, closedLoop, httpLoad, pause, warmUpSeconds } from './load.ts';
 import { latency, rate, report } from './results.ts';
+import type { SmppBaselineResult } from './smpp-client.ts';
 
 const BASELINE_MESSAGE = 'Bench baseline row';
 
 /**
- * The three baselines, measured on the same Temporal server and database as the stack, each by its
- * own process (bench/baseline-server.ts serves them; this process only sends the load):
+ * The four baselines, measured on the same Temporal server and database as the stack, each by its
+ * own process (bench/baseline-server.ts serves (a)-(c); this process only sends the load):
  *   (a) a bare Hono route inserting the row POST /messaging/sms inserts;
  *   (b) a bare Hono route that only starts the minimal one-activity workflow (bench/minimal-workflow.ts);
- *   (c) that workflow started and awaited end to end, CONNECTIONS at a time.
+ *   (c) that workflow started and awaited end to end, CONNECTIONS at a time;
+ *   (d) a bare SMPP client (bench/smpp-client.ts, a process of its own) on the stack's sandbox SMSC:
+ *       BENCH_SMPP_MESSAGES (2000) messages, BENCH_SMPP_WINDOW (32) submit_sm outstanding, until every
+ *       delivery receipt arrived: the most a gateway could do on that carrier.
  */
 export async function benchBaselines(
   context: Omit<BenchContext, 'baselines'> & { minimalTaskQueue: string },
@@ -58,5 +63,37 @@ export async function benchBaselines(
     latency: latency(endToEnd),
     perSecond: endToEnd.perSecond,
   });
-  return { write, start, endToEnd };
+  const smpp = await smppBaseline(context.stack.smpp);
+  return { write, start, endToEnd, smpp };
+}
+
+async function smppBaseline(carrier: BenchContext['stack']['smpp']): Promise<Baselines['smpp']> {
+  const result = await runBenchScript<SmppBaselineResult>(
+    'bench/smpp-client.ts',
+    {
+      BENCH_SMPP_URL: carrier.url,
+      BENCH_SMPP_SYSTEM_ID: carrier.systemId,
+      BENCH_SMPP_PASSWORD: carrier.password,
+      BENCH_SMPP_MESSAGES: process.env.BENCH_SMPP_MESSAGES ?? '2000',
+      BENCH_SMPP_WINDOW: process.env.BENCH_SMPP_WINDOW ?? '32',
+    },
+    'the bare SMPP client (bench/smpp-client.ts)',
+  );
+  const smpp: Baselines['smpp'] = {
+    perSecond: result.receipts / result.seconds,
+    ok: result.receipts,
+    failed: result.failed + (result.submitted - result.receipts),
+    p50: result.p50,
+    p99: result.p99,
+    result,
+  };
+  report({
+    section: 'baselines',
+    operation: `(d) bare SMPP client on the sandbox SMSC: ${result.messages} messages, window ${result.window}, until every receipt arrived`,
+    figure: rate(smpp, 'messages/s'),
+    latency: latency(smpp),
+    perSecond: smpp.perSecond,
+    note: `submit_sm_resp ${(result.submitted / result.submitSeconds).toFixed(0)}/s; ${result.receipts} receipts; client CPU ${result.cpuSeconds.toFixed(1)} s`,
+  });
+  return smpp;
 }

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -55,6 +55,38 @@ export async function startBenchChild<Info>(
   };
 }
 
+/**
+ * Runs a one-shot bench process (the bare SMPP client of baseline (d)) to its end: it prints
+ * `RESULT <json>` and exits; a process that exits without it fails with its last output.
+ */
+export async function runBenchScript<Result>(
+  script: string,
+  env: Record<string, string>,
+  label: string,
+): Promise<Result> {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', script], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const kill = () => child.kill('SIGKILL');
+  process.once('exit', kill);
+  let output = '';
+  let result: Result | undefined;
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+    const line = output.split('\n').find((each) => each.startsWith('RESULT '));
+    if (line && result === undefined) result = JSON.parse(line.slice(7)) as Result;
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-8000);
+  });
+  await new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  process.off('exit', kill);
+  if (result === undefined) throw new Error(`${label} ended without a result:\n${output.slice(-8000)}`);
+  return result;
+}
+
 /** Answers `READY <json>` to the parent (bench/run.ts) and stops cleanly on SIGTERM. */
 export function announceReady(info: unknown, stop: () => Promise<void>): void {
   process.stdout.write(`READY ${JSON.stringify(info)}\n`);
@@ -74,6 +106,27 @@ export function processRss(pid: number): number | undefined {
     return undefined;
   }
 }
+
+/** CPU time (user + system) a process has used so far, in seconds (Linux /proc). */
+export function processCpuSeconds(pid: number): number | undefined {
+  try {
+    // Fields after the command's closing parenthesis: state is field 3, utime 14, stime 15.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Clock ticks per second of /proc/<pid>/stat's times (USER_HZ: 100 on Linux, asked once). */
+const CLOCK_TICKS = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
 
 /** Samples a process's resident memory every `everyMs` until stopped; answers the peak seen. */
 export function watchPeakRss(pid: number, everyMs = 250): { stop(): number | undefined } {

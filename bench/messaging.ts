@@ -3,7 +3,8 @@ import { messagingMessages } from '../db/schema/messaging.ts';
 import { startReceiver } from '../sandbox/webhook-receiver.ts';
 import type { BenchContext } from './context.ts';
 import { CONNECTIONS, closedLoop, httpLoad, pause, warmUpSeconds } from './load.ts';
-import { latency, rate, report } from './results.ts';
+import { type ProcessUse, watchResources } from './resources.ts';
+import { endToEndBaseline, latency, mb, rate, report } from './results.ts';
 
 const SECTION = 'messaging';
 /** How long the accepted messages may take to finish before the next measurement starts anyway. */
@@ -15,7 +16,9 @@ const DRAIN_TIMEOUT_MS = Number(process.env.BENCH_DRAIN_TIMEOUT_SECONDS ?? 300) 
  *   after the answer) vs (a) a bare insert;
  *   GET /messaging/sms/{id} vs a bare route reading the same row;
  *   an SMS end to end — accepted → SMPP submit_sm → deliver_sm receipt → signed report received at a
- *   dlrUrl in this process — CONNECTIONS at a time, vs (c) the minimal workflow end to end.
+ *   dlrUrl in this process — CONNECTIONS at a time, vs (d) the bare SMPP client on the same sandbox SMSC
+ *   and vs (c) the minimal workflow end to end; with the CPU seconds per 1,000 messages of the stack,
+ *   the Temporal server and the PostgreSQL backends, and their peak RSS, over that run.
  */
 export async function benchMessaging(context: BenchContext): Promise<void> {
   const { stack, baselines, baselineUrl, db } = context;
@@ -91,46 +94,88 @@ export async function benchMessaging(context: BenchContext): Promise<void> {
       });
     };
     await closedLoop(warmUpSeconds(), CONNECTIONS, oneMessage);
+    const resources = await watchResources(
+      [
+        { label: 'stack (API + worker + sandbox SMSC)', pid: stack.pid },
+        ...(context.temporalPid ? [{ label: 'Temporal server', pid: context.temporalPid }] : []),
+      ],
+      { db, databases: context.postgresDatabases },
+    );
     const endToEnd = await closedLoop(context.seconds, CONNECTIONS, oneMessage);
+    // The CPU counts until the last report workflow has finished, not only until the last report arrived.
+    await context.drain('the delivery reports');
+    const used = await resources.stop();
+    const operation = `SMS end to end with its delivery report, ${CONNECTIONS} at a time`;
     report({
       section: SECTION,
-      operation: `SMS end to end with its delivery report, ${CONNECTIONS} at a time`,
+      operation,
       figure: rate(endToEnd, 'messages/s'),
       latency: latency(endToEnd),
       perSecond: endToEnd.perSecond,
       baseline: {
-        label: '(c) minimal workflow end to end',
-        figure: rate(baselines.endToEnd, 'workflows/s'),
-        perSecond: baselines.endToEnd.perSecond,
+        label: `(d) bare SMPP client, window ${baselines.smpp.result.window}`,
+        figure: rate(baselines.smpp, 'messages/s'),
+        perSecond: baselines.smpp.perSecond,
       },
       target: 0.6,
     });
+    report({
+      section: SECTION,
+      operation: `${operation} (the same measurement)`,
+      figure: rate(endToEnd, 'messages/s'),
+      latency: latency(endToEnd),
+      perSecond: endToEnd.perSecond,
+      baseline: endToEndBaseline(baselines),
+      target: 1.0,
+    });
     if (endToEnd.firstFailure) console.log(`  first failure: ${endToEnd.firstFailure}`);
+    reportResources(endToEnd.ok, used);
   } finally {
     await receiver.stop();
   }
-  await context.drain('the delivery reports');
+}
+
+/** The issue's target for the stack's CPU per 1,000 messages end to end. */
+const CPU_TARGET_PER_1000 = 15;
+
+/** CPU seconds per 1,000 messages by process and in all, and the peak RSS, of the end-to-end run. */
+function reportResources(messages: number, used: ProcessUse[]): void {
+  const per1000 = (seconds: number) => (messages > 0 ? (seconds * 1000) / messages : Number.NaN);
+  const total = per1000(used.reduce((sum, each) => sum + each.cpuSeconds, 0));
+  report({
+    section: SECTION,
+    operation: `CPU seconds per 1,000 messages of SMS end to end (${messages} messages; ${used
+      .map((each) => `${each.label} ${per1000(each.cpuSeconds).toFixed(1)}`)
+      .join(', ')})`,
+    figure: `${total.toFixed(1)} CPU-s`,
+    note: `target ≤ ${CPU_TARGET_PER_1000} CPU-s${total <= CPU_TARGET_PER_1000 ? ' ✓' : ''}`,
+  });
+  const peaks = used.filter((each) => each.peakRss !== undefined);
+  report({
+    section: SECTION,
+    operation: `peak RSS during SMS end to end (${peaks.map((each) => `${each.label} ${mb(each.peakRss)}`).join(', ')})`,
+    figure: mb(peaks.reduce((sum, each) => sum + (each.peakRss ?? 0), 0)),
+  });
 }
 
 /** Waits until no message of the accepted load is still on its way (accepted, sending, submitted). */
 async function drainMessages({ db, stack }: BenchContext): Promise<void> {
   const started = Date.now();
   for (;;) {
-    const [row] = await db
-      .select({ n: count() })
+    const rows = await db
+      .select({ status: messagingMessages.status, n: count() })
       .from(messagingMessages)
       .where(
         and(
           eq(messagingMessages.accountId, stack.accountId),
           inArray(messagingMessages.status, ['accepted', 'sending', 'submitted']),
         ),
-      );
-    const left = row?.n ?? 0;
-    if (left === 0) break;
+      )
+      .groupBy(messagingMessages.status);
+    if (rows.length === 0) break;
     if (Date.now() - started > DRAIN_TIMEOUT_MS) {
-      console.log(
-        `  (${left} messages still accepted, sending or submitted after ${DRAIN_TIMEOUT_MS / 1000} s: going on)`,
-      );
+      const left = rows.map((row) => `${row.n} ${row.status}`).join(', ');
+      console.log(`  (messages still on their way after ${DRAIN_TIMEOUT_MS / 1000} s: ${left}; going on)`);
       return;
     }
     await pause(1000);

@@ -77,6 +77,8 @@ try {
   // --- Temporal -------------------------------------------------------------------------------------
   let address: string;
   let temporalPid: number | undefined;
+  /** Temporal's own PostgreSQL databases, when it runs on PostgreSQL. */
+  const temporalDatabases: string[] = [];
   if (temporalKind === 'postgres') {
     const prefix = `temporal_bench_${randomBytes(3).toString('hex')}`;
     const server = await startTemporalServer({
@@ -93,6 +95,7 @@ try {
     });
     address = server.address;
     temporalPid = server.pid;
+    temporalDatabases.push(prefix, `${prefix}_visibility`);
     header.push(`Temporal: server 1.29.1 on PostgreSQL (4 history shards), ${address}`);
   } else {
     const inMemory = process.env.BENCH_DEV_SERVER === 'memory';
@@ -178,6 +181,7 @@ try {
     client,
     db: database.db,
     temporalPid,
+    postgresDatabases: [new URL(stack.info.databaseUrl).pathname.slice(1), ...temporalDatabases],
     seconds,
     async control<T>(method: 'GET' | 'POST', route: string, body?: unknown) {
       const response = await fetch(`${stack.info.controlUrl}${route}`, {

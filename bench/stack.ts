@@ -69,6 +69,12 @@ announceReady(
     databaseUrl: platform.env.DATABASE_URL,
     taskQueue: platform.config.TEMPORAL_TASK_QUEUE,
     namespace: platform.config.TEMPORAL_NAMESPACE,
+    // The sandbox SMSC of this process, for the bare SMPP client of baseline (d).
+    smpp: {
+      url: platform.sandbox.smpp.url,
+      systemId: platform.config.SMPP_SYSTEM_ID,
+      password: platform.config.SMPP_PASSWORD,
+    },
   },
   async () => {
     server.close();

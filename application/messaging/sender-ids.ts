@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
 import { and, desc, eq } from 'drizzle-orm';
-import { messagingSenderIds, messagingSenderNumbers } from '../../db/schema/messaging.ts';
+import { usableSender } from '../../credentials/messaging/senders.ts';
+import { messagingSenderIds } from '../../db/schema/messaging.ts';
 import { isAlphanumericSender, normaliseNumber } from '../../domain/messaging/phone.ts';
 import {
   confirmSenderIdUpdate,
@@ -74,34 +75,10 @@ async function findOwn(deps: UseCaseDeps, accountId: string, id: string): Promis
  * Part of accepting a message (messages.ts).
  */
 export async function assertUsableSender(deps: UseCaseDeps, accountId: string, from: string): Promise<void> {
-  const { db } = deps;
   const number = looksNumeric(from) ? normaliseNumber(from)?.e164 : undefined;
-  const senderId = number ?? from;
-  const [approved] = await db
-    .select({ id: messagingSenderIds.id })
-    .from(messagingSenderIds)
-    .where(
-      and(
-        eq(messagingSenderIds.accountId, accountId),
-        eq(messagingSenderIds.senderId, senderId),
-        eq(messagingSenderIds.status, 'approved'),
-      ),
-    )
-    .limit(1);
-  if (approved) return;
+  // Answered from memory once seen usable (credentials/messaging/senders.ts, decision 0073).
+  if (await usableSender(deps.db, accountId, number ?? from, number !== undefined)) return;
   if (number) {
-    const [verified] = await db
-      .select({ id: messagingSenderNumbers.id })
-      .from(messagingSenderNumbers)
-      .where(
-        and(
-          eq(messagingSenderNumbers.accountId, accountId),
-          eq(messagingSenderNumbers.number, number),
-          eq(messagingSenderNumbers.status, 'verified'),
-        ),
-      )
-      .limit(1);
-    if (verified) return;
     const message = `${number} is not a verified number of this account; prove it with POST /numbers and POST /numbers/{id}/verify`;
     throw new Refusal(422, 'number_not_verified', message, [{ field: 'from', message }]);
   }

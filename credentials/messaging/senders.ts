@@ -10,6 +10,7 @@ import {
   SenderIdRefusal,
   senderIdWorkflowId,
 } from '../../domain/messaging/processes.ts';
+import { credentialCache } from '../shared/credential-cache.ts';
 
 /**
  * What an account may send `from` (decision 0028): sender IDs an operator approved, and phone numbers
@@ -125,6 +126,58 @@ export async function grantSenders(
       })
       .onConflictDoNothing();
   }
+}
+
+/**
+ * Who may send from what, cached in each process like the credentials (decision 0065, 0073): every accept
+ * asks, so without the cache that is a query (two for a number) per message. Only "usable" is
+ * remembered; a refusal asks the database again, so an approval or a verification counts at once.
+ * Migration 0016_sender_id_notify notifies on every update or delete of both tables, so a sender ID or number that stops
+ * being usable (rejected, revoked, deleted, by any process or an operator's SQL) is forgotten by every
+ * process when the change commits; at most CREDENTIAL_CACHE_TTL_MS stale where notifications cannot arrive.
+ */
+const usableSenders = credentialCache<'approved' | 'verified'>({
+  name: 'messaging-usable-senders',
+  tables: [messagingSenderIds, messagingSenderNumbers],
+});
+
+/**
+ * How `accountId` may send from `senderId` (an alphanumeric sender ID, or a number in E.164 when
+ * `isNumber`): an approved sender ID, a verified number, or undefined when it may not.
+ */
+export function usableSender(
+  db: Database,
+  accountId: string,
+  senderId: string,
+  isNumber: boolean,
+): Promise<'approved' | 'verified' | undefined> {
+  return usableSenders.lookup(db, `${accountId}\n${senderId}`, async () => {
+    const [approved] = await db
+      .select({ id: messagingSenderIds.id })
+      .from(messagingSenderIds)
+      .where(
+        and(
+          eq(messagingSenderIds.accountId, accountId),
+          eq(messagingSenderIds.senderId, senderId),
+          eq(messagingSenderIds.status, 'approved'),
+        ),
+      )
+      .limit(1);
+    if (approved) return 'approved';
+    if (!isNumber) return undefined;
+    const [verified] = await db
+      .select({ id: messagingSenderNumbers.id })
+      .from(messagingSenderNumbers)
+      .where(
+        and(
+          eq(messagingSenderNumbers.accountId, accountId),
+          eq(messagingSenderNumbers.number, senderId),
+          eq(messagingSenderNumbers.status, 'verified'),
+        ),
+      )
+      .limit(1);
+    return verified ? 'verified' : undefined;
+  });
 }
 
 // --- verification codes of `from` numbers ------------------------------------------------------------

@@ -10,9 +10,11 @@ import type { Logger } from '../../platform/logger.ts';
  * tell: binds are checked, submissions answered with a message id, and delivery receipts (deliver_sm)
  * sent afterwards, decided by the destination number:
  *   ...0000 → stat:UNDELIV err:001;  ...0001 → no receipt ever (lost);  anything else → stat:DELIVRD.
- * Receipts for a system_id with no receiving session are kept and sent when one binds, and a receipt
- * that is not acknowledged (session closed, or a non-zero deliver_sm_resp) is sent again — what real
- * SMSCs do, and what lets a worker stop while receipts are due.
+ * A receipt goes to the session that submitted the message while it is bound (another client bound
+ * with the same system_id, such as the bench's bare SMPP client, gets its own receipts only), otherwise
+ * to any receiving session of the system_id. Receipts for a system_id with no receiving session are
+ * kept and sent when one binds, and a receipt that is not acknowledged (session closed, or a non-zero
+ * deliver_sm_resp) is sent again — what real SMSCs do, and what lets a worker stop while receipts are due.
  * A long message may come as one submit_sm with `message_payload` (refused, as some SMSCs do, with
  * ESME_RINVTLVSTREAM while `refuseMessagePayload` is set) or as parts, each a submit_sm of its own with a
  * concatenation UDH (esm_class UDHI) or the SAR TLVs: every part is answered and receipted on its own,
@@ -80,6 +82,8 @@ interface Binding {
 
 interface PendingReceipt {
   systemId: string;
+  /** The session that submitted the message: preferred while it is bound. */
+  submitter: Session;
   messageId: string;
   source: string;
   destination: string;
@@ -131,7 +135,9 @@ export async function startSmppCarrier(options: SmppCarrierOptions): Promise<San
     timers.add(timer);
   };
 
-  const receiverFor = (systemId: string): Session | undefined => {
+  const receiverFor = (systemId: string, submitter: Session): Session | undefined => {
+    const own = bindings.get(submitter);
+    if (own && own.mode !== 'transmitter' && submitter.socket.writable) return submitter;
     for (const [session, binding] of bindings) {
       if (binding.systemId === systemId && binding.mode !== 'transmitter' && session.socket.writable) {
         return session;
@@ -141,7 +147,7 @@ export async function startSmppCarrier(options: SmppCarrierOptions): Promise<San
   };
 
   const deliverReceipt = (receipt: PendingReceipt) => {
-    const session = receiverFor(receipt.systemId);
+    const session = receiverFor(receipt.systemId, receipt.submitter);
     if (!session) {
       queued.push(receipt);
       return;
@@ -247,6 +253,7 @@ export async function startSmppCarrier(options: SmppCarrierOptions): Promise<San
     later(receiptDelayMs, () =>
       deliverReceipt({
         systemId: binding.systemId,
+        submitter: session,
         messageId,
         source,
         destination,
