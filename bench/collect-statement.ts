@@ -2,7 +2,7 @@ import { and, count, eq, inArray } from 'drizzle-orm';
 import { collectObligations } from '../db/schema/collect.ts';
 import { collectStatementCredits } from '../db/schema/collect-statements.ts';
 import { camt053 } from '../test/collect/camt-builder.ts';
-import { watchPeakRss } from './child.ts';
+import { processRss, watchPeakRss } from './child.ts';
 import { type Merchant, merchantNotifications, registerObligations } from './collect-obligations.ts';
 import type { BenchContext } from './context.ts';
 import { pause } from './load.ts';
@@ -46,6 +46,8 @@ export async function benchStatementImport(context: BenchContext): Promise<void>
   const bytes = Buffer.byteLength(xml);
   const what = `camt.053 of ${obligations.length} credits (${mb(bytes)}) against as many open deposit slips`;
 
+  // What the stack held before the statement (the registered obligations): the peak's reference.
+  const atUpload = processRss(stack.pid);
   const peak = watchPeakRss(stack.pid);
   const started = performance.now();
   const since = () => (performance.now() - started) / 1000;
@@ -138,5 +140,6 @@ export async function benchStatementImport(context: BenchContext): Promise<void>
       'statement import: peak RSS of the stack (API + worker) from the upload to the last notification',
     figure: mb(peakRss),
     baseline,
+    note: `${mb(atUpload)} when the upload began, after the ${obligations.length} registrations`,
   });
 }

@@ -21,9 +21,11 @@ import {
 } from '../../domain/collect/processes.ts';
 import {
   type BankStatement,
+  openStatementDocument,
   REVERSAL_KEY,
-  readStatementDocument,
+  type StatementCredit,
   StatementDocumentError,
+  type StatementReading,
   statementIdOf,
   statementPaymentCodes,
 } from '../../domain/collect/statement.ts';
@@ -78,12 +80,17 @@ export interface ReceivedStatement {
   status: 'importing' | 'imported';
 }
 
-const INSERT_CHUNK = 1000;
+/** Credits read, looked at for reversals and inserted at a time (one multi-row insert). */
+const INSERT_CHUNK = 500;
 
 /**
  * Reads a camt.053/054 document, stores each statement and its credits (once: by the statement's
  * identity and by each credit's bank reference) and starts the statements' import workflows. Throws
  * StatementDocumentError (the document is refused) or StatementConflict.
+ *
+ * The credits are read and inserted a chunk at a time (openStatementDocument), never all in memory;
+ * the whole document is one transaction, so a statement found in conflict (its digest is known once
+ * its last entry is read) or an error stores nothing of the document.
  */
 export async function importStatementDocument(
   deps: StatementDeps,
@@ -103,108 +110,113 @@ export async function importStatementDocument(
       `The document has ${size} bytes; at most ${config.COLLECT_STATEMENT_MAX_BYTES} are imported (COLLECT_STATEMENT_MAX_BYTES)`,
     );
   }
-  const statements = readStatementDocument(document.xml);
-  // Refuse the whole document before storing any of it when one statement conflicts.
-  for (const statement of statements) {
-    const [known] = await db
-      .select({ digest: collectStatements.digest })
-      .from(collectStatements)
-      .where(eq(collectStatements.id, statementIdOf(statement)));
-    if (known && known.digest !== statement.digest) throw new StatementConflict(statementIdOf(statement));
-  }
-
-  const received: ReceivedStatement[] = [];
-  for (const statement of statements) {
-    const stored = await storeStatement(db, statement, document);
-    if (stored.status === 'importing') await startImport(deps, stored.statementId, statement);
-    received.push(stored);
+  const statements = openStatementDocument(document.xml);
+  const received = await db.transaction(async (tx) => {
+    const stored: ReceivedStatement[] = [];
+    for (const statement of statements) stored.push(await storeStatement(tx, statement, document));
+    return stored;
+  });
+  for (const [index, stored] of received.entries()) {
+    if (stored.status === 'importing') await startImport(deps, stored, statements[index] as StatementReading);
   }
   return received;
 }
 
+type Transaction = Parameters<Parameters<Database['transaction']>[0]>[0];
+
 async function storeStatement(
-  db: Database,
-  statement: BankStatement,
+  tx: Transaction,
+  statement: StatementReading,
   document: { origin: string; fileName?: string | undefined },
 ): Promise<ReceivedStatement> {
   const statementId = statementIdOf(statement);
-  const base = {
-    statementId,
-    kind: statement.kind,
-    messageDefinition: statement.messageDefinition,
-    account: statement.account,
-    documentId: statement.documentId,
-    credits: statement.credits.length,
-    skipped: statement.skipped,
+  const received = () => {
+    const { credits, skipped } = statement.totals();
+    return {
+      statementId,
+      kind: statement.kind,
+      messageDefinition: statement.messageDefinition,
+      account: statement.account,
+      documentId: statement.documentId,
+      credits,
+      skipped,
+    };
   };
-  return db.transaction(async (tx) => {
-    const inserted = await tx
-      .insert(collectStatements)
-      .values({
-        id: statementId,
-        kind: statement.kind,
-        messageDefinition: statement.messageDefinition,
-        messageId: statement.messageId,
-        documentId: statement.documentId,
-        account: statement.account,
-        digest: statement.digest,
-        origin: document.origin,
-        fileName: document.fileName ?? null,
-        status: 'importing',
-        credits: statement.credits.length,
-        alreadyImported: 0,
-        debitsSkipped: statement.skipped.debits,
-        notBookedSkipped: statement.skipped.notBooked,
-      })
-      .onConflictDoNothing()
-      .returning({ id: collectStatements.id });
-    if (inserted.length === 0) {
-      const [known] = await tx.select().from(collectStatements).where(eq(collectStatements.id, statementId));
-      if (!known) throw new Error(`statement ${statementId} vanished`);
-      if (known.digest !== statement.digest) throw new StatementConflict(statementId);
-      return { ...base, alreadyImported: known.alreadyImported, duplicate: true, status: known.status };
-    }
-    const reversals = await reversedCredits(tx, statement);
-    let stored = 0;
-    for (let start = 0; start < statement.credits.length; start += INSERT_CHUNK) {
-      const rows = statement.credits.slice(start, start + INSERT_CHUNK).map((credit) => ({
-        statementId,
-        account: statement.account,
-        entryRef: credit.entryRef,
-        position: credit.position,
-        amountMinor: credit.amountMinor,
-        currency: credit.currency,
-        bookingDate: credit.bookingDate ?? null,
-        valueDate: credit.valueDate ?? null,
-        remittance: credit.remittance,
-        idn: credit.idn ?? null,
-        debtorName: credit.debtorName ?? null,
-        debtorAccount: credit.debtorAccount ?? null,
-        endToEndId: credit.endToEndId ?? null,
-        // An entry with a problem (decision 0053), or without one IDN, has nothing to match: to review.
-        ...(credit.problem
-          ? storedProblem(credit.problem, reversals.get(credit.entryRef))
-          : credit.idn
-            ? { state: 'received' as const }
-            : { state: 'review' as const, reason: credit.idnAmbiguous ? 'ambiguous_idn' : 'no_idn' }),
-      })) satisfies (typeof collectStatementCredits.$inferInsert)[];
-      // A credit a notification (or an earlier statement) brought already is not imported again.
-      const added = await tx
-        .insert(collectStatementCredits)
-        .values(rows)
-        .onConflictDoNothing({ target: [collectStatementCredits.account, collectStatementCredits.entryRef] })
-        .returning({ id: collectStatementCredits.id });
-      stored += added.length;
-    }
-    const alreadyImported = statement.credits.length - stored;
-    if (alreadyImported > 0) {
-      await tx
-        .update(collectStatements)
-        .set({ alreadyImported })
-        .where(eq(collectStatements.id, statementId));
-    }
-    return { ...base, alreadyImported, duplicate: false, status: 'importing' as const };
-  });
+  // The row first (its counts and digest once every entry is read): a concurrent import of the same
+  // statement waits for this transaction here and then finds it.
+  const inserted = await tx
+    .insert(collectStatements)
+    .values({
+      id: statementId,
+      kind: statement.kind,
+      messageDefinition: statement.messageDefinition,
+      messageId: statement.messageId,
+      documentId: statement.documentId,
+      account: statement.account,
+      digest: '',
+      origin: document.origin,
+      fileName: document.fileName ?? null,
+      status: 'importing',
+      credits: 0,
+      alreadyImported: 0,
+      debitsSkipped: 0,
+      notBookedSkipped: 0,
+    })
+    .onConflictDoNothing()
+    .returning({ id: collectStatements.id });
+  if (inserted.length === 0) {
+    const [known] = await tx.select().from(collectStatements).where(eq(collectStatements.id, statementId));
+    if (!known) throw new Error(`statement ${statementId} vanished`);
+    // Read to the end for the digest only: the same content is a duplicate, other content a conflict.
+    for (const _ of statement.credits(INSERT_CHUNK));
+    if (known.digest !== statement.totals().digest) throw new StatementConflict(statementId);
+    return { ...received(), alreadyImported: known.alreadyImported, duplicate: true, status: known.status };
+  }
+  let stored = 0;
+  for (const chunk of statement.credits(INSERT_CHUNK)) {
+    const reversals = await reversedCredits(tx, statementId, statement.account, chunk);
+    const rows = chunk.map((credit) => ({
+      statementId,
+      account: statement.account,
+      entryRef: credit.entryRef,
+      position: credit.position,
+      amountMinor: credit.amountMinor,
+      currency: credit.currency,
+      bookingDate: credit.bookingDate ?? null,
+      valueDate: credit.valueDate ?? null,
+      remittance: credit.remittance,
+      idn: credit.idn ?? null,
+      debtorName: credit.debtorName ?? null,
+      debtorAccount: credit.debtorAccount ?? null,
+      endToEndId: credit.endToEndId ?? null,
+      // An entry with a problem (decision 0053), or without one IDN, has nothing to match: to review.
+      ...(credit.problem
+        ? storedProblem(credit.problem, reversals.get(credit.entryRef))
+        : credit.idn
+          ? { state: 'received' as const }
+          : { state: 'review' as const, reason: credit.idnAmbiguous ? 'ambiguous_idn' : 'no_idn' }),
+    })) satisfies (typeof collectStatementCredits.$inferInsert)[];
+    // A credit a notification (or an earlier statement) brought already is not imported again.
+    const added = await tx
+      .insert(collectStatementCredits)
+      .values(rows)
+      .onConflictDoNothing({ target: [collectStatementCredits.account, collectStatementCredits.entryRef] })
+      .returning({ id: collectStatementCredits.id });
+    stored += added.length;
+  }
+  const { credits, skipped, digest } = statement.totals();
+  const alreadyImported = credits - stored;
+  await tx
+    .update(collectStatements)
+    .set({
+      digest,
+      credits,
+      alreadyImported,
+      debitsSkipped: skipped.debits,
+      notBookedSkipped: skipped.notBooked,
+    })
+    .where(eq(collectStatements.id, statementId));
+  return { ...received(), alreadyImported, duplicate: false, status: 'importing' as const };
 }
 
 /** A reversal's earlier credit, found when the statement is stored (reversedCredits). */
@@ -253,10 +265,12 @@ function storedProblem(
  */
 async function reversedCredits(
   tx: Pick<Database, 'select'>,
-  statement: BankStatement,
+  statementId: string,
+  account: string,
+  credits: readonly StatementCredit[],
 ): Promise<Map<string, ReversedCredit>> {
   const found = new Map<string, ReversedCredit>();
-  for (const credit of statement.credits) {
+  for (const credit of credits) {
     if (credit.problem?.reason !== 'credit_reversed') continue;
     const reference = credit.entryRef.slice(REVERSAL_KEY.length);
     const endToEnd =
@@ -275,7 +289,9 @@ async function reversedCredits(
       .from(collectStatementCredits)
       .where(
         and(
-          eq(collectStatementCredits.account, statement.account),
+          eq(collectStatementCredits.account, account),
+          // Earlier chunks of this statement are stored already: a credit in the same statement is not one.
+          ne(collectStatementCredits.statementId, statementId),
           or(eq(collectStatementCredits.entryRef, reference), endToEnd),
           eq(collectStatementCredits.amountMinor, credit.amountMinor),
           eq(collectStatementCredits.currency, credit.currency),
@@ -300,7 +316,8 @@ async function reversedCredits(
 }
 
 /** Starts (or finds running) the statement's import; a lost start is repaired by importing it again. */
-async function startImport(deps: StatementDeps, statementId: string, statement: BankStatement) {
+async function startImport(deps: StatementDeps, received: ReceivedStatement, statement: StatementReading) {
+  const { statementId } = received;
   const input: StatementImportInput = { statementId };
   try {
     await deps.temporal.workflow.start('statementImport', {
@@ -308,7 +325,7 @@ async function startImport(deps: StatementDeps, statementId: string, statement: 
       workflowId: statementImportWorkflowId(statementId),
       args: [input],
       typedSearchAttributes: [{ key: PlatformService, value: 'collect' }],
-      staticSummary: `${statement.kind} ${statement.documentId} of ${statement.account}: ${statement.credits.length} credits`,
+      staticSummary: `${statement.kind} ${statement.documentId} of ${statement.account}: ${received.credits} credits`,
     });
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
@@ -503,8 +520,6 @@ export async function reverseCredit(
 
 // --- the import workflow's activities ------------------------------------------------------------
 
-const SETTLE_CONCURRENCY = 16;
-
 export function createStatementActivities(deps: StatementDeps) {
   const { db } = deps;
   return {
@@ -561,8 +576,10 @@ export function createStatementActivities(deps: StatementDeps) {
     async settleStatementCredits({
       statementId,
       limit,
-    }: StatementImportInput & { limit: number }): Promise<{ remaining: number }> {
-      await applyReversals(deps, statementId, limit);
+    }: StatementImportInput & { limit?: number }): Promise<{ remaining: number }> {
+      // Runs recorded before decision 0071 pass the batch size; later ones take the configured one.
+      const batchSize = limit ?? deps.config.COLLECT_STATEMENT_SETTLE_BATCH;
+      await applyReversals(deps, statementId, batchSize);
       const batch = await db
         .select({
           id: collectStatementCredits.id,
@@ -580,19 +597,23 @@ export function createStatementActivities(deps: StatementDeps) {
           ),
         )
         .orderBy(asc(collectStatementCredits.position))
-        .limit(limit);
+        .limit(batchSize);
 
+      // A fixed number of lanes, each paying one obligation at a time: at most that many in flight.
       const outcomes = new Map<'settled' | ReviewReason, number[]>();
       let next = 0;
       const lane = async () => {
         for (let index = next++; index < batch.length; index = next++) {
           const credit = batch[index] as CreditToSettle;
           const outcome = await settleCredit(deps, credit);
-          outcomes.set(outcome, [...(outcomes.get(outcome) ?? []), credit.id]);
+          const ids = outcomes.get(outcome) ?? [];
+          ids.push(credit.id);
+          outcomes.set(outcome, ids);
           Context.current().heartbeat(index);
         }
       };
-      await Promise.all(Array.from({ length: SETTLE_CONCURRENCY }, lane));
+      const lanes = Math.min(deps.config.COLLECT_STATEMENT_SETTLE_CONCURRENCY, batch.length);
+      await Promise.all(Array.from({ length: lanes }, lane));
 
       // Recorded once per outcome; a crash before this repeats the batch, which settles nothing twice.
       await db.transaction(async (tx) => {

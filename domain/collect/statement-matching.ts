@@ -117,6 +117,3 @@ export interface StatementImportSummary {
   /** Reversals that took an earlier credit's payment back (decision 0063). */
   reversed?: number;
 }
-
-/** Credits settled by one activity (a batch): small enough to retry, large enough to keep history short. */
-export const STATEMENT_SETTLE_BATCH = 250;

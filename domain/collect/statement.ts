@@ -167,8 +167,22 @@ function decodeWindows1252(bytes: Uint8Array): string {
 
 type XmlNode = Record<string, unknown>;
 
+/** Where an entry was cut out of the document (cutEntries): `<NtryAt at="k"/>`, k its range's index. */
+const ENTRY_PLACEHOLDER = 'NtryAt';
+
 /** Elements that may repeat in camt.052/053/054; the parser always gives them as arrays. */
-const REPEATING = new Set(['Stmt', 'Rpt', 'Ntfctn', 'Ntry', 'NtryDtls', 'TxDtls', 'Ustrd', 'Strd', 'Bal']);
+const REPEATING = new Set([
+  'Stmt',
+  'Rpt',
+  'Ntfctn',
+  'Ntry',
+  ENTRY_PLACEHOLDER,
+  'NtryDtls',
+  'TxDtls',
+  'Ustrd',
+  'Strd',
+  'Bal',
+]);
 
 const parser = new XMLParser({
   ignoreAttributes: false,
@@ -221,11 +235,41 @@ function findDocument(root: XmlNode): { document?: XmlNode; headerDefinition?: s
 
 /**
  * Reads a camt.052, camt.053 or camt.054 document (bytes, decoded as declared; or text) into its
- * statements (one per Rpt / Stmt / Ntfctn). Refuses what is not one: malformed XML, any DTD, another
- * message, a statement without identity or account. Entries are judged one by one (StatementCredit
- * `problem`), never the document for one of them.
+ * statements (one per Rpt / Stmt / Ntfctn), every credit in memory. For tests and small documents;
+ * the import reads with openStatementDocument, a chunk of credits at a time.
  */
 export function readStatementDocument(input: string | Uint8Array): BankStatement[] {
+  return openStatementDocument(input).map((reading) => {
+    const credits: StatementCredit[] = [];
+    for (const chunk of reading.credits(1000)) credits.push(...chunk);
+    const { kind, messageDefinition, messageId, documentId, account, createdAt } = reading;
+    const { skipped, digest } = reading.totals();
+    return { kind, messageDefinition, messageId, documentId, account, createdAt, credits, skipped, digest };
+  });
+}
+
+/** A statement's head, read when the document is opened; its entries are read by `credits`. */
+export interface StatementReading extends Omit<BankStatement, 'credits' | 'skipped' | 'digest'> {
+  /**
+   * The statement's credits in statement order, at most `size` at a time: each entry is parsed when
+   * its turn comes and nothing is kept but the keys seen (for `duplicate_entry`). Read once.
+   */
+  credits(size: number): Generator<StatementCredit[]>;
+  /** Known once `credits` has been read to its end. */
+  totals(): { credits: number; skipped: BankStatement['skipped']; digest: string };
+}
+
+/**
+ * Opens a camt.052, camt.053 or camt.054 document (bytes, decoded as declared; or text): its
+ * statements' heads (one per Rpt / Stmt / Ntfctn), each reading its entries when asked. Refuses what
+ * is not one: malformed XML, any DTD, another message, a statement without identity or account. Entries
+ * are judged one by one (StatementCredit `problem`), never the document for one of them.
+ *
+ * The document is never parsed whole: its entries (`Ntry`) are cut out of the text, the rest (the
+ * statements' heads) is parsed, and each entry is parsed alone when its credits are read, so a
+ * statement of 10,000 credits costs its text and one chunk of credits, not a tree of the document.
+ */
+export function openStatementDocument(input: string | Uint8Array): StatementReading[] {
   const xml = typeof input === 'string' ? input : decodeStatementBytes(input);
   if (DTD.test(xml)) {
     throw new StatementDocumentError(
@@ -241,7 +285,8 @@ export function readStatementDocument(input: string | Uint8Array): BankStatement
       `The document is not well-formed XML: ${msg} (line ${line}, column ${col})`,
     );
   }
-  const { document, headerDefinition } = findDocument(asNode(parser.parse(xml)) ?? {});
+  const { skeleton, ranges } = cutEntries(xml);
+  const { document, headerDefinition } = findDocument(asNode(parser.parse(skeleton)) ?? {});
   // The default namespace, or the one a prefix (`xmlns:camt`) declares; else the header's MsgDefIdr.
   const namespaces = Object.entries(document ?? {})
     .filter(([name]) => name === '@xmlns' || name.startsWith('@xmlns:'))
@@ -264,8 +309,12 @@ export function readStatementDocument(input: string | Uint8Array): BankStatement
   if (!messageId) throw invalid('GrpHdr.MsgId', 'the message has no MsgId');
   const parts = nodes(message[shape.part]);
   if (parts.length === 0) throw invalid(shape.part, `the message has no ${shape.part}`);
+  const entryAt = (at: number): XmlNode => {
+    const fragment = xml.slice(ranges[2 * at], ranges[2 * at + 1]);
+    return nodes(asNode(parser.parse(fragment))?.Ntry)[0] ?? {};
+  };
   return parts.map((part, index) =>
-    readStatement(part, { kind, definition, messageId, path: `${shape.part}[${index + 1}]` }),
+    openStatement(part, entryAt, { kind, definition, messageId, path: `${shape.part}[${index + 1}]` }),
   );
 }
 
@@ -275,55 +324,132 @@ interface ReadCredit extends Omit<StatementCredit, 'entryRef' | 'position'> {
   transactionRef?: string | undefined;
 }
 
-function readStatement(
+/** Statement parts whose `Ntry` children are cut out of the document (cutEntries). */
+const PARTS = new Set(Object.values(MESSAGES).map(({ part }) => part));
+
+/**
+ * Cuts the entries (`Ntry` of a Stmt, Rpt or Ntfctn) out of a well-formed document: the skeleton
+ * keeps a `<NtryAt at="k"/>` in the place of the k-th entry, whose text is `xml.slice(ranges[2k],
+ * ranges[2k+1])`. A scan of the markup only (comments, CDATA, processing instructions and quoted
+ * attribute values skipped), so the entries are never parsed here.
+ */
+function cutEntries(xml: string): { skeleton: string; ranges: number[] } {
+  const ranges: number[] = [];
+  const pieces: string[] = [];
+  const open: string[] = [];
+  let copied = 0;
+  let entryStart = -1;
+  let entryDepth = -1;
+  const skipTo = (from: number, end: string) => {
+    const at = xml.indexOf(end, from);
+    return at < 0 ? xml.length : at + end.length;
+  };
+  for (let at = xml.indexOf('<'); at >= 0 && at < xml.length; at = xml.indexOf('<', at)) {
+    if (xml.startsWith('<!--', at)) at = skipTo(at + 4, '-->');
+    else if (xml.startsWith('<![CDATA[', at)) at = skipTo(at + 9, ']]>');
+    else if (xml.startsWith('<?', at)) at = skipTo(at + 2, '?>');
+    else if (xml.startsWith('<!', at)) at = skipTo(at + 2, '>');
+    else {
+      let end = at + 1;
+      for (let quote = ''; end < xml.length; end++) {
+        const char = xml[end];
+        if (quote) {
+          if (char === quote) quote = '';
+        } else if (char === '"' || char === "'") quote = char;
+        else if (char === '>') break;
+      }
+      const closing = xml[at + 1] === '/';
+      const selfClosing = !closing && xml[end - 1] === '/';
+      const name = /^[^\s/>]+/.exec(xml.slice(at + (closing ? 2 : 1), Math.min(end, at + 200)))?.[0] ?? '';
+      const local = name.slice(name.indexOf(':') + 1);
+      if (closing) open.pop();
+      if (!closing && entryStart < 0 && local === 'Ntry' && PARTS.has(open.at(-1) ?? '')) {
+        pieces.push(xml.slice(copied, at));
+        copied = at;
+        entryStart = at;
+        entryDepth = open.length;
+      }
+      if (!closing && !selfClosing) open.push(local);
+      at = end + 1;
+      if (entryStart >= 0 && open.length === entryDepth) {
+        pieces.push(`<${ENTRY_PLACEHOLDER} at="${ranges.length / 2}"/>`);
+        ranges.push(entryStart, at);
+        copied = at;
+        entryStart = -1;
+      }
+    }
+  }
+  pieces.push(xml.slice(copied));
+  return { skeleton: pieces.join(''), ranges };
+}
+
+function openStatement(
   node: XmlNode,
+  entryAt: (at: number) => XmlNode,
   context: { kind: CamtKind; definition: string; messageId: string; path: string },
-): BankStatement {
+): StatementReading {
   const { path } = context;
   const documentId = text(node.Id);
   if (!documentId) throw invalid(`${path}.Id`, 'the statement has no Id');
   const accountId = asNode(asNode(node.Acct)?.Id);
   const account = text(accountId?.IBAN) ?? text(asNode(accountId?.Othr)?.Id);
   if (!account) throw invalid(`${path}.Acct.Id`, 'the statement names no account (IBAN or Othr/Id)');
+  const entries = nodes(node[ENTRY_PLACEHOLDER]).map((placeholder) => Number(text(placeholder['@at'])));
 
-  const credits: StatementCredit[] = [];
-  const occurrences = new Map<string, number>();
-  const skipped = { debits: 0, notBooked: 0 };
-  nodes(node.Ntry).forEach((entry, entryIndex) => {
-    const entryPath = `${path}.Ntry[${entryIndex + 1}]`;
-    const read = readEntry(entry, entryPath);
-    if (read === 'debit') skipped.debits++;
-    else if (read === 'not_booked') skipped.notBooked++;
-    else {
-      const entryRef = text(entry.AcctSvcrRef) ?? text(entry.NtryRef) ?? `${documentId}#${entryIndex + 1}`;
-      const keys = creditKeys(entryRef, read);
-      read.forEach(({ transactionRef: _, ...credit }, index) => {
-        // A reversed credit often carries the references of the credit it reverses: its own key apart.
-        let key =
-          credit.problem?.reason === 'credit_reversed'
-            ? `${REVERSAL_KEY}${keys[index]}`
-            : (keys[index] as string);
-        // The same key twice in one statement: the bank listed one booking twice, or two bookings under
-        // one reference. Which is a person's question; the second waits in review under its own key.
-        const seen = (occurrences.get(key) ?? 0) + 1;
-        occurrences.set(key, seen);
-        if (seen > 1) {
-          credit.problem ??= {
-            reason: 'duplicate_entry',
-            detail: `${entryPath}: the bank reference ${key} occurs ${seen} times in the statement`,
-          };
-          key = `${key}#${seen}`;
+  let totals: ReturnType<StatementReading['totals']> | undefined;
+  function* credits(size: number): Generator<StatementCredit[]> {
+    const occurrences = new Map<string, number>();
+    const skipped = { debits: 0, notBooked: 0 };
+    // The digest is the SHA-256 of JSON.stringify({kind, account, documentId, credits, skipped}),
+    // written piece by piece as the credits are read.
+    const digest = createHash('sha256').update(
+      `{"kind":${JSON.stringify(context.kind)},"account":${JSON.stringify(account)},"documentId":${JSON.stringify(documentId)},"credits":[`,
+    );
+    let position = 0;
+    let chunk: StatementCredit[] = [];
+    for (const [entryIndex, at] of entries.entries()) {
+      const entry = entryAt(at);
+      const entryPath = `${path}.Ntry[${entryIndex + 1}]`;
+      const read = readEntry(entry, entryPath);
+      if (read === 'debit') skipped.debits++;
+      else if (read === 'not_booked') skipped.notBooked++;
+      else {
+        const entryRef = text(entry.AcctSvcrRef) ?? text(entry.NtryRef) ?? `${documentId}#${entryIndex + 1}`;
+        const keys = creditKeys(entryRef, read);
+        for (const [index, { transactionRef: _, ...credit }] of read.entries()) {
+          // A reversed credit often carries the references of the credit it reverses: its own key apart.
+          let key =
+            credit.problem?.reason === 'credit_reversed'
+              ? `${REVERSAL_KEY}${keys[index]}`
+              : (keys[index] as string);
+          // The same key twice in one statement: the bank listed one booking twice, or two bookings
+          // under one reference. Which is a person's question; the second waits in review under its own key.
+          const seen = (occurrences.get(key) ?? 0) + 1;
+          occurrences.set(key, seen);
+          if (seen > 1) {
+            credit.problem ??= {
+              reason: 'duplicate_entry',
+              detail: `${entryPath}: the bank reference ${key} occurs ${seen} times in the statement`,
+            };
+            key = `${key}#${seen}`;
+          }
+          const stored = { ...credit, entryRef: key, position: ++position };
+          digest.update(`${position > 1 ? ',' : ''}${JSON.stringify(canonical(stored))}`);
+          chunk.push(stored);
         }
-        credits.push({ ...credit, entryRef: key, position: credits.length + 1 });
-      });
+      }
+      if (chunk.length >= size) {
+        yield chunk;
+        chunk = [];
+      }
     }
-  });
-
-  const digest = createHash('sha256')
-    .update(
-      JSON.stringify({ kind: context.kind, account, documentId, credits: credits.map(canonical), skipped }),
-    )
-    .digest('hex');
+    if (chunk.length > 0) yield chunk;
+    totals = {
+      credits: position,
+      skipped,
+      digest: digest.update(`],"skipped":${JSON.stringify(skipped)}}`).digest('hex'),
+    };
+  }
   return {
     kind: context.kind,
     messageDefinition: context.definition,
@@ -332,8 +458,10 @@ function readStatement(
     account,
     createdAt: text(node.CreDtTm),
     credits,
-    skipped,
-    digest,
+    totals() {
+      if (!totals) throw new Error(`the credits of statement ${documentId} have not been read to the end`);
+      return totals;
+    },
   };
 }
 

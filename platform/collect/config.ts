@@ -121,6 +121,13 @@ export const collectConfig = z.object({
     .int()
     .min(1024)
     .default(64 * 1024 * 1024),
+  /**
+   * Matched credits a statement import settles per activity (a batch), and how many of their
+   * obligations' payments are in flight at once (decision 0071): bounds the stack's memory and the
+   * work a crash repeats, whatever the statement's size.
+   */
+  COLLECT_STATEMENT_SETTLE_BATCH: z.coerce.number().int().min(1).max(5000).default(250),
+  COLLECT_STATEMENT_SETTLE_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
 
   /** The sandbox merchant of the payment-collection gateway (notifications, billing). */
   SANDBOX_MERCHANT_PORT: port(4030),

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   creditKeys,
   decodeStatementBytes,
+  openStatementDocument,
   readStatementDocument,
   StatementDocumentError,
   statementIdOf,
@@ -296,5 +297,40 @@ describe('statements as banks write them (decision 0053)', () => {
         '<BizMsgEnvlp><Hdr><AppHdr><MsgDefIdr>pacs.008.001.08</MsgDefIdr></AppHdr></Hdr><Doc><Document/></Doc></BizMsgEnvlp>',
       ).code,
     ).toBe('statement_unsupported_document');
+  });
+});
+
+describe('statements read an entry at a time (decision 0071)', () => {
+  const entries = Array.from({ length: 7 }, (_, i) => ({
+    amount: `${i + 1}.00`,
+    ref: `R${i}`,
+    ustrd: [`IDN ${4000000000 + i}`],
+  }));
+
+  it('gives the credits in chunks, with the totals once read, as the whole document reads', () => {
+    const xml = camt053({ id: 'CHUNKS', entries });
+    const [whole] = readStatementDocument(xml);
+    const [reading] = openStatementDocument(xml);
+    expect(() => reading?.totals()).toThrow();
+    const chunks = [...(reading?.credits(3) ?? [])];
+    expect(chunks.map((chunk) => chunk.length)).toEqual([3, 3, 1]);
+    expect(chunks.flat()).toEqual(whole?.credits);
+    expect(reading?.totals()).toEqual({ credits: 7, skipped: whole?.skipped, digest: whole?.digest });
+  });
+
+  it('is not misled by markup that looks like an entry in comments, CDATA or attribute values', () => {
+    const plain = camt053({ id: 'MARKUP', entries });
+    const tricky = plain
+      .replace('<Stmt>', '<Stmt><!-- <Ntry> not an entry </Ntry> -->')
+      .replace('<Ustrd>IDN 4000000003</Ustrd>', '<Ustrd><![CDATA[IDN 4000000003]]></Ustrd><!-- </Ntry> -->')
+      .replace('<Amt Ccy="BGN">5.00</Amt>', '<Amt Ccy="BGN" note="a > b </Ntry>">5.00</Amt>');
+    expect(tricky).not.toBe(plain);
+    const [a] = readStatementDocument(plain);
+    const [b] = readStatementDocument(tricky);
+    expect(b?.credits).toEqual(a?.credits);
+    // An entry left open is malformed, as before.
+    expect(() => readStatementDocument(plain.replace('</Ntry>', ''))).toThrow(
+      expect.objectContaining({ code: 'statement_malformed_xml' }),
+    );
   });
 });

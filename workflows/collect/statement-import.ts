@@ -1,9 +1,8 @@
 import { continueAsNew, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { CollectActivities } from '../../activities/collect/index.ts';
-import {
-  STATEMENT_SETTLE_BATCH,
-  type StatementImportInput,
-  type StatementImportSummary,
+import type {
+  StatementImportInput,
+  StatementImportSummary,
 } from '../../domain/collect/statement-matching.ts';
 
 const { matchStatementCredits, completeStatementImport } = proxyActivities<CollectActivities>({
@@ -11,7 +10,7 @@ const { matchStatementCredits, completeStatementImport } = proxyActivities<Colle
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
 
-// A batch pays up to STATEMENT_SETTLE_BATCH obligations; it heartbeats after each one.
+// A batch pays up to COLLECT_STATEMENT_SETTLE_BATCH obligations; it heartbeats after each one.
 const { settleStatementCredits } = proxyActivities<CollectActivities>({
   startToCloseTimeout: '15 minutes',
   heartbeatTimeout: '20 seconds',
@@ -26,7 +25,8 @@ const { settleStatementCredits } = proxyActivities<CollectActivities>({
 export async function statementImport(input: StatementImportInput): Promise<StatementImportSummary> {
   await matchStatementCredits(input);
   for (;;) {
-    const { remaining } = await settleStatementCredits({ ...input, limit: STATEMENT_SETTLE_BATCH });
+    // The statement's id only (the batch size is the worker's configuration): no payload grows with it.
+    const { remaining } = await settleStatementCredits(input);
     if (remaining === 0) break;
     // A statement of many thousands of credits keeps its history short.
     if (workflowInfo().continueAsNewSuggested) await continueAsNew<typeof statementImport>(input);
