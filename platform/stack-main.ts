@@ -459,6 +459,8 @@ async function main() {
     await database.close();
   }
 
+  // The UI started beside the rest; its first build takes minutes, and the banner names its URL.
+  await uiStarted;
   state.apiUrl = apiUrl;
   state.temporalAddress = temporal.address;
   state.temporalUiUrl = ui?.url;
