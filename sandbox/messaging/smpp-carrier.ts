@@ -19,6 +19,9 @@ import type { Logger } from '../../platform/logger.ts';
  * ESME_RINVTLVSTREAM while `refuseMessagePayload` is set) or as parts, each a submit_sm of its own with a
  * concatenation UDH (esm_class UDHI) or the SAR TLVs: every part is answered and receipted on its own,
  * and the handset shows the text once, when all its parts have arrived (decision 0055).
+ * While `holdSubmitResponses` is set, a submit_sm is accepted (the message reaches the handset) but its
+ * submit_sm_resp is held back: SMPP's window where the carrier has the message and the gateway does not
+ * know it yet. A response whose session closes first is never sent; the receipt follows all the same.
  */
 export interface SubmittedSms {
   messageId: string;
@@ -36,6 +39,8 @@ export interface SandboxSmppCarrier {
   port: number;
   /** Every submit_sm accepted, in order (each part of a concatenated message on its own). */
   submitted: SubmittedSms[];
+  /** The submit_sm accepted whose submit_sm_resp was held and never sent: their session closed first. */
+  unanswered: SubmittedSms[];
   /**
    * What the handsets receive, in order: every message whole, a concatenated one once all its parts
    * arrived (with the first part's id, the parts' texts put together); a part sent again is not shown again.
@@ -53,6 +58,11 @@ export interface SandboxSmppCarrier {
    * counter hands out ids it has handed out before (by default ids are random).
    */
   resetMessageIds(next?: number): void;
+  /**
+   * While true, submit_sm are accepted but their submit_sm_resp held back; false sends the held ones
+   * (to sessions still open) and answers at once again.
+   */
+  holdSubmitResponses(held: boolean): void;
   /** While true, binds are refused (ESME_RBINDFAIL) and the sessions bound now are dropped: an outage. */
   refuseBinds(refused: boolean): void;
   stop(): Promise<void>;
@@ -110,6 +120,7 @@ export async function startSmppCarrier(options: SmppCarrierOptions): Promise<San
   const receiptRetryMs = options.receiptRetryMs ?? 1000;
   const log = options.logger;
   const submitted: SubmittedSms[] = [];
+  const unanswered: SubmittedSms[] = [];
   const handset: SubmittedSms[] = [];
   /** Parts of concatenated messages waiting for the rest, by sender, destination, reference and count. */
   const assembling = new Map<string, Map<number, SubmittedSms>>();
@@ -126,6 +137,9 @@ export async function startSmppCarrier(options: SmppCarrierOptions): Promise<San
   /** The next id of a counting SMSC (see resetMessageIds); undefined: random ids. */
   let nextMessageId: number | undefined;
   let bindsRefused = false;
+  let responsesHeld = false;
+  /** Held submit_sm_resp per session: `answer` sends it, `abandon` is what follows when it never can. */
+  const heldResponses = new Map<Session, { sms: SubmittedSms; answer(): void; abandon(): void }[]>();
 
   const later = (ms: number, run: () => void) => {
     const timer = setTimeout(() => {
@@ -242,26 +256,39 @@ export async function startSmppCarrier(options: SmppCarrierOptions): Promise<San
     };
     submitted.push(sms);
     toHandset(sms);
-    session.send(pdu.response({ message_id: messageId }));
-    log?.debug({ messageId, destination }, 'sandbox smsc: submit_sm accepted');
 
     // registered_delivery bits 0-1: 1 = receipt on success and failure, 2 = on failure only.
     const wanted = (pdu.registered_delivery ?? 0) & 0x03;
-    if (wanted === 0 || destination.endsWith('0001')) return;
     const undeliverable = destination.endsWith('0000');
-    if (wanted === 2 && !undeliverable) return;
-    later(receiptDelayMs, () =>
-      deliverReceipt({
-        systemId: binding.systemId,
-        submitter: session,
-        messageId,
-        source,
-        destination,
-        text,
-        messageState: undeliverable ? MESSAGE_STATE.UNDELIVERABLE : MESSAGE_STATE.DELIVERED,
-        attempts: 0,
-      }),
-    );
+    const scheduleReceipt = () => {
+      if (wanted === 0 || destination.endsWith('0001')) return;
+      if (wanted === 2 && !undeliverable) return;
+      later(receiptDelayMs, () =>
+        deliverReceipt({
+          systemId: binding.systemId,
+          submitter: session,
+          messageId,
+          source,
+          destination,
+          text,
+          messageState: undeliverable ? MESSAGE_STATE.UNDELIVERABLE : MESSAGE_STATE.DELIVERED,
+          attempts: 0,
+        }),
+      );
+    };
+    const answer = () => {
+      session.send(pdu.response({ message_id: messageId }));
+      log?.debug({ messageId, destination }, 'sandbox smsc: submit_sm accepted');
+      scheduleReceipt();
+    };
+    if (!responsesHeld) {
+      answer();
+      return;
+    }
+    const held = heldResponses.get(session) ?? [];
+    heldResponses.set(session, held);
+    // The carrier has the message even if the gateway never hears of it: its receipt still comes.
+    held.push({ sms, answer, abandon: scheduleReceipt });
   };
 
   /** Shows a message on the handset; a part once the whole message has arrived. */
@@ -289,6 +316,11 @@ export async function startSmppCarrier(options: SmppCarrierOptions): Promise<San
     session.on('error', (error: Error) => log?.debug({ err: error }, 'sandbox smsc: session error'));
     session.on('close', () => {
       bindings.delete(session);
+      for (const held of heldResponses.get(session) ?? []) {
+        unanswered.push(held.sms);
+        if (!stopped) held.abandon();
+      }
+      heldResponses.delete(session);
       const unacknowledged = inFlight.get(session);
       inFlight.delete(session);
       if (!stopped) for (const receipt of unacknowledged ?? []) deliverReceipt(receipt);
@@ -342,6 +374,7 @@ export async function startSmppCarrier(options: SmppCarrierOptions): Promise<San
     url: `smpp://${host}:${port}`,
     port,
     submitted,
+    unanswered,
     handset,
     throttle(count, after = 0) {
       throttling = { after, count };
@@ -351,6 +384,14 @@ export async function startSmppCarrier(options: SmppCarrierOptions): Promise<San
     },
     resetMessageIds(next = 1) {
       nextMessageId = next;
+    },
+    holdSubmitResponses(held) {
+      responsesHeld = held;
+      if (held) return;
+      for (const [session, responses] of heldResponses) {
+        heldResponses.delete(session);
+        for (const response of responses) response.answer();
+      }
     },
     refuseBinds(refused) {
       bindsRefused = refused;

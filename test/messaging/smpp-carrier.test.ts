@@ -444,6 +444,30 @@ describe('sandbox SMSC protocol', () => {
     expect(unbind.command).toBe('unbind_resp');
   });
 
+  it('holds submit_sm_resp while asked: sent on release, never sent once the session closed', async () => {
+    const bind = { system_id: 'gateway', password: 'secret' };
+    expect((await call((cb) => session.bind_transceiver(bind, cb))).command_status).toBe(0);
+    sandbox.holdSubmitResponses(true);
+    let answered: Pdu | undefined;
+    session.submit_sm({ ...submit, destination_addr: '359888123461' }, (pdu) => {
+      answered = pdu;
+    });
+    await waitFor(() => (sandbox.submitted.length === 1 ? true : undefined));
+    await sleep(100);
+    expect(answered).toBeUndefined(); // the SMSC has the message; the client does not know yet
+    sandbox.holdSubmitResponses(false);
+    const released = await waitFor(() => answered);
+    expect(released.message_id).toBe(sandbox.submitted[0]?.messageId);
+
+    sandbox.holdSubmitResponses(true);
+    session.submit_sm({ ...submit, destination_addr: '359888123462' }, () => {});
+    await waitFor(() => (sandbox.submitted.length === 2 ? true : undefined));
+    session.destroy();
+    await waitFor(() => (sandbox.unanswered.length === 1 ? true : undefined));
+    expect(sandbox.unanswered[0]?.destination).toBe('359888123462');
+    expect(sandbox.handset.map((sms) => sms.destination)).toEqual(['359888123461', '359888123462']);
+  });
+
   it('refuses a bind with a wrong system_id or password', async () => {
     const bind = await call((cb) => session.bind_transceiver({ system_id: 'gateway', password: 'nope' }, cb));
     expect(bind.command_status).toBe(smpp.errors.ESME_RBINDFAIL);
