@@ -66,13 +66,19 @@ describe('db:check', () => {
   it('finds db/schema and db/migrations in agreement, and a schema change without its migration', () => {
     const options = { schema: './db/schema/index.ts', cwd: projectRoot };
     expect(pendingSchemaChange({ ...options, migrations: migrationsFolder })).toBe('');
-    // A migrations folder that lacks the last migration: the schema has changes it does not hold.
+    // A migrations folder that lacks the last migration changing a table (custom ones after it, such as
+    // triggers, leave the snapshot as it was): the schema has changes it does not hold.
     const folder = copyOfMigrations();
     const journal = readJournal(folder);
-    const last = journal.entries.at(-1);
-    writeJournal(folder, { ...journal, entries: journal.entries.slice(0, -1) });
-    rmSync(path.join(folder, `${last?.tag}.sql`));
-    rmSync(path.join(folder, 'meta', `${String(last?.idx).padStart(4, '0')}_snapshot.json`));
-    expect(pendingSchemaChange({ ...options, migrations: folder })).toMatch(/CREATE TABLE|ALTER TABLE/);
+    const entries = [...journal.entries];
+    let pending = '';
+    while (pending === '' && entries.length > 1) {
+      const last = entries.pop();
+      writeJournal(folder, { ...journal, entries });
+      rmSync(path.join(folder, `${last?.tag}.sql`));
+      rmSync(path.join(folder, 'meta', `${String(last?.idx).padStart(4, '0')}_snapshot.json`));
+      pending = pendingSchemaChange({ ...options, migrations: folder });
+    }
+    expect(pending).toMatch(/CREATE TABLE|ALTER TABLE/);
   });
 });
