@@ -582,8 +582,12 @@ describe('a reversal un-pays what it reversed (decision 0063)', () => {
       return described.runId !== paidRun.runId ? described : undefined;
     });
     expect(reopened.status.name).toBe('RUNNING');
-    // The read model: unpaid, its events PAID then PENDING again.
-    const row = await obligation(bill.idn);
+    // The read model: unpaid, its events PAID then PENDING again (written by the new run's first step,
+    // which may still be running when the run is there).
+    const row = await eventually(async () => {
+      const current = await obligation(bill.idn);
+      return current?.status === 'PENDING' ? current : undefined;
+    });
     expect(row).toMatchObject({ status: 'PENDING', paidAmountMinor: null, payTime: null, settledAt: null });
     expect(await history(bill.idn)).toEqual(['PAID', 'PENDING']);
     // The ledger: the settlement, then the same negated.
