@@ -4,6 +4,7 @@ import { createHlrActivities } from './hlr.ts';
 import { createNumberActivities } from './numbers.ts';
 import { createSenderIdActivities } from './sender-id.ts';
 import { createSmsActivities } from './sms.ts';
+import { createSmsBatchActivities } from './sms-batch.ts';
 
 /** The outside parties the messaging activities talk to. */
 export interface MessagingConnectors {
@@ -16,6 +17,7 @@ export interface MessagingConnectors {
 export function createMessagingActivities(deps: ActivityDeps & MessagingConnectors) {
   return {
     ...createSmsActivities(deps),
+    ...createSmsBatchActivities(deps),
     ...createSenderIdActivities(deps),
     ...createHlrActivities(deps),
     ...createNumberActivities(deps),

@@ -2,6 +2,7 @@ import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { ApplicationFailure } from '@temporalio/activity';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type {
+  CarrierSubmission as CarrierSubmissionInput,
   CarrierSubmitResult,
   ChatAppProvider,
   SmsCarrier,
@@ -38,6 +39,30 @@ export interface SubmissionRecord {
 export type CarrierSubmission =
   | ({ outcome: 'submitted'; recorded: boolean } & Omit<SubmissionRecord, 'messageId'>)
   | Extract<CarrierSubmitResult, { outcome: 'rejected' }>;
+
+/** A hand-over with its span (decision 0059): the channel and the outcome, never the number or the text. */
+export function submitTraced(
+  provider: SmsCarrier | ChatAppProvider,
+  channel: 'sms' | 'chatapp',
+  submission: CarrierSubmissionInput,
+): Promise<CarrierSubmitResult> {
+  return tracer.startActiveSpan(
+    'carrier submit',
+    { kind: SpanKind.CLIENT, attributes: { 'messaging.system': channel === 'sms' ? 'smpp' : 'chatapp' } },
+    async (span) => {
+      try {
+        const answer = await provider.submit(submission);
+        span.setAttribute('platform.carrier.outcome', answer.outcome);
+        return answer;
+      } catch (error) {
+        span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).name });
+        throw error;
+      } finally {
+        span.end();
+      }
+    },
+  );
+}
 
 /** Activities of the message workflow (sms): carrier hand-over and read-model writes. */
 export function createSmsActivities({ db, carrier, chatApp }: SmsActivityDeps) {
@@ -126,31 +151,12 @@ export function createSmsActivities({ db, carrier, chatApp }: SmsActivityDeps) {
       }
 
       const provider = input.channel === 'sms' ? carrier : chatApp;
-      // A span of the hand-over (decision 0059): the channel and the outcome, never the number or the text.
-      const result = await tracer.startActiveSpan(
-        'carrier submit',
-        {
-          kind: SpanKind.CLIENT,
-          attributes: { 'messaging.system': input.channel === 'sms' ? 'smpp' : 'chatapp' },
-        },
-        async (span) => {
-          try {
-            const answer = await provider.submit({
-              messageId: input.messageId,
-              to: input.to,
-              from: input.from,
-              message: input.message,
-            });
-            span.setAttribute('platform.carrier.outcome', answer.outcome);
-            return answer;
-          } catch (error) {
-            span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).name });
-            throw error;
-          } finally {
-            span.end();
-          }
-        },
-      );
+      const result = await submitTraced(provider, input.channel, {
+        messageId: input.messageId,
+        to: input.to,
+        from: input.from,
+        message: input.message,
+      });
       if (result.outcome === 'rejected') {
         await recordRejection(input.messageId, result.error);
         return result;

@@ -8,6 +8,7 @@ import { callbackFormats } from '../../domain/webhooks/callback-formats.ts';
 import type { WebhookDeliveryStatus, WebhookFormat } from '../../domain/webhooks/delivery.ts';
 import { webhookDeliveryId } from '../../domain/webhooks/identifiers.ts';
 import type { WebhookRequest } from '../../domain/webhooks/processes.ts';
+import { mapConcurrently } from '../../platform/concurrency.ts';
 import type { Config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { describeFetchError, outboundFetchFor, refusedByPolicy } from '../shared/outbound-http.ts';
@@ -94,195 +95,233 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
     return endpoint.id;
   }
 
+  /** Registers endpoint and delivery (both insert-if-absent) and hands the workflow its schedule. */
+  async function registerDelivery(request: WebhookRequest): Promise<RegisteredDelivery> {
+    const endpointId = await endpointFor(request.service, request.ownerId, request.url);
+    const deliveryId = webhookDeliveryId(request.eventId, endpointId);
+    await db
+      .insert(webhookDeliveries)
+      .values({
+        id: deliveryId,
+        endpointId,
+        service: request.service,
+        ownerId: request.ownerId,
+        eventType: request.eventType,
+        eventId: request.eventId,
+        subjectId: request.subjectId ?? null,
+        payload: request.payload,
+        urlParams: request.urlParams ?? null,
+        format: request.format ?? 'standard-webhooks',
+        status: 'pending',
+      })
+      .onConflictDoNothing({ target: webhookDeliveries.id });
+    const [delivery] = await db
+      .select({ status: webhookDeliveries.status })
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.id, deliveryId));
+    return {
+      deliveryId,
+      completed: delivery !== undefined && delivery.status !== 'pending',
+      retryScheduleMs: config.WEBHOOK_RETRY_SCHEDULE,
+      requestTimeoutMs: config.WEBHOOK_REQUEST_TIMEOUT,
+    };
+  }
+
+  /**
+   * One HTTP attempt, recorded once per attempt number. A retry after the attempt was recorded returns
+   * the recorded outcome instead of calling the receiver again.
+   */
+  async function attemptDelivery(input: AttemptInput): Promise<AttemptOutcome> {
+    const [recorded] = await db
+      .select()
+      .from(webhookAttempts)
+      .where(
+        and(eq(webhookAttempts.deliveryId, input.deliveryId), eq(webhookAttempts.attempt, input.attempt)),
+      );
+    if (recorded) {
+      const ok = recorded.statusCode !== null && recorded.statusCode >= 200 && recorded.statusCode < 300;
+      const outcome = { ok, statusCode: recorded.statusCode, retryAfterMs: recorded.retryAfterMs };
+      return endsDelivery(recorded.error) ? { ...outcome, permanent: true } : outcome;
+    }
+
+    const [delivery] = await db
+      .select({
+        service: webhookDeliveries.service,
+        eventType: webhookDeliveries.eventType,
+        payload: webhookDeliveries.payload,
+        urlParams: webhookDeliveries.urlParams,
+        createdAt: webhookDeliveries.createdAt,
+        url: webhookEndpoints.url,
+        endpointId: webhookEndpoints.id,
+        secretEncrypted: webhookEndpoints.secretEncrypted,
+        previousSecretEncrypted: webhookEndpoints.previousSecretEncrypted,
+        previousSecretExpiresAt: webhookEndpoints.previousSecretExpiresAt,
+        endpointDeletedAt: webhookEndpoints.deletedAt,
+      })
+      .from(webhookDeliveries)
+      .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+      .where(eq(webhookDeliveries.id, input.deliveryId));
+    if (!delivery)
+      throw ApplicationFailure.nonRetryable(`webhook delivery ${input.deliveryId} is not recorded`);
+
+    const format = callbackFormats[input.format];
+    const attemptedAt = new Date();
+    const request = format.buildRequest(
+      {
+        deliveryId: input.deliveryId,
+        eventType: delivery.eventType,
+        occurredAt: delivery.createdAt,
+        payload: delivery.payload,
+      },
+      // The current secret, and the previous one while a rotation's overlap lasts.
+      signingSecretsOf(
+        secretKey,
+        {
+          id: delivery.endpointId,
+          secretEncrypted: delivery.secretEncrypted,
+          previousSecretEncrypted: delivery.previousSecretEncrypted,
+          previousSecretExpiresAt: delivery.previousSecretExpiresAt,
+        },
+        attemptedAt,
+      ),
+      attemptedAt,
+    );
+    const started = performance.now();
+    let outcome: AttemptOutcome;
+    let error: string | null = null;
+    if (delivery.endpointDeletedAt !== null) {
+      // Its owner deleted the endpoint (e.g. `webhooks listen` ended): nobody listens there any more.
+      error = ENDPOINT_DELETED;
+      outcome = { ok: false, statusCode: null, retryAfterMs: null, permanent: true };
+    } else
+      try {
+        const response = await send(withParams(delivery.url, delivery.urlParams), {
+          method: request.method,
+          headers: request.headers,
+          body: request.body,
+          redirect: 'manual', // a redirect is not an acknowledgement
+          signal: AbortSignal.timeout(input.requestTimeoutMs),
+        });
+        await response.body?.cancel(); // the reply body means nothing to us
+        const reply = format.interpretReply(
+          { status: response.status, headers: response.headers },
+          new Date(),
+        );
+        outcome = { ok: reply.ok, statusCode: response.status, retryAfterMs: reply.retryAfterMs ?? null };
+        if (!reply.ok) error = `HTTP ${response.status}`;
+      } catch (failure) {
+        error = describeFetchError(failure);
+        outcome = { ok: false, statusCode: null, retryAfterMs: null };
+        if (refusedByPolicy(error)) outcome.permanent = true;
+      }
+    const latencyMs = Math.round(performance.now() - started);
+
+    await db
+      .insert(webhookAttempts)
+      .values({
+        deliveryId: input.deliveryId,
+        attempt: input.attempt,
+        attemptedAt,
+        statusCode: outcome.statusCode,
+        latencyMs,
+        error,
+        retryAfterMs: outcome.retryAfterMs,
+      })
+      .onConflictDoNothing({ target: [webhookAttempts.deliveryId, webhookAttempts.attempt] });
+    await db
+      .update(webhookDeliveries)
+      .set({
+        attemptCount: sql`greatest(${webhookDeliveries.attemptCount}, ${input.attempt})`,
+        lastAttemptAt: attemptedAt,
+      })
+      .where(eq(webhookDeliveries.id, input.deliveryId));
+
+    logger.info(
+      {
+        kind: 'webhook.attempt',
+        workflowId: Context.current().info.workflowExecution?.workflowId,
+        deliveryId: input.deliveryId,
+        attempt: input.attempt,
+        url: loggableUrl(delivery.url),
+        ok: outcome.ok,
+        statusCode: outcome.statusCode,
+        latencyMs,
+        retryAfterMs: outcome.retryAfterMs,
+        error,
+      },
+      'webhook attempt',
+    );
+    deps.outcomes?.attempt({
+      service: delivery.service,
+      eventType: delivery.eventType,
+      outcome: outcome.ok ? 'delivered' : outcome.permanent ? 'failed' : 'retrying',
+    });
+    return outcome;
+  }
+
+  /** Writes the final status and the number of attempts it took. */
+  async function completeDelivery(input: {
+    deliveryId: string;
+    status: Exclude<WebhookDeliveryStatus, 'pending'>;
+    attempts: number;
+  }): Promise<void> {
+    const [finished] = await db
+      .update(webhookDeliveries)
+      .set({ status: input.status, attemptCount: input.attempts, completedAt: new Date() })
+      .where(eq(webhookDeliveries.id, input.deliveryId))
+      .returning({ service: webhookDeliveries.service, eventType: webhookDeliveries.eventType });
+    if (finished)
+      deps.outcomes?.finished({
+        service: finished.service,
+        eventType: finished.eventType,
+        status: input.status,
+      });
+  }
+
   return {
-    /** Registers endpoint and delivery (both insert-if-absent) and hands the workflow its schedule. */
-    async registerWebhookDelivery(request: WebhookRequest): Promise<RegisteredDelivery> {
-      const endpointId = await endpointFor(request.service, request.ownerId, request.url);
-      const deliveryId = webhookDeliveryId(request.eventId, endpointId);
-      await db
-        .insert(webhookDeliveries)
-        .values({
-          id: deliveryId,
-          endpointId,
-          service: request.service,
-          ownerId: request.ownerId,
-          eventType: request.eventType,
-          eventId: request.eventId,
-          subjectId: request.subjectId ?? null,
-          payload: request.payload,
-          urlParams: request.urlParams ?? null,
-          format: request.format ?? 'standard-webhooks',
-          status: 'pending',
-        })
-        .onConflictDoNothing({ target: webhookDeliveries.id });
-      const [delivery] = await db
-        .select({ status: webhookDeliveries.status })
-        .from(webhookDeliveries)
-        .where(eq(webhookDeliveries.id, deliveryId));
-      return {
-        deliveryId,
-        completed: delivery !== undefined && delivery.status !== 'pending',
-        retryScheduleMs: config.WEBHOOK_RETRY_SCHEDULE,
-        requestTimeoutMs: config.WEBHOOK_REQUEST_TIMEOUT,
-      };
-    },
+    registerWebhookDelivery: registerDelivery,
+    attemptWebhookDelivery: attemptDelivery,
+    completeWebhookDelivery: completeDelivery,
 
     /**
-     * One HTTP attempt, recorded once per attempt number. A retry of this activity after the attempt
-     * was recorded returns the recorded outcome instead of calling the receiver again.
+     * Many events at once (a batch of delivery reports, decision 0074): each registered as by
+     * registerWebhookDelivery and attempted once, concurrently; the delivered and the refused for good
+     * are completed here. The others come back with their schedule: the calling workflow starts their
+     * durable deliveries, whose first attempt is the one recorded here (attempts are recorded once per
+     * number), so they go on along the schedule as if they had started alone.
      */
-    async attemptWebhookDelivery(input: {
-      deliveryId: string;
-      attempt: number;
-      format: WebhookFormat;
-      requestTimeoutMs: number;
-    }): Promise<AttemptOutcome> {
-      const [recorded] = await db
-        .select()
-        .from(webhookAttempts)
-        .where(
-          and(eq(webhookAttempts.deliveryId, input.deliveryId), eq(webhookAttempts.attempt, input.attempt)),
-        );
-      if (recorded) {
-        const ok = recorded.statusCode !== null && recorded.statusCode >= 200 && recorded.statusCode < 300;
-        const outcome = { ok, statusCode: recorded.statusCode, retryAfterMs: recorded.retryAfterMs };
-        return endsDelivery(recorded.error) ? { ...outcome, permanent: true } : outcome;
-      }
-
-      const [delivery] = await db
-        .select({
-          service: webhookDeliveries.service,
-          eventType: webhookDeliveries.eventType,
-          payload: webhookDeliveries.payload,
-          urlParams: webhookDeliveries.urlParams,
-          createdAt: webhookDeliveries.createdAt,
-          url: webhookEndpoints.url,
-          endpointId: webhookEndpoints.id,
-          secretEncrypted: webhookEndpoints.secretEncrypted,
-          previousSecretEncrypted: webhookEndpoints.previousSecretEncrypted,
-          previousSecretExpiresAt: webhookEndpoints.previousSecretExpiresAt,
-          endpointDeletedAt: webhookEndpoints.deletedAt,
-        })
-        .from(webhookDeliveries)
-        .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
-        .where(eq(webhookDeliveries.id, input.deliveryId));
-      if (!delivery)
-        throw ApplicationFailure.nonRetryable(`webhook delivery ${input.deliveryId} is not recorded`);
-
-      const format = callbackFormats[input.format];
-      const attemptedAt = new Date();
-      const request = format.buildRequest(
-        {
-          deliveryId: input.deliveryId,
-          eventType: delivery.eventType,
-          occurredAt: delivery.createdAt,
-          payload: delivery.payload,
-        },
-        // The current secret, and the previous one while a rotation's overlap lasts.
-        signingSecretsOf(
-          secretKey,
-          {
-            id: delivery.endpointId,
-            secretEncrypted: delivery.secretEncrypted,
-            previousSecretEncrypted: delivery.previousSecretEncrypted,
-            previousSecretExpiresAt: delivery.previousSecretExpiresAt,
-          },
-          attemptedAt,
-        ),
-        attemptedAt,
-      );
-      const started = performance.now();
-      let outcome: AttemptOutcome;
-      let error: string | null = null;
-      if (delivery.endpointDeletedAt !== null) {
-        // Its owner deleted the endpoint (e.g. `webhooks listen` ended): nobody listens there any more.
-        error = ENDPOINT_DELETED;
-        outcome = { ok: false, statusCode: null, retryAfterMs: null, permanent: true };
-      } else
-        try {
-          const response = await send(withParams(delivery.url, delivery.urlParams), {
-            method: request.method,
-            headers: request.headers,
-            body: request.body,
-            redirect: 'manual', // a redirect is not an acknowledgement
-            signal: AbortSignal.timeout(input.requestTimeoutMs),
-          });
-          await response.body?.cancel(); // the reply body means nothing to us
-          const reply = format.interpretReply(
-            { status: response.status, headers: response.headers },
-            new Date(),
-          );
-          outcome = { ok: reply.ok, statusCode: response.status, retryAfterMs: reply.retryAfterMs ?? null };
-          if (!reply.ok) error = `HTTP ${response.status}`;
-        } catch (failure) {
-          error = describeFetchError(failure);
-          outcome = { ok: false, statusCode: null, retryAfterMs: null };
-          if (refusedByPolicy(error)) outcome.permanent = true;
-        }
-      const latencyMs = Math.round(performance.now() - started);
-
-      await db
-        .insert(webhookAttempts)
-        .values({
-          deliveryId: input.deliveryId,
-          attempt: input.attempt,
-          attemptedAt,
-          statusCode: outcome.statusCode,
-          latencyMs,
-          error,
-          retryAfterMs: outcome.retryAfterMs,
-        })
-        .onConflictDoNothing({ target: [webhookAttempts.deliveryId, webhookAttempts.attempt] });
-      await db
-        .update(webhookDeliveries)
-        .set({
-          attemptCount: sql`greatest(${webhookDeliveries.attemptCount}, ${input.attempt})`,
-          lastAttemptAt: attemptedAt,
-        })
-        .where(eq(webhookDeliveries.id, input.deliveryId));
-
-      logger.info(
-        {
-          kind: 'webhook.attempt',
-          workflowId: Context.current().info.workflowExecution?.workflowId,
-          deliveryId: input.deliveryId,
-          attempt: input.attempt,
-          url: loggableUrl(delivery.url),
-          ok: outcome.ok,
-          statusCode: outcome.statusCode,
-          latencyMs,
-          retryAfterMs: outcome.retryAfterMs,
-          error,
-        },
-        'webhook attempt',
-      );
-      deps.outcomes?.attempt({
-        service: delivery.service,
-        eventType: delivery.eventType,
-        outcome: outcome.ok ? 'delivered' : outcome.permanent ? 'failed' : 'retrying',
-      });
-      return outcome;
-    },
-
-    /** Writes the final status and the number of attempts it took. */
-    async completeWebhookDelivery(input: {
-      deliveryId: string;
-      status: Exclude<WebhookDeliveryStatus, 'pending'>;
-      attempts: number;
-    }): Promise<void> {
-      const [finished] = await db
-        .update(webhookDeliveries)
-        .set({ status: input.status, attemptCount: input.attempts, completedAt: new Date() })
-        .where(eq(webhookDeliveries.id, input.deliveryId))
-        .returning({ service: webhookDeliveries.service, eventType: webhookDeliveries.eventType });
-      if (finished)
-        deps.outcomes?.finished({
-          service: finished.service,
-          eventType: finished.eventType,
-          status: input.status,
+    async deliverWebhooks(input: {
+      requests: WebhookRequest[];
+    }): Promise<Array<{ eventId: string; delivery: RegisteredDelivery; retry: boolean }>> {
+      return mapConcurrently(input.requests, CONCURRENT_ATTEMPTS, async (request) => {
+        const delivery = await registerDelivery(request);
+        if (delivery.completed) return { eventId: request.eventId, delivery, retry: false };
+        const outcome = await attemptDelivery({
+          deliveryId: delivery.deliveryId,
+          attempt: 1,
+          format: request.format ?? 'standard-webhooks',
+          requestTimeoutMs: delivery.requestTimeoutMs,
         });
+        if (!outcome.ok && !outcome.permanent) return { eventId: request.eventId, delivery, retry: true };
+        await completeDelivery({
+          deliveryId: delivery.deliveryId,
+          status: outcome.ok ? 'delivered' : 'failed',
+          attempts: 1,
+        });
+        return { eventId: request.eventId, delivery: { ...delivery, completed: true }, retry: false };
+      });
     },
   };
+}
+
+/** Attempts of one deliverWebhooks call in flight at once. */
+const CONCURRENT_ATTEMPTS = 16;
+
+interface AttemptInput {
+  deliveryId: string;
+  attempt: number;
+  format: WebhookFormat;
+  requestTimeoutMs: number;
 }
 
 export type WebhookActivities = ReturnType<typeof createWebhookActivities>;

@@ -27,6 +27,10 @@ const messageSchema = z
     createdAt: z.string(),
     submittedAt: z.string().nullable(),
     doneAt: z.string().nullable(),
+    process: z.string().nullable().openapi({
+      description:
+        'The workflow that follows the message (Temporal Web UI): `sms-batch-…` for an SMS handed over in a batch, `sms-<id>` for a message with its own; null until handed over',
+    }),
   })
   .openapi('Message');
 

@@ -1,12 +1,20 @@
+import { createHash } from 'node:crypto';
 import { context, propagation, ROOT_CONTEXT } from '@opentelemetry/api';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import { asc, eq, inArray, lte, sql } from 'drizzle-orm';
+import { asc, inArray, lte, sql } from 'drizzle-orm';
 import { openCodeMessage } from '../../credentials/messaging/code-messages.ts';
 import type { Database } from '../../db/client.ts';
 import { messagingMessages, messagingOutbox } from '../../db/schema/messaging.ts';
-import { type MessageDeliveryInput, messageWorkflowId } from '../../domain/messaging/processes.ts';
+import {
+  type MessageBatchInput,
+  type MessageDeliveryInput,
+  messageBatchWorkflowId,
+  messageWorkflowId,
+} from '../../domain/messaging/processes.ts';
 import { OwnerId, PlatformService } from '../../domain/search-attributes.ts';
+import { mapConcurrently } from '../../platform/concurrency.ts';
 import type { messageDelivery } from '../../workflows/messaging/sms.ts';
+import type { messageBatch } from '../../workflows/messaging/sms-batch.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
 
 /**
@@ -83,25 +91,48 @@ export function startMessageHandover(deps: UseCaseDeps): MessageHandover {
   poll.unref();
   const direct = new Set<Promise<void>>();
 
+  /** Accepted SMS gathered for a batch (MESSAGING_BATCH_LINGER), with the timer that starts it. */
+  let gathered: Handed[] = [];
+  let gathering: NodeJS.Timeout | undefined;
+  const startDirectly = (messages: Handed[]) => {
+    const task: Promise<void> = startWorkflows(deps, messages)
+      .then(async (started) => {
+        if (started.length > 0)
+          await deps.db.delete(messagingOutbox).where(inArray(messagingOutbox.messageId, started));
+      })
+      .catch((error: unknown) => {
+        deps.logger.warn(
+          { err: error },
+          'outbox entries of started workflows not deleted; their lease passes',
+        );
+      })
+      .finally(() => direct.delete(task));
+    direct.add(task);
+  };
+  const startGathered = () => {
+    clearTimeout(gathering);
+    gathering = undefined;
+    const taking = gathered;
+    gathered = [];
+    if (taking.length > 0) startDirectly(taking);
+  };
+
   const handover: MessageHandover = {
     wake,
     handOver(message, text) {
-      const task: Promise<void> = startMessageWorkflow(deps, deliveryInputOf(deps.config, message, text))
-        .then(async () => {
-          await deps.db.delete(messagingOutbox).where(eq(messagingOutbox.messageId, message.id));
-        })
-        .catch((error: unknown) => {
-          deps.logger.warn(
-            { err: error, messageId: message.id },
-            'message not handed over to its workflow; retried when its lease passes',
-          );
-        })
-        .finally(() => direct.delete(task));
-      direct.add(task);
+      const handed: Handed = { row: message, text, traceContext: activeTraceContext(), attempts: 0 };
+      if (!batchable(deps.config, message)) {
+        startDirectly([handed]);
+        return;
+      }
+      gathered.push(handed);
+      if (gathered.length >= deps.config.MESSAGING_BATCH_SIZE) startGathered();
+      else gathering ??= setTimeout(startGathered, deps.config.MESSAGING_BATCH_LINGER);
     },
     async stop() {
       stopped = true;
       clearInterval(poll);
+      startGathered();
       running.delete(deps.db);
       await Promise.all([round, ...direct]);
     },
@@ -144,28 +175,129 @@ export async function handOverDueMessages(deps: UseCaseDeps): Promise<number> {
         )
     ).map((row) => [row.id, row]),
   );
-  const started: string[] = [];
-  const queue = [...taken];
-  const startNext = async (): Promise<void> => {
-    for (let entry = queue.shift(); entry; entry = queue.shift()) {
-      const row = messages.get(entry.messageId);
-      if (!row) continue; // deleted with its message (cascade)
-      try {
-        const message = entry.sealedText ? openCodeMessage(config, row.id, entry.sealedText) : row.message;
-        const accepted = propagation.extract(ROOT_CONTEXT, entry.traceContext ?? {});
-        await context.with(accepted, () => startMessageWorkflow(deps, deliveryInputOf(config, row, message)));
-        started.push(row.id);
-      } catch (error) {
-        deps.logger.warn(
-          { err: error, messageId: row.id, attempts: entry.attempts },
-          'message not handed over to its workflow; retried when its lease passes',
-        );
-      }
+  const handed: Handed[] = [];
+  for (const entry of taken) {
+    const row = messages.get(entry.messageId);
+    if (!row) continue; // deleted with its message (cascade)
+    try {
+      const text = entry.sealedText ? openCodeMessage(config, row.id, entry.sealedText) : row.message;
+      handed.push({ row, text, traceContext: entry.traceContext, attempts: entry.attempts });
+    } catch (error) {
+      deps.logger.warn({ err: error, messageId: row.id }, 'message text could not be opened; retried');
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENT_STARTS, taken.length) }, startNext));
+  }
+  const started = await startWorkflows(deps, handed);
   if (started.length > 0) await db.delete(messagingOutbox).where(inArray(messagingOutbox.messageId, started));
   return taken.length;
+}
+
+/** A message taken from the outbox, with its text, on its way to a workflow. */
+interface Handed {
+  row: typeof messagingMessages.$inferSelect;
+  text: string;
+  traceContext: Record<string, string> | null;
+  attempts: number;
+}
+
+/** Whether a message goes in a batch (decision 0074): an SMS due now, while batches are on. */
+const batchable = (config: UseCaseDeps['config'], row: typeof messagingMessages.$inferSelect) =>
+  config.MESSAGING_BATCH_SIZE > 0 && row.channel === 'sms' && row.status === 'accepted';
+
+/**
+ * Starts the workflows of handed messages: each account's SMS due now in batches of up to
+ * MESSAGING_BATCH_SIZE (an account's batch: its workflow is owned by one account, like every other),
+ * the others one workflow each. Answers the ids of the messages whose workflow started (or already had).
+ */
+async function startWorkflows(deps: UseCaseDeps, handed: Handed[]): Promise<string[]> {
+  const { config } = deps;
+  const starts: Array<{ ids: string[]; start: () => Promise<void> }> = [];
+  const byAccount = new Map<string, Handed[]>();
+  for (const message of handed) {
+    if (!batchable(config, message.row)) {
+      const accepted = propagation.extract(ROOT_CONTEXT, message.traceContext ?? {});
+      starts.push({
+        ids: [message.row.id],
+        start: () =>
+          context.with(accepted, () =>
+            startMessageWorkflow(deps, deliveryInputOf(config, message.row, message.text)),
+          ),
+      });
+      continue;
+    }
+    const account = byAccount.get(message.row.accountId) ?? [];
+    account.push(message);
+    byAccount.set(message.row.accountId, account);
+  }
+  for (const messages of byAccount.values())
+    for (let from = 0; from < messages.length; from += config.MESSAGING_BATCH_SIZE) {
+      const batch = messages.slice(from, from + config.MESSAGING_BATCH_SIZE);
+      starts.push({
+        ids: batch.map((message) => message.row.id),
+        start: () => startBatchWorkflow(deps, batch),
+      });
+    }
+
+  const started = await mapConcurrently(starts, CONCURRENT_STARTS, async ({ ids, start }) => {
+    try {
+      await start();
+      return ids;
+    } catch (error) {
+      deps.logger.warn(
+        { err: error, messageIds: ids.slice(0, 5), count: ids.length },
+        'messages not handed over to their workflow; retried when their lease passes',
+      );
+      return [];
+    }
+  });
+  return started.flat();
+}
+
+/**
+ * A batch's id names its first message and, by a digest, all of them: a hand-over repeated after a
+ * crash with the same messages meets the same workflow; with other messages (some taken elsewhere
+ * meanwhile) it is another batch, and each message is claimed by one batch only (submitMessageBatch).
+ */
+function batchIdOf(messageIds: string[]): string {
+  const digest = createHash('sha256').update(messageIds.join(',')).digest('hex').slice(0, 12);
+  return `${messageIds[0]}-${digest}`;
+}
+
+async function startBatchWorkflow(deps: UseCaseDeps, batch: Handed[]): Promise<void> {
+  const { config } = deps;
+  const batchId = batchIdOf(batch.map((message) => message.row.id));
+  const input: MessageBatchInput = {
+    batchId,
+    messages: batch.map(({ row, text }) => ({
+      messageId: row.id,
+      accountId: row.accountId,
+      to: row.to,
+      from: row.from,
+      message: text,
+      parts: row.parts,
+      ...(row.dlrUrl ? { dlrUrl: row.dlrUrl } : {}),
+    })),
+    receiptTimeoutMs: config.SMS_RECEIPT_TIMEOUT,
+    submitTimeoutMs: config.SMS_SUBMIT_TIMEOUT,
+  };
+  // One trace per batch: the first message's request (the others' spans end at their accept).
+  const accepted = propagation.extract(ROOT_CONTEXT, batch[0]?.traceContext ?? {});
+  try {
+    await context.with(accepted, () =>
+      deps.temporal.workflow.start<typeof messageBatch>('messageBatch', {
+        taskQueue: config.TEMPORAL_TASK_QUEUE,
+        workflowId: messageBatchWorkflowId(batchId),
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        args: [input],
+        typedSearchAttributes: [
+          { key: PlatformService, value: 'messaging' },
+          { key: OwnerId, value: batch[0]!.row.accountId },
+        ],
+        staticSummary: `SMS batch of ${batch.length}`,
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  }
 }
 
 /** The workflow's input: the row, and the text as given (the row keeps a flagged one masked). */

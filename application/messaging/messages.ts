@@ -5,6 +5,7 @@ import { messagingMessages, messagingOutbox } from '../../db/schema/messaging.ts
 import { maskedCodeMessage } from '../../domain/messaging/code-messages.ts';
 import type { MessageStatus } from '../../domain/messaging/delivery-receipt.ts';
 import { isAlphanumericSender, normaliseNumber } from '../../domain/messaging/phone.ts';
+import { messageWorkflowId } from '../../domain/messaging/processes.ts';
 import { countSegments, MAX_SMS_PARTS } from '../../domain/messaging/segments.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
 import { requireSameRequest } from '../shared/idempotency.ts';
@@ -69,6 +70,8 @@ export interface MessageView {
   createdAt: string;
   submittedAt: string | null;
   doneAt: string | null;
+  /** The workflow that follows the message, for the Temporal Web UI (null until handed over). */
+  process: string | null;
 }
 
 export interface ScheduledMessage {
@@ -234,6 +237,15 @@ export async function acceptMessage(
   };
 }
 
+/**
+ * The workflow that follows the message (decision 0074): the batch it was handed over in, else its own
+ * `sms-<id>`; null while an SMS waits to be handed over in a batch.
+ */
+function processOf(row: typeof messagingMessages.$inferSelect): string | null {
+  if (row.processId) return row.processId;
+  return row.status === 'accepted' && row.channel === 'sms' ? null : messageWorkflowId(row.id);
+}
+
 /** One message of the account (SMS or chat-app) from the read model; 404 for another account's. */
 export async function getMessage(deps: UseCaseDeps, accountId: string, id: string): Promise<MessageView> {
   const [row] = await deps.db
@@ -257,6 +269,7 @@ export async function getMessage(deps: UseCaseDeps, accountId: string, id: strin
     createdAt: row.createdAt.toISOString(),
     submittedAt: row.submittedAt?.toISOString() ?? null,
     doneAt: row.doneAt?.toISOString() ?? null,
+    process: processOf(row),
   };
 }
 

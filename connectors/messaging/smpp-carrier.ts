@@ -38,6 +38,12 @@ export interface SmppCarrierOptions {
   longMessages?: LongMessageMode;
   /** The UDH's reference size in `udh` mode: 8 (IEI 0x00, 153 septets a part) or 16 (IEI 0x08, 152). */
   udhReferenceBits?: ReferenceBits;
+  /**
+   * At most this many submit_sm outstanding on the bind (SMPP's window, SMPP_WINDOW; 32 unless given):
+   * further submissions wait for a submit_sm_resp. An SMSC answers a client that exceeds its own
+   * window with throttling errors.
+   */
+  window?: number;
 }
 
 const ESM_CLASS_RECEIPT = 0x04;
@@ -89,6 +95,7 @@ export function createSmppCarrier(options: SmppCarrierOptions): SmsCarrier {
   let reconnectTimer: NodeJS.Timeout | undefined;
   /** Submissions waiting for their submit_sm_resp; failed at once when their session closes. */
   const waiting = new Map<Session, Set<(error: Error) => void>>();
+  const window = createWindow(options.window ?? 32);
 
   function scheduleReconnect() {
     if (closed || reconnectTimer) return;
@@ -209,7 +216,16 @@ export function createSmppCarrier(options: SmppCarrierOptions): SmsCarrier {
     s.send(pdu.response({ command_status: status }));
   }
 
-  function submitPdu(s: Session, fields: PduFields): Promise<Pdu> {
+  async function submitPdu(s: Session, fields: PduFields): Promise<Pdu> {
+    await window.enter();
+    try {
+      return await sendSubmitPdu(s, fields);
+    } finally {
+      window.leave();
+    }
+  }
+
+  function sendSubmitPdu(s: Session, fields: PduFields): Promise<Pdu> {
     return new Promise((resolve, reject) => {
       const pending = waiting.get(s) ?? new Set<(error: Error) => void>();
       waiting.set(s, pending);
@@ -342,6 +358,26 @@ export function createSmppCarrier(options: SmppCarrierOptions): SmsCarrier {
         });
         if (!s.unbind({}, () => s.close())) s.destroy();
       });
+    },
+  };
+}
+
+/** A counting semaphore: at most `size` holders; the others wait in order. */
+function createWindow(size: number) {
+  let held = 0;
+  const queue: Array<() => void> = [];
+  return {
+    enter(): Promise<void> {
+      if (held < size) {
+        held += 1;
+        return Promise.resolve();
+      }
+      return new Promise((resolve) => queue.push(resolve));
+    },
+    leave(): void {
+      const next = queue.shift();
+      if (next) next();
+      else held -= 1;
     },
   };
 }

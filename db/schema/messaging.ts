@@ -57,6 +57,12 @@ export const messagingMessages = pgTable(
      * carrier, and not for ever, so receipts are matched on both (platform/messaging/receipts.ts).
      */
     carrier: text('carrier'),
+    /**
+     * The workflow that hands the message over and waits for its receipt (decision 0074): `sms-batch-…`
+     * for an SMS sent in a batch, null for a message with a workflow of its own (`sms-<id>`). Receipts
+     * are signalled there, and the API shows it so the message leads to its process in the Web UI.
+     */
+    processId: text('process_id'),
     error: text('error'),
     idempotencyKey: text('idempotency_key'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),

@@ -11,6 +11,8 @@ import type { DeliveryReceipt } from './delivery-receipt.ts';
 export const MESSAGING_WORKFLOW_PREFIXES = {
   /** One SMS or chat-app message (workflows/messaging/sms.ts). */
   sms: 'sms-',
+  /** A batch of SMS handed over together (workflows/messaging/sms-batch.ts, decision 0074). */
+  smsBatch: 'sms-batch-',
   /** One number lookup (workflows/messaging/hlr.ts). */
   hlr: 'hlr-',
   /** One sender-ID registration (workflows/messaging/sender-id.ts). */
@@ -45,6 +47,36 @@ export const messageWorkflowId = (messageId: string) => `${MESSAGING_WORKFLOW_PR
 
 /** Delivery receipts arrive as signals, routed by the carrier message id (see platform/messaging/receipts.ts). */
 export const deliveryReceiptSignal = defineSignal<[DeliveryReceipt]>('deliveryReceipt');
+
+// --- sms-batch: SMS handed over and followed together (decision 0074) ------------------------------
+
+/** One SMS of a batch: what its report needs besides the carrier's answer. */
+export interface BatchedMessage {
+  messageId: string;
+  accountId: string;
+  to: string;
+  from: string;
+  message: string;
+  parts: number;
+  dlrUrl?: string;
+}
+
+export interface MessageBatchInput {
+  /** The batch's id: its workflow id is `sms-batch-<batchId>`, recorded on each message (process_id). */
+  batchId: string;
+  messages: BatchedMessage[];
+  /** How long each message waits for its delivery receipt before it counts as expired. */
+  receiptTimeoutMs: number;
+  /** How long the hand-over to the carrier is retried before the messages not handed over fail. */
+  submitTimeoutMs: number;
+}
+
+/** A batch's id from its first message's: a batch handed over twice gets the same workflow id. */
+export const messageBatchWorkflowId = (batchId: string) =>
+  `${MESSAGING_WORKFLOW_PREFIXES.smsBatch}${batchId}`;
+
+/** Receipts of a batch's messages, as many as the receipt router matched at once. */
+export const deliveryReceiptsSignal = defineSignal<[DeliveryReceipt[]]>('deliveryReceipts');
 
 // --- hlr: one asynchronous number lookup ---------------------------------------------------------
 

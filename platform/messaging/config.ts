@@ -29,6 +29,11 @@ export const messagingConfig = z.object({
     .enum(['8', '16'])
     .default('8')
     .transform((bits) => (bits === '8' ? 8 : 16) as 8 | 16),
+  /**
+   * How many submit_sm this bind keeps outstanding at most (SMPP's window): further submissions wait
+   * for an answer. Per worker process, which holds one bind (decision 0074).
+   */
+  SMPP_WINDOW: z.coerce.number().int().min(1).max(1000).default(32),
   /** Sandbox mode: the sandbox SMSC refuses `message_payload` (ESME_RINVTLVSTREAM), as some SMSCs do. */
   SANDBOX_SMSC_REFUSES_MESSAGE_PAYLOAD: z
     .enum(['true', 'false'])
@@ -67,6 +72,14 @@ export const messagingConfig = z.object({
    * another process takes them once it has passed (decision 0066).
    */
   MESSAGING_HANDOVER_LEASE: duration('30s'),
+  /**
+   * Up to how many SMS one workflow hands to the carrier and follows to their reports (decision 0074).
+   * 0: a workflow per message, as before 0074 (kept for comparison). Scheduled and chat-app messages
+   * always have a workflow of their own.
+   */
+  MESSAGING_BATCH_SIZE: z.coerce.number().int().min(0).max(500).default(64),
+  /** How long the accepting API process gathers SMS into one batch before starting its workflow. */
+  MESSAGING_BATCH_LINGER: duration('20ms'),
   /** How long a sender-ID registration waits for confirmation before it expires. */
   SENDER_ID_CONFIRMATION_TIMEOUT: duration('7d'),
   /** How long a confirmed sender ID waits for an operator's approval or rejection before it expires. */

@@ -23,6 +23,7 @@ export const messagingService: PlatformServiceModule = {
         password: config.SMPP_PASSWORD,
         longMessages: config.SMPP_LONG_MESSAGES,
         udhReferenceBits: config.SMPP_UDH_REFERENCE_BITS,
+        window: config.SMPP_WINDOW,
         logger: logger.child({ component: 'smpp' }),
       }),
       chatApp: createChatAppProvider({

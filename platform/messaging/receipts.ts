@@ -1,11 +1,16 @@
 import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { and, arrayContains, desc, eq, or } from 'drizzle-orm';
+import { and, arrayContains, arrayOverlaps, desc, eq, inArray, or } from 'drizzle-orm';
 import type { SmsCarrier } from '../../connectors/messaging/carriers.ts';
 import type { Database } from '../../db/client.ts';
 import { messagingMessages } from '../../db/schema/messaging.ts';
 import type { DeliveryReceipt } from '../../domain/messaging/delivery-receipt.ts';
-import { deliveryReceiptSignal, messageWorkflowId } from '../../domain/messaging/processes.ts';
+import {
+  deliveryReceiptSignal,
+  deliveryReceiptsSignal,
+  MESSAGING_WORKFLOW_PREFIXES,
+  messageWorkflowId,
+} from '../../domain/messaging/processes.ts';
 import type { Logger } from '../logger.ts';
 
 /** How long a receipt may wait for the carrier id of its message to be recorded (they can cross). */
@@ -41,25 +46,117 @@ export function routeDeliveryReceipts(deps: {
       eq(messagingMessages.carrier, carrier),
     );
 
-  deps.carrier.onReceipt(async (receipt) => {
+  /** Signals a matched receipt to the process following its message; a finished process ignores it. */
+  const signalProcess = async (processId: string, receipts: DeliveryReceipt[]): Promise<void> => {
+    const handle = deps.client.workflow.getHandle(processId);
+    try {
+      // A batch takes its receipts in one signal (decision 0074); a message's own workflow one by one.
+      if (processId.startsWith(MESSAGING_WORKFLOW_PREFIXES.smsBatch))
+        await handle.signal(deliveryReceiptsSignal, receipts);
+      else for (const receipt of receipts) await handle.signal(deliveryReceiptSignal, receipt);
+      logger.info(
+        { kind: 'receipt', workflowId: processId, count: receipts.length },
+        'delivery receipts routed',
+      );
+    } catch (error) {
+      // A receipt for a finished workflow (e.g. after its receipt timeout) changes nothing.
+      if (!(error instanceof WorkflowNotFoundError)) throw error;
+      logger.warn({ kind: 'receipt', workflowId: processId }, 'receipt for a finished message ignored');
+    }
+  };
+
+  /**
+   * The receipts that arrived while the previous burst was routed, matched in one query and signalled
+   * one signal per batch (decision 0074). A receipt no waiting message matches yet goes the patient way.
+   */
+  const routeBurst = async (burst: Waiting[]): Promise<void> => {
+    const ids = [...new Set(burst.map((entry) => entry.receipt.carrierMessageId))];
+    const rows = await db
+      .select({
+        id: messagingMessages.id,
+        processId: messagingMessages.processId,
+        carrierMessageId: messagingMessages.carrierMessageId,
+        carrierPartIds: messagingMessages.carrierPartIds,
+        submittedAt: messagingMessages.submittedAt,
+      })
+      .from(messagingMessages)
+      .where(
+        and(
+          or(
+            inArray(messagingMessages.carrierMessageId, ids),
+            arrayOverlaps(messagingMessages.carrierPartIds, ids),
+          ),
+          eq(messagingMessages.carrier, carrier),
+          eq(messagingMessages.status, 'submitted'),
+        ),
+      );
+    // The newest submission first: a carrier that reuses ids means the message waiting now.
+    rows.sort((a, b) => (b.submittedAt?.getTime() ?? 0) - (a.submittedAt?.getTime() ?? 0));
+    const byProcess = new Map<string, Waiting[]>();
+    const unmatched: Waiting[] = [];
+    for (const entry of burst) {
+      const id = entry.receipt.carrierMessageId;
+      const row = rows.find((r) => r.carrierMessageId === id || r.carrierPartIds?.includes(id));
+      if (!row) {
+        unmatched.push(entry);
+        continue;
+      }
+      const processId = row.processId ?? messageWorkflowId(row.id);
+      byProcess.set(processId, [...(byProcess.get(processId) ?? []), entry]);
+    }
+    // Off the burst: a receipt waiting for its submission to be recorded holds up no other.
+    for (const entry of unmatched)
+      routePatiently(entry.receipt).then(
+        () => settle([entry]),
+        (error: unknown) => settle([entry], error),
+      );
+    await Promise.all(
+      [...byProcess].map(([processId, entries]) =>
+        signalProcess(
+          processId,
+          entries.map((entry) => entry.receipt),
+        ).then(
+          () => settle(entries),
+          (error: unknown) => settle(entries, error),
+        ),
+      ),
+    );
+  };
+
+  const queue: Waiting[] = [];
+  let routing = false;
+  const drain = async () => {
+    routing = true;
+    try {
+      while (queue.length > 0) {
+        const burst = queue.splice(0, BURST_LIMIT);
+        await routeBurst(burst).catch((error: unknown) => settle(burst, error));
+      }
+    } finally {
+      routing = false;
+    }
+  };
+
+  deps.carrier.onReceipt(
+    (receipt) =>
+      new Promise<void>((resolve, reject) => {
+        queue.push({ receipt, resolve, reject });
+        if (!routing) void drain();
+      }),
+  );
+
+  /** A receipt whose message is not (yet) waiting: looked up again while its submission may still be recording. */
+  async function routePatiently(receipt: DeliveryReceipt): Promise<void> {
     const deadline = Date.now() + (deps.lookupPatienceMs ?? LOOKUP_PATIENCE_MS);
     for (let delay = 50; ; delay = Math.min(delay * 2, 2000)) {
       const [waiting] = await db
-        .select({ id: messagingMessages.id })
+        .select({ id: messagingMessages.id, processId: messagingMessages.processId })
         .from(messagingMessages)
         .where(and(ofThisReceipt(receipt), eq(messagingMessages.status, 'submitted')))
         .orderBy(desc(messagingMessages.submittedAt))
         .limit(1);
       if (waiting) {
-        const workflowId = messageWorkflowId(waiting.id);
-        try {
-          await deps.client.workflow.getHandle(workflowId).signal(deliveryReceiptSignal, receipt);
-          logger.info({ kind: 'receipt', workflowId, status: receipt.status }, 'delivery receipt routed');
-        } catch (error) {
-          // A receipt for a finished workflow (e.g. after its receipt timeout) changes nothing.
-          if (!(error instanceof WorkflowNotFoundError)) throw error;
-          logger.warn({ kind: 'receipt', workflowId }, 'receipt for a finished message ignored');
-        }
+        await signalProcess(waiting.processId ?? messageWorkflowId(waiting.id), [receipt]);
         return;
       }
 
@@ -96,5 +193,22 @@ export function routeDeliveryReceipts(deps: {
       }
       await new Promise((resolve) => setTimeout(resolve, delay));
     }
-  });
+  }
+}
+
+/** A receipt waiting to be routed; the SMSC has its answer when it is settled. */
+interface Waiting {
+  receipt: DeliveryReceipt;
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+/** Receipts matched by one query at most. */
+const BURST_LIMIT = 500;
+
+function settle(entries: Waiting[], error?: unknown): void {
+  for (const entry of entries) {
+    if (error === undefined) entry.resolve();
+    else entry.reject(error);
+  }
 }

@@ -6,8 +6,8 @@ import { platformServices } from '../../platform/services.ts';
 import { ensureWorkflowBundle } from '../../platform/workflow-bundle.ts';
 
 /**
- * A worker process like `npm run worker` (platform/worker-main.ts) whose local activity
- * recordMessageOutcome stops right after its database write: it prints `OUTCOME WRITTEN <messageId>`
+ * A worker process like `npm run worker` (platform/worker-main.ts) whose local activities
+ * recordMessageOutcome and recordMessageOutcomes (a batch's) stop right after its database write: it prints `OUTCOME WRITTEN <messageId>`
  * and never completes, so that the test can SIGKILL the process inside the crash window of decision
  * 0035 (the write landed, the workflow task that runs the local activity never completed).
  */
@@ -28,6 +28,9 @@ const services = platformServices.map((service) =>
           const record = part.activities.recordMessageOutcome as (input: {
             messageId: string;
           }) => Promise<string>;
+          const recordMany = part.activities.recordMessageOutcomes as (input: {
+            outcomes: { messageId: string }[];
+          }) => Promise<Record<string, string>>;
           return {
             ...part,
             activities: {
@@ -36,6 +39,13 @@ const services = platformServices.map((service) =>
                 await record(input);
                 process.stdout.write(`OUTCOME WRITTEN ${input.messageId}\n`);
                 return new Promise<string>(() => {});
+              },
+              // The same window for a batch's outcomes (decision 0074).
+              async recordMessageOutcomes(input: { outcomes: { messageId: string }[] }) {
+                await recordMany(input);
+                for (const { messageId } of input.outcomes)
+                  process.stdout.write(`OUTCOME WRITTEN ${messageId}\n`);
+                return new Promise<Record<string, string>>(() => {});
               },
             },
           };

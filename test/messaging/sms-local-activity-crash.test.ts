@@ -82,7 +82,9 @@ describe('a worker killed between the local write of the final status and its re
       await crashing.written(id);
       // Inside the window: the read model has the outcome, the workflow has not recorded it.
       expect((await api('GET', `/sms/${id}`)).json.status).toBe('delivered');
-      expect(localActivityMarkers(await history(`sms-${id}`))).toHaveLength(0);
+      // The workflow the message names: its batch (decision 0074).
+      const workflowId = (await api('GET', `/sms/${id}`)).json.process as string;
+      expect(localActivityMarkers(await history(workflowId))).toHaveLength(0);
       crashing.child.kill('SIGKILL');
       await new Promise((resolve) => crashing.child.once('exit', resolve));
       expect(receiver.requests).toHaveLength(0);
@@ -99,7 +101,7 @@ describe('a worker killed between the local write of the final status and its re
         platform.sandbox.smpp.submitted.filter((sms) => sms.destination === '359888125001'),
       ).toHaveLength(1);
       expect((await api('GET', `/sms/${id}`)).json.status).toBe('delivered');
-      const events = await history(`sms-${id}`);
+      const events = await history(workflowId);
       expect(localActivityMarkers(events)).toHaveLength(1);
       // The shorter path: `sending` is marked by the carrier hand-over, not by an activity of its own.
       const activityTypes = events
@@ -107,6 +109,7 @@ describe('a worker killed between the local write of the final status and its re
         .filter(Boolean);
       expect(activityTypes).not.toContain('markMessageStatus');
       expect(activityTypes).not.toContain('recordMessageOutcome');
+      expect(activityTypes).not.toContain('recordMessageOutcomes');
     } finally {
       await receiver.stop();
     }

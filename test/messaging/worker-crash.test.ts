@@ -50,11 +50,16 @@ async function history(workflowId: string): Promise<HistoryEvent[]> {
   return (await platform.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
 }
 
-/** The message workflow has recorded the carrier hand-over and moved on to wait for the receipt. */
+/**
+ * The message's workflow (its batch, decision 0074) has recorded the carrier hand-over and moved on to
+ * wait for the receipt: the workflow task after the hand-over completed.
+ */
 async function waitingForReceipt(messageId: string): Promise<boolean> {
-  const events = await history(`sms-${messageId}`);
+  const workflowId = (await api('GET', `/sms/${messageId}`)).json.process as string | null;
+  if (!workflowId) return false;
+  const events = await history(workflowId);
   const submitScheduled = events.find(
-    (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'submitToCarrier',
+    (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'submitMessageBatch',
   )?.eventId;
   const completed = events.findIndex(
     (event) =>
@@ -62,8 +67,7 @@ async function waitingForReceipt(messageId: string): Promise<boolean> {
       String(event.activityTaskCompletedEventAttributes?.scheduledEventId) === String(submitScheduled),
   );
   return (
-    completed >= 0 &&
-    events.slice(completed).some((event) => event.upsertWorkflowSearchAttributesEventAttributes)
+    completed >= 0 && events.slice(completed).some((event) => event.workflowTaskCompletedEventAttributes)
   );
 }
 

@@ -24,13 +24,16 @@ beforeAll(async () => {
     body: { to: '+359888123457', from: '+359888000111', message: TEXT },
   });
   expect(sent.status).toBe(202);
-  workflowId = `sms-${sent.json.id as string}`;
-  await eventually(
-    async () =>
-      (await api('GET', `/sms/${sent.json.id as string}`)).json.status === 'delivered' ? true : undefined,
+  const delivered = await eventually(
+    async () => {
+      const { json } = await api('GET', `/sms/${sent.json.id as string}`);
+      return json.status === 'delivered' ? json : undefined;
+    },
     30_000,
     'the SMS to be delivered',
   );
+  // The workflow the message names (its batch, decision 0074).
+  workflowId = delivered.process as string;
 });
 afterAll(async () => {
   await platform?.stop();

@@ -58,6 +58,11 @@ async function deliveredSms(to: string, extra: Record<string, unknown> = {}) {
   return id;
 }
 
+/** The workflow that followed the message, as its view names it (its batch, decision 0074). */
+async function processOf(id: string): Promise<string> {
+  return (await api('GET', `/sms/${id}`)).json.process as string;
+}
+
 describe('GET /metrics', () => {
   it('answers in Prometheus text format on its own listener, and counts requests by route template', async () => {
     expect(platform.metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
@@ -184,8 +189,8 @@ describe('traces', () => {
     );
     const names = chain.map((span) => span.name).reverse();
     expect(names[0]).toBe('POST /messaging/sms');
-    expect(names).toContain('StartWorkflow:messageDelivery');
-    expect(names).toContain('RunWorkflow:messageDelivery');
+    expect(names).toContain('StartWorkflow:messageBatch');
+    expect(names).toContain('RunWorkflow:messageBatch');
     expect(names.some((name) => name.startsWith('RunActivity:'))).toBe(true);
     expect(names.at(-1)).toBe('carrier submit');
     expect(new Set(chain.map((span) => span.spanContext().traceId)).size).toBe(1);
@@ -193,7 +198,7 @@ describe('traces', () => {
     expect(chain.at(-1)!.attributes['http.route']).toBe('/messaging/sms');
 
     // A workflow span names the workflow, not its memo, search attributes or owner.
-    const run = chain.find((span) => span.name === 'RunWorkflow:messageDelivery')!;
+    const run = chain.find((span) => span.name === 'RunWorkflow:messageBatch')!;
     expect(Object.keys(run.attributes).sort()).toEqual([
       'namespace',
       'runId',
@@ -201,7 +206,7 @@ describe('traces', () => {
       'workflowId',
       'workflowType',
     ]);
-    expect(run.attributes.workflowId).toBe(`sms-${id}`);
+    expect(run.attributes.workflowId).toBe(await processOf(id));
     // No span of the run carries the number, the text, the account or the token.
     const attributes = JSON.stringify(
       exporter.getFinishedSpans().map((span) => [span.name, span.attributes]),
@@ -212,14 +217,15 @@ describe('traces', () => {
 
   it('leave a traced workflow replayable with tracing switched off, and on', async () => {
     const id = await deliveredSms('+359888123473');
-    const history = await platform.client.workflow.getHandle(`sms-${id}`).fetchHistory();
+    const workflowId = await processOf(id);
+    const history = await platform.client.workflow.getHandle(workflowId).fetchHistory();
     const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
     expect(Object.keys(started?.header?.fields ?? {})).toContain('_tracer-data');
     for (const bundle of [inject('workflowBundlePath'), tracedBundle])
       await Worker.runReplayHistory(
         { workflowBundle: { codePath: bundle }, dataConverter: platformDataConverter(platform.config) },
         history,
-        `sms-${id}`,
+        workflowId,
       );
   });
 });

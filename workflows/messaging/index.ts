@@ -3,3 +3,4 @@ export { hlrLookup } from './hlr.ts';
 export { numberVerification } from './numbers.ts';
 export { senderIdRegistration } from './sender-id.ts';
 export { messageDelivery } from './sms.ts';
+export { messageBatch } from './sms-batch.ts';

@@ -6,7 +6,7 @@ import {
   WorkflowIdReusePolicy,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { WebhookActivities } from '../../activities/webhooks/index.ts';
+import type { RegisteredDelivery, WebhookActivities } from '../../activities/webhooks/index.ts';
 import { BusinessStatus, OwnerId, PlatformService } from '../../domain/search-attributes.ts';
 import { deliveryTaskQueue } from '../../domain/task-queues.ts';
 import {
@@ -28,7 +28,33 @@ const { registerWebhookDelivery } = proxyActivities<WebhookActivities>({
  */
 export async function sendWebhook(request: WebhookRequest): Promise<string> {
   const delivery = await registerWebhookDelivery(request);
-  if (delivery.completed) return delivery.deliveryId;
+  if (!delivery.completed) await startDelivery(request, delivery);
+  return delivery.deliveryId;
+}
+
+/**
+ * Sends many events at once (decision 0074): one activity registers them and makes each one's first
+ * attempt; only those that did not land get a durable delivery of their own, which goes on along the
+ * retry schedule from that recorded first attempt. Call only from workflow code.
+ */
+export async function sendWebhooks(requests: WebhookRequest[]): Promise<void> {
+  if (requests.length === 0) return;
+  const { deliverWebhooks } = proxyActivities<WebhookActivities>({
+    // Every first attempt in the batch may wait its request timeout (at most 16 at a time).
+    startToCloseTimeout: '5 minutes',
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+  });
+  const outcomes = await deliverWebhooks({ requests });
+  const byEvent = new Map(requests.map((request) => [request.eventId, request]));
+  await Promise.all(
+    outcomes
+      .filter((outcome) => outcome.retry)
+      .map((outcome) => startDelivery(byEvent.get(outcome.eventId)!, outcome.delivery)),
+  );
+}
+
+/** Starts (once) the durable delivery of a registered event. */
+async function startDelivery(request: WebhookRequest, delivery: RegisteredDelivery): Promise<void> {
   try {
     // By type name: delivery.ts imports this file, so importing its function here would be a cycle.
     const input: WebhookDeliveryInput = {
@@ -58,5 +84,4 @@ export async function sendWebhook(request: WebhookRequest): Promise<string> {
     // Already started by an earlier call for the same event: that delivery is the one.
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
   }
-  return delivery.deliveryId;
 }

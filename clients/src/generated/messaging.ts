@@ -1973,6 +1973,8 @@ export interface components {
             createdAt: string;
             submittedAt: string | null;
             doneAt: string | null;
+            /** @description The workflow that follows the message (Temporal Web UI): `sms-batch-…` for an SMS handed over in a batch, `sms-<id>` for a message with its own; null until handed over */
+            process: string | null;
         };
         ScheduledMessage: {
             id: string;

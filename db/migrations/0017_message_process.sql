@@ -1,0 +1,1 @@
+ALTER TABLE "messaging_messages" ADD COLUMN "process_id" text;
