@@ -332,7 +332,11 @@ describe('a bank-transfer repayment the bank takes back (decision 0069)', () => 
     expect(
       await notify(`INVOICE=${invoice}:STATUS=PAID:PAY_TIME=20270716120000:STAN=000006:BCODE=000006`),
     ).toBe(`INVOICE=${invoice}:STATUS=OK\n`);
-    const booked = await loanWhen(loan.loanId, (read) => repaymentsOf(read).length === 1, 'the payment booked');
+    const booked = await loanWhen(
+      loan.loanId,
+      (read) => repaymentsOf(read).length === 1,
+      'the payment booked',
+    );
     expect(repaymentsOf(booked)).toEqual([
       expect.objectContaining({
         id: `rpm_${submissionId.slice(4)}`,
