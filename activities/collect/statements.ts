@@ -491,6 +491,7 @@ export async function reverseCredit(
     entryRef: credit.entryRef,
     reverses: original,
     round: events.filter((event) => recorded(event) !== undefined).length + 1,
+    ...(obligation.payTime ? { payTime: obligation.payTime } : {}),
   };
   try {
     await deps.temporal.workflow.start('collectObligation', {

@@ -5,6 +5,7 @@
  *
  * Packet (decoded ENCODED), one line per invoice, each line ended by `\n`:
  *   INVOICE=<n>:STATUS=<PAID|DENIED|EXPIRED|SAVED|REVERSED>[:PAY_TIME=YYYYMMDDhhmmss:STAN=<n>:BCODE=<n>]
+ * (REVERSED: `:PAY_TIME=` of the payment taken back alone, when known; decision 0063, amended 2026-11-28)
  *     [:CARD_TOKEN=ctk_<24 hex>:CARD_BRAND=<VISA|...>:CARD_LAST4=<4 digits>:CARD_EXP=MM/YYYY]
  * (the CARD_ fields when the INVOICE saved a card, SAVECARD=1; SAVED: a verification, nothing paid).
  * Reply, one line per invoice, either form:
@@ -48,11 +49,17 @@ export function notifiedCard(row: {
 /** `CARD_EXP`: MM/YYYY. */
 export const cardExpiryText = (month: number, year: number) => `${String(month).padStart(2, '0')}/${year}`;
 
-/** One line of the packet. PAY_TIME, STAN and BCODE go together and only with PAID; CARD_ fields last. */
+/**
+ * One line of the packet. PAY_TIME, STAN and BCODE go together with PAID; a REVERSED carries the PAY_TIME
+ * of the payment taken back, alone (which payment: a merchant matches it to the PAID it booked); CARD_
+ * fields last.
+ */
 export function notificationLine(line: NotificationLine): string {
   let text = `INVOICE=${line.invoice}:STATUS=${line.status}`;
   if (line.status === 'PAID' && line.payTime) {
     text += `:PAY_TIME=${line.payTime}:STAN=${line.stan ?? '000000'}:BCODE=${line.bcode ?? '000000'}`;
+  } else if (line.status === 'REVERSED' && line.payTime) {
+    text += `:PAY_TIME=${line.payTime}`;
   }
   if (line.card) {
     const { token, brand, last4, expiry } = line.card;

@@ -83,6 +83,11 @@ export interface PaymentReversal {
   reverses: { statementId: string; entryRef: string };
   /** How many payments of the obligation have been taken back, this one included (1 for the first). */
   round: number;
+  /**
+   * The PAY_TIME of the payment taken back (the obligation's when the reversal was found), told to the
+   * merchant on the REVERSED line (decision 0063, amended 2026-11-28); absent in runs started before.
+   */
+  payTime?: string | undefined;
 }
 
 /** Where an obligation stands after an Update: what the API answers. */

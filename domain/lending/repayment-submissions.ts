@@ -92,6 +92,11 @@ export interface RepaymentSubmission {
    * are not ordered): the next PAID is the payment taken back, on record as such and not booked.
    */
   reversedAhead?: boolean | undefined;
+  /**
+   * The PAY_TIMEs of payments the bank took back (a REVERSED carrying PAY_TIME, decision 0069 amended
+   * 2026-11-28) that the loan had not booked: a PAID of one of them books nothing; any other is booked.
+   */
+  reversedNotBooked?: string[] | undefined;
   createdAt: string;
   updatedAt: string;
 }

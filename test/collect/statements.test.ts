@@ -598,6 +598,12 @@ describe('a reversal un-pays what it reversed (decision 0063)', () => {
     // The merchant is told: PAID, then REVERSED.
     await eventually(async () => (notificationsOf(bill.invoice).length === 2 ? true : undefined));
     expect(notificationsOf(bill.invoice).map((line) => line.status)).toEqual(['PAID', 'REVERSED']);
+    // The REVERSED line names the payment taken back by its PAY_TIME, alone (decision 0063, amended).
+    const [paidLine, reversedLine] = notificationsOf(bill.invoice);
+    expect(paidLine?.payTime).toMatch(/^\d{14}$/);
+    expect(reversedLine).toMatchObject({ status: 'REVERSED', payTime: paidLine?.payTime });
+    expect(reversedLine?.stan).toBeUndefined();
+    expect(reversedLine?.bcode).toBeUndefined();
     // Through the workflow: its first step took the payment back, its second told the merchant.
     const events = (await handle.fetchHistory()).events ?? [];
     const activities = events
@@ -638,14 +644,19 @@ describe('a reversal un-pays what it reversed (decision 0063)', () => {
     await eventually(async () => (notificationsOf(bill.invoice).length === 3 ? true : undefined));
     expect(notificationsOf(bill.invoice).map((line) => line.status)).toEqual(['PAID', 'REVERSED', 'PAID']);
     const notified = await platform.db
-      .select({ status: collectNotifications.status, round: collectNotifications.round })
+      .select({
+        status: collectNotifications.status,
+        round: collectNotifications.round,
+        payTime: collectNotifications.payTime,
+      })
       .from(collectNotifications)
       .where(eq(collectNotifications.invoice, bill.invoice))
       .orderBy(asc(collectNotifications.createdAt));
+    const secondPaid = notificationsOf(bill.invoice)[2];
     expect(notified).toEqual([
-      { status: 'PAID', round: 0 },
-      { status: 'REVERSED', round: 0 },
-      { status: 'PAID', round: 1 },
+      { status: 'PAID', round: 0, payTime: paidLine?.payTime },
+      { status: 'REVERSED', round: 0, payTime: paidLine?.payTime },
+      { status: 'PAID', round: 1, payTime: secondPaid?.payTime },
     ]);
   });
 

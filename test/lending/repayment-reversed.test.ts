@@ -185,13 +185,20 @@ describe('a bank-transfer repayment the bank takes back (decision 0069)', () => 
     ).toMatchObject({ reversed: 1 });
     await notified(platform, merchant, invoice, 'REVERSED');
     const notices = await platform.db
-      .select({ status: collectNotifications.status, delivery: collectNotifications.delivery })
+      .select({
+        status: collectNotifications.status,
+        delivery: collectNotifications.delivery,
+        payTime: collectNotifications.payTime,
+      })
       .from(collectNotifications)
       .where(eq(collectNotifications.invoice, invoice))
       .orderBy(asc(collectNotifications.createdAt));
+    // The REVERSED names the payment taken back: the PAID's PAY_TIME (decision 0063, amended).
+    const paidAt = notices[0]?.payTime ?? '';
+    expect(paidAt).toMatch(/^\d{14}$/);
     expect(notices).toEqual([
-      { status: 'PAID', delivery: 'delivered' },
-      { status: 'REVERSED', delivery: 'delivered' },
+      { status: 'PAID', delivery: 'delivered', payTime: paidAt },
+      { status: 'REVERSED', delivery: 'delivered', payTime: paidAt },
     ]);
 
     // The loan took the repayment back through its workflow: reversed, the instalment due and overdue again.
@@ -226,7 +233,11 @@ describe('a bank-transfer repayment the bank takes back (decision 0069)', () => 
       reason: `the bank took the transfer back: repayment rpm_${submissionId.slice(4)} reversed`,
     });
 
-    // The gateway delivers at least once: the same REVERSED again is OK and changes nothing.
+    // The gateway delivers at least once: the same REVERSED again is OK and changes nothing (also in the
+    // form of notifications sent before it carried PAY_TIME).
+    expect(await notify(`INVOICE=${invoice}:STATUS=REVERSED:PAY_TIME=${paidAt}`)).toBe(
+      `INVOICE=${invoice}:STATUS=OK\n`,
+    );
     expect(await notify(`INVOICE=${invoice}:STATUS=REVERSED`)).toBe(`INVOICE=${invoice}:STATUS=OK\n`);
     await pause(QUIET_MS);
     expect(await comments(loan.loanId)).toHaveLength(history.length);
@@ -298,7 +309,85 @@ describe('a bank-transfer repayment the bank takes back (decision 0069)', () => 
     expect(described.status.name).toBe('RUNNING');
   }, 60_000);
 
-  it('a REVERSED before its PAID: nothing booked, the slip stays payable; that PAID is not booked; another payment is', async () => {
+  it('a REVERSED naming a payment the loan never booked takes nothing back and does not swallow the next genuine PAID', async () => {
+    const loan = await disbursedLoan(10);
+    const { invoice, submissionId } = await submitTransfer(loan.loanId, '50.00', 'reversed-unbooked');
+    const reversedFirst = 'PAY_TIME=20270715120000';
+    // The bank took back a payment whose PAID never reached the loan (it ended `failed` at the gateway).
+    expect(await notify(`INVOICE=${invoice}:STATUS=REVERSED:${reversedFirst}`)).toBe(
+      `INVOICE=${invoice}:STATUS=OK\n`,
+    );
+    await eventually(async () =>
+      (await comments(loan.loanId)).at(-1)?.includes('a payment of it that the loan had not booked')
+        ? true
+        : undefined,
+    );
+    expect((await comments(loan.loanId)).at(-1)).toContain('PAY_TIME 20270715120000');
+    expect(await submitTransfer(loan.loanId, '50.00', 'reversed-unbooked')).toMatchObject({
+      status: 'pending',
+    });
+    expect(repaymentsOf(await loanOf(platform, tenant, loan.loanId))).toEqual([]);
+
+    // The next genuine payment of the slip (another PAY_TIME): booked, as the slip's first repayment.
+    expect(
+      await notify(`INVOICE=${invoice}:STATUS=PAID:PAY_TIME=20270716120000:STAN=000006:BCODE=000006`),
+    ).toBe(`INVOICE=${invoice}:STATUS=OK\n`);
+    const booked = await loanWhen(
+      loan.loanId,
+      (read) => repaymentsOf(read).length === 1,
+      'the payment booked',
+    );
+    expect(repaymentsOf(booked)).toEqual([
+      expect.objectContaining({
+        id: `rpm_${submissionId.slice(4)}`,
+        amount: '50.00',
+        reference: invoice,
+        reversed: false,
+      }),
+    ]);
+    expect(await submitTransfer(loan.loanId, '50.00', 'reversed-unbooked')).toMatchObject({
+      status: 'paid',
+      repaymentId: `rpm_${submissionId.slice(4)}`,
+    });
+    const before = (await comments(loan.loanId)).length;
+
+    // The PAID of the payment taken back, delivered late, books nothing; its REVERSED again changes
+    // nothing; neither does a REVERSED of another payment the loan never booked: the repayment in force stays.
+    expect(
+      await notify(
+        `INVOICE=${invoice}:STATUS=PAID:${reversedFirst}:STAN=000007:BCODE=000007`,
+        `INVOICE=${invoice}:STATUS=REVERSED:${reversedFirst}`,
+      ),
+    ).toBe(`INVOICE=${invoice}:STATUS=OK\nINVOICE=${invoice}:STATUS=OK\n`);
+    expect(await notify(`INVOICE=${invoice}:STATUS=REVERSED:PAY_TIME=20270714090000`)).toBe(
+      `INVOICE=${invoice}:STATUS=OK\n`,
+    );
+    await eventually(async () => ((await comments(loan.loanId)).length > before ? true : undefined));
+    await pause(QUIET_MS);
+    expect((await comments(loan.loanId)).slice(before)).toEqual([
+      expect.stringContaining('had not booked (invoice'),
+    ]);
+    expect((await comments(loan.loanId)).at(-1)).toContain('PAY_TIME 20270714090000');
+    const unchanged = await loanOf(platform, tenant, loan.loanId);
+    expect(repaymentsOf(unchanged)).toEqual([expect.objectContaining({ reversed: false })]);
+    expect(await submitTransfer(loan.loanId, '50.00', 'reversed-unbooked')).toMatchObject({ status: 'paid' });
+
+    // The REVERSED of the payment booked (its PAY_TIME): that repayment is taken back.
+    expect(await notify(`INVOICE=${invoice}:STATUS=REVERSED:PAY_TIME=20270716120000`)).toBe(
+      `INVOICE=${invoice}:STATUS=OK\n`,
+    );
+    await loanWhen(
+      loan.loanId,
+      (read) => repaymentsOf(read)[0]?.reversed === true,
+      'the booked repayment reversed',
+    );
+    expect(await submitTransfer(loan.loanId, '50.00', 'reversed-unbooked')).toMatchObject({
+      status: 'reversed',
+      reason: `the bank took the transfer back: repayment rpm_${submissionId.slice(4)} reversed`,
+    });
+  }, 60_000);
+
+  it('a REVERSED without PAY_TIME (sent before the gateway carried it) before its PAID: nothing booked, the slip stays payable; that PAID is not booked; another payment is', async () => {
     const loan = await disbursedLoan(10);
     const { invoice, submissionId } = await submitTransfer(loan.loanId, '50.00', 'reversed-first');
     expect(await notify(`INVOICE=${invoice}:STATUS=REVERSED`)).toBe(`INVOICE=${invoice}:STATUS=OK\n`);

@@ -60,6 +60,9 @@ const { voidCard: releaseCard } = proxyActivities<CollectActivities>({
   retry: { initialInterval: '1 second', maximumInterval: '5 minutes' },
 });
 
+/** The change id of a REVERSED notification carrying the reversed payment's PAY_TIME (decision 0063, amended). */
+export const REVERSAL_PAY_TIME_PATCH = 'collect-reversal-pay-time';
+
 type Refusal = { type: string; message: string };
 type CardAuthorisation = { acquirer: string; authorisationId: string };
 
@@ -356,14 +359,20 @@ export class Obligation {
     return true;
   }
 
-  /** What the merchant is told when the bank took a payment back: REVERSED, then it is unpaid again. */
+  /**
+   * What the merchant is told when the bank took a payment back: REVERSED, with the PAY_TIME of the
+   * payment taken back (runs started with it, under the patch: decision 0063, amended 2026-11-28), then
+   * it is unpaid again.
+   */
   reversalNotification(): MerchantNotification {
+    const payTime = this.input.reversal?.payTime;
     return {
       merchantMin: this.input.merchantMin,
       invoice: this.input.invoice,
       idn: this.input.idn,
       status: 'REVERSED',
       round: this.round - 1,
+      ...(payTime && patched(REVERSAL_PAY_TIME_PATCH) ? { payTime } : {}),
     };
   }
 

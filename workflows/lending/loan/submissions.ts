@@ -76,13 +76,22 @@ export function handleSubmissions(state: LoanState): void {
           : 'the collection gateway denied the payment';
       changeSubmission(state, invoice, { status: status === 'EXPIRED' ? 'expired' : 'declined', reason });
       comment = `repayment of ${amountOf(held)}: ${reason} (invoice ${invoice})`;
-    } else if (status === 'REVERSED' && patched(REPAYMENT_REVERSED_PATCH)) comment = takeBack(state, held);
+    } else if (status === 'REVERSED' && patched(REPAYMENT_REVERSED_PATCH)) {
+      // A REVERSED naming its payment (PAY_TIME) takes back only that payment; one without (notifications
+      // sent before the gateway carried it) as before.
+      comment =
+        payTime && patched(REVERSAL_BY_PAY_TIME_PATCH)
+          ? takeBackPayment(state, held, payTime)
+          : takeBack(state, held);
+    }
     if (comment) await state.record({ by: { role: 'system' }, comments: comment });
   });
 }
 
 /** Running loans take the gateway's REVERSED (decision 0069); their histories before it ignored it. */
 export const REPAYMENT_REVERSED_PATCH = 'lending-repayment-reversed';
+/** A REVERSED with PAY_TIME is matched to the payment booked (decision 0069, amended 2026-11-28). */
+export const REVERSAL_BY_PAY_TIME_PATCH = 'lending-reversal-by-pay-time';
 
 const viaGateway = (submission: RepaymentSubmission) =>
   submission.channel === 'bankTransfer'
@@ -96,6 +105,9 @@ const viaGateway = (submission: RepaymentSubmission) =>
  */
 function paid(state: LoanState, held: RepaymentSubmission, payTime: string | undefined): string | undefined {
   const how = viaGateway(held);
+  // A payment the bank took back before the loan booked it (its REVERSED named it; only ever set under
+  // REVERSAL_BY_PAY_TIME_PATCH): delivered late, it books nothing.
+  if (payTime && held.reversedNotBooked?.includes(payTime)) return undefined;
   if (held.status === 'reversed') {
     if (held.reversals?.some((reversal) => reversal.payTime === (payTime ?? null))) return undefined;
     return book(state, held, payTime, `${how}, paid again after the bank took a transfer back`);
@@ -118,7 +130,7 @@ function paid(state: LoanState, held: RepaymentSubmission, payTime: string | und
  * the servicing rows) and the submission is `reversed`; a repeated REVERSED changes nothing; one
  * arriving before its PAID is kept for that PAID (the slip stays payable); answers the history comment.
  */
-function takeBack(state: LoanState, held: RepaymentSubmission): string | undefined {
+function takeBack(state: LoanState, held: RepaymentSubmission, payTime?: string): string | undefined {
   const { loan } = state;
   const { invoice } = held;
   const idn = held.idn ? `, IDN ${held.idn}` : '';
@@ -133,7 +145,11 @@ function takeBack(state: LoanState, held: RepaymentSubmission): string | undefin
   const repayment = held.repaymentId
     ? state.servicing.repayments.find((candidate) => candidate.repaymentId === held.repaymentId)
     : undefined;
-  const reversal = { payTime: held.payTime ?? null, repaymentId: repayment?.repaymentId ?? null, at };
+  const reversal = {
+    payTime: held.payTime ?? payTime ?? null,
+    repaymentId: repayment?.repaymentId ?? null,
+    at,
+  };
   const taken = {
     status: 'reversed' as const,
     payTime: undefined,
@@ -170,6 +186,22 @@ function takeBack(state: LoanState, held: RepaymentSubmission): string | undefin
   ]
     .filter(Boolean)
     .join('; ');
+}
+
+/**
+ * The gateway's REVERSED naming the payment taken back by its PAY_TIME (decision 0069, amended
+ * 2026-11-28): the payment booked now (or one booked before its PAY_TIME was kept) is taken back as
+ * takeBack does; a payment taken back already changes nothing; a payment the loan never booked (its PAID
+ * not here yet, or never coming) takes nothing back and is kept only so that its PAID, if it comes, books
+ * nothing: the submission is left as it is, and the next genuine payment of the slip is booked.
+ */
+function takeBackPayment(state: LoanState, held: RepaymentSubmission, payTime: string): string | undefined {
+  if (held.reversals?.some((reversal) => reversal.payTime === payTime)) return undefined;
+  if (held.reversedNotBooked?.includes(payTime)) return undefined;
+  if (held.status === 'paid' && (held.payTime ?? payTime) === payTime) return takeBack(state, held, payTime);
+  changeSubmission(state, held.invoice, { reversedNotBooked: [...(held.reversedNotBooked ?? []), payTime] });
+  const idn = held.idn ? `, IDN ${held.idn}` : '';
+  return `repayment of ${amountOf(held)}: the bank took back a payment of it that the loan had not booked (invoice ${held.invoice}${idn}, PAY_TIME ${payTime}); nothing taken back, and that payment's PAID will book nothing`;
 }
 
 /** A new submission on record, then the gateway asked: answers once its answer is on record, or after 20 s. */
