@@ -354,15 +354,9 @@ const REFUSALS: Record<string, (message: string) => Refusal> = {
  * Update returns once its activity wrote them). A refusal becomes the platform's error of the same code;
  * a closed loan (its workflow has ended) is refused by its status in the read model.
  */
-export async function moveLoan(
-  deps: Pick<UseCaseDeps, 'db' | 'temporal'>,
-  row: LoanRow,
-  operation: LoanOperation,
-  run: (loan: WorkflowHandle<typeof lendingLoan>) => Promise<LoanSnapshot>,
-  /** The operation's rows allow a closed status (a repayment correction of a Repaid loan, decision 0043). */
-  closedAllowed = false,
-): Promise<LoanRecord> {
-  await sendLoanUpdate(deps, row, operation, run, closedAllowed);
+export async function moveLoan(...update: Parameters<typeof sendLoanUpdate>): Promise<LoanRecord> {
+  const [deps, row] = update;
+  await sendLoanUpdate(...update);
   return recordOfStarted(deps.db, row.tenantId, row.loanId);
 }
 
@@ -372,6 +366,7 @@ export async function sendLoanUpdate(
   row: LoanRow,
   operation: LoanOperation,
   run: (loan: WorkflowHandle<typeof lendingLoan>) => Promise<LoanSnapshot>,
+  /** The operation's rows allow a closed status (a repayment correction of a Repaid loan, decision 0043). */
   closedAllowed = false,
 ): Promise<LoanSnapshot> {
   if (isClosed(row.status) && !(closedAllowed && statusesOf(operation).includes(row.status)))
