@@ -11,9 +11,9 @@ import {
   type LoanCaller,
   type LoanView,
   loanOf,
-  loanView,
   moveLoan,
   refuseOutsideStatuses,
+  viewOfLoan,
 } from './loans.ts';
 
 /** The payout IssueDisbursement registered, as the API answers it. */
@@ -71,7 +71,7 @@ export async function issueDisbursement(
   });
   const payout = answered?.payout;
   if (!payout) throw new Error(`loan ${row.loanId}: IssueDisbursement answered without its payout`);
-  const view = await loanView(db, moved, 'management');
+  const view = viewOfLoan(moved, 'management');
   return {
     ...view,
     payout: {

@@ -9,7 +9,7 @@ import { Refusal } from '../shared/refusal.ts';
 import { calculateLoan, type LoanTerms, todayUtc } from './credit-products.ts';
 import { readCustomer } from './customers.ts';
 import { refuseDisbursementBeyondHorizon } from './loan-moves.ts';
-import { type LoanCaller, type LoanRow, type LoanView, loanView, startLoan } from './loans.ts';
+import { type LoanCaller, type LoanRecord, type LoanView, startLoan, viewOfLoan } from './loans.ts';
 import { pointOfSaleOfNewLoan, recordPointOfSale } from './reference-data.ts';
 
 /** Creating a loan: one workflow per loan from its application on (decision 0039). */
@@ -28,11 +28,13 @@ async function startLoanSoldAt(
   deps: Deps,
   named: PointOfSaleInput,
   input: Parameters<typeof startLoan>[1],
-): Promise<LoanRow> {
+): Promise<LoanRecord> {
   const pointOfSale = await pointOfSaleOfNewLoan(deps, input.tenantId, named);
-  const row = await startLoan(deps, input);
-  if (pointOfSale) await recordPointOfSale(deps, input.tenantId, row.loanId, pointOfSale);
-  return row;
+  const record = await startLoan(deps, input);
+  if (!pointOfSale) return record;
+  // Recorded once the loan exists (its id is made by startLoan): the record read before it lacks it.
+  await recordPointOfSale(deps, input.tenantId, record.row.loanId, pointOfSale);
+  return { ...record, parts: { ...record.parts, pointOfSale } };
 }
 
 type Deps = Pick<UseCaseDeps, 'db' | 'temporal' | 'config'>;
@@ -56,7 +58,7 @@ export async function applyForLoan(
   if (tenant.features.stateManagement && !offeredInState(product, customer.details.address?.state)) {
     throw Refusal.field('productName', `${product.name} is not offered in the customer’s state`);
   }
-  const row = await startLoanSoldAt(deps, terms, {
+  const record = await startLoanSoldAt(deps, terms, {
     tenantId: tenant.id,
     customerId,
     terms: { productName: product.name, promoCode, amount: schedule.amount, term: schedule.term },
@@ -66,7 +68,7 @@ export async function applyForLoan(
     createdBy: caller.actor,
     multipleOffers: tenant.features.multipleOffers,
   });
-  return loanView(deps.db, row, 'customer');
+  return viewOfLoan(record, 'customer');
 }
 
 /** What management creates a loan from (Management/Loans, /Migration/Loans/Create). */
@@ -113,7 +115,7 @@ export async function createLoanForCustomer(
   } else if (body.repaidAmount !== undefined) {
     throw Refusal.field('repaidAmount', 'only with a disbursement');
   }
-  const row = await startLoanSoldAt(deps, body, {
+  const record = await startLoanSoldAt(deps, body, {
     tenantId: tenant.id,
     customerId: customer.id,
     terms: { productName: product.name, promoCode, amount: schedule.amount, term: schedule.term },
@@ -127,7 +129,7 @@ export async function createLoanForCustomer(
     // The workflow books it as an opening repayment (decision 0043).
     ...(disbursement && body.repaidAmount ? { repaidAmount: body.repaidAmount } : {}),
   });
-  return loanView(deps.db, row, 'management');
+  return viewOfLoan(record, 'management');
 }
 
 /**

@@ -1,14 +1,16 @@
-import { and, desc, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
+import { qualifiedColumns } from '../../db/qualified.ts';
 import { lendingLoanDocumentDecisions } from '../../db/schema/lending-documents.ts';
-import { lendingLoanStatusHistory } from '../../db/schema/lending-loans.ts';
+import { lendingLoanStatusHistory, lendingLoans } from '../../db/schema/lending-loans.ts';
+import type { CreditProduct } from '../../domain/lending/credit-products.ts';
 import {
   type DocTypeId,
   type DocumentDecision,
   type SystemDocument,
   systemDocumentsOf,
 } from '../../domain/lending/loan-documents.ts';
-import { type LoanOperation, stepOf } from '../../domain/lending/loan-lifecycle.ts';
+import { type LoanOperation, type LoanStatus, stepOf } from '../../domain/lending/loan-lifecycle.ts';
 import { cancelUpdate } from '../../domain/lending/loan-process.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
 import { Refusal } from '../shared/refusal.ts';
@@ -19,8 +21,9 @@ import {
   type LoanRow,
   type LoanView,
   loanOf,
-  loanView,
   moveLoan,
+  parsedJson,
+  viewOfLoan,
 } from './loans.ts';
 import {
   DOCUMENT_DECLINED_REASON,
@@ -50,32 +53,81 @@ export interface LoanDocuments {
   decisions: Map<DocTypeId, { decision: DocumentDecision; at: Date }>;
   /** The loan is where SignDocument, ResendSmsCode and DeclineDocument apply. */
   signable: boolean;
+  /** The credit product the documents were made with (by the loan's promo code, else its product's name). */
+  product?: CreditProduct | undefined;
+}
+
+/** A status history as the loan's view holds it (oldest first). */
+type StatusHistory = Pick<LoanView['statusHistory'][number], 'status' | 'at'>[];
+
+/** The acceptance is the loan's latest entry into Waiting for approval. */
+const ACCEPTED: LoanStatus = 'Waiting for approval';
+
+const loanColumns = qualifiedColumns(lendingLoans);
+const historyColumns = qualifiedColumns(lendingLoanStatusHistory);
+const decisionColumns = qualifiedColumns(lendingLoanDocumentDecisions);
+
+type DecisionRecord = { docTypeId: DocTypeId; contentHash: string; decision: DocumentDecision; at: Date };
+
+/**
+ * The moment of the loan's acceptance (ISO) and the customer's decisions on its documents, in one
+ * statement; the acceptance is taken from `history` when the caller has read it already.
+ */
+async function acceptanceAndDecisions(
+  db: Database,
+  row: LoanRow,
+  history: StatusHistory | undefined,
+): Promise<{ acceptedAt: string | undefined; decisions: DecisionRecord[] }> {
+  const [found] = await db
+    .select({
+      acceptedAt: history
+        ? sql<null>`null`
+        : sql<string | null>`(select ${historyColumns.at} from ${lendingLoanStatusHistory}
+            where ${historyColumns.tenantId} = ${loanColumns.tenantId}
+              and ${historyColumns.loanId} = ${loanColumns.loanId}
+              and ${historyColumns.status} = ${ACCEPTED}
+            order by ${historyColumns.version} desc limit 1)`.mapWith((value) =>
+            value === null ? null : new Date(value).toISOString(),
+          ),
+      decisions: sql<DecisionRecord[]>`coalesce((select json_agg(json_build_object(
+          'docTypeId', ${decisionColumns.docTypeId},
+          'contentHash', ${decisionColumns.contentHash},
+          'decision', ${decisionColumns.decision}, 'at', ${decisionColumns.at}))
+        from ${lendingLoanDocumentDecisions}
+        where ${decisionColumns.tenantId} = ${loanColumns.tenantId}
+          and ${decisionColumns.loanId} = ${loanColumns.loanId}), '[]'::json)`.mapWith((value) =>
+        parsedJson<(Omit<DecisionRecord, 'at'> & { at: string })[]>(value).map((decided) => ({
+          ...decided,
+          at: new Date(decided.at),
+        })),
+      ),
+    })
+    .from(lendingLoans)
+    .where(and(eq(lendingLoans.tenantId, row.tenantId), eq(lendingLoans.loanId, row.loanId)))
+    .limit(1);
+  const acceptedAt = history
+    ? history.findLast((entry) => entry.status === ACCEPTED)?.at
+    : (found?.acceptedAt ?? undefined);
+  return { acceptedAt, decisions: found?.decisions ?? [] };
 }
 
 /**
  * The loan's documents: none before an offer is accepted; then the two documents of the accepted offer
  * with its schedule starting on the day of acceptance, and the decisions given on exactly that content.
+ * `history`: the loan's status history when the caller has read it (the acceptance is not read again).
  */
-export async function documentsOfLoan(db: Database, row: LoanRow): Promise<LoanDocuments> {
+export async function documentsOfLoan(
+  db: Database,
+  row: LoanRow,
+  history?: StatusHistory,
+): Promise<LoanDocuments> {
   const signable = stepOf('signDocument', row.status, {
     offerAccepted: row.acceptedOfferId !== null,
   }).allowed;
   if (row.acceptedOfferId === null) return { documents: [], decisions: new Map(), signable };
-  // The acceptance is the loan's latest entry into Waiting for approval.
-  const [accepted] = await db
-    .select({ at: lendingLoanStatusHistory.at })
-    .from(lendingLoanStatusHistory)
-    .where(
-      and(
-        eq(lendingLoanStatusHistory.tenantId, row.tenantId),
-        eq(lendingLoanStatusHistory.loanId, row.loanId),
-        eq(lendingLoanStatusHistory.status, 'Waiting for approval'),
-      ),
-    )
-    .orderBy(desc(lendingLoanStatusHistory.version))
-    .limit(1);
-  const acceptedOn = (accepted?.at ?? row.updatedAt).toISOString().slice(0, 10);
-  const { schedule } = await calculateLoan(db, row.tenantId, {
+  const { acceptedAt, decisions: rows } = await acceptanceAndDecisions(db, row, history);
+  const acceptedOn = (acceptedAt ?? row.updatedAt.toISOString()).slice(0, 10);
+  const { product, schedule } = await calculateLoan(db, row.tenantId, {
     productName: row.promoCode ?? row.productName,
     amount: row.amount,
     term: row.term,
@@ -90,15 +142,6 @@ export async function documentsOfLoan(db: Database, row: LoanRow): Promise<LoanD
     acceptedOn,
     schedule,
   });
-  const rows = await db
-    .select()
-    .from(lendingLoanDocumentDecisions)
-    .where(
-      and(
-        eq(lendingLoanDocumentDecisions.tenantId, row.tenantId),
-        eq(lendingLoanDocumentDecisions.loanId, row.loanId),
-      ),
-    );
   const decisions = new Map<DocTypeId, { decision: DocumentDecision; at: Date }>();
   for (const document of documents) {
     const decided = rows.find(
@@ -107,7 +150,7 @@ export async function documentsOfLoan(db: Database, row: LoanRow): Promise<LoanD
     );
     if (decided) decisions.set(document.docTypeId, { decision: decided.decision, at: decided.at });
   }
-  return { documents, decisions, signable };
+  return { documents, decisions, signable, product };
 }
 
 export function documentView(loan: LoanDocuments, document: SystemDocument): LoanDocumentView {
@@ -197,8 +240,13 @@ export async function resendSigningCode(
  * AcceptLoanOffer's follow-up: the first code of every document of the accepted offer not decided yet
  * (a signature given on the same text before a Reprocessing still counts), best effort.
  */
-export async function sendCodesOfAcceptedOffer(deps: UseCaseDeps, row: LoanRow, apiBaseUrl: string) {
-  const loan = await documentsOfLoan(deps.db, row);
+export async function sendCodesOfAcceptedOffer(
+  deps: UseCaseDeps,
+  row: LoanRow,
+  apiBaseUrl: string,
+  history: StatusHistory,
+) {
+  const loan = await documentsOfLoan(deps.db, row, history);
   if (!loan.signable) return [];
   const undecided = loan.documents.filter((document) => !loan.decisions.has(document.docTypeId));
   return sendFirstSigningCodes(deps, row, undecided, apiBaseUrl);
@@ -213,9 +261,12 @@ export async function signLoanDocument(
   code: string,
 ): Promise<LoanDocumentView> {
   const row = await loanOf(deps, caller, loanId);
-  const { document } = await documentToDecide(deps.db, row, 'signDocument', docTypeId);
-  await signWithCode(deps, row, document, code, caller.userId);
-  return documentView(await documentsOfLoan(deps.db, row), document);
+  const { loan, document } = await documentToDecide(deps.db, row, 'signDocument', docTypeId);
+  const signedAt = await signWithCode(deps, row, document, code, caller.userId);
+  // The signature just recorded is the document's decision; one recorded before it is read back.
+  if (!signedAt) return documentView(await documentsOfLoan(deps.db, row), document);
+  const decisions = new Map(loan.decisions).set(docTypeId, { decision: 'signed', at: signedAt });
+  return documentView({ ...loan, decisions }, document);
 }
 
 /** DeclineDocument: the decline recorded, then the application cancelled through the loan workflow. */
@@ -240,10 +291,11 @@ export async function declineLoanDocument(
       ],
     }),
   );
-  return loanView(deps.db, moved, 'customer');
+  return viewOfLoan(moved, 'customer');
 }
 
-/** Approve's check: the documents an accepted offer still waits for. */
+/** Approve's check: the documents an accepted offer still waits for (and their product). */
 export async function unsignedDocumentsOf(deps: Pick<UseCaseDeps, 'db'>, row: LoanRow) {
-  return unsignedDocuments(await documentsOfLoan(deps.db, row));
+  const loan = await documentsOfLoan(deps.db, row);
+  return { unsigned: unsignedDocuments(loan), product: loan.product };
 }

@@ -32,9 +32,9 @@ import {
   type LoanCaller,
   type LoanView,
   loanOf,
-  loanView,
   moveLoan,
   refuseOutsideStatuses,
+  viewOfLoan,
 } from './loans.ts';
 import { refuseCoApplicantBySettings } from './reference-data.ts';
 import { missingDocumentGroups } from './user-documents.ts';
@@ -56,8 +56,7 @@ async function move(
   run: (loan: LoanHandle) => Promise<LoanSnapshot>,
 ): Promise<LoanView> {
   const row = await loanOf(deps, caller, loanId);
-  const moved = await moveLoan(deps, row, operation, run);
-  return loanView(deps.db, moved, audienceOf(caller));
+  return viewOfLoan(await moveLoan(deps, row, operation, run), audienceOf(caller));
 }
 
 /**
@@ -76,8 +75,10 @@ export async function acceptLoanOffer(
   const moved = await moveLoan(deps, row, 'acceptOffer', (loan) =>
     loan.executeUpdate(acceptOfferUpdate, { args: [{ by: caller.actor, offerId }] }),
   );
-  await sendCodesOfAcceptedOffer(deps, moved, apiBaseUrl);
-  return loanView(deps.db, moved, audienceOf(caller));
+  const view = viewOfLoan(moved, audienceOf(caller));
+  // The codes change nothing the view shows; the acceptance's moment is in the history just read.
+  await sendCodesOfAcceptedOffer(deps, moved.row, apiBaseUrl, view.statusHistory);
+  return view;
 }
 
 export const declineLoanOffer = (deps: Deps, caller: LoanCaller, loanId: string) =>
@@ -188,7 +189,7 @@ export async function cancelLoan(
       args: [{ by: caller.actor, reasonId: reason.id, comments: input.comments }],
     }),
   );
-  return loanView(deps.db, moved, audienceOf(caller));
+  return viewOfLoan(moved, audienceOf(caller));
 }
 
 /** New terms of the application: the status is refused before the terms are looked at. */
@@ -207,7 +208,7 @@ export async function updateLoanDetails(
       args: [{ by: caller.actor, terms, secured: product.secured, currency: product.currency }],
     }),
   );
-  return loanView(deps.db, moved, audienceOf(caller));
+  return viewOfLoan(moved, audienceOf(caller));
 }
 
 /**
@@ -222,7 +223,9 @@ export async function approveLoan(
 ): Promise<LoanView> {
   const row = await loanOf(deps, caller, loanId);
   // The signatures are the documents' records (decision 0040).
-  const unsigned = row.acceptedOfferId ? await unsignedDocumentsOf(deps, row) : [];
+  const { unsigned, product } = row.acceptedOfferId
+    ? await unsignedDocumentsOf(deps, row)
+    : { unsigned: [], product: undefined };
   if (row.status === 'Waiting for approval' && unsigned.length > 0) {
     throw Refusal.conflict(
       LoanRefusal.documentsNotSigned,
@@ -232,7 +235,8 @@ export async function approveLoan(
   // The document groups the product requires (UserDocuments): each needs a file of the customer.
   const missing =
     row.status === 'Waiting for approval' && row.acceptedOfferId
-      ? await missingDocumentGroups(deps, row)
+      ? // The documents' product, when it was found by the same name (no promo code), is not read again.
+        await missingDocumentGroups(deps, row, row.promoCode === null ? product : undefined)
       : [];
   if (missing.length > 0) {
     throw Refusal.conflict(
@@ -252,7 +256,7 @@ export async function approveLoan(
       ],
     }),
   );
-  return loanView(deps.db, moved, audienceOf(caller));
+  return viewOfLoan(moved, audienceOf(caller));
 }
 
 /**
@@ -272,9 +276,9 @@ export async function sendForProcessing(
   const customer = await readCustomer(deps.db, row.tenantId, row.customerId, deps.config);
   let loan = row;
   if (loan.status === 'Pre-Origination' && customer?.detailsComplete) {
-    loan = await moveLoan(deps, loan, 'detailsCompleted', (handle) =>
-      handle.executeUpdate(detailsCompletedUpdate),
-    );
+    loan = (
+      await moveLoan(deps, loan, 'detailsCompleted', (handle) => handle.executeUpdate(detailsCompletedUpdate))
+    ).row;
   }
   const details = customer?.details ?? {};
   // What the bureau is asked about (it reaches the workflow's history: see docs/lending.md, Credit bureau).
@@ -287,7 +291,7 @@ export async function sendForProcessing(
   const moved = await moveLoan(deps, loan, 'process', (handle) =>
     handle.executeUpdate(processUpdate, { args: [{ by: caller.actor, comments, applicant }] }),
   );
-  return loanView(deps.db, moved, audienceOf(caller));
+  return viewOfLoan(moved, audienceOf(caller));
 }
 
 /** Whether the customer may request a rollover now, and why not. */

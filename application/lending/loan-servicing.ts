@@ -1,7 +1,12 @@
 import { and, eq } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { lendingLoanServicing } from '../../db/schema/lending-servicing.ts';
-import { daysPastDue, type LoanRepayment, type RepaymentMode } from '../../domain/lending/servicing.ts';
+import {
+  daysPastDue,
+  type LoanRepayment,
+  type LoanServicing,
+  type RepaymentMode,
+} from '../../domain/lending/servicing.ts';
 
 /**
  * A paid-out loan's servicing as the API answers it (decision 0043): from the read model the loan
@@ -65,8 +70,14 @@ export async function servicingView(
     .from(lendingLoanServicing)
     .where(and(eq(lendingLoanServicing.tenantId, tenantId), eq(lendingLoanServicing.loanId, loanId)))
     .limit(1);
-  if (!row) return null;
-  const { schedule, repayments, position } = row.servicing;
+  return row ? servicingViewOf(row.servicing, today) : null;
+}
+
+/** The servicing the loan workflow recorded, as the API shows it; days past due counted to `today`. */
+export function servicingViewOf(
+  { schedule, repayments, position }: LoanServicing,
+  today = new Date().toISOString().slice(0, 10),
+): ServicingView {
   return {
     status: position.state,
     daysPastDue: daysPastDue(position, today),

@@ -8,9 +8,12 @@ import {
   WorkflowUpdateFailedError,
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { and, asc, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
+import { qualifiedColumns } from '../../db/qualified.ts';
 import { lendingLoanStatusHistory, lendingLoans } from '../../db/schema/lending-loans.ts';
+import { lendingLoanPointsOfSale } from '../../db/schema/lending-reference-data.ts';
+import { lendingLoanServicing } from '../../db/schema/lending-servicing.ts';
 import {
   invalidStatusMessage,
   isClosed,
@@ -33,6 +36,7 @@ import {
   loanCreatedUpdate,
   loanWorkflowId,
 } from '../../domain/lending/loan-process.ts';
+import type { LoanServicing as LoanServicingRecord } from '../../domain/lending/servicing.ts';
 import {
   BusinessStatus,
   LoanId,
@@ -43,8 +47,8 @@ import {
 import type { lendingLoan } from '../../workflows/lending/loan.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
 import { Refusal } from '../shared/refusal.ts';
-import { type ServicingView, servicingView } from './loan-servicing.ts';
-import { type PointOfSale, pointOfSaleOfLoan } from './reference-data.ts';
+import { type ServicingView, servicingViewOf } from './loan-servicing.ts';
+import type { PointOfSale } from './reference-data.ts';
 
 /**
  * Loans (use cases, decision 0046): the read model (lending_loans, written by the loan workflow's activities), the
@@ -94,22 +98,92 @@ export interface LoanView {
   updatedAt: string;
 }
 
-/** The loan as the API answers it; `audience` customer leaves the bureau's decision out. */
-export async function loanView(
+/**
+ * What a loan's view adds to its row: its status history (by version), the point of sale it was created
+ * with, and its servicing (written with the loan row that records the payout: none before it).
+ */
+export interface LoanViewParts {
+  history: {
+    status: LoanStatus;
+    at: string;
+    by: LoanActor['role'];
+    comments: string | null;
+    reasonId: string | null;
+  }[];
+  pointOfSale: PointOfSale | null;
+  servicing: LoanServicingRecord | null;
+}
+
+/** A loan's row with the parts of its view, read together (`loanRecordOf`). */
+export interface LoanRecord {
+  row: LoanRow;
+  parts: LoanViewParts;
+}
+
+/** A json or jsonb value as the driver hands it over (parsed by postgres.js and PGlite; text otherwise). */
+export const parsedJson = <T>(value: unknown): T =>
+  (typeof value === 'string' ? JSON.parse(value) : value) as T;
+
+/**
+ * The parts of the view of the loan in `lending_loans`' current row, as correlated sub-selects: added to a
+ * select from `lending_loans`, the row and its view cost one statement (issue 24, decision 0075).
+ */
+const loanColumns = qualifiedColumns(lendingLoans);
+const historyColumns = qualifiedColumns(lendingLoanStatusHistory);
+const pointOfSaleColumns = qualifiedColumns(lendingLoanPointsOfSale);
+const servicingColumns = qualifiedColumns(lendingLoanServicing);
+
+const viewPartsColumns = {
+  history: sql<LoanViewParts['history']>`coalesce((select json_agg(json_build_object(
+      'status', ${historyColumns.status}, 'at', ${historyColumns.at},
+      'by', ${historyColumns.actorRole}, 'comments', ${historyColumns.comments},
+      'reasonId', ${historyColumns.reasonId}) order by ${historyColumns.version})
+    from ${lendingLoanStatusHistory}
+    where ${historyColumns.tenantId} = ${loanColumns.tenantId}
+      and ${historyColumns.loanId} = ${loanColumns.loanId}), '[]'::json)`.mapWith((value) =>
+    parsedJson<LoanViewParts['history']>(value).map((entry) => ({
+      ...entry,
+      // As the driver reads a timestamp: a Date, to the millisecond.
+      at: new Date(entry.at).toISOString(),
+    })),
+  ),
+  pointOfSale: sql<PointOfSale | null>`(select json_build_object(
+      'vendorId', ${pointOfSaleColumns.vendorId}, 'vendorName', ${pointOfSaleColumns.vendorName},
+      'storeId', ${pointOfSaleColumns.storeId}, 'storeName', ${pointOfSaleColumns.storeName})
+    from ${lendingLoanPointsOfSale}
+    where ${pointOfSaleColumns.tenantId} = ${loanColumns.tenantId}
+      and ${pointOfSaleColumns.loanId} = ${loanColumns.loanId} limit 1)`.mapWith((value) =>
+    value === null ? null : parsedJson<PointOfSale>(value),
+  ),
+  servicing: sql<LoanServicingRecord | null>`(select ${servicingColumns.servicing}
+    from ${lendingLoanServicing}
+    where ${servicingColumns.tenantId} = ${loanColumns.tenantId}
+      and ${servicingColumns.loanId} = ${loanColumns.loanId} limit 1)`.mapWith((value) =>
+    value === null ? null : parsedJson<LoanServicingRecord>(value),
+  ),
+};
+
+const whereLoan = (tenantId: string, loanId: string) =>
+  and(eq(lendingLoans.tenantId, tenantId), eq(lendingLoans.loanId, loanId));
+
+/** The loan's row and the parts of its view, in one statement; undefined for an unknown loan. */
+export async function loanRecordOf(
   db: Database,
-  row: LoanRow,
-  audience: 'customer' | 'management',
-): Promise<LoanView> {
-  const history = await db
-    .select()
-    .from(lendingLoanStatusHistory)
-    .where(
-      and(
-        eq(lendingLoanStatusHistory.tenantId, row.tenantId),
-        eq(lendingLoanStatusHistory.loanId, row.loanId),
-      ),
-    )
-    .orderBy(asc(lendingLoanStatusHistory.version));
+  tenantId: string,
+  loanId: string,
+): Promise<LoanRecord | undefined> {
+  const [found] = await db
+    .select({ row: lendingLoans, ...viewPartsColumns })
+    .from(lendingLoans)
+    .where(whereLoan(tenantId, loanId))
+    .limit(1);
+  if (!found) return undefined;
+  const { row, ...parts } = found;
+  return { row, parts };
+}
+
+/** The loan as the API answers it from its record; `audience` customer leaves the bureau's decision out. */
+export function viewOfLoan({ row, parts }: LoanRecord, audience: 'customer' | 'management'): LoanView {
   return {
     loanId: row.loanId,
     customerId: row.customerId,
@@ -124,7 +198,7 @@ export async function loanView(
     acceptedOfferId: row.acceptedOfferId,
     collaterals: row.collaterals,
     coApplicant: row.coApplicant ?? null,
-    pointOfSale: await pointOfSaleOfLoan(db, row.tenantId, row.loanId),
+    pointOfSale: parts.pointOfSale,
     rolloverRequested: row.rolloverRequested,
     autocharge: { enabled: row.autocharge, comment: row.autochargeComment },
     disbursement: row.disbursement ?? null,
@@ -137,19 +211,26 @@ export async function loanView(
             at: row.decision.at,
           }
         : null,
-    // Servicing starts at the payout and is written with the loan row that records it (recordLoan):
-    // a loan without a disbursement has none, so the read is saved on every view before the payout.
-    servicing: row.disbursement ? await servicingView(db, row.tenantId, row.loanId) : null,
-    statusHistory: history.map((entry) => ({
-      status: entry.status,
-      at: entry.at.toISOString(),
-      by: entry.actorRole,
-      comments: entry.comments,
-      reasonId: entry.reasonId,
-    })),
+    // Servicing starts at the payout and is written with the loan row that records it (recordLoan).
+    servicing: row.disbursement && parts.servicing ? servicingViewOf(parts.servicing) : null,
+    statusHistory: parts.history,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
+}
+
+/** The loan of `row` as the API answers it (its view's parts read in one statement). */
+export async function loanView(
+  db: Database,
+  row: LoanRow,
+  audience: 'customer' | 'management',
+): Promise<LoanView> {
+  const [parts] = await db
+    .select(viewPartsColumns)
+    .from(lendingLoans)
+    .where(whereLoan(row.tenantId, row.loanId))
+    .limit(1);
+  return viewOfLoan({ row, parts: parts ?? { history: [], pointOfSale: null, servicing: null } }, audience);
 }
 
 // --- reading ---------------------------------------------------------------------------------------
@@ -185,10 +266,13 @@ export async function loanOf(
   loanId: string,
 ): Promise<LoanRow> {
   const row = await findLoan(deps.db, caller.tenantId, loanId);
-  if (!row || (caller.customerId !== undefined && row.customerId !== caller.customerId))
-    throw Refusal.notFound('Loan');
+  if (!row || !mayRead(caller, row)) throw Refusal.notFound('Loan');
   return row;
 }
+
+/** Management reads any loan of its tenant, a customer only their own. */
+const mayRead = (caller: Pick<LoanCaller, 'customerId'>, row: LoanRow) =>
+  caller.customerId === undefined || row.customerId === caller.customerId;
 
 /** The loan as the caller sees it (GET Customer/Loans/{loanId}, Management/Loans/{loanId}). */
 export async function readLoan(
@@ -196,7 +280,9 @@ export async function readLoan(
   caller: LoanCaller,
   loanId: string,
 ): Promise<LoanView> {
-  return loanView(deps.db, await loanOf(deps, caller, loanId), audienceOf(caller));
+  const record = await loanRecordOf(deps.db, caller.tenantId, loanId);
+  if (!record || !mayRead(caller, record.row)) throw Refusal.notFound('Loan');
+  return viewOfLoan(record, audienceOf(caller));
 }
 
 /** The customer's loans that are not closed (the spec's "active loans only"), newest first. */
@@ -264,21 +350,31 @@ const REFUSALS: Record<string, (message: string) => Refusal> = {
 
 /**
  * Runs an Update of the loan's workflow (validated there by the transition table) and answers the loan
- * as recorded. A refusal becomes the platform's error of the same code; a closed loan (its workflow has
- * ended) is refused by its status in the read model.
+ * as recorded: its row and view's parts, read in one statement once the Update has returned (the
+ * Update returns once its activity wrote them). A refusal becomes the platform's error of the same code;
+ * a closed loan (its workflow has ended) is refused by its status in the read model.
  */
-export async function moveLoan(
+export async function moveLoan(...update: Parameters<typeof sendLoanUpdate>): Promise<LoanRecord> {
+  const [deps, row] = update;
+  await sendLoanUpdate(...update);
+  return recordOfStarted(deps.db, row.tenantId, row.loanId);
+}
+
+/** moveLoan's Update alone, for a use case that answers from the Update's result, not the loan. */
+export async function sendLoanUpdate(
   deps: Pick<UseCaseDeps, 'db' | 'temporal'>,
   row: LoanRow,
   operation: LoanOperation,
   run: (loan: WorkflowHandle<typeof lendingLoan>) => Promise<LoanSnapshot>,
   /** The operation's rows allow a closed status (a repayment correction of a Repaid loan, decision 0043). */
   closedAllowed = false,
-): Promise<LoanRow> {
+): Promise<LoanSnapshot> {
   if (isClosed(row.status) && !(closedAllowed && statusesOf(operation).includes(row.status)))
     throw invalidStatus(operation, row.status);
   try {
-    await run(deps.temporal.workflow.getHandle<typeof lendingLoan>(loanWorkflowId(row.tenantId, row.loanId)));
+    return await run(
+      deps.temporal.workflow.getHandle<typeof lendingLoan>(loanWorkflowId(row.tenantId, row.loanId)),
+    );
   } catch (error) {
     if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
       const refusal = REFUSALS[error.cause.type ?? ''];
@@ -290,7 +386,13 @@ export async function moveLoan(
     }
     throw error;
   }
-  return (await findLoan(deps.db, row.tenantId, row.loanId)) ?? row;
+}
+
+/** The record of a loan whose workflow has written it (started or moved). */
+async function recordOfStarted(db: Database, tenantId: string, loanId: string): Promise<LoanRecord> {
+  const record = await loanRecordOf(db, tenantId, loanId);
+  if (!record) throw new Error(`loan ${loanId} is not in the read model`);
+  return record;
 }
 
 // --- creating a loan ------------------------------------------------------------------------------
@@ -305,7 +407,7 @@ const newLoanId = () => String(randomInt(100_000_000, 1_000_000_000));
 export async function startLoan(
   deps: Pick<UseCaseDeps, 'db' | 'temporal' | 'config'>,
   input: Omit<LoanInput, 'loanId' | 'bureau'>,
-): Promise<LoanRow> {
+): Promise<LoanRecord> {
   const { temporal, config } = deps;
   for (let attempt = 1; ; attempt += 1) {
     const loanId = newLoanId();
@@ -347,9 +449,7 @@ export async function startLoan(
         throw REFUSALS[LoanRefusal.dataRefused]?.(cause.message) ?? error;
       throw error;
     }
-    const row = await findLoan(deps.db, input.tenantId, loanId);
-    if (!row) throw new Error(`loan ${loanId} was started but is not in the read model`);
-    return row;
+    return recordOfStarted(deps.db, input.tenantId, loanId);
   }
 }
 

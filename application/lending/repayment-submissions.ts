@@ -17,7 +17,7 @@ import { Refusal } from '../shared/refusal.ts';
 import { listBankAccounts } from './bank-accounts.ts';
 import { cardToCharge } from './cards.ts';
 import { requireCollectMerchant } from './collect-merchants.ts';
-import { type LoanCaller, loanOf, moveLoan, refuseOutsideStatuses } from './loans.ts';
+import { type LoanCaller, loanOf, refuseOutsideStatuses, sendLoanUpdate } from './loans.ts';
 
 /** What the customer submits (PaymentOptions/SubmitRepayment). */
 export interface SubmissionInput {
@@ -127,7 +127,7 @@ export async function submitRepayment(
     paymentMethodId,
   };
   let answered: LoanSnapshot | undefined;
-  await moveLoan(deps, row, 'submitRepayment', async (loan) => {
+  await sendLoanUpdate(deps, row, 'submitRepayment', async (loan) => {
     answered = await loan.executeUpdate(submitRepaymentUpdate, { args: [{ by: caller.actor, submission }] });
     return answered;
   });

@@ -24,6 +24,7 @@ import {
   loanView,
   moveLoan,
   refuseOutsideStatuses,
+  viewOfLoan,
 } from './loans.ts';
 
 /**
@@ -149,7 +150,7 @@ export async function registerRepayment(
   const created = held.id === repayment.repaymentId;
   // A concurrent first request with the same reference won the race: the workflow answered its repayment.
   if (!created) requireSameRepayment(held, input);
-  return { repayment: held, loan: await loanView(deps.db, moved, 'management'), created };
+  return { repayment: held, loan: viewOfLoan(moved, 'management'), created };
 }
 
 /**
@@ -199,7 +200,7 @@ async function correctRepayment(
   );
   return {
     repayment: repaymentIn(answered, { repaymentId }),
-    loan: await loanView(deps.db, moved, 'management'),
+    loan: viewOfLoan(moved, 'management'),
   };
 }
 

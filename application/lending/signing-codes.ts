@@ -252,7 +252,8 @@ const codeRefused = (code: string, message: string) =>
  * Every presented code uses up an attempt before it is compared (constant time), so parallel guesses
  * cannot exceed the limit. The right code is used up and the signature recorded in ONE transaction:
  * a crash leaves both or neither, and a second use finds the code used (the signature's key makes a
- * retried insert a no-op).
+ * retried insert a no-op). Answers when the signature was recorded; undefined when the document was
+ * signed on this content before (the insert a no-op).
  */
 export async function signWithCode(
   deps: Pick<UseCaseDeps, 'db' | 'config'>,
@@ -260,7 +261,7 @@ export async function signWithCode(
   document: SystemDocument,
   code: string,
   userId: string,
-): Promise<void> {
+): Promise<Date | undefined> {
   const { db, config } = deps;
   const max = config.LENDING_SIGNING_CODE_ATTEMPTS;
   const latest = await latestCode(db, loan, document.docTypeId);
@@ -304,14 +305,14 @@ export async function signWithCode(
         : 'wrong code: no attempts left, ask for a new one with ResendSmsCode',
     );
   }
-  await db.transaction(async (tx) => {
+  return db.transaction(async (tx) => {
     const [used] = await tx
       .update(lendingSigningCodes)
       .set({ usedAt: now })
       .where(and(eq(lendingSigningCodes.id, latest.id), isNull(lendingSigningCodes.usedAt)))
       .returning({ id: lendingSigningCodes.id });
     if (!used) throw codeRefused('signing_code_used', 'this code was used already');
-    await tx
+    const [signed] = await tx
       .insert(lendingLoanDocumentDecisions)
       .values({
         tenantId: loan.tenantId,
@@ -323,7 +324,9 @@ export async function signWithCode(
         userId,
         at: now,
       })
-      .onConflictDoNothing();
+      .onConflictDoNothing()
+      .returning({ at: lendingLoanDocumentDecisions.at });
+    return signed?.at;
   });
 }
 

@@ -1,7 +1,11 @@
 import { and, asc, eq } from 'drizzle-orm';
 import { lendingUsers } from '../../db/schema/lending.ts';
 import { lendingUserDocuments } from '../../db/schema/lending-files.ts';
-import { type DocumentGroup, requiredDocumentsOf } from '../../domain/lending/credit-products.ts';
+import {
+  type CreditProduct,
+  type DocumentGroup,
+  requiredDocumentsOf,
+} from '../../domain/lending/credit-products.ts';
 import { newUserDocumentId } from '../../domain/lending/files.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
 import { Refusal } from '../shared/refusal.ts';
@@ -44,8 +48,12 @@ export interface UserDocumentsQuery {
   loanId?: string | undefined;
 }
 
-async function groupsOfLoan(deps: Pick<UseCaseDeps, 'db'>, row: LoanRow): Promise<DocumentGroup[]> {
-  const product = await findCreditProduct(deps.db, row.tenantId, row.productName);
+async function groupsOfLoan(
+  deps: Pick<UseCaseDeps, 'db'>,
+  row: LoanRow,
+  known?: CreditProduct,
+): Promise<DocumentGroup[]> {
+  const product = known ?? (await findCreditProduct(deps.db, row.tenantId, row.productName));
   return product ? requiredDocumentsOf(product) : [];
 }
 
@@ -53,8 +61,10 @@ async function groupsOfLoan(deps: Pick<UseCaseDeps, 'db'>, row: LoanRow): Promis
 export async function missingDocumentGroups(
   deps: Pick<UseCaseDeps, 'db'>,
   row: LoanRow,
+  /** The loan's product (named `row.productName`) when the caller has read it already. */
+  product?: CreditProduct,
 ): Promise<DocumentGroup[]> {
-  const groups = await groupsOfLoan(deps, row);
+  const groups = await groupsOfLoan(deps, row, product);
   if (groups.length === 0) return [];
   // Documents are the user's, loans the customer's: the customer's user links them.
   const attached = await deps.db
