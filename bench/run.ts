@@ -135,6 +135,12 @@ try {
         OPENBANKING_BANK_REQUEST_TIMEOUT: '20s',
         LENDING_BUREAU_REQUEST_TIMEOUT: '10s',
         LENDING_BUREAU_ATTEMPTS: '3',
+        // The messaging hand-over's knobs, when given (decision 0074: compare batch sizes and lingers).
+        ...Object.fromEntries(
+          ['MESSAGING_BATCH_SIZE', 'MESSAGING_BATCH_LINGER', 'SMPP_WINDOW'].flatMap((name) =>
+            process.env[name] ? [[name, process.env[name]]] : [],
+          ),
+        ),
       }),
     },
     'the stack (bench/stack.ts)',

@@ -1,5 +1,5 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import { ensureWebhookEndpoint } from '../../credentials/webhooks/endpoints.ts';
 import { signingSecretsOf, webhookSecretKey } from '../../credentials/webhooks/signing-secrets.ts';
 import type { Database } from '../../db/client.ts';
@@ -95,57 +95,107 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
     return endpoint.id;
   }
 
-  /** Registers endpoint and delivery (both insert-if-absent) and hands the workflow its schedule. */
-  async function registerDelivery(request: WebhookRequest): Promise<RegisteredDelivery> {
-    const endpointId = await endpointFor(request.service, request.ownerId, request.url);
-    const deliveryId = webhookDeliveryId(request.eventId, endpointId);
+  /** The schedule every delivery follows (the workflow's input). */
+  const schedule = () => ({
+    retryScheduleMs: config.WEBHOOK_RETRY_SCHEDULE,
+    requestTimeoutMs: config.WEBHOOK_REQUEST_TIMEOUT,
+  });
+
+  /**
+   * Registers endpoints and deliveries (both insert-if-absent), each owner's endpoint for a URL once,
+   * the deliveries in one statement; answers each delivery's id and status.
+   */
+  async function registerDeliveries(requests: WebhookRequest[]) {
+    const endpointIds = new Map<string, string>();
+    const endpointKey = (request: WebhookRequest) =>
+      JSON.stringify([request.service, request.ownerId, request.url]);
+    for (const request of requests)
+      if (!endpointIds.has(endpointKey(request)))
+        endpointIds.set(
+          endpointKey(request),
+          await endpointFor(request.service, request.ownerId, request.url),
+        );
+    const registered = requests.map((request) => {
+      const endpointId = endpointIds.get(endpointKey(request))!;
+      return { request, endpointId, deliveryId: webhookDeliveryId(request.eventId, endpointId) };
+    });
+    if (registered.length === 0) return [];
     await db
       .insert(webhookDeliveries)
-      .values({
-        id: deliveryId,
-        endpointId,
-        service: request.service,
-        ownerId: request.ownerId,
-        eventType: request.eventType,
-        eventId: request.eventId,
-        subjectId: request.subjectId ?? null,
-        payload: request.payload,
-        urlParams: request.urlParams ?? null,
-        format: request.format ?? 'standard-webhooks',
-        status: 'pending',
-      })
+      .values(
+        registered.map(({ request, endpointId, deliveryId }) => ({
+          id: deliveryId,
+          endpointId,
+          service: request.service,
+          ownerId: request.ownerId,
+          eventType: request.eventType,
+          eventId: request.eventId,
+          subjectId: request.subjectId ?? null,
+          payload: request.payload,
+          urlParams: request.urlParams ?? null,
+          format: request.format ?? 'standard-webhooks',
+          status: 'pending' as const,
+        })),
+      )
       .onConflictDoNothing({ target: webhookDeliveries.id });
-    const [delivery] = await db
-      .select({ status: webhookDeliveries.status })
-      .from(webhookDeliveries)
-      .where(eq(webhookDeliveries.id, deliveryId));
+    const statuses = new Map(
+      (
+        await db
+          .select({ id: webhookDeliveries.id, status: webhookDeliveries.status })
+          .from(webhookDeliveries)
+          .where(
+            inArray(
+              webhookDeliveries.id,
+              registered.map((entry) => entry.deliveryId),
+            ),
+          )
+      ).map((row) => [row.id, row.status]),
+    );
+    return registered.map((entry) => ({ ...entry, status: statuses.get(entry.deliveryId) }));
+  }
+
+  /** Registers endpoint and delivery (both insert-if-absent) and hands the workflow its schedule. */
+  async function registerDelivery(request: WebhookRequest): Promise<RegisteredDelivery> {
+    const [delivery] = await registerDeliveries([request]);
     return {
-      deliveryId,
-      completed: delivery !== undefined && delivery.status !== 'pending',
-      retryScheduleMs: config.WEBHOOK_RETRY_SCHEDULE,
-      requestTimeoutMs: config.WEBHOOK_REQUEST_TIMEOUT,
+      deliveryId: delivery!.deliveryId,
+      completed: delivery!.status !== undefined && delivery!.status !== 'pending',
+      ...schedule(),
     };
   }
 
-  /**
-   * One HTTP attempt, recorded once per attempt number. A retry after the attempt was recorded returns
-   * the recorded outcome instead of calling the receiver again.
-   */
-  async function attemptDelivery(input: AttemptInput): Promise<AttemptOutcome> {
-    const [recorded] = await db
+  /** Attempt `attempt`'s outcome of each delivery that has it recorded (a retried activity). */
+  async function recordedOutcomes(
+    attempt: number,
+    deliveryIds: string[],
+  ): Promise<Map<string, AttemptOutcome>> {
+    if (deliveryIds.length === 0) return new Map();
+    const rows = await db
       .select()
       .from(webhookAttempts)
-      .where(
-        and(eq(webhookAttempts.deliveryId, input.deliveryId), eq(webhookAttempts.attempt, input.attempt)),
-      );
-    if (recorded) {
-      const ok = recorded.statusCode !== null && recorded.statusCode >= 200 && recorded.statusCode < 300;
-      const outcome = { ok, statusCode: recorded.statusCode, retryAfterMs: recorded.retryAfterMs };
-      return endsDelivery(recorded.error) ? { ...outcome, permanent: true } : outcome;
-    }
+      .where(and(inArray(webhookAttempts.deliveryId, deliveryIds), eq(webhookAttempts.attempt, attempt)));
+    return new Map(
+      rows.map((recorded) => {
+        const ok = recorded.statusCode !== null && recorded.statusCode >= 200 && recorded.statusCode < 300;
+        const outcome: AttemptOutcome = {
+          ok,
+          statusCode: recorded.statusCode,
+          retryAfterMs: recorded.retryAfterMs,
+        };
+        return [
+          recorded.deliveryId,
+          endsDelivery(recorded.error) ? { ...outcome, permanent: true } : outcome,
+        ];
+      }),
+    );
+  }
 
-    const [delivery] = await db
+  /** What an attempt needs of each delivery: the event and its endpoint's URL and secrets. */
+  async function deliveriesForAttempt(deliveryIds: string[]) {
+    if (deliveryIds.length === 0) return new Map<string, never>();
+    const rows = await db
       .select({
+        deliveryId: webhookDeliveries.id,
         service: webhookDeliveries.service,
         eventType: webhookDeliveries.eventType,
         payload: webhookDeliveries.payload,
@@ -160,15 +210,20 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       })
       .from(webhookDeliveries)
       .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
-      .where(eq(webhookDeliveries.id, input.deliveryId));
-    if (!delivery)
-      throw ApplicationFailure.nonRetryable(`webhook delivery ${input.deliveryId} is not recorded`);
+      .where(inArray(webhookDeliveries.id, deliveryIds));
+    return new Map(rows.map((row) => [row.deliveryId, row]));
+  }
+  type DeliveryForAttempt = NonNullable<
+    Awaited<ReturnType<typeof deliveriesForAttempt>> extends Map<string, infer D> ? D : never
+  >;
 
+  /** Calls the receiver once, signed afresh; no database. */
+  async function callReceiver(delivery: DeliveryForAttempt, input: Omit<AttemptInput, 'deliveryId'>) {
     const format = callbackFormats[input.format];
     const attemptedAt = new Date();
     const request = format.buildRequest(
       {
-        deliveryId: input.deliveryId,
+        deliveryId: delivery.deliveryId,
         eventType: delivery.eventType,
         occurredAt: delivery.createdAt,
         payload: delivery.payload,
@@ -215,32 +270,12 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
         if (refusedByPolicy(error)) outcome.permanent = true;
       }
     const latencyMs = Math.round(performance.now() - started);
-
-    await db
-      .insert(webhookAttempts)
-      .values({
-        deliveryId: input.deliveryId,
-        attempt: input.attempt,
-        attemptedAt,
-        statusCode: outcome.statusCode,
-        latencyMs,
-        error,
-        retryAfterMs: outcome.retryAfterMs,
-      })
-      .onConflictDoNothing({ target: [webhookAttempts.deliveryId, webhookAttempts.attempt] });
-    await db
-      .update(webhookDeliveries)
-      .set({
-        attemptCount: sql`greatest(${webhookDeliveries.attemptCount}, ${input.attempt})`,
-        lastAttemptAt: attemptedAt,
-      })
-      .where(eq(webhookDeliveries.id, input.deliveryId));
-
+    const made = { delivery, attempt: input.attempt, attemptedAt, outcome, error, latencyMs };
     logger.info(
       {
         kind: 'webhook.attempt',
         workflowId: Context.current().info.workflowExecution?.workflowId,
-        deliveryId: input.deliveryId,
+        deliveryId: delivery.deliveryId,
         attempt: input.attempt,
         url: loggableUrl(delivery.url),
         ok: outcome.ok,
@@ -256,7 +291,69 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       eventType: delivery.eventType,
       outcome: outcome.ok ? 'delivered' : outcome.permanent ? 'failed' : 'retrying',
     });
-    return outcome;
+    return made;
+  }
+
+  /** Records attempts made, once per delivery and number, in two statements for all. */
+  async function recordAttempts(made: Array<Awaited<ReturnType<typeof callReceiver>>>): Promise<void> {
+    if (made.length === 0) return;
+    await db
+      .insert(webhookAttempts)
+      .values(
+        made.map((each) => ({
+          deliveryId: each.delivery.deliveryId,
+          attempt: each.attempt,
+          attemptedAt: each.attemptedAt,
+          statusCode: each.outcome.statusCode,
+          latencyMs: each.latencyMs,
+          error: each.error,
+          retryAfterMs: each.outcome.retryAfterMs,
+        })),
+      )
+      .onConflictDoNothing({ target: [webhookAttempts.deliveryId, webhookAttempts.attempt] });
+    const rows = made.map(
+      (each) =>
+        sql`(${each.delivery.deliveryId}, ${each.attempt}::integer, ${each.attemptedAt.toISOString()}::timestamptz)`,
+    );
+    await db
+      .update(webhookDeliveries)
+      .set({
+        attemptCount: sql`greatest(${webhookDeliveries.attemptCount}, v.attempt)`,
+        lastAttemptAt: sql`v.attempted_at`,
+      })
+      .from(sql`(values ${sql.join(rows, sql`, `)}) as v(id, attempt, attempted_at)`)
+      .where(sql`${webhookDeliveries.id} = v.id`);
+  }
+
+  /**
+   * One HTTP attempt, recorded once per attempt number. A retry after the attempt was recorded returns
+   * the recorded outcome instead of calling the receiver again.
+   */
+  async function attemptDelivery(input: AttemptInput): Promise<AttemptOutcome> {
+    const recorded = (await recordedOutcomes(input.attempt, [input.deliveryId])).get(input.deliveryId);
+    if (recorded) return recorded;
+    const delivery = (await deliveriesForAttempt([input.deliveryId])).get(input.deliveryId);
+    if (!delivery)
+      throw ApplicationFailure.nonRetryable(`webhook delivery ${input.deliveryId} is not recorded`);
+    const made = await callReceiver(delivery, input);
+    await recordAttempts([made]);
+    return made.outcome;
+  }
+
+  /** Writes the final status of deliveries and the number of attempts it took. */
+  async function completeDeliveries(
+    deliveryIds: string[],
+    status: Exclude<WebhookDeliveryStatus, 'pending'>,
+    attempts: number,
+  ): Promise<void> {
+    if (deliveryIds.length === 0) return;
+    const finished = await db
+      .update(webhookDeliveries)
+      .set({ status, attemptCount: attempts, completedAt: new Date() })
+      .where(inArray(webhookDeliveries.id, deliveryIds))
+      .returning({ service: webhookDeliveries.service, eventType: webhookDeliveries.eventType });
+    for (const row of finished)
+      deps.outcomes?.finished({ service: row.service, eventType: row.eventType, status });
   }
 
   /** Writes the final status and the number of attempts it took. */
@@ -265,17 +362,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
     status: Exclude<WebhookDeliveryStatus, 'pending'>;
     attempts: number;
   }): Promise<void> {
-    const [finished] = await db
-      .update(webhookDeliveries)
-      .set({ status: input.status, attemptCount: input.attempts, completedAt: new Date() })
-      .where(eq(webhookDeliveries.id, input.deliveryId))
-      .returning({ service: webhookDeliveries.service, eventType: webhookDeliveries.eventType });
-    if (finished)
-      deps.outcomes?.finished({
-        service: finished.service,
-        eventType: finished.eventType,
-        status: input.status,
-      });
+    await completeDeliveries([input.deliveryId], input.status, input.attempts);
   }
 
   return {
@@ -293,22 +380,44 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
     async deliverWebhooks(input: {
       requests: WebhookRequest[];
     }): Promise<Array<{ eventId: string; delivery: RegisteredDelivery; retry: boolean }>> {
-      return mapConcurrently(input.requests, CONCURRENT_ATTEMPTS, async (request) => {
-        const delivery = await registerDelivery(request);
-        if (delivery.completed) return { eventId: request.eventId, delivery, retry: false };
-        const outcome = await attemptDelivery({
-          deliveryId: delivery.deliveryId,
+      const registered = await registerDeliveries(input.requests);
+      const pending = registered.filter((entry) => entry.status === 'pending');
+      // A retried activity finds the first attempts it already made.
+      const outcomes = await recordedOutcomes(
+        1,
+        pending.map((entry) => entry.deliveryId),
+      );
+      const toAttempt = pending.filter((entry) => !outcomes.has(entry.deliveryId));
+      const deliveries = await deliveriesForAttempt(toAttempt.map((entry) => entry.deliveryId));
+      const made = await mapConcurrently(toAttempt, CONCURRENT_ATTEMPTS, ({ request, deliveryId }) => {
+        const delivery = deliveries.get(deliveryId);
+        if (!delivery)
+          throw ApplicationFailure.nonRetryable(`webhook delivery ${deliveryId} is not recorded`);
+        return callReceiver(delivery, {
           attempt: 1,
           format: request.format ?? 'standard-webhooks',
-          requestTimeoutMs: delivery.requestTimeoutMs,
+          requestTimeoutMs: config.WEBHOOK_REQUEST_TIMEOUT,
         });
-        if (!outcome.ok && !outcome.permanent) return { eventId: request.eventId, delivery, retry: true };
-        await completeDelivery({
-          deliveryId: delivery.deliveryId,
-          status: outcome.ok ? 'delivered' : 'failed',
-          attempts: 1,
-        });
-        return { eventId: request.eventId, delivery: { ...delivery, completed: true }, retry: false };
+      });
+      await recordAttempts(made);
+      for (const each of made) outcomes.set(each.delivery.deliveryId, each.outcome);
+      const ended = (ok: boolean) =>
+        pending
+          .filter((entry) => {
+            const outcome = outcomes.get(entry.deliveryId);
+            return outcome && (ok ? outcome.ok : !outcome.ok && outcome.permanent === true);
+          })
+          .map((entry) => entry.deliveryId);
+      await completeDeliveries(ended(true), 'delivered', 1);
+      await completeDeliveries(ended(false), 'failed', 1);
+      return registered.map(({ request, deliveryId, status }) => {
+        const outcome = outcomes.get(deliveryId);
+        const retry = status === 'pending' && !outcome?.ok && !outcome?.permanent;
+        return {
+          eventId: request.eventId,
+          delivery: { deliveryId, completed: !retry, ...schedule() },
+          retry,
+        };
       });
     },
   };

@@ -23,6 +23,14 @@ export async function ensureWebhookEndpoint(
   key: Buffer,
   owner: { service: string; ownerId: string; url: string },
 ): Promise<{ endpoint: WebhookEndpointRow; created: boolean }> {
+  const sameOwnerAndUrl = and(
+    eq(webhookEndpoints.service, owner.service),
+    eq(webhookEndpoints.ownerId, owner.ownerId),
+    eq(webhookEndpoints.url, owner.url),
+  );
+  // Most calls find the endpoint live: one read, and no secret generated for nothing.
+  const [live] = await db.select().from(webhookEndpoints).where(sameOwnerAndUrl);
+  if (live && live.deletedAt === null) return { endpoint: live, created: false };
   const id = newWebhookEndpointId();
   const [inserted] = await db
     .insert(webhookEndpoints)
@@ -38,16 +46,7 @@ export async function ensureWebhookEndpoint(
     })
     .returning();
   if (inserted) return { endpoint: inserted, created: true };
-  const [existing] = await db
-    .select()
-    .from(webhookEndpoints)
-    .where(
-      and(
-        eq(webhookEndpoints.service, owner.service),
-        eq(webhookEndpoints.ownerId, owner.ownerId),
-        eq(webhookEndpoints.url, owner.url),
-      ),
-    );
+  const [existing] = await db.select().from(webhookEndpoints).where(sameOwnerAndUrl);
   if (!existing)
     throw new Error(`webhook endpoint of ${owner.service}/${owner.ownerId} vanished after insert`);
   if (existing.deletedAt === null) return { endpoint: existing, created: false };

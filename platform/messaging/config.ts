@@ -79,7 +79,7 @@ export const messagingConfig = z.object({
    */
   MESSAGING_BATCH_SIZE: z.coerce.number().int().min(0).max(500).default(64),
   /** How long the accepting API process gathers SMS into one batch before starting its workflow. */
-  MESSAGING_BATCH_LINGER: duration('20ms'),
+  MESSAGING_BATCH_LINGER: duration('200ms'),
   /** How long a sender-ID registration waits for confirmation before it expires. */
   SENDER_ID_CONFIRMATION_TIMEOUT: duration('7d'),
   /** How long a confirmed sender ID waits for an operator's approval or rejection before it expires. */
