@@ -146,15 +146,19 @@ export async function acceptMessage(
     : { message: body.message, messageDigest: null };
   const now = new Date();
   const waits = checked.scheduled !== undefined && checked.scheduled.getTime() > now.getTime();
-  // The message and its outbox entry in one transaction (decision 0066): once answered, its hand-over
-  // to the workflow is durable, whichever process survives. A process with a hand-over leases the entry
-  // to itself and starts the workflow right after the commit; the others' polls take it if it dies.
+  // The message and its outbox entry in one statement (decision 0066, amended 2026-11-28): a
+  // data-modifying CTE is one transaction without a begin and a commit, so once answered its hand-over to
+  // the workflow is durable, whichever process survives. The id is made here, so that the sealed text
+  // (bound to it) goes in with the row. A process with a hand-over leases the entry to itself and starts
+  // the workflow right after; the others' polls take it if it dies.
   const handover = messageHandoverOf(deps.db);
-  const { inserted, found } = await deps.db.transaction(async (tx) => {
-    const [inserted] = await tx
+  const id = randomUUID();
+  const traceContext = activeTraceContext();
+  const message = deps.db.$with('m').as(
+    deps.db
       .insert(messagingMessages)
       .values({
-        id: randomUUID(),
+        id,
         accountId,
         channel,
         to: checked.to,
@@ -169,30 +173,45 @@ export async function acceptMessage(
         idempotencyKey: idempotencyKey ?? null,
       })
       .onConflictDoNothing()
-      .returning();
-    if (inserted) {
-      await tx.insert(messagingOutbox).values({
-        messageId: inserted.id,
-        // The row keeps a flagged text masked: the outbox holds it sealed until the workflow has it.
-        sealedText: containsCode ? sealCodeMessage(deps.config, inserted.id, body.message) : null,
-        traceContext: activeTraceContext(),
-        leaseUntil: handover
-          ? sql`now() + ${deps.config.MESSAGING_HANDOVER_LEASE} * interval '1 millisecond'`
-          : sql`now()`,
-      });
-      return { inserted, found: undefined };
-    }
-    const [found] = await tx
-      .select()
-      .from(messagingMessages)
-      .where(
-        and(
-          eq(messagingMessages.accountId, accountId),
-          eq(messagingMessages.idempotencyKey, idempotencyKey ?? ''),
-        ),
-      );
-    return { inserted: undefined, found };
-  });
+      .returning(),
+  );
+  // Its outbox entry only when the row went in (a repeated key inserts neither).
+  const outbox = deps.db.$with('o').as(
+    deps.db.insert(messagingOutbox).select(
+      deps.db
+        .select({
+          messageId: message.id,
+          // The row keeps a flagged text masked: the outbox holds it sealed until the workflow has it.
+          sealedText: sql<
+            string | null
+          >`${containsCode ? sealCodeMessage(deps.config, id, body.message) : null}::text`.as('sealed_text'),
+          traceContext: sql<unknown>`${traceContext ? JSON.stringify(traceContext) : null}::jsonb`.as(
+            'trace_context',
+          ),
+          leaseUntil: handover
+            ? sql<Date>`now() + ${deps.config.MESSAGING_HANDOVER_LEASE} * interval '1 millisecond'`.as(
+                'lease_until',
+              )
+            : sql<Date>`now()`.as('lease_until'),
+          attempts: sql<number>`0`.as('attempts'),
+          createdAt: sql<Date>`now()`.as('created_at'),
+        })
+        .from(message),
+    ),
+  );
+  const [inserted] = await deps.db.with(message, outbox).select().from(message);
+  // A repeated key: the first message, read after (the conflicting insert waited for its commit).
+  const [found] = inserted
+    ? [undefined]
+    : await deps.db
+        .select()
+        .from(messagingMessages)
+        .where(
+          and(
+            eq(messagingMessages.accountId, accountId),
+            eq(messagingMessages.idempotencyKey, idempotencyKey ?? ''),
+          ),
+        );
   const row = inserted ?? found;
   if (!row) throw new Error('message neither inserted nor found');
   if (inserted) handover?.handOver(inserted, body.message);
