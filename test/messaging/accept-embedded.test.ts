@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { messagingMessages, messagingOutbox } from '../../db/schema/messaging.ts';
-import { messagingClient } from '../support/messaging-client.ts';
+import { deliveredMessage, messagingClient } from '../support/messaging-client.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
 
 /**
@@ -30,14 +30,7 @@ it('accepts an SMS with a code on PGlite, hands it over and delivers it whole, o
   expect(first.status).toBe(202);
   expect(first.json).toMatchObject({ status: 'accepted', to: '+359888125001', encoding: 'GSM-7', parts: 1 });
   const id = first.json.id as string;
-  const done = await eventually(
-    async () => {
-      const { json } = await api('GET', `/sms/${id}`);
-      return json.status === 'delivered' ? json : undefined;
-    },
-    30_000,
-    'the message delivered',
-  );
+  const done = await deliveredMessage(api, id);
   expect(done).toMatchObject({ containsCode: true, message: '****** is your code' });
   expect(platform.sandbox.smpp.submitted.filter((sms) => sms.destination === '359888125001')).toEqual([
     expect.objectContaining({ text: message }),

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { messagingMessages } from '../../db/schema/messaging.ts';
 import { type CountedApi, startCountedApi } from '../support/counted-api.ts';
-import { messagingClient } from '../support/messaging-client.ts';
+import { deliveredMessage, messagingClient } from '../support/messaging-client.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
 
 /**
@@ -52,14 +52,7 @@ it('accepts an SMS with one SQL statement that writes the row and its outbox ent
   expect(answer.json.createdAt).toBe(row?.createdAt.toISOString());
   // The counted process runs no hand-over: its outbox entry, due at once, is taken by the platform's
   // poll, and the message is delivered.
-  const delivered = await eventually(
-    async () => {
-      const { json } = await platformApi('GET', `/sms/${id}`);
-      return json.status === 'delivered' ? json : undefined;
-    },
-    20_000,
-    'the message handed over by the outbox and delivered',
-  );
+  const delivered = await deliveredMessage(platformApi, id);
   expect(delivered).toMatchObject({ id, status: 'delivered' });
 });
 

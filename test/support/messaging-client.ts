@@ -51,3 +51,15 @@ export async function handedOverMessage(platform: TestPlatform, messageId: strin
   );
   return handle;
 }
+
+/** A message's view once delivered, read over `api` (GET /sms/{id}). */
+export function deliveredMessage(api: ReturnType<typeof messagingClient>, id: string) {
+  return eventually(
+    async () => {
+      const { json } = await api('GET', `/sms/${id}`);
+      return json.status === 'delivered' ? json : undefined;
+    },
+    30_000,
+    `message ${id} delivered`,
+  );
+}
