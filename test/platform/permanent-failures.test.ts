@@ -4,9 +4,10 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isPermanentSqlState, permanentFailureOf } from '../../activities/shared/permanent-failures.ts';
 import { collectObligations } from '../../db/schema/collect.ts';
+import { messagingMessages } from '../../db/schema/messaging.ts';
 import { obligationWorkflowId, payObligationUpdate } from '../../domain/collect/processes.ts';
 import { addCollateralUpdate, loanWorkflowId } from '../../domain/lending/loan-process.ts';
-import { deliveryReceiptSignal } from '../../domain/messaging/processes.ts';
+import { deliveryReceiptsSignal } from '../../domain/messaging/processes.ts';
 import { paymentConfirmUpdate, paymentWorkflowId } from '../../domain/openbanking/processes.ts';
 import { DATA_REFUSED } from '../../domain/permanent-failures.ts';
 import { startReceiver } from '../../sandbox/webhook-receiver.ts';
@@ -21,7 +22,7 @@ import {
 } from '../lending/support.ts';
 import { createIbanPayment, payingCustomer, paymentStatus } from '../openbanking/payment-helpers.ts';
 import { handedOverMessage, messagingClient } from '../support/messaging-client.ts';
-import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
 
 /**
  * A process never jams (issue 20, item 2): an activity's write the database refuses for good (SQLSTATE
@@ -137,14 +138,19 @@ describe('an SMS', () => {
     expect(sent.status).toBe(202);
     const messageId = sent.json.id as string;
     const sms = await handedOverMessage(platform, messageId);
-    // A receipt whose error code holds a NUL (text PostgreSQL refuses), straight to the workflow.
-    await sms.signal(deliveryReceiptSignal, {
-      carrierMessageId: 'x',
-      status: 'undeliverable',
-      carrierStatus: 'UNDELIV',
-      errorCode: 'e\u0000',
+    // Once handed to the carrier (whose own receipt is a minute away), a receipt whose error code holds
+    // a NUL (text PostgreSQL refuses), straight to the message's batch (decision 0074).
+    const carrierMessageId = await eventually(async () => {
+      const [row] = await platform.db
+        .select({ carrierMessageId: messagingMessages.carrierMessageId })
+        .from(messagingMessages)
+        .where(eq(messagingMessages.id, messageId));
+      return row?.carrierMessageId ?? undefined;
     });
-    expect(await sms.result()).toBe('undeliverable');
+    await sms.signal(deliveryReceiptsSignal, [
+      { carrierMessageId, status: 'undeliverable', carrierStatus: 'UNDELIV', errorCode: 'e\u0000' },
+    ]);
+    expect(await sms.result()).toMatchObject({ undeliverable: 1 });
     const read = await api('GET', `/sms/${messageId}`);
     expect(read.json).toMatchObject({ status: 'undeliverable' });
     expect(read.json.error).toMatch(

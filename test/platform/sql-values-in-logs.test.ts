@@ -78,7 +78,10 @@ describe('a database refusal of a known value', () => {
       async (): Promise<temporal.api.failure.v1.IFailure | undefined> => {
         const { raw } = await workflow.describe();
         const pending = raw.pendingActivities?.find(
-          (activity) => activity.activityType?.name === 'registerWebhookDelivery' && activity.lastFailure,
+          // A batch's reports are registered by deliverWebhooks (decision 0074), a message of its own's by registerWebhookDelivery.
+          (activity) =>
+            ['registerWebhookDelivery', 'deliverWebhooks'].includes(activity.activityType?.name ?? '') &&
+            activity.lastFailure,
         );
         if (pending?.lastFailure) return pending.lastFailure;
         const { events } = await workflow.fetchHistory();

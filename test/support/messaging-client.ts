@@ -1,3 +1,5 @@
+import { eq } from 'drizzle-orm';
+import { messagingMessages } from '../../db/schema/messaging.ts';
 import { messageWorkflowId } from '../../domain/messaging/processes.ts';
 import { eventually, type TestPlatform } from './platform.ts';
 
@@ -41,15 +43,32 @@ export function messagingClient(platform: () => TestPlatform) {
   };
 }
 
-/** The workflow of an accepted message, once the hand-over has started it (decision 0066). */
+/**
+ * The workflow that follows an accepted message, once the hand-over has started it (decision 0066): the
+ * batch that claimed it (decision 0074), or its own `sms-<id>` (scheduled and chat-app messages).
+ */
 export async function handedOverMessage(platform: TestPlatform, messageId: string) {
-  const handle = platform.client.workflow.getHandle(messageWorkflowId(messageId));
-  await eventually(
-    async () => ((await handle.describe().catch(() => undefined)) ? true : undefined),
+  return eventually(
+    async () => {
+      const [row] = await platform.db
+        .select({
+          processId: messagingMessages.processId,
+          channel: messagingMessages.channel,
+          status: messagingMessages.status,
+        })
+        .from(messagingMessages)
+        .where(eq(messagingMessages.id, messageId));
+      const ownWorkflow =
+        row &&
+        (row.channel !== 'sms' || row.status === 'scheduled' || platform.config.MESSAGING_BATCH_SIZE === 0);
+      const workflowId = row?.processId ?? (ownWorkflow ? messageWorkflowId(messageId) : undefined);
+      if (!workflowId) return undefined;
+      const handle = platform.client.workflow.getHandle(workflowId);
+      return (await handle.describe().catch(() => undefined)) ? handle : undefined;
+    },
     15_000,
     'the message handed over to its workflow',
   );
-  return handle;
 }
 
 /** A message's view once delivered, read over `api` (GET /sms/{id}). */
