@@ -3,7 +3,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { messagingMessages } from '../../db/schema/messaging.ts';
 import { type CountedApi, startCountedApi } from '../support/counted-api.ts';
 import { deliveredMessage, messagingClient } from '../support/messaging-client.ts';
-import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 
 /**
  * What accepting a message costs the API in SQL statements (issue 23, decision 0066 amended 2026-11-28),
