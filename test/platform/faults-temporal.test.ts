@@ -41,16 +41,28 @@ let hooks: Awaited<ReturnType<typeof startReceiver>>;
 const startServer = () =>
   startDevServer({ cliPath, port, dbFile: path.join(dataDir, 'temporal.sqlite'), uiPort: false });
 
-/** The pid of this file's dev server (`temporal server start-dev --db-filename <its file>`). */
-function devServerPid(): number {
+/**
+ * The pids whose command line is this file's dev server (`temporal server start-dev --db-filename <its
+ * file>`): normally one, the shell having exec'd into the server; all are stopped, so that no second
+ * match (a process not yet exec'd, a re-exec) can keep answering.
+ */
+function devServerPids(): number[] {
   const dbFile = path.join(dataDir, 'temporal.sqlite');
+  const pids: number[] = [];
   for (const entry of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
     try {
       const args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
-      if (args.includes('start-dev') && args.includes(dbFile)) return Number(entry);
+      if (args.includes('start-dev') && args.includes(dbFile)) pids.push(Number(entry));
     } catch {}
   }
-  throw new Error('the dev server process was not found');
+  if (pids.length === 0) throw new Error('the dev server process was not found');
+  return pids;
+}
+
+/** The state letter of /proc/<pid>/stat ('T' once a SIGSTOP has taken hold); comm may hold spaces. */
+function processState(pid: number): string {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] ?? '';
 }
 
 beforeAll(async () => {
@@ -89,9 +101,15 @@ it(`the Temporal server stopped for ${OUTAGE_MS / 1000} s and restarted: /health
   const api = messagingClient(() => platform);
 
   // A server that hangs (SIGSTOP) rather than refuses: /health still answers, in bounded time.
-  const pid = devServerPid();
-  process.kill(pid, 'SIGSTOP');
+  const pids = devServerPids();
+  for (const pid of pids) process.kill(pid, 'SIGSTOP');
   try {
+    // kill() only queues the signal: ask /health once the kernel reports every match stopped.
+    await eventually(
+      async () => (pids.every((pid) => processState(pid) === 'T') ? true : undefined),
+      5_000,
+      'the dev server stopped',
+    );
     const hung = await health();
     expect({ status: hung.status, notReady: hung.body.notReady }).toEqual({
       status: 503,
@@ -99,7 +117,7 @@ it(`the Temporal server stopped for ${OUTAGE_MS / 1000} s and restarted: /health
     });
     expect(hung.ms).toBeLessThan(5_000);
   } finally {
-    process.kill(pid, 'SIGCONT');
+    for (const pid of pids) process.kill(pid, 'SIGCONT');
   }
   await eventually(async () => ((await health()).status === 200 ? true : undefined), 30_000, 'ready again');
 
