@@ -1,6 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { and, gt, like } from 'drizzle-orm';
-import { messagingMessages } from '../db/schema/messaging.ts';
 import { systemDocumentTypes } from '../domain/lending/loan-documents.ts';
 import type { BenchContext, StackInfo } from './context.ts';
 import { CONNECTIONS, pause, runLoad } from './load.ts';
@@ -146,37 +144,31 @@ const documentName = Object.fromEntries(systemDocumentTypes.map((type) => [type.
 const CODE_SMS = /^(\d{6}) is your code to sign the (.+) of loan (\d+)\./;
 
 /**
- * The signing codes as the customers' phones would receive them. The sandbox SMS carrier runs inside the
- * stack's process, so this process reads the message the messaging gateway accepted from lending (its
- * row, written before AcceptLoanOffer answers): one query every `everyMs` for the new ones, not one per code.
+ * The signing codes as the customers' phones would receive them: the messaging gateway keeps a code
+ * message masked at rest, so they are read where they arrive, at the sandbox SMS carrier in the stack's
+ * process (its control server): one request every `everyMs` for the new ones, not one per code.
  */
 export function signingCodeWatcher(context: BenchContext, everyMs = 200) {
   const codes = new Map<string, string>();
   const waiting = new Map<string, () => void>();
-  let since = new Date(Date.now() - 60_000);
+  let after = 0;
   let running = true;
   const loop = (async () => {
     while (running) {
-      const rows = await context.db
-        .select({ message: messagingMessages.message, createdAt: messagingMessages.createdAt })
-        .from(messagingMessages)
-        .where(
-          and(
-            gt(messagingMessages.createdAt, since),
-            like(messagingMessages.message, '% is your code to sign %'),
-          ),
+      const answer = await context
+        .control<{ texts: string[]; next: number }>(
+          'GET',
+          `/smsc-texts?${new URLSearchParams({ contains: ' is your code to sign ', after: String(after) })}`,
         )
-        .catch(() => []);
-      for (const row of rows) {
-        const [, code, name, loanId] = CODE_SMS.exec(row.message) ?? [];
+        .catch(() => ({ texts: [], next: after }));
+      for (const text of answer.texts) {
+        const [, code, name, loanId] = CODE_SMS.exec(text) ?? [];
         const docTypeId = name && documentName[name];
         if (!code || !docTypeId) continue;
         codes.set(`${loanId}:${docTypeId}`, code);
         waiting.get(`${loanId}:${docTypeId}`)?.();
       }
-      // Rows committed a moment late carry an earlier created_at: look a little behind the newest.
-      const newest = Math.max(since.getTime(), ...rows.map((row) => row.createdAt.getTime()));
-      since = new Date(newest - 2_000);
+      after = answer.next;
       await pause(everyMs);
     }
   })();

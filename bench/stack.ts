@@ -40,6 +40,21 @@ control.post('/bank-balance', async (c) => {
   ledger.setBalance(iban, balanceMinor);
   return c.json({ iban, balanceMinor });
 });
+/**
+ * The texts the sandbox SMSC took whose text holds `contains`, from position `after` of its log on, and
+ * the position to ask from next: what the phones received (the gateway keeps code messages masked).
+ */
+control.get('/smsc-texts', (c) => {
+  const submitted = platform.sandbox.smpp.submitted;
+  const contains = c.req.query('contains') ?? '';
+  const after = Math.min(Number(c.req.query('after') ?? 0) || 0, submitted.length);
+  const texts: string[] = [];
+  for (let index = after; index < submitted.length; index += 1) {
+    const text = submitted[index]?.text ?? '';
+    if (text.includes(contains)) texts.push(text);
+  }
+  return c.json({ texts, next: submitted.length });
+});
 /** What the sandbox merchant received for these merchants: one entry per notified line. */
 control.get('/merchant-notifications', (c) => {
   const mins = new Set((c.req.query('mins') ?? '').split(','));
