@@ -1,6 +1,7 @@
-import { and, count, eq, inArray } from 'drizzle-orm';
+import { and, count, eq, inArray, ne } from 'drizzle-orm';
 import { messagingMessages } from '../db/schema/messaging.ts';
 import { startReceiver } from '../sandbox/webhook-receiver.ts';
+import { BASELINE_MESSAGE } from './baselines.ts';
 import type { BenchContext } from './context.ts';
 import {
   CONNECTIONS,
@@ -241,6 +242,7 @@ async function drainMessages({ db, stack }: BenchContext): Promise<void> {
         and(
           eq(messagingMessages.accountId, stack.accountId),
           inArray(messagingMessages.status, ['accepted', 'sending', 'submitted']),
+          ne(messagingMessages.message, BASELINE_MESSAGE),
         ),
       )
       .groupBy(messagingMessages.status);
