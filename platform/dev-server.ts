@@ -203,23 +203,25 @@ function readPidFile(file: string): PidFileContent | undefined {
   }
 }
 
-interface ProcessInfo {
+export interface ProcessInfo {
   parentPid: number;
+  /** The state letter: 'R' running, 'S' sleeping, 'T' stopped (SIGSTOP), 'Z' zombie, … */
+  state: string;
   /** Exited, not yet reaped by its parent: it holds no port any more. */
   zombie: boolean;
   args: string[];
 }
 
 /** What the OS says of a live process (/proc on Linux, `ps` elsewhere); undefined when there is none. */
-function processInfo(pid: number): ProcessInfo | undefined {
+export function processInfo(pid: number): ProcessInfo | undefined {
   if (existsSync('/proc/self/stat')) {
     try {
       const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
       if (args.at(-1) === '') args.pop();
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       // "pid (comm) state ppid ...": comm may hold spaces and parentheses.
-      const [state, parentPid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      return { parentPid: Number(parentPid), zombie: state === 'Z', args };
+      const [state = '', parentPid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return { parentPid: Number(parentPid), state, zombie: state === 'Z', args };
     } catch {
       return undefined;
     }
@@ -227,7 +229,8 @@ function processInfo(pid: number): ProcessInfo | undefined {
   const ps = spawnSync('ps', ['-o', 'ppid=,stat=,command=', '-p', String(pid)], { encoding: 'utf8' });
   const match = ps.status === 0 ? /^\s*(\d+)\s+(\S+)\s+(.*)$/.exec(ps.stdout.trim()) : null;
   if (!match) return undefined;
-  return { parentPid: Number(match[1]), zombie: match[2]!.startsWith('Z'), args: match[3]!.split(/\s+/) };
+  const state = match[2]!.charAt(0);
+  return { parentPid: Number(match[1]), state, zombie: state === 'Z', args: match[3]!.split(/\s+/) };
 }
 
 /** `temporal server start-dev` of this data file (or, in memory, on this port): ours, not any process. */

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DefaultLogger, makeTelemetryFilterString, Runtime } from '@temporalio/worker';
@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { collectObligations } from '../../db/schema/collect.ts';
 import { webhookDeliveries } from '../../db/schema/webhooks.ts';
 import { consentWorkflowId } from '../../domain/openbanking/processes.ts';
-import { type DevServer, startDevServer } from '../../platform/dev-server.ts';
+import { type DevServer, processInfo, startDevServer } from '../../platform/dev-server.ts';
 import { freePort } from '../../platform/net.ts';
 import { resolveTemporalCli } from '../../platform/temporal-cli.ts';
 import { driveSca } from '../../sandbox/openbanking/sca-driver.ts';
@@ -50,19 +50,11 @@ function devServerPids(): number[] {
   const dbFile = path.join(dataDir, 'temporal.sqlite');
   const pids: number[] = [];
   for (const entry of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
-    try {
-      const args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
-      if (args.includes('start-dev') && args.includes(dbFile)) pids.push(Number(entry));
-    } catch {}
+    const args = processInfo(Number(entry))?.args ?? [];
+    if (args.includes('start-dev') && args.includes(dbFile)) pids.push(Number(entry));
   }
   if (pids.length === 0) throw new Error('the dev server process was not found');
   return pids;
-}
-
-/** The state letter of /proc/<pid>/stat ('T' once a SIGSTOP has taken hold); comm may hold spaces. */
-function processState(pid: number): string {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] ?? '';
 }
 
 beforeAll(async () => {
@@ -106,7 +98,7 @@ it(`the Temporal server stopped for ${OUTAGE_MS / 1000} s and restarted: /health
   try {
     // kill() only queues the signal: ask /health once the kernel reports every match stopped.
     await eventually(
-      async () => (pids.every((pid) => processState(pid) === 'T') ? true : undefined),
+      async () => (pids.every((pid) => processInfo(pid)?.state === 'T') ? true : undefined),
       5_000,
       'the dev server stopped',
     );
