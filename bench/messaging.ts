@@ -12,7 +12,7 @@ import {
   percentile,
   warmUpSeconds,
 } from './load.ts';
-import { type ProcessUse, watchResources } from './resources.ts';
+import { cpuPer, type ProcessUse, watchResources } from './resources.ts';
 import { endToEndBaseline, latency, mb, rate, report } from './results.ts';
 
 const SECTION = 'messaging';
@@ -213,15 +213,12 @@ const CPU_TARGET_PER_1000 = 15;
 
 /** CPU seconds per 1,000 messages by process and in all, and the peak RSS, of the end-to-end run. */
 function reportResources(messages: number, used: ProcessUse[]): void {
-  const per1000 = (seconds: number) => (messages > 0 ? (seconds * 1000) / messages : Number.NaN);
-  const total = per1000(used.reduce((sum, each) => sum + each.cpuSeconds, 0));
+  const cpu = cpuPer(used, messages, { per: 1000, digits: 1 });
   report({
     section: SECTION,
-    operation: `CPU seconds per 1,000 messages of SMS end to end (${messages} messages; ${used
-      .map((each) => `${each.label} ${per1000(each.cpuSeconds).toFixed(1)}`)
-      .join(', ')})`,
-    figure: `${total.toFixed(1)} CPU-s`,
-    note: `target ≤ ${CPU_TARGET_PER_1000} CPU-s${total <= CPU_TARGET_PER_1000 ? ' ✓' : ''}`,
+    operation: `CPU seconds per 1,000 messages of SMS end to end (${messages} messages; ${cpu.byProcess})`,
+    figure: `${cpu.total.toFixed(1)} CPU-s`,
+    note: `target ≤ ${CPU_TARGET_PER_1000} CPU-s${cpu.total <= CPU_TARGET_PER_1000 ? ' ✓' : ''}`,
   });
   const peaks = used.filter((each) => each.peakRss !== undefined);
   report({

@@ -67,3 +67,19 @@ export async function watchResources(
     },
   };
 }
+
+/**
+ * CPU seconds per `per` units of work (1,000 messages, one loan) over a watched run: in all, and by
+ * process as one line ("stack 9.1, Temporal server 3.0, PostgreSQL (…) 1.2").
+ */
+export function cpuPer(
+  used: ProcessUse[],
+  units: number,
+  { per = 1, digits = 2 }: { per?: number; digits?: number } = {},
+): { total: number; byProcess: string } {
+  const share = (seconds: number) => (units > 0 ? (seconds * per) / units : Number.NaN);
+  return {
+    total: share(used.reduce((sum, each) => sum + each.cpuSeconds, 0)),
+    byProcess: used.map((each) => `${each.label} ${share(each.cpuSeconds).toFixed(digits)}`).join(', '),
+  };
+}
