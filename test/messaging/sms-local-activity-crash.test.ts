@@ -1,28 +1,28 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver } from '../../sandbox/webhook-receiver.ts';
 import { messagingClient } from '../support/messaging-client.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
-import { workerProcesses } from '../support/worker-process.ts';
+import { lineOf, workerProcesses } from '../support/worker-process.ts';
 
 /**
  * The crash window of decision 0035: the message's final status is written by a local activity, which
  * the workflow records only when the workflow task running it completes. A worker SIGKILLed after the
- * write and before that (test/messaging/crash-window-worker.ts stops there) leaves the status written
+ * write and before that (test/support/crash-window-worker.ts stops there) leaves the status written
  * and nothing recorded; the next worker runs the local activity again. The customer still gets one
  * delivery report, the carrier the message once, and the history one record of the outcome.
  */
 
 let platform: TestPlatform;
 const workers = workerProcesses(() => platform.env);
-let crashWorker: ChildProcess | undefined;
+/** Workers that stop right after a final status is written (decisions 0035, 0074). */
+const crashWindowWorkers = workerProcesses(() => platform.env, 'crashWindow');
 
 beforeAll(async () => {
   platform = await startTestPlatform({ worker: 'none', receiptDelayMs: 100 });
 });
 afterAll(async () => {
-  crashWorker?.kill('SIGKILL');
+  await crashWindowWorkers.killAll();
   await workers.killAll();
   await platform?.stop();
 });
@@ -35,38 +35,20 @@ const history = async (workflowId: string): Promise<HistoryEvent[]> =>
 const localActivityMarkers = (events: HistoryEvent[]) =>
   events.filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity');
 
-/** Starts the crash-window worker; resolves with a wait for its `OUTCOME WRITTEN <id>` line. */
-async function startCrashWorker() {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/messaging/crash-window-worker.ts'], {
-    env: { ...process.env, ...platform.env, LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
+const startCrashWorker = async () => {
+  const worker = await crashWindowWorkers.start({
+    CRASH_WINDOW_ACTIVITIES: 'recordMessageOutcome,recordMessageOutcomes',
   });
-  crashWorker = child;
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  await eventually(
-    async () => {
-      if (child.exitCode !== null) throw new Error(`crash-window worker exited:\n${output}`);
-      return output.includes('"worker running"') ? true : undefined;
-    },
-    30_000,
-    'the crash-window worker to run',
-  );
   return {
-    child,
+    child: worker.child,
     written: (id: string) =>
-      eventually(
-        async () => (output.includes(`OUTCOME WRITTEN ${id}`) ? true : undefined),
-        30_000,
+      lineOf(
+        worker,
+        (line) => line.startsWith('CRASH WINDOW ') && line.includes(id),
         'the final status to be written',
       ),
   };
-}
+};
 
 describe('a worker killed between the local write of the final status and its record', () => {
   it('writes the status again on the next worker: one report, one submission, one recorded outcome', async () => {

@@ -20,6 +20,8 @@ export interface WorkerProcess {
 const KINDS = {
   worker: { script: 'platform/worker-main.ts', ready: '"worker running"' },
   api: { script: 'platform/api-main.ts', ready: '"API listening"' },
+  /** A worker stopping inside a local activity's crash window (test/support/crash-window-worker.ts). */
+  crashWindow: { script: 'test/support/crash-window-worker.ts', ready: '"worker running"' },
 } as const;
 
 /**
@@ -39,10 +41,10 @@ export function workerProcesses(
   });
 
   /** Starts one; resolves once it polls its task queues. */
-  async function start(): Promise<WorkerProcess> {
+  async function start(env: Record<string, string> = {}): Promise<WorkerProcess> {
     const child = spawn(process.execPath, ['--import', 'tsx', script], {
       cwd: root,
-      env: { ...process.env, ...platformEnv(), LOG_LEVEL: 'info' },
+      env: { ...process.env, ...platformEnv(), LOG_LEVEL: 'info', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const output: string[] = [];
@@ -61,8 +63,12 @@ export function workerProcesses(
       console.log(`worker ${child.pid} output:\n${output.join('\n')}`);
     });
     let polling = false;
-    const collect = (chunk: Buffer) => {
-      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) {
+    // Lines, not chunks: a long line may arrive in two chunks.
+    const partial = { stdout: '', stderr: '' };
+    const collect = (stream: keyof typeof partial) => (chunk: Buffer) => {
+      const lines = (partial[stream] + chunk.toString('utf8')).split('\n');
+      partial[stream] = lines.pop() ?? '';
+      for (const line of lines.filter(Boolean)) {
         output.push(line);
         if (line.includes(ready)) {
           polling = true;
@@ -71,8 +77,8 @@ export function workerProcesses(
         }
       }
     };
-    child.stdout?.on('data', collect);
-    child.stderr?.on('data', collect);
+    child.stdout?.on('data', collect('stdout'));
+    child.stderr?.on('data', collect('stderr'));
     await eventually(
       async () => {
         if (child.exitCode !== null)
@@ -91,4 +97,21 @@ export function workerProcesses(
       await Promise.all([...running].map((worker) => worker.kill()));
     },
   };
+}
+
+/** Waits until `worker` has printed a line that `matches` (a crash-window worker's `CRASH WINDOW …`). */
+export function lineOf(
+  worker: WorkerProcess,
+  matches: (line: string) => boolean,
+  what: string,
+  timeoutMs = 30_000,
+): Promise<string> {
+  return eventually(
+    async () => {
+      if (worker.child.exitCode !== null) throw new Error(`the process exited:\n${worker.output.join('\n')}`);
+      return worker.output.find(matches);
+    },
+    timeoutMs,
+    what,
+  );
 }
