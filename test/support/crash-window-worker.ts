@@ -8,24 +8,20 @@ import { ensureWorkflowBundle } from '../../platform/workflow-bundle.ts';
 
 /**
  * A worker process like `npm run worker` (platform/worker-main.ts) that stops inside the crash window of
- * a local activity (decision 0035): each activity named in CRASH_WINDOW_ACTIVITIES (comma-
- * separated) whose input, as JSON, contains CRASH_WINDOW_MATCH (any input when unset) does its real work,
- * prints `CRASH WINDOW <activity> <input as JSON>` and never completes. The test then SIGKILLs the process:
- * the write landed, the workflow task that ran the local activity never completed.
+ * a local activity (decision 0035): each activity named in CRASH_WINDOW_ACTIVITIES (comma-separated)
+ * does its real work, prints `CRASH WINDOW <activity> <input as JSON>` and never completes. The test then
+ * SIGKILLs the process: the write landed, the workflow task that ran the local activity never completed.
  * Start it with `workerProcesses(env, 'crashWindow')` (test/support/worker-process.ts).
  */
 const stopIn = new Set((process.env.CRASH_WINDOW_ACTIVITIES ?? '').split(',').filter(Boolean));
-const match = process.env.CRASH_WINDOW_MATCH ?? '';
 
 function stoppingAfterWrite(activities: ActivityFunctions): ActivityFunctions {
   const wrapped: ActivityFunctions = { ...activities };
   for (const [name, activity] of Object.entries(activities)) {
     if (!stopIn.has(name)) continue;
     wrapped[name] = async (...args: unknown[]) => {
-      const result = await (activity as (...input: unknown[]) => Promise<unknown>)(...args);
-      const input = JSON.stringify(args[0]);
-      if (!input.includes(match)) return result;
-      process.stdout.write(`CRASH WINDOW ${name} ${input}\n`);
+      await (activity as (...input: unknown[]) => Promise<unknown>)(...args);
+      process.stdout.write(`CRASH WINDOW ${name} ${JSON.stringify(args[0])}\n`);
       return new Promise<never>(() => {});
     };
   }

@@ -79,6 +79,9 @@ export function workerProcesses(
     };
     child.stdout?.on('data', collect('stdout'));
     child.stderr?.on('data', collect('stderr'));
+    // A last line without its newline (a crash's message) is kept too.
+    child.stdout?.on('end', () => collect('stdout')(Buffer.from('\n')));
+    child.stderr?.on('end', () => collect('stderr')(Buffer.from('\n')));
     await eventually(
       async () => {
         if (child.exitCode !== null)
