@@ -25,10 +25,20 @@ export interface PlatformMetrics {
   registry: Registry;
   requests: RequestMetrics;
   webhooks: WebhookOutcomes;
+  /** Use cases called through a service's facade (application/shared/facade.ts). */
+  useCases: UseCaseMetrics;
   /** Drains the Temporal runtime's metrics buffer (platform/runtime.ts installs it) from now on. */
   readTemporalBuffer(buffer: MetricsBuffer): void;
   /** This process's metrics in Prometheus text format, the SDK's updates up to this moment included. */
   render(): Promise<string>;
+}
+
+/** One use case's call: its service, its name on the facade and how it ended. */
+export interface UseCaseMetrics {
+  observe(
+    call: { service: string; useCase: string; outcome: 'ok' | 'refused' | 'failed' },
+    seconds: number,
+  ): void;
 }
 
 let processMetrics: PlatformMetrics | undefined;
@@ -68,6 +78,13 @@ function createPlatformMetrics(): PlatformMetrics {
     labelNames: ['service', 'event_type', 'status'] as const,
     registers: [registry],
   });
+  const useCaseDuration = new Histogram({
+    name: 'platform_use_case_duration_seconds',
+    help: 'Time a use case took, by service, use case and outcome (ok, refused, failed)',
+    labelNames: ['service', 'use_case', 'outcome'] as const,
+    buckets: LATENCY_BUCKETS_S,
+    registers: [registry],
+  });
   const core = new TemporalCoreMetrics(registry);
   return {
     registry,
@@ -83,6 +100,10 @@ function createPlatformMetrics(): PlatformMetrics {
         webhookAttempts.inc({ service, event_type: eventType, outcome }),
       finished: ({ service, eventType, status }) =>
         webhookDeliveries.inc({ service, event_type: eventType, status }),
+    },
+    useCases: {
+      observe: ({ service, useCase, outcome }, seconds) =>
+        useCaseDuration.observe({ service, use_case: useCase, outcome }, seconds),
     },
     readTemporalBuffer: (buffer) => core.drainFrom(buffer),
     render() {
