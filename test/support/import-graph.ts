@@ -87,7 +87,12 @@ function edgesOf(file: string): ImportEdge[] {
 
 /** Every import edge of the project's source files (tests excluded). */
 export function importGraph(): ImportEdge[] {
-  return SOURCE_FOLDERS.flatMap((folder) => sourceFiles(path.join(projectRoot, folder))).flatMap(edgesOf);
+  return importGraphOf(SOURCE_FOLDERS);
+}
+
+/** Every import edge of the files below these top-level folders (`['test']` for the tests' own). */
+export function importGraphOf(folders: readonly string[]): ImportEdge[] {
+  return folders.flatMap((folder) => sourceFiles(path.join(projectRoot, folder))).flatMap(edgesOf);
 }
 
 /**
