@@ -1,14 +1,10 @@
-import { proxyActivities } from '@temporalio/workflow';
-import type { OpenBankingActivities } from '../../../activities/openbanking/index.ts';
+import { openBankingSteps } from '../activities.ts';
 
-/** The payment's activities with their retry policies (the bank calls the API waits for: bank-calls.ts). */
+/** The payment's own steps (the bank calls the API waits for: PaymentProcess.bank). */
 export const {
   recordPaymentState,
   recordPaymentConfirmation,
   preparePaymentWebhook,
   readBankPaymentStatus,
   readBankAuthorisation,
-} = proxyActivities<OpenBankingActivities>({
-  startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-});
+} = openBankingSteps;

@@ -14,7 +14,7 @@ import {
 import type { ScaApproach } from '../../../domain/openbanking/xs2a.ts';
 import { BusinessStatus } from '../../../domain/search-attributes.ts';
 import { sendWebhook } from '../../webhooks/send.ts';
-import { bankCallsWaitedFor } from '../bank-calls.ts';
+import { bankCallsWaitedFor } from '../activities.ts';
 import { unlessRefused, unrecordableReason } from '../data-refusal.ts';
 import { preparePaymentWebhook, recordPaymentState } from './activities.ts';
 
