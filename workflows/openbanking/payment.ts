@@ -4,7 +4,7 @@ import type { PaymentFlowInput } from '../../domain/openbanking/processes.ts';
 import { handleCancellation } from './payment/cancellation.ts';
 import { handleConfirmation, initiateAtBank, recordConfirmation } from './payment/confirmation.ts';
 import { decoupledScaEnded } from './payment/decoupled.ts';
-import { embeddedScaEnded, handleSmsCode } from './payment/embedded.ts';
+import { embeddedScaEnded, handleOneTimeCode } from './payment/embedded.ts';
 import { handlePaymentCallback, redirectScaEnded } from './payment/redirect.ts';
 import { settle } from './payment/settlement.ts';
 import { PaymentProcess } from './payment/state.ts';
@@ -24,7 +24,7 @@ import { PaymentProcess } from './payment/state.ts';
 export async function paymentExecution(input: PaymentFlowInput): Promise<PaymentState> {
   const payment = new PaymentProcess(input);
   handleConfirmation(payment);
-  handleSmsCode(payment);
+  handleOneTimeCode(payment);
   handlePaymentCallback(payment);
   handleCancellation(payment);
 

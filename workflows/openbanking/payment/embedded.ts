@@ -15,8 +15,8 @@ import type { PaymentProcess } from './state.ts';
  * Embedded SCA: the bank's one-time code, relayed by PUT payment/verify-sms (paymentVerifySmsUpdate) to
  * the payment's authorisation at the bank; answered once the outcome is in the read model.
  */
-export function handleSmsCode(payment: PaymentProcess): void {
-  setHandler(paymentVerifySmsUpdate, (request) => relaySmsCode(payment, request), {
+export function handleOneTimeCode(payment: PaymentProcess): void {
+  setHandler(paymentVerifySmsUpdate, (request) => relayOneTimeCode(payment, request), {
     validator: (_request: PaymentSmsRequest) => {
       if (payment.state !== 'AWAITING_SCA' || payment.approach !== 'EMBEDDED')
         throw ApplicationFailure.nonRetryable(
@@ -32,7 +32,7 @@ export function embeddedScaEnded(payment: PaymentProcess): Promise<boolean> {
   return condition(() => payment.cancelled || payment.scaEnded !== undefined, payment.input.scaTimeoutMs);
 }
 
-async function relaySmsCode(payment: PaymentProcess, request: PaymentSmsRequest): Promise<void> {
+async function relayOneTimeCode(payment: PaymentProcess, request: PaymentSmsRequest): Promise<void> {
   const { code } = payment;
   // Since decision 0068 the code waits outside the engine; the Update names it.
   if ('secretRef' in request) patched(EMBEDDED_SCA_SECRET_STORE_PATCH);
@@ -40,14 +40,14 @@ async function relaySmsCode(payment: PaymentProcess, request: PaymentSmsRequest)
     const scaStatus = await payment.bank.authoriseBankPayment({ code, ...request });
     if (scaStatus === 'finalised' || scaStatus === 'failed') payment.scaEnded ??= scaStatus;
   } catch (error) {
-    throw await smsCodeRefusal(payment, error);
+    throw await oneTimeCodeRefusal(payment, error);
   }
   // Answered once the outcome is in the read model, so the caller reads what happened.
   await condition(() => payment.recordedFinal());
 }
 
 /** The refusal the Update answers for a code the bank did not take (any other failure as it is). */
-async function smsCodeRefusal(payment: PaymentProcess, error: unknown): Promise<unknown> {
+async function oneTimeCodeRefusal(payment: PaymentProcess, error: unknown): Promise<unknown> {
   const type = failureTypeOf(error);
   if (type === SCA_SECRET_GONE)
     return ApplicationFailure.nonRetryable(
