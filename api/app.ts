@@ -6,6 +6,7 @@ import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { UseCaseDeps } from '../application/shared/deps.ts';
 import { Refusal } from '../application/shared/refusal.ts';
+import type { RequestMetrics } from '../platform/metrics.ts';
 import { createCodecApi } from './admin/codec.ts';
 import { createAdminApi, presentsAdminToken } from './admin/index.ts';
 import { isLendingUploadPath } from './lending/paths.ts';
@@ -13,7 +14,7 @@ import type { AppEnv } from './shared/context.ts';
 import { docsAssets } from './shared/docs.ts';
 import { toErrorResponse } from './shared/errors.ts';
 import { inputGuard, type MalformedAnswer } from './shared/input-guard.ts';
-import { observeRequests, type RequestMetrics } from './shared/observability.ts';
+import { observeRequests } from './shared/observability.ts';
 import { rateLimit } from './shared/rate-limit.ts';
 import { securityHeaders } from './shared/security-headers.ts';
 import { allowedMethods, answerUnknownRoute } from './shared/unknown-route.ts';
@@ -46,7 +47,7 @@ export const loggablePath = (path: string) =>
 /** Resolves with the name of each component that is not ready (empty when all are). */
 export type ReadinessProbe = () => Promise<string[]>;
 
-/** A service's API as the platform mounts it (platform/services.ts lists them). */
+/** A service's API as the platform mounts it (cmd/services.ts lists them). */
 export interface ServiceApi {
   basePath: string;
   mount(app: Hono<AppEnv>, basePath: string): void;

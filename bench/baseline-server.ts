@@ -7,10 +7,10 @@ import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker
 import { and, eq, isNull } from 'drizzle-orm';
 import { Hono } from 'hono';
 import { listUserAccounts } from '../application/openbanking/accounts.ts';
+import { platformWorkerTuning } from '../cmd/worker.ts';
 import { openDatabase } from '../db/client.ts';
 import { messagingMessages } from '../db/schema/messaging.ts';
 import { obAccounts, obBalances } from '../db/schema/openbanking.ts';
-import { platformWorkerTuning } from '../platform/worker.ts';
 import { announceReady } from './child.ts';
 import { minimalActivities } from './minimal-workflow.ts';
 

@@ -8,11 +8,11 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import proto from '@temporalio/proto';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { workflowSpanExporter } from '../cmd/worker.ts';
 import { startDevServer } from '../platform/dev-server.ts';
 import { platformDataConverter } from '../platform/payload-codec.ts';
 import { resolveTemporalCli } from '../platform/temporal-cli.ts';
 import { startTracing } from '../platform/tracing.ts';
-import { workflowSpanExporter } from '../platform/worker.ts';
 import { ensureWorkflowBundle } from '../platform/workflow-bundle.ts';
 
 /**

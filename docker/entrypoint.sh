@@ -6,10 +6,10 @@ set -e
 command="${1:-help}"
 [ $# -gt 0 ] && shift
 case "$command" in
-  api) exec node --import tsx platform/api-main.ts "$@" ;;
-  worker) exec node --import tsx platform/worker-main.ts "$@" ;;
-  migrate) exec node --import tsx platform/migrate-main.ts "$@" ;;
-  admin) exec node --import tsx platform/admin.ts "$@" ;;
+  api) exec node --import tsx cmd/api-main.ts "$@" ;;
+  worker) exec node --import tsx cmd/worker-main.ts "$@" ;;
+  migrate) exec node --import tsx cmd/migrate-main.ts "$@" ;;
+  admin) exec node --import tsx cmd/admin.ts "$@" ;;
   sandbox) exec node --import tsx sandbox/main.ts "$@" ;;
   help | --help | -h)
     cat <<'USAGE'

@@ -3,8 +3,6 @@ import type { AddressInfo } from 'node:net';
 import type { MetricTags } from '@temporalio/common';
 import type { MetricsBuffer } from '@temporalio/worker';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { WebhookOutcomes } from '../activities/webhooks/index.ts';
-import type { RequestMetrics } from '../api/shared/observability.ts';
 import type { Config } from './config.ts';
 import type { Logger } from './logger.ts';
 
@@ -21,13 +19,32 @@ const LATENCY_BUCKETS_S = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 
 /** The SDK's latencies (schedule-to-start, task execution, poll): 1 ms to 60 s. */
 const TEMPORAL_BUCKETS_S = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
+/** Where the API reports each answered request (api/shared/observability.ts observes them). */
+export interface RequestMetrics {
+  observe(request: { method: string; route: string; status: number }, seconds: number): void;
+}
+
+/**
+ * Where webhook delivery outcomes are counted (activities/webhooks/ reports them). An attempt is
+ * `delivered`, `retrying` (it failed; the schedule decides whether another follows) or `failed` (no
+ * later attempt can succeed); a delivery finishes `delivered` or `failed`.
+ */
+export interface WebhookOutcomes {
+  attempt(outcome: {
+    service: string;
+    eventType: string;
+    outcome: 'delivered' | 'retrying' | 'failed';
+  }): void;
+  finished(outcome: { service: string; eventType: string; status: 'delivered' | 'failed' }): void;
+}
+
 export interface PlatformMetrics {
   registry: Registry;
   requests: RequestMetrics;
   webhooks: WebhookOutcomes;
   /** Use cases called through a service's facade (application/shared/facade.ts). */
   useCases: UseCaseMetrics;
-  /** Drains the Temporal runtime's metrics buffer (platform/runtime.ts installs it) from now on. */
+  /** Drains the Temporal runtime's metrics buffer (cmd/runtime.ts installs it) from now on. */
   readTemporalBuffer(buffer: MetricsBuffer): void;
   /** This process's metrics in Prometheus text format, the SDK's updates up to this moment included. */
   render(): Promise<string>;

@@ -7,7 +7,7 @@ import {
   ValueError,
 } from '@temporalio/common';
 import proto from '@temporalio/proto';
-import { openBytes, sealBytes } from '../credentials/shared/secret-box.ts';
+import { openBytes, sealBytes } from './sealed-bytes.ts';
 
 /**
  * Every payload the platform hands to Temporal (workflow and activity inputs and results, Update and

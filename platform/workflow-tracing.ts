@@ -12,7 +12,7 @@
  *   child workflows, signals, continue-as-new), not around signal, update and query handlers, whose
  *   completion order relative to the main code must stay as it is without tracing.
  *
- * Spans leave the sandbox through the `exporter` sink (platform/worker.ts), which names the workflow by
+ * Spans leave the sandbox through the `exporter` sink (cmd/worker.ts), which names the workflow by
  * its identity only.
  */
 import '@temporalio/interceptors-opentelemetry/lib/workflow/runtime.js';

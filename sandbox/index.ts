@@ -1,3 +1,4 @@
+import type { Config } from '../platform/config.ts';
 import { startSandboxAcquirer } from './collect/acquirer.ts';
 import { startSandboxMerchant } from './collect/merchant.ts';
 import { startSandboxBureau } from './lending/bureau.ts';
@@ -50,6 +51,34 @@ export interface SandboxOptions {
 }
 
 export type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
+
+/**
+ * The sandbox parties as the configuration describes them: `npm start` runs them beside the platform
+ * (on loopback), the sandbox container (sandbox/main.ts) on its own at `host` (HOST).
+ */
+export function startConfiguredSandbox(config: Config, host?: string): Promise<Sandbox> {
+  return startSandbox({
+    host,
+    smppPort: config.SMPP_PORT,
+    httpPort: config.SANDBOX_HTTP_PORT,
+    banksPort: config.SANDBOX_BANKS_PORT,
+    banksPublicUrl: config.SANDBOX_BANKS_PUBLIC_URL,
+    merchantPort: config.SANDBOX_MERCHANT_PORT,
+    acquirerPort: config.SANDBOX_ACQUIRER_PORT,
+    acquirerApiKey: config.COLLECT_ACQUIRER_API_KEY,
+    acquirerPublicUrl: config.SANDBOX_ACQUIRER_PUBLIC_URL,
+    bureauPort: config.SANDBOX_BUREAU_PORT,
+    bureauApiKey: config.LENDING_BUREAU_API_KEY,
+    smppSystemId: config.SMPP_SYSTEM_ID,
+    smppPassword: config.SMPP_PASSWORD,
+    smppRefuseMessagePayload: config.SANDBOX_SMSC_REFUSES_MESSAGE_PAYLOAD,
+    chatAppApiKey: config.CHATAPP_API_KEY,
+    chatAppPhoneNumberId: config.CHATAPP_PHONE_NUMBER_ID,
+    chatAppAppSecret: config.CHATAPP_APP_SECRET,
+    hlrApiKey: config.HLR_API_KEY,
+    hlrApiSecret: config.HLR_API_SECRET,
+  });
+}
 
 /** Starts every simulated outside party: the SMS carrier (SMPP) and the HTTP providers. */
 export async function startSandbox(options: SandboxOptions) {

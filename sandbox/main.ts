@@ -1,29 +1,9 @@
 import { loadConfigOrExit } from '../platform/config.ts';
-import { startSandbox } from './index.ts';
+import { startConfiguredSandbox } from './index.ts';
 
 /** Runs the sandbox parties on their own (docker-compose's `sandbox` service). */
 const config = loadConfigOrExit();
-const sandbox = await startSandbox({
-  host: config.HOST,
-  smppPort: config.SMPP_PORT,
-  httpPort: config.SANDBOX_HTTP_PORT,
-  banksPort: config.SANDBOX_BANKS_PORT,
-  banksPublicUrl: config.SANDBOX_BANKS_PUBLIC_URL,
-  merchantPort: config.SANDBOX_MERCHANT_PORT,
-  acquirerPort: config.SANDBOX_ACQUIRER_PORT,
-  acquirerApiKey: config.COLLECT_ACQUIRER_API_KEY,
-  acquirerPublicUrl: config.SANDBOX_ACQUIRER_PUBLIC_URL,
-  bureauPort: config.SANDBOX_BUREAU_PORT,
-  bureauApiKey: config.LENDING_BUREAU_API_KEY,
-  smppSystemId: config.SMPP_SYSTEM_ID,
-  smppPassword: config.SMPP_PASSWORD,
-  smppRefuseMessagePayload: config.SANDBOX_SMSC_REFUSES_MESSAGE_PAYLOAD,
-  chatAppApiKey: config.CHATAPP_API_KEY,
-  chatAppPhoneNumberId: config.CHATAPP_PHONE_NUMBER_ID,
-  chatAppAppSecret: config.CHATAPP_APP_SECRET,
-  hlrApiKey: config.HLR_API_KEY,
-  hlrApiSecret: config.HLR_API_SECRET,
-});
+const sandbox = await startConfiguredSandbox(config, config.HOST);
 // Where the gateway publishes the notification key, as this container reaches the API
 // (docker-compose: http://api:3000, not the browser-facing http://localhost:3000).
 const gatewayUrl = (config.SANDBOX_GATEWAY_URL ?? config.PUBLIC_BASE_URL)?.replace(/\/+$/, '');

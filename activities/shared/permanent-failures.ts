@@ -7,7 +7,7 @@ import { DATA_REFUSED } from '../../domain/permanent-failures.ts';
  * (data exception: invalid text for jsonb, a numeric value out of range, a string too long, ...) and
  * class 23 (integrity constraint violation), except unique and exclusion violations, which a race
  * between two writers can cause and a retry (that reads the winner's row) can cure. The worker's
- * activity interceptor (platform/worker.ts) turns each into a non-retryable `DataRefused` failure, so
+ * activity interceptor (cmd/worker.ts) turns each into a non-retryable `DataRefused` failure, so
  * that an activity of any service is never retried for ever on data the database will always refuse.
  */
 const RETRYABLE_IN_CLASS_23 = new Set(['23505', '23P01']);

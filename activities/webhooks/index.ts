@@ -11,21 +11,8 @@ import type { WebhookRequest } from '../../domain/webhooks/processes.ts';
 import { mapConcurrently } from '../../platform/concurrency.ts';
 import type { Config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
+import type { WebhookOutcomes } from '../../platform/metrics.ts';
 import { describeFetchError, outboundFetchFor, refusedByPolicy } from '../shared/outbound-http.ts';
-
-/**
- * Where delivery outcomes are counted (platform/metrics.ts: Prometheus counters, decision 0059). An
- * attempt is `delivered`, `retrying` (it failed; the schedule decides whether another follows) or
- * `failed` (no later attempt can succeed); a delivery finishes `delivered` or `failed`.
- */
-export interface WebhookOutcomes {
-  attempt(outcome: {
-    service: string;
-    eventType: string;
-    outcome: 'delivered' | 'retrying' | 'failed';
-  }): void;
-  finished(outcome: { service: string; eventType: string; status: 'delivered' | 'failed' }): void;
-}
 
 export interface WebhookActivityDeps {
   db: Database;
@@ -33,7 +20,7 @@ export interface WebhookActivityDeps {
   logger: Logger;
   /** Outbound HTTP; defaults to fetch under the outbound-URL policy (decision 0027). */
   fetch?: typeof fetch;
-  /** Counts outcomes; none: not counted. */
+  /** Counts outcomes (Prometheus counters, decision 0059); none: not counted. */
   outcomes?: WebhookOutcomes;
 }
 

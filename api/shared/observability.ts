@@ -1,6 +1,7 @@
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { Context, MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
+import type { RequestMetrics } from '../../platform/metrics.ts';
 import type { AppEnv } from './context.ts';
 
 /**
@@ -8,11 +9,6 @@ import type { AppEnv } from './context.ts';
  * template (`/messaging/sms/:id`), never the raw path, which may hold ids, numbers or identity hashes;
  * a request no operation matches is `unmatched`, so that scanners cannot grow the label set.
  */
-
-/** Where the API reports each answered request (platform/metrics.ts implements it with prom-client). */
-export interface RequestMetrics {
-  observe(request: { method: string; route: string; status: number }, seconds: number): void;
-}
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 export const UNMATCHED_ROUTE = 'unmatched';

@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { openBytes, sealBytes } from '../../platform/sealed-bytes.ts';
 
 /**
  * Secrets the platform must keep usable (HMAC keys it signs or verifies with) are encrypted at rest,
@@ -25,27 +26,6 @@ export function secretBoxKey(
     throw new Error(`${variable}: required in production mode (64 hex characters)`);
   }
   return createHash('sha256').update(developmentSeed).digest();
-}
-
-/** AES-256-GCM of `plaintext` bound to `additionalData`: the random 96-bit IV, the tag and the ciphertext. */
-export function sealBytes(key: Buffer, additionalData: Uint8Array, plaintext: Uint8Array) {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', key, iv);
-  cipher.setAAD(additionalData);
-  const data = Buffer.concat([cipher.update(plaintext), cipher.final()]);
-  return { iv, tag: cipher.getAuthTag(), data };
-}
-
-/** Decrypts what sealBytes made; throws on another key, other additional data or a tampered part. */
-export function openBytes(
-  key: Buffer,
-  additionalData: Uint8Array,
-  sealed: { iv: Uint8Array; tag: Uint8Array; data: Uint8Array },
-): Buffer {
-  const decipher = createDecipheriv('aes-256-gcm', key, sealed.iv);
-  decipher.setAAD(additionalData);
-  decipher.setAuthTag(sealed.tag);
-  return Buffer.concat([decipher.update(sealed.data), decipher.final()]);
 }
 
 /** Encrypts `secret`, bound to `additionalData` (the row it belongs to). */

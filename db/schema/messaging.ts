@@ -54,7 +54,7 @@ export const messagingMessages = pgTable(
     carrierPartIds: text('carrier_part_ids').array(),
     /**
      * The carrier the message was submitted to (SmsCarrier.identity): carrier ids are unique only per
-     * carrier, and not for ever, so receipts are matched on both (platform/messaging/receipts.ts).
+     * carrier, and not for ever, so receipts are matched on both (cmd/messaging/receipts.ts).
      */
     carrier: text('carrier'),
     /**

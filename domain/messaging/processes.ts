@@ -45,7 +45,7 @@ export interface MessageDeliveryInput {
 
 export const messageWorkflowId = (messageId: string) => `${MESSAGING_WORKFLOW_PREFIXES.sms}${messageId}`;
 
-/** Delivery receipts arrive as signals, routed by the carrier message id (see platform/messaging/receipts.ts). */
+/** Delivery receipts arrive as signals, routed by the carrier message id (see cmd/messaging/receipts.ts). */
 export const deliveryReceiptSignal = defineSignal<[DeliveryReceipt]>('deliveryReceipt');
 
 // --- sms-batch: SMS handed over and followed together (decision 0074) ------------------------------

@@ -9,7 +9,7 @@ import { obligationRow, statusHistory as statusHistoryOf } from './read-model.ts
 
 /**
  * Durability of cash payouts against a real crash: the worker runs as its own OS process
- * (`platform/worker-main.ts`, as `npm run worker` runs it) and is killed with SIGKILL while a payout
+ * (`cmd/worker-main.ts`, as `npm run worker` runs it) and is killed with SIGKILL while a payout
  * waits for its recipient (the `payout-<idn>` workflow sleeps on its expiry timer); a new process takes
  * over. The payout must end exactly once, PAID when collected or EXPIRED when not, and the merchant
  * must get exactly one notification of it.

@@ -26,7 +26,7 @@ import {
 
 /**
  * Durability of a loan waiting for its cash payout against a real crash (decision 0041): the worker runs
- * as its own OS process (`platform/worker-main.ts`) and is killed with SIGKILL while the loan's workflow
+ * as its own OS process (`cmd/worker-main.ts`) and is killed with SIGKILL while the loan's workflow
  * rests in Approved with its payout registered at the collection gateway (and the payout's workflow
  * sleeps on its expiry timer). The customer comes to the cash desk while no worker runs; once a new
  * worker is up the payout is PAID, lending is notified, and the loan is Active exactly once.

@@ -16,7 +16,7 @@ import {
 
 /**
  * Durability of a loan waiting for approval against a real crash: the worker runs as its own OS process
- * (`platform/worker-main.ts`) and is killed with SIGKILL while a loan whose offer was accepted waits in
+ * (`cmd/worker-main.ts`) and is killed with SIGKILL while a loan whose offer was accepted waits in
  * Waiting for approval (its workflow at rest, nothing in flight); a new process takes over. An approval sent while
  * no worker runs waits for one; the loan is approved exactly once (one Approved entry in its history,
  * one Approve Update in the workflow's history), and a second approval is refused by its status.

@@ -1,4 +1,5 @@
 import { saveCreditProduct } from '../../application/lending/credit-products.ts';
+import { SANDBOX_CREDIT_PRODUCT } from '../../cmd/sandbox-parties.ts';
 import {
   type CreditProduct,
   type CreditProductInput,
@@ -6,7 +7,6 @@ import {
 } from '../../domain/lending/credit-products.ts';
 import { calculateSchedule } from '../../domain/lending/schedule.ts';
 import { addDays } from '../../domain/lending/servicing.ts';
-import { SANDBOX_CREDIT_PRODUCT } from '../../platform/sandbox-parties.ts';
 import type { TestPlatform } from '../support/platform.ts';
 
 /** A plain product for tests: EUR 500-20000 over 3-36 months at 12 %, annuity, no fees (the sandbox lender's). */

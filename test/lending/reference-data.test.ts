@@ -55,7 +55,7 @@ const admin = async (method: string, adminPath: string, body?: unknown) => {
 
 /** `npm run admin -- <args>` against the test platform's database. */
 async function adminCommand(...args: string[]) {
-  return promisify(execFile)(process.execPath, ['--import', 'tsx', 'platform/admin.ts', ...args], {
+  return promisify(execFile)(process.execPath, ['--import', 'tsx', 'cmd/admin.ts', ...args], {
     cwd: root,
     env: { ...process.env, ...platform.env },
   });

@@ -205,7 +205,7 @@ describe('price lists API', () => {
     writeFileSync(good, `${HEADER}\nBG,284,03,0.0150,EUR\n`);
     writeFileSync(bad, `${HEADER}\nBG,284,03,-1,EUR\n`);
     const command = (...args: string[]) =>
-      promisify(execFile)(process.execPath, ['--import', 'tsx', 'platform/admin.ts', ...args], {
+      promisify(execFile)(process.execPath, ['--import', 'tsx', 'cmd/admin.ts', ...args], {
         cwd: root,
         env: { ...process.env, ...platform.env },
       });

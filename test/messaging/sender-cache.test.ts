@@ -1,10 +1,10 @@
 import { and, eq } from 'drizzle-orm';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningApi, serveApi } from '../../cmd/runtime.ts';
 import { openDatabase } from '../../db/client.ts';
 import { messagingSenderIds, messagingSenderNumbers } from '../../db/schema/messaging.ts';
 import { createLogger } from '../../platform/logger.ts';
-import { type RunningApi, serveApi } from '../../platform/runtime.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 
 /**

@@ -1,11 +1,11 @@
 import { eq } from 'drizzle-orm';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { routeDeliveryReceipts } from '../../cmd/messaging/receipts.ts';
 import type { SmsCarrier } from '../../connectors/messaging/carriers.ts';
 import { smppCarrierIdentity } from '../../connectors/messaging/smpp-carrier.ts';
 import { messagingMessages } from '../../db/schema/messaging.ts';
 import type { DeliveryReceipt } from '../../domain/messaging/delivery-receipt.ts';
-import { routeDeliveryReceipts } from '../../platform/messaging/receipts.ts';
 import { startReceiver } from '../../sandbox/webhook-receiver.ts';
 import { type AnswerJson, messagingClient } from '../support/messaging-client.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';

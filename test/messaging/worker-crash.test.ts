@@ -6,7 +6,7 @@ import { eventually, startTestPlatform, type TestPlatform } from '../support/pla
 import { workerProcesses } from '../support/worker-process.ts';
 
 /**
- * Durability against a real crash: the worker runs as its own OS process (`platform/worker-main.ts`,
+ * Durability against a real crash: the worker runs as its own OS process (`cmd/worker-main.ts`,
  * as `npm run worker` runs it), is killed with SIGKILL mid-flow — no shutdown, no unbind, sockets
  * dropped by the kernel — and a new process takes over. The carrier must get the message once, and
  * the customer its delivery report once.

@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../api/app.ts';
 import { createOpenBankingClient } from '../../clients/src/openbanking.ts';
+import { platformServices } from '../../cmd/services.ts';
 import { obCredentials } from '../../db/schema/openbanking.ts';
 import { createLogger } from '../../platform/logger.ts';
-import { platformServices } from '../../platform/services.ts';
 import {
   type EnrolledUser,
   type ErrorBody,

@@ -1,10 +1,10 @@
 import type { Client } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
+import { platformServices } from '../../cmd/services.ts';
+import { mergeActivities } from '../../cmd/worker.ts';
 import type { Database } from '../../db/client.ts';
 import { loadConfig } from '../../platform/config.ts';
 import { createLogger } from '../../platform/logger.ts';
-import { platformServices } from '../../platform/services.ts';
-import { mergeActivities } from '../../platform/worker.ts';
 
 /**
  * Activity types are plain names (`submitToCarrier`), registered by each service from its own object.

@@ -1,11 +1,11 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningApi, serveApi } from '../../cmd/runtime.ts';
 import { issueApiKey, revokeApiKey } from '../../credentials/lending/api-keys.ts';
 import { createLendingTenant } from '../../credentials/lending/tenants.ts';
 import { revokeAccessToken } from '../../credentials/messaging/access-tokens.ts';
 import { openDatabase } from '../../db/client.ts';
 import { createLogger } from '../../platform/logger.ts';
-import { type RunningApi, serveApi } from '../../platform/runtime.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 
 /**

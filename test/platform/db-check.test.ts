@@ -2,9 +2,9 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { pendingSchemaChange } from '../../cmd/db-check.ts';
 import { migrationsFolder } from '../../db/client.ts';
 import { type Journal, manifestProblems, readJournal, readManifest } from '../../db/releases.ts';
-import { pendingSchemaChange } from '../../platform/db-check.ts';
 import { projectRoot } from '../support/import-graph.ts';
 
 /** `npm run db:check` (decision 0048): what it holds the migrations folder to. */

@@ -3,13 +3,13 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writePrivateFile } from '../../platform/data-dir.ts';
 import {
   provisionSandboxParties,
   SANDBOX_COLLECT_MIN,
   SANDBOX_PARTIES_FILE,
   type SandboxParties,
-} from '../../platform/sandbox-parties.ts';
+} from '../../cmd/sandbox-parties.ts';
+import { writePrivateFile } from '../../platform/data-dir.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 
 /**
@@ -48,7 +48,7 @@ afterAll(async () => {
 
 function runDemo(): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'platform/demo.ts'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'cmd/demo.ts'], {
       env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -2,8 +2,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Client } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createReadinessProbe } from '../../cmd/readiness.ts';
 import type { Database } from '../../db/client.ts';
-import { createReadinessProbe } from '../../platform/readiness.ts';
 import { startReceiver } from '../../sandbox/webhook-receiver.ts';
 import { getText, newInvoice, signedPacket } from '../collect/epay-client.ts';
 import { messagingClient } from '../support/messaging-client.ts';

@@ -6,7 +6,8 @@ import { type ImportEdge, importCircles, importGraph } from '../support/import-g
  * The seams of decision 0025, checked on the import graph of every source file (tests excluded):
  * a service never imports another service's internals; workflow code imports nothing with I/O;
  * `domain/` imports no I/O; activities never import workflows; no circle of imports spans two
- * top-level folders.
+ * top-level folders; and decision 0078's layers: `platform/` is the ground, `cmd/` the composition
+ * root, and no import runs back up the layers but from `cmd/`.
  */
 
 const SERVICES = ['messaging', 'collect', 'openbanking', 'lending'] as const;
@@ -20,6 +21,7 @@ const SERVICE_LAYERS = [
   'credentials',
   'sandbox',
   'platform',
+  'cmd',
 ];
 
 /** The service a file belongs to: `<layer>/<service>/...`, or `db/schema/<service>[-part].ts`. */
@@ -57,12 +59,32 @@ const isPurePackage = (specifier: string) =>
 /** What the workflow sandbox may run: workflow code, pure rules and the workflow SDK. */
 const WORKFLOW_PACKAGES = ['@temporalio/workflow', '@temporalio/common'];
 
-describe('import rules (decision 0025)', () => {
+/**
+ * The layers from the ground up (decision 0078); folders of one rank may import each other. `sandbox/`
+ * (the simulated outside parties) and `bench/` sit aside: they may stand on any layer, and no layer but
+ * `cmd/` imports them.
+ */
+const LAYERS: readonly (readonly string[])[] = [
+  ['domain'],
+  ['platform'],
+  ['db'],
+  ['credentials', 'connectors'],
+  ['activities', 'workflows'],
+  ['application'],
+  ['api'],
+  ['cmd'],
+];
+const LAYER_RANK = new Map(
+  LAYERS.flatMap((folders, rank) => folders.map((folder) => [folder, rank] as const)),
+);
+const CMD_RANK = LAYER_RANK.get('cmd')!;
+
+describe('import rules (decisions 0025, 0046, 0078)', () => {
   const edges = importGraph();
 
   it('reads the whole house', () => {
     // A broken reader would pass every rule below; the house has hundreds of imports in every layer.
-    for (const folder of ['api', 'workflows', 'activities', 'domain', 'platform']) {
+    for (const folder of ['api', 'workflows', 'activities', 'domain', 'platform', 'cmd']) {
       expect(edges.filter((edge) => topFolder(edge.from) === folder).length, folder).toBeGreaterThan(20);
     }
   });
@@ -108,12 +130,12 @@ describe('import rules (decision 0025)', () => {
 
   // Decision 0046: HTTP handlers parse, call one use case and map its answer; use cases are the only
   // code that talks to the engine and the read models for a request.
-  it('no HTTP framework below the HTTP layer: hono only in api/, platform/ (wiring), sandbox/ and bench/', () => {
+  it('no HTTP framework below the HTTP layer: hono only in api/, cmd/ (wiring), sandbox/ and bench/', () => {
     const below = edges.filter(
       (edge) =>
         !edge.local &&
         (edge.to === 'hono' || edge.to.startsWith('hono/') || edge.to.startsWith('@hono/')) &&
-        !['api', 'platform', 'sandbox', 'bench'].includes(topFolder(edge.from)),
+        !['api', 'cmd', 'sandbox', 'bench'].includes(topFolder(edge.from)),
     );
     expect(below.map(describeEdge)).toEqual([]);
   });
@@ -123,7 +145,7 @@ describe('import rules (decision 0025)', () => {
       (edge) =>
         edge.local &&
         topFolder(edge.to) === 'api' &&
-        !['api', 'platform', 'bench'].includes(topFolder(edge.from)) &&
+        !['api', 'cmd', 'bench'].includes(topFolder(edge.from)) &&
         // The simulated parties' pages use the one page helper.
         !(topFolder(edge.from) === 'sandbox' && edge.to.startsWith(`api${path.sep}shared${path.sep}`)),
     );
@@ -144,6 +166,39 @@ describe('import rules (decision 0025)', () => {
       expect(direct.map(describeEdge)).toEqual([]);
     },
   );
+
+  // Decision 0078: the ground stands on pure rules only; the composition root stands on everything and
+  // nothing stands on it; every other import runs down the layers.
+  it('platform/ (the ground) imports only platform/ and domain/, types included', () => {
+    const up = edges.filter(
+      (edge) =>
+        edge.local &&
+        topFolder(edge.from) === 'platform' &&
+        !['platform', 'domain'].includes(topFolder(edge.to)),
+    );
+    expect(up.map(describeEdge)).toEqual([]);
+  });
+
+  it('nothing but cmd/ (and bench/, test/) imports cmd/ (the composition root)', () => {
+    const intoRoot = edges.filter(
+      (edge) =>
+        edge.local && topFolder(edge.to) === 'cmd' && !['cmd', 'bench'].includes(topFolder(edge.from)),
+    );
+    expect(intoRoot.map(describeEdge)).toEqual([]);
+  });
+
+  it('no import runs back up the layers, except from cmd/', () => {
+    const up = edges.filter((edge) => {
+      if (!edge.local || topFolder(edge.from) === topFolder(edge.to)) return false;
+      const from = LAYER_RANK.get(topFolder(edge.from));
+      const to = LAYER_RANK.get(topFolder(edge.to));
+      // The folders aside (sandbox/, bench/) stand on the layers; of the layers only cmd/ starts them.
+      if (from === undefined) return false;
+      if (to === undefined) return from !== CMD_RANK;
+      return to > from && from !== CMD_RANK;
+    });
+    expect(up.map(describeEdge)).toEqual([]);
+  });
 
   it('no circle of imports spans two top-level folders', () => {
     const spanning = importCircles(edges).filter((circle) => new Set(circle.map(topFolder)).size > 1);

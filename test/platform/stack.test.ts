@@ -7,12 +7,12 @@ import { eq } from 'drizzle-orm';
 import postgres from 'postgres';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
 import { parse } from 'yaml';
+import { demoLending } from '../../cmd/demo-lending.ts';
+import type { SandboxParties } from '../../cmd/sandbox-parties.ts';
+import { PLATFORM_COMMAND_FILES, STACK_SERVICES } from '../../cmd/stack.ts';
 import { openDatabase } from '../../db/client.ts';
 import { messagingMessages } from '../../db/schema/messaging.ts';
 import { systemDocumentTypes } from '../../domain/lending/loan-documents.ts';
-import { demoLending } from '../../platform/demo-lending.ts';
-import type { SandboxParties } from '../../platform/sandbox-parties.ts';
-import { PLATFORM_COMMAND_FILES, STACK_SERVICES } from '../../platform/stack.ts';
 import { expTimeIn, getText, signedPacket } from '../collect/epay-client.ts';
 import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from '../support/database.ts';
 import { projectRoot } from '../support/import-graph.ts';
@@ -48,7 +48,7 @@ describe('docker-compose.yml and npm run stack', () => {
     expect(Object.keys(compose.services).sort()).toEqual(
       STACK_SERVICES.map((service) => service.name).sort(),
     );
-    expect(pkg.scripts.stack).toBe('tsx platform/stack-main.ts');
+    expect(pkg.scripts.stack).toBe('tsx cmd/stack-main.ts');
   });
 
   it('run each the same program: the image command of the npm script, or the Go module of the image at its version', () => {
@@ -128,7 +128,7 @@ async function startStack(): Promise<Stack> {
     SANDBOX_BUREAU_PORT: '0',
     PLATFORM_MODE: 'sandbox',
   };
-  const child = spawn(process.execPath, ['--import', 'tsx', 'platform/stack-main.ts', '--workers', '2'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'cmd/stack-main.ts', '--workers', '2'], {
     cwd: projectRoot,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

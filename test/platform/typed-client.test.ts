@@ -5,14 +5,14 @@ import { createCollectClient, parseLines } from '../../clients/src/collect.ts';
 import { createLendingClient } from '../../clients/src/lending.ts';
 import { createMessagingClient } from '../../clients/src/messaging.ts';
 import { createOpenBankingClient } from '../../clients/src/openbanking.ts';
-import { formatExpTime } from '../../domain/epay-time.ts';
 import {
   CLIENT_DOCUMENTS,
   CLIENT_SERVICES,
   generatedFile,
   type OpenApiDocument,
   renderClientTypes,
-} from '../../platform/client-generate.ts';
+} from '../../cmd/client-generate.ts';
+import { formatExpTime } from '../../domain/epay-time.ts';
 import { completeDetails, createLendingTenant } from '../lending/support.ts';
 import { TEST_SENDER_NUMBERS } from '../support/isolated-platform.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';

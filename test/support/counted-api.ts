@@ -5,12 +5,12 @@ import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor }
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { createApp } from '../../api/app.ts';
+import { createReadinessProbe } from '../../cmd/readiness.ts';
+import { platformServices } from '../../cmd/services.ts';
 import { type Database, schema } from '../../db/client.ts';
 import { registerListen } from '../../db/notifications.ts';
 import { createLogger } from '../../platform/logger.ts';
 import { platformDataConverter } from '../../platform/payload-codec.ts';
-import { createReadinessProbe } from '../../platform/readiness.ts';
-import { platformServices } from '../../platform/services.ts';
 import type { TestPlatform } from './platform.ts';
 
 /** The database statements and Temporal calls one request made, in order. */

@@ -1,13 +1,13 @@
 import type { ActivityFunctions } from '../../activities/shared/deps.ts';
+import { connectTemporal, runWorker } from '../../cmd/runtime.ts';
+import { platformServices } from '../../cmd/services.ts';
 import { openDatabase } from '../../db/client.ts';
 import { loadConfigOrExit, requireDatabaseUrl } from '../../platform/config.ts';
 import { createLogger } from '../../platform/logger.ts';
-import { connectTemporal, runWorker } from '../../platform/runtime.ts';
-import { platformServices } from '../../platform/services.ts';
 import { ensureWorkflowBundle } from '../../platform/workflow-bundle.ts';
 
 /**
- * A worker process like `npm run worker` (platform/worker-main.ts) that stops inside the crash window of
+ * A worker process like `npm run worker` (cmd/worker-main.ts) that stops inside the crash window of
  * a local activity (decision 0035): each activity named in CRASH_WINDOW_ACTIVITIES (comma-separated)
  * does its real work, prints `CRASH WINDOW <activity> <input as JSON>` and never completes. The test then
  * SIGKILLs the process: the write landed, the workflow task that ran the local activity never completed.

@@ -27,6 +27,7 @@ const SOURCE_FOLDERS = [
   'activities',
   'application',
   'bench',
+  'cmd',
   'connectors',
   'credentials',
   'db',

@@ -3,6 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { provisionSandboxLendingMessaging } from '../../cmd/lending-messaging-account.ts';
+import { deleteBankDirectorySchedule } from '../../cmd/openbanking/bank-directory.ts';
+import { connectTemporal, type RunningWorker, runWorker, serveApi } from '../../cmd/runtime.ts';
 import { createMerchant, type NewMerchant } from '../../credentials/collect/merchants.ts';
 import { createOneTouchApp, type NewOneTouchApp } from '../../credentials/collect/one-touch-apps.ts';
 import { issueAccessToken } from '../../credentials/messaging/access-tokens.ts';
@@ -11,11 +14,8 @@ import { enrolAgent, issueAdminHash } from '../../credentials/openbanking/identi
 import { rotateSigningKey } from '../../credentials/openbanking/jws.ts';
 import { openDatabase } from '../../db/client.ts';
 import { loadConfig } from '../../platform/config.ts';
-import { provisionSandboxLendingMessaging } from '../../platform/lending-messaging-account.ts';
 import { createLogger } from '../../platform/logger.ts';
 import { serveMetrics } from '../../platform/metrics.ts';
-import { deleteBankDirectorySchedule } from '../../platform/openbanking/bank-directory.ts';
-import { connectTemporal, type RunningWorker, runWorker, serveApi } from '../../platform/runtime.ts';
 import { startTracing } from '../../platform/tracing.ts';
 import { startSandbox } from '../../sandbox/index.ts';
 import { createTestDatabase } from './database.ts';
@@ -29,7 +29,7 @@ export interface IsolatedPlatformOptions {
   workflowBundlePath: string;
   /**
    * 'none' runs the API, database and sandbox without a worker, for tests that run the worker as a
-   * separate OS process (`platform/worker-main.ts` with `env`) and kill it.
+   * separate OS process (`cmd/worker-main.ts` with `env`) and kill it.
    */
   worker?: 'in-process' | 'none';
   /**

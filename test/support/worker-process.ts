@@ -18,14 +18,14 @@ export interface WorkerProcess {
 
 /** What to start: `npm run worker` (default) or `npm run api` (its PORT from the environment given). */
 const KINDS = {
-  worker: { script: 'platform/worker-main.ts', ready: '"worker running"' },
-  api: { script: 'platform/api-main.ts', ready: '"API listening"' },
+  worker: { script: 'cmd/worker-main.ts', ready: '"worker running"' },
+  api: { script: 'cmd/api-main.ts', ready: '"API listening"' },
   /** A worker stopping inside a local activity's crash window (test/support/crash-window-worker.ts). */
   crashWindow: { script: 'test/support/crash-window-worker.ts', ready: '"worker running"' },
 } as const;
 
 /**
- * Worker (or API) OS processes for crash tests: `node --import tsx platform/worker-main.ts` (what `npm
+ * Worker (or API) OS processes for crash tests: `node --import tsx cmd/worker-main.ts` (what `npm
  * run worker` runs) with the platform's configuration. Every process started is tracked, so a test file
  * can kill them all, and none outlives the test process.
  */

@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SANDBOX_PARTIES_FILE, type SandboxParties } from '../../cmd/sandbox-parties.ts';
 import { collectMerchants } from '../../db/schema/collect.ts';
 import { collectNotifications } from '../../db/schema/collect-notifications.ts';
 import type { MerchantNotification } from '../../domain/collect/processes.ts';
-import { SANDBOX_PARTIES_FILE, type SandboxParties } from '../../platform/sandbox-parties.ts';
 import { startReceiver } from '../../sandbox/webhook-receiver.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
 
@@ -91,7 +91,7 @@ describe('npm run webhooks -- listen --service collect', () => {
       [
         '--import',
         'tsx',
-        'platform/webhooks-cli.ts',
+        'cmd/webhooks-cli.ts',
         'listen',
         '--service',
         'collect',

@@ -33,7 +33,7 @@ afterAll(async () => {
 
 /** The CLI as a child process, with everything it printed so far. */
 function startListen(args: string[], env: Record<string, string> = { AT: platform.token }) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'platform/webhooks-cli.ts', 'listen', ...args], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'cmd/webhooks-cli.ts', 'listen', ...args], {
     env: { ...process.env, API_URL: platform.apiUrl, DATA_DIR: dataDir, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -27,8 +27,8 @@ import { ledgerAccountKinds } from '../domain/collect/ledger.ts';
 import { parseDurationMs } from '../domain/durations.ts';
 import { creditProductSchema } from '../domain/lending/credit-products.ts';
 import { referenceDataSeedSchema } from '../domain/lending/reference-data.ts';
-import { loadConfigOrExit } from './config.ts';
-import { createLogger } from './logger.ts';
+import { loadConfigOrExit } from '../platform/config.ts';
+import { createLogger } from '../platform/logger.ts';
 import { connectTemporal } from './runtime.ts';
 
 /**

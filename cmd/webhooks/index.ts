@@ -1,5 +1,5 @@
 import { createWebhookActivities } from '../../activities/webhooks/index.ts';
-import { platformMetrics } from '../metrics.ts';
+import { platformMetrics } from '../../platform/metrics.ts';
 import type { PlatformServiceModule } from '../service.ts';
 
 /** The webhook delivery engine every service sends its callbacks through: activities only, no API. */

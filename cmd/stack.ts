@@ -1,8 +1,8 @@
-import { TEMPORAL_SERVER_VERSION } from './temporal-server.ts';
-import { TEMPORAL_UI_VERSION } from './temporal-ui.ts';
+import { TEMPORAL_SERVER_VERSION } from '../platform/temporal-server.ts';
+import { TEMPORAL_UI_VERSION } from '../platform/temporal-ui.ts';
 
 /**
- * The scale-out topology, described once: what `npm run stack` (platform/stack-main.ts) starts on this
+ * The scale-out topology, described once: what `npm run stack` (cmd/stack-main.ts) starts on this
  * machine without Docker, and what docker-compose.yml runs in containers. Each entry is a compose
  * service of the same name; test/platform/stack.test.ts parses docker-compose.yml and checks that it has
  * the same services, commands, versions, restart policies and environment names (decision 0060).
@@ -159,9 +159,9 @@ export const STACK_SERVICES: readonly StackService[] = [
 
 /** The file each platform command runs (docker/entrypoint.sh and package.json name the same). */
 export const PLATFORM_COMMAND_FILES: Record<PlatformCommand, string> = {
-  api: 'platform/api-main.ts',
-  worker: 'platform/worker-main.ts',
-  migrate: 'platform/migrate-main.ts',
+  api: 'cmd/api-main.ts',
+  worker: 'cmd/worker-main.ts',
+  migrate: 'cmd/migrate-main.ts',
   sandbox: 'sandbox/main.ts',
 };
 

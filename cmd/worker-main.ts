@@ -1,11 +1,11 @@
 import { openDatabase } from '../db/client.ts';
 import { platformTaskQueues } from '../domain/task-queues.ts';
-import { loadConfigOrExit, requireDatabaseUrl } from './config.ts';
-import { createLogger } from './logger.ts';
-import { serveMetrics } from './metrics.ts';
+import { loadConfigOrExit, requireDatabaseUrl } from '../platform/config.ts';
+import { createLogger } from '../platform/logger.ts';
+import { serveMetrics } from '../platform/metrics.ts';
+import { startTracing } from '../platform/tracing.ts';
+import { ensureWorkflowBundle } from '../platform/workflow-bundle.ts';
 import { connectTemporal, runWorker } from './runtime.ts';
-import { startTracing } from './tracing.ts';
-import { ensureWorkflowBundle } from './workflow-bundle.ts';
 
 /**
  * `npm run worker`: a worker process for scale-out; runs every workflow and activity of the platform,

@@ -3,7 +3,7 @@ import { hashAccessToken } from '../credentials/messaging/access-tokens.ts';
 import { grantSenders } from '../credentials/messaging/senders.ts';
 import type { Database } from '../db/client.ts';
 import { messagingAccessTokens, messagingAccounts } from '../db/schema/messaging.ts';
-import type { Config } from './config.ts';
+import type { Config } from '../platform/config.ts';
 
 /** Lending's account at the messaging gateway in sandbox mode. */
 export const SANDBOX_LENDING_MESSAGING_ACCOUNT = 'acc_lending';

@@ -79,4 +79,4 @@ function main() {
   console.log('db:check: schema and migrations agree; shipped migrations unchanged');
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === path.join(root, 'platform', 'db-check.ts')) main();
+if (process.argv[1] && path.resolve(process.argv[1]) === path.join(root, 'cmd', 'db-check.ts')) main();

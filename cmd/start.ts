@@ -1,18 +1,18 @@
 import path from 'node:path';
 import { rotateSandboxToken } from '../credentials/messaging/access-tokens.ts';
 import { openDatabase } from '../db/client.ts';
-import { startSandbox } from '../sandbox/index.ts';
-import { loadConfigOrExit } from './config.ts';
-import { prepareDataDir, writePrivateFile } from './data-dir.ts';
-import { type DevServer, startDevServer } from './dev-server.ts';
+import { loadConfigOrExit } from '../platform/config.ts';
+import { prepareDataDir, writePrivateFile } from '../platform/data-dir.ts';
+import { type DevServer, startDevServer } from '../platform/dev-server.ts';
+import { createEmbeddedLogger, createLogger } from '../platform/logger.ts';
+import { serveMetrics } from '../platform/metrics.ts';
+import { resolveTemporalCli } from '../platform/temporal-cli.ts';
+import { otlpTracesUrl, startTracing } from '../platform/tracing.ts';
+import { ensureWorkflowBundle } from '../platform/workflow-bundle.ts';
+import { startConfiguredSandbox } from '../sandbox/index.ts';
 import { provisionSandboxLendingMessaging } from './lending-messaging-account.ts';
-import { createEmbeddedLogger, createLogger } from './logger.ts';
-import { serveMetrics } from './metrics.ts';
 import { connectTemporal, runWorker, serveApi } from './runtime.ts';
 import { ensureSandboxAdminToken, provisionSandboxParties } from './sandbox-parties.ts';
-import { resolveTemporalCli } from './temporal-cli.ts';
-import { otlpTracesUrl, startTracing } from './tracing.ts';
-import { ensureWorkflowBundle } from './workflow-bundle.ts';
 
 /**
  * `npm start`: the embedded stack in one process tree — Temporal dev server (with Web UI, data file in
@@ -74,28 +74,7 @@ async function main() {
 
   // Production mode talks to the real providers named by SMPP_URL, CHATAPP_URL and HLR_URL.
   const sandboxMode = config.PLATFORM_MODE === 'sandbox';
-  const sandbox = sandboxMode
-    ? await startSandbox({
-        smppPort: config.SMPP_PORT,
-        httpPort: config.SANDBOX_HTTP_PORT,
-        banksPort: config.SANDBOX_BANKS_PORT,
-        banksPublicUrl: config.SANDBOX_BANKS_PUBLIC_URL,
-        merchantPort: config.SANDBOX_MERCHANT_PORT,
-        acquirerPort: config.SANDBOX_ACQUIRER_PORT,
-        acquirerApiKey: config.COLLECT_ACQUIRER_API_KEY,
-        acquirerPublicUrl: config.SANDBOX_ACQUIRER_PUBLIC_URL,
-        bureauPort: config.SANDBOX_BUREAU_PORT,
-        bureauApiKey: config.LENDING_BUREAU_API_KEY,
-        smppSystemId: config.SMPP_SYSTEM_ID,
-        smppPassword: config.SMPP_PASSWORD,
-        smppRefuseMessagePayload: config.SANDBOX_SMSC_REFUSES_MESSAGE_PAYLOAD,
-        chatAppApiKey: config.CHATAPP_API_KEY,
-        chatAppPhoneNumberId: config.CHATAPP_PHONE_NUMBER_ID,
-        chatAppAppSecret: config.CHATAPP_APP_SECRET,
-        hlrApiKey: config.HLR_API_KEY,
-        hlrApiSecret: config.HLR_API_SECRET,
-      })
-    : undefined;
+  const sandbox = sandboxMode ? await startConfiguredSandbox(config) : undefined;
   if (sandbox) stops.unshift(() => sandbox.stop());
 
   // Sandbox: lending's own account at the messaging gateway (decision 0040), before the worker copies the

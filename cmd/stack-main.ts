@@ -5,19 +5,19 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { rotateSandboxToken } from '../credentials/messaging/access-tokens.ts';
 import { openDatabase } from '../db/client.ts';
-import { loadConfigOrExit } from './config.ts';
-import { prepareDataDir, writePrivateFile } from './data-dir.ts';
+import { loadConfigOrExit } from '../platform/config.ts';
+import { prepareDataDir, writePrivateFile } from '../platform/data-dir.ts';
+import { freePort, portAnswers, waitForPort } from '../platform/net.ts';
+import { startTemporalServer, type TemporalServer } from '../platform/temporal-server.ts';
+import { startTemporalUi, type TemporalUi } from '../platform/temporal-ui.ts';
+import { ensureWorkflowBundle } from '../platform/workflow-bundle.ts';
 import { provisionSandboxLendingMessaging } from './lending-messaging-account.ts';
-import { freePort, portAnswers, waitForPort } from './net.ts';
 import { ensureSandboxAdminToken, provisionSandboxParties, SANDBOX_PARTIES_FILE } from './sandbox-parties.ts';
 import { PLATFORM_COMMAND_FILES, type PlatformCommand, restartDelayMs, STACK_SERVICES } from './stack.ts';
-import { startTemporalServer, type TemporalServer } from './temporal-server.ts';
-import { startTemporalUi, type TemporalUi } from './temporal-ui.ts';
-import { ensureWorkflowBundle } from './workflow-bundle.ts';
 
 /**
  * `npm run stack [-- --workers N] [--no-ui] [--verbose]`: the production topology on this machine without
- * Docker (decision 0060), the processes of platform/stack.ts: a real Temporal server on PostgreSQL
+ * Docker (decision 0060), the processes of cmd/stack.ts: a real Temporal server on PostgreSQL
  * (DATABASE_URL's server, or TEMPORAL_POSTGRES_URL's; databases `temporal` and `temporal_visibility`, or
  * TEMPORAL_DATABASE_PREFIX's) and its Web UI, both built with `go install` on first use; in sandbox mode
  * the sandbox parties; the migrations; the API; N workers (default 2). Then, in sandbox mode, the sandbox

@@ -11,7 +11,7 @@ import {
   MESSAGING_WORKFLOW_PREFIXES,
   messageWorkflowId,
 } from '../../domain/messaging/processes.ts';
-import type { Logger } from '../logger.ts';
+import type { Logger } from '../../platform/logger.ts';
 
 /** How long a receipt may wait for the carrier id of its message to be recorded (they can cross). */
 const LOOKUP_PATIENCE_MS = 30_000;

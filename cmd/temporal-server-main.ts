@@ -1,4 +1,4 @@
-import { startTemporalServer } from './temporal-server.ts';
+import { startTemporalServer } from '../platform/temporal-server.ts';
 
 /**
  * `npm run temporal:postgres`: a real Temporal server (not the dev server) on the PostgreSQL server of

@@ -6,7 +6,7 @@ import {
   type StatementDeps,
 } from '../../activities/collect/statements.ts';
 import { StatementDocumentError } from '../../domain/collect/statement.ts';
-import type { Logger } from '../logger.ts';
+import type { Logger } from '../../platform/logger.ts';
 
 /**
  * The watched statement folder (COLLECT_STATEMENT_DIR): every `*.xml` file dropped there is imported

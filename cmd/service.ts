@@ -2,8 +2,8 @@ import type { Client } from '@temporalio/client';
 import type { ActivityFunctions } from '../activities/shared/deps.ts';
 import type { ServiceApi } from '../api/app.ts';
 import type { Database } from '../db/client.ts';
-import type { Config } from './config.ts';
-import type { Logger } from './logger.ts';
+import type { Config } from '../platform/config.ts';
+import type { Logger } from '../platform/logger.ts';
 
 /** What a worker process hands each service when it assembles its workers. */
 export interface WorkerContext {
@@ -24,7 +24,7 @@ export interface ServiceWorker {
 }
 
 /**
- * One service of the platform, as the platform composes it (platform/services.ts): its name, its API
+ * One service of the platform, as the platform composes it (cmd/services.ts): its name, its API
  * app and where it is mounted, and its part of a worker. Its workflows are in the bundle entry
  * (workflows/index.ts), its configuration in platform/config.ts; each of those is one line per service.
  */

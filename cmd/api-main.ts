@@ -1,9 +1,9 @@
 import { openDatabase } from '../db/client.ts';
-import { loadConfigOrExit, requireDatabaseUrl } from './config.ts';
-import { createLogger } from './logger.ts';
-import { serveMetrics } from './metrics.ts';
+import { loadConfigOrExit, requireDatabaseUrl } from '../platform/config.ts';
+import { createLogger } from '../platform/logger.ts';
+import { serveMetrics } from '../platform/metrics.ts';
+import { startTracing } from '../platform/tracing.ts';
 import { connectTemporal, serveApi } from './runtime.ts';
-import { startTracing } from './tracing.ts';
 
 /** `npm run api`: a stateless API process for scale-out (any number, behind a load balancer). */
 const config = loadConfigOrExit();

@@ -10,8 +10,8 @@ import type { Database } from '../db/client.ts';
 import { collectMerchants } from '../db/schema/collect.ts';
 import { lendingApiKeys, lendingTenants } from '../db/schema/lending.ts';
 import { type CreditProductInput, creditProductSchema } from '../domain/lending/credit-products.ts';
-import type { Config } from './config.ts';
-import { writePrivateFile } from './data-dir.ts';
+import type { Config } from '../platform/config.ts';
+import { writePrivateFile } from '../platform/data-dir.ts';
 
 /**
  * Sandbox mode: the parties an integrator would otherwise ask an operator for, provisioned at each

@@ -19,8 +19,8 @@ import type { WorkflowInfo } from '@temporalio/workflow';
 import type { ActivityFunctions } from '../activities/shared/deps.ts';
 import { permanentFailureOf } from '../activities/shared/permanent-failures.ts';
 import { platformTaskQueues } from '../domain/task-queues.ts';
-import type { Logger } from './logger.ts';
-import type { Tracing } from './tracing.ts';
+import type { Logger } from '../platform/logger.ts';
+import type { Tracing } from '../platform/tracing.ts';
 
 export interface PlatformWorkerOptions {
   connection: NativeConnection;

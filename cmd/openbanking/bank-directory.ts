@@ -8,8 +8,8 @@ import { createBankDirectoryActivities } from '../../activities/openbanking/bank
 import type { Database } from '../../db/client.ts';
 import { bankDirectoryScheduleId } from '../../domain/openbanking/processes.ts';
 import { PlatformService } from '../../domain/search-attributes.ts';
-import type { Config } from '../config.ts';
-import type { Logger } from '../logger.ts';
+import type { Config } from '../../platform/config.ts';
+import type { Logger } from '../../platform/logger.ts';
 
 /**
  * Starts the open-banking bank directory with a worker: one synchronous sync (so the banks are in

@@ -13,15 +13,15 @@ import {
 import { answerClientErrors, createApp } from '../api/app.ts';
 import { startMessageHandover } from '../application/messaging/handover.ts';
 import type { Database } from '../db/client.ts';
-import type { Config } from './config.ts';
-import type { Logger } from './logger.ts';
-import { platformMetrics } from './metrics.ts';
-import { platformDataConverter } from './payload-codec.ts';
+import type { Config } from '../platform/config.ts';
+import type { Logger } from '../platform/logger.ts';
+import { platformMetrics } from '../platform/metrics.ts';
+import { platformDataConverter } from '../platform/payload-codec.ts';
+import { ensureSearchAttributes } from '../platform/search-attributes.ts';
+import type { Tracing } from '../platform/tracing.ts';
 import { createReadinessProbe } from './readiness.ts';
-import { ensureSearchAttributes } from './search-attributes.ts';
 import type { PlatformServiceModule } from './service.ts';
 import { platformServices } from './services.ts';
-import type { Tracing } from './tracing.ts';
 import { createPlatformWorkers, isWaitingFailure, mergeActivities } from './worker.ts';
 
 /** The pieces each process assembles: shared by `npm start`, `npm run api`, `npm run worker` and tests. */
