@@ -140,41 +140,30 @@ async function acceptMessage(
   const waits = checked.scheduled !== undefined && checked.scheduled.getTime() > now.getTime();
   const handover = smsHandoverOf(deps.db);
   const id = randomUUID();
-  const inserted = await insertWithOutbox(
-    deps,
-    {
-      id,
-      accountId,
-      channel,
-      to: checked.to,
-      from: request.from,
-      ...stored,
-      containsCode,
-      encoding: checked.encoding,
-      parts: checked.parts,
-      dlrUrl: request.dlrUrl ?? null,
-      scheduled: checked.scheduled ?? null,
-      status: waits ? 'scheduled' : 'accepted',
-      idempotencyKey: idempotencyKey ?? null,
-    },
-    containsCode ? sealCodeMessage(deps.config, id, request.message) : null,
-    handover !== undefined,
-  );
+  const values = {
+    id,
+    accountId,
+    channel,
+    to: checked.to,
+    from: request.from,
+    ...stored,
+    containsCode,
+    encoding: checked.encoding,
+    parts: checked.parts,
+    dlrUrl: request.dlrUrl ?? null,
+    scheduled: checked.scheduled ?? null,
+    status: waits ? 'scheduled' : 'accepted',
+    idempotencyKey: idempotencyKey ?? null,
+  } satisfies typeof messagingMessages.$inferInsert;
+  const sealedText = containsCode ? sealCodeMessage(deps.config, id, request.message) : null;
+  const inserted = await insertWithOutbox(deps, values, sealedText, handover !== undefined);
   if (inserted) {
     handover?.handOver(inserted, request.message);
     return acceptedOf(inserted);
   }
   // A repeated key: the first message, read after (the conflicting insert waited for its commit).
   const first = await messageUnderKey(deps, accountId, idempotencyKey);
-  requireSameMessage(first, {
-    channel,
-    to: checked.to,
-    from: request.from,
-    containsCode,
-    ...stored,
-    scheduled: checked.scheduled,
-    dlrUrl: request.dlrUrl,
-  });
+  requireSameMessage(first, values);
   return acceptedOf(first);
 }
 
@@ -241,10 +230,20 @@ async function messageUnderKey(
   return found;
 }
 
-/** The key is bound to the whole request: every field (scheduled and dlrUrl too) must match. */
-function requireSameMessage(first: MessageRow, again: RequestFields): void {
-  const { channel, to, from, containsCode, message, messageDigest, scheduled, dlrUrl } = first;
-  requireSameRequest({ channel, to, from, containsCode, message, messageDigest, scheduled, dlrUrl }, again, {
+/** What a repeated key is compared on: the whole request (scheduled and dlrUrl too), as recorded. */
+type RequestedMessage = Pick<
+  MessageRow,
+  'channel' | 'to' | 'from' | 'containsCode' | 'message' | 'messageDigest' | 'scheduled' | 'dlrUrl'
+>;
+
+const requestOf = (row: RequestedMessage): RequestFields => {
+  const { channel, to, from, containsCode, message, messageDigest, scheduled, dlrUrl } = row;
+  return { channel, to, from, containsCode, message, messageDigest, scheduled, dlrUrl };
+};
+
+/** The key is bound to the whole request: every field must match the first message's. */
+function requireSameMessage(first: MessageRow, again: RequestedMessage): void {
+  requireSameRequest(requestOf(first), requestOf(again), {
     message: 'This Idempotency-Key was used for a different message',
   });
 }
