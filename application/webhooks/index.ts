@@ -1,5 +1,5 @@
 import { facade } from '../shared/facade.ts';
-import { getWebhookDelivery, listWebhookDeliveries, replayWebhookDelivery } from './deliveries.ts';
+import { getWebhookDelivery, listWebhookDeliveries, replayWebhookDelivery } from './delivery.ts';
 import {
   createWebhookEndpoint,
   deleteWebhookEndpoint,
@@ -25,6 +25,6 @@ export {
   type WebhookDeliveryDetail,
   type WebhookDeliveryPage,
   type WebhookDeliveryView,
-} from './deliveries.ts';
+} from './delivery.ts';
 export type { WebhookEndpointView } from './endpoints.ts';
 export type { OwnedId, WebhookOwner } from './owner.ts';
