@@ -11,7 +11,7 @@ import {
   seedReferenceData,
 } from '../application/lending/reference-data.ts';
 import { unlockLogin } from '../application/lending/users.ts';
-import { DEFAULT_PRICE_LIST, uploadPriceList } from '../application/messaging/price-lists.ts';
+import { DEFAULT_PRICE_LIST, messaging } from '../application/messaging/index.ts';
 import { Refusal } from '../application/shared/refusal.ts';
 import { createDeskOperator } from '../credentials/collect/desk-operators.ts';
 import { createMerchant, setNotifyUrl, setReturnOrigins } from '../credentials/collect/merchants.ts';
@@ -191,10 +191,9 @@ try {
       if (!file || !!values.account === !!values.default) {
         throw new Error(`--account <id> or --default, and the CSV file, are required\n${USAGE}`);
       }
-      const stored = await uploadPriceList(
+      const stored = await messaging.uploadPriceList(
         { db: database.db },
-        values.account ?? DEFAULT_PRICE_LIST,
-        await readFile(file, 'utf8'),
+        { scope: values.account ?? DEFAULT_PRICE_LIST, text: await readFile(file, 'utf8') },
       );
       console.log(JSON.stringify(stored, null, 2));
       break;

@@ -11,7 +11,7 @@ import {
   type Worker,
 } from '@temporalio/worker';
 import { answerClientErrors, createApp } from '../api/app.ts';
-import { startMessageHandover } from '../application/messaging/handover.ts';
+import { messaging } from '../application/messaging/index.ts';
 import type { Database } from '../db/client.ts';
 import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
@@ -215,7 +215,7 @@ export async function serveApi(options: {
   const { config } = options;
   const deps = { db: options.db, temporal: options.client, config, logger: options.logger };
   // Accepted messages reach their workflows through this process's hand-over (decision 0066).
-  const handover = startMessageHandover(deps);
+  const handover = messaging.startSmsHandover(deps);
   // Every API process counts its requests (served by its metrics listener, platform/metrics.ts).
   const app = createApp(
     deps,

@@ -1,12 +1,7 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import { type Context, Hono } from 'hono';
 import { cors } from 'hono/cors';
-import {
-  type CodecCredential,
-  type CodecDirection,
-  codecSessionUrl,
-  transcodePayloads,
-} from '../../application/platform/payload-codec.ts';
+import { type CodecCredential, type CodecDirection, payloadCodec } from '../../application/platform/index.ts';
 import { Refusal } from '../../application/shared/refusal.ts';
 import type { AppEnv } from '../shared/context.ts';
 import { errorResponses, fieldErrorsOf } from '../shared/errors.ts';
@@ -56,17 +51,16 @@ export function createCodecApi(): Hono<AppEnv> {
     const credential: CodecCredential = sessionRoute
       ? { sessionKey: c.req.param('key') ?? '' }
       : { bearer: bearerOf(c) };
-    const payloads = await transcodePayloads(
-      c.get('deps'),
+    const payloads = await payloadCodec.transcodePayloads(c.get('deps'), {
       credential,
       direction,
-      parsed.data.payloads.map((payload) => ({
+      payloads: parsed.data.payloads.map((payload) => ({
         metadata: Object.fromEntries(
           Object.entries(payload.metadata ?? {}).map(([key, value]) => [key, bytes(value)]),
         ),
         data: bytes(payload.data ?? ''),
       })),
-    );
+    });
     return c.json({
       payloads: payloads.map((payload) => ({
         metadata: Object.fromEntries(
@@ -102,6 +96,14 @@ const sessionUrlRoute = createRoute({
 /** `GET /admin/codec/session-url` (behind the admin token like every operator endpoint). */
 export function registerCodecAdminRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(sessionUrlRoute, (c) =>
-    c.json({ endpoint: codecSessionUrl(c.get('deps'), bearerOf(c), publicBaseUrl(c)) }, 200),
+    c.json(
+      {
+        endpoint: payloadCodec.codecSessionUrl(c.get('deps'), {
+          bearer: bearerOf(c),
+          apiBaseUrl: publicBaseUrl(c),
+        }),
+      },
+      200,
+    ),
   );
 }

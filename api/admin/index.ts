@@ -27,7 +27,7 @@ import { registerLendingCreditProductAdminRoutes } from './lending-credit-produc
 import { registerLendingReferenceDataAdminRoutes } from './lending-reference-data.ts';
 import { registerLendingTenantAdminRoutes } from './lending-tenants.ts';
 import { registerMessagingPriceListAdminRoutes } from './messaging-price-lists.ts';
-import { registerMessagingSenderIdAdminRoutes } from './messaging-sender-ids.ts';
+import { registerMessagingSenderIdAdminRoutes } from './messaging-sender-id.ts';
 import { registerOpenBankingAdminRoutes } from './openbanking.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { DEFAULT_PRICE_LIST, uploadPriceList } from '../../application/messaging/price-lists.ts';
+import { DEFAULT_PRICE_LIST, messaging } from '../../application/messaging/index.ts';
 import { Refusal } from '../../application/shared/refusal.ts';
 import { PRICE_LIST_COLUMNS } from '../../domain/messaging/price-lists.ts';
 import type { AppEnv } from '../shared/context.ts';
@@ -73,7 +73,10 @@ async function csvOfRequest(c: Context<AppEnv>): Promise<string> {
 
 export function registerMessagingPriceListAdminRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(uploadRoute, async (c) => {
-    const stored = await uploadPriceList(c.get('deps'), c.req.valid('param').scope, await csvOfRequest(c));
+    const stored = await messaging.uploadPriceList(c.get('deps'), {
+      scope: c.req.valid('param').scope,
+      text: await csvOfRequest(c),
+    });
     return c.json(stored, 200);
   });
 }

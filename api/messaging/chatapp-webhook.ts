@@ -1,8 +1,5 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import {
-  checkChatAppSubscription,
-  receiveChatAppNotification,
-} from '../../application/messaging/chatapp-statuses.ts';
+import { messaging } from '../../application/messaging/index.ts';
 import { errorBodySchema } from '../shared/errors.ts';
 import type { MessagingEnv } from './auth.ts';
 
@@ -10,7 +7,7 @@ import type { MessagingEnv } from './auth.ts';
  * The chat-app provider's webhook (decision 0062), the callback URL configured at the WhatsApp Cloud
  * API: `GET /chatapp/webhook` answers its subscription check, `POST /chatapp/webhook` takes its signed
  * status events. Outside the access-token gate: the caller is the provider, authenticated by the verify
- * token and the body's signature (application/messaging/chatapp-statuses.ts).
+ * token and the body's signature (application/messaging/chatapp-webhook.ts).
  */
 export const CHATAPP_WEBHOOK_PATH = '/chatapp/webhook';
 
@@ -67,7 +64,7 @@ const notificationRoute = createRoute({
 export function registerChatAppWebhookRoutes(app: OpenAPIHono<MessagingEnv>): void {
   app.openapi(verifyRoute, (c) => {
     const query = c.req.valid('query');
-    const challenge = checkChatAppSubscription(c.get('deps'), {
+    const challenge = messaging.checkChatAppSubscription(c.get('deps'), {
       mode: query['hub.mode'],
       verifyToken: query['hub.verify_token'],
       challenge: query['hub.challenge'],
@@ -76,11 +73,10 @@ export function registerChatAppWebhookRoutes(app: OpenAPIHono<MessagingEnv>): vo
   });
   app.openapi(notificationRoute, async (c) => {
     const rawBody = new Uint8Array(await c.req.arrayBuffer());
-    const outcome = await receiveChatAppNotification(
-      c.get('deps'),
+    const outcome = await messaging.receiveChatAppNotification(c.get('deps'), {
       rawBody,
-      c.req.header('x-hub-signature-256'),
-    );
+      signature: c.req.header('x-hub-signature-256'),
+    });
     return c.json(outcome, 200);
   });
 }

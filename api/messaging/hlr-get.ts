@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { getHlrLookup } from '../../application/messaging/hlr.ts';
+import { messaging } from '../../application/messaging/index.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineMessagingOperation } from './auth.ts';
 
@@ -67,5 +67,11 @@ export const hlrGetOperation = defineMessagingOperation({
       },
     }),
   handler: () => async (c) =>
-    c.json(await getHlrLookup(c.get('deps'), c.get('accountId'), c.req.valid('param').id), 200),
+    c.json(
+      await messaging.getHlrLookup(c.get('deps'), {
+        accountId: c.get('accountId'),
+        id: c.req.valid('param').id,
+      }),
+      200,
+    ),
 });

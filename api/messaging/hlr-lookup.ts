@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { startHlrLookup } from '../../application/messaging/hlr.ts';
+import { messaging } from '../../application/messaging/index.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineMessagingOperation } from './auth.ts';
@@ -58,5 +58,11 @@ export const hlrLookupOperation = defineMessagingOperation({
       },
     }),
   handler: () => async (c) =>
-    c.json(await startHlrLookup(c.get('deps'), c.get('accountId'), c.req.valid('json')), 202),
+    c.json(
+      await messaging.startHlrLookup(c.get('deps'), {
+        accountId: c.get('accountId'),
+        ...c.req.valid('json'),
+      }),
+      202,
+    ),
 });

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { networksPage } from '../../application/messaging/reference-data.ts';
+import { messaging } from '../../application/messaging/index.ts';
 import { MCCMNC_PAGE_SIZE } from '../../domain/messaging/reference-data.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineMessagingOperation } from './auth.ts';
@@ -51,7 +51,10 @@ export const mccmncOperation = defineMessagingOperation({
       },
     }),
   handler: () => (c) => {
-    const page = networksPage(c.req.valid('param').country, Number(c.req.valid('query').Page ?? '1'));
+    const page = messaging.listNetworks(c.get('deps'), {
+      country: c.req.valid('param').country,
+      page: Number(c.req.valid('query').Page ?? '1'),
+    });
     return c.json({ ...page, items: page.items.map(networkBody) }, 200);
   },
 });

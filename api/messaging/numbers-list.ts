@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { listNumbers } from '../../application/messaging/numbers.ts';
+import { messaging } from '../../application/messaging/index.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineMessagingOperation } from './auth.ts';
 import { senderNumberSchema } from './numbers-schemas.ts';
@@ -34,5 +34,8 @@ export const numbersListOperation = defineMessagingOperation({
       },
     }),
   handler: () => async (c) =>
-    c.json(await listNumbers(c.get('deps'), c.get('accountId'), c.req.valid('query')), 200),
+    c.json(
+      await messaging.listNumbers(c.get('deps'), { accountId: c.get('accountId'), ...c.req.valid('query') }),
+      200,
+    ),
 });

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { requestVerificationCode } from '../../application/messaging/numbers.ts';
+import { messaging } from '../../application/messaging/index.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineMessagingOperation } from './auth.ts';
@@ -45,5 +45,11 @@ export const numbersRegisterOperation = defineMessagingOperation({
       },
     }),
   handler: () => async (c) =>
-    c.json(await requestVerificationCode(c.get('deps'), c.get('accountId'), c.req.valid('json')), 202),
+    c.json(
+      await messaging.registerNumber(c.get('deps'), {
+        accountId: c.get('accountId'),
+        ...c.req.valid('json'),
+      }),
+      202,
+    ),
 });

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { verifyNumber } from '../../application/messaging/numbers.ts';
+import { messaging } from '../../application/messaging/index.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineMessagingOperation } from './auth.ts';
@@ -42,12 +42,11 @@ export const numbersVerifyOperation = defineMessagingOperation({
     }),
   handler: () => async (c) =>
     c.json(
-      await verifyNumber(
-        c.get('deps'),
-        c.get('accountId'),
-        c.req.valid('param').id,
-        c.req.valid('json').code,
-      ),
+      await messaging.verifyNumber(c.get('deps'), {
+        accountId: c.get('accountId'),
+        id: c.req.valid('param').id,
+        code: c.req.valid('json').code,
+      }),
       200,
     ),
 });

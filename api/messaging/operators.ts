@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { operatorOf } from '../../application/messaging/reference-data.ts';
+import { messaging } from '../../application/messaging/index.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineMessagingOperation } from './auth.ts';
 import { mobileNetworkSchema, networkBody } from './reference-schemas.ts';
@@ -42,7 +42,7 @@ export const operatorsOperation = defineMessagingOperation({
       },
     }),
   handler: () => (c) => {
-    const found = operatorOf(c.req.valid('param').operatorId);
+    const found = messaging.getOperator(c.get('deps'), { operatorId: c.req.valid('param').operatorId });
     return c.json(
       { ...networkBody(found.network), otherListings: found.otherListings.map(networkBody) },
       200,

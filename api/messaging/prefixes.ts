@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { diallingPlanOf } from '../../application/messaging/reference-data.ts';
+import { messaging } from '../../application/messaging/index.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineMessagingOperation } from './auth.ts';
 import { countryParam } from './reference-schemas.ts';
@@ -59,5 +59,6 @@ export const prefixesOperation = defineMessagingOperation({
         ...errorResponses,
       },
     }),
-  handler: () => (c) => c.json(diallingPlanOf(c.req.valid('param').country), 200),
+  handler: () => (c) =>
+    c.json(messaging.getDiallingPlan(c.get('deps'), { country: c.req.valid('param').country }), 200),
 });

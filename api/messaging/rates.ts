@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { readRateCard } from '../../application/messaging/reference-data.ts';
+import { messaging } from '../../application/messaging/index.ts';
 import { QUOTED_RATE_COLUMNS } from '../../domain/messaging/price-lists.ts';
 import { csvOf } from '../../domain/messaging/reference-data.ts';
 import { errorResponses } from '../shared/errors.ts';
@@ -101,7 +101,7 @@ export const ratesOperation = defineMessagingOperation({
     }),
   handler: () => async (c) => {
     const { format, country } = c.req.valid('query');
-    const card = await readRateCard(c.get('deps'), c.get('accountId'), country);
+    const card = await messaging.readRateCard(c.get('deps'), { accountId: c.get('accountId'), country });
     if (format === 'csv') {
       return c.body(csvOf(QUOTED_RATE_COLUMNS, card.items), 200, {
         'content-type': 'text/csv; charset=utf-8',

@@ -4,7 +4,7 @@ import type { MobileNetwork } from '../../domain/messaging/reference-data.ts';
 /**
  * What the reference-data operations share (mccmnc.ts, operators.ts, prefixes.ts, rates.ts): the
  * country parameter and the mobile network as answered. The use cases read shipped data sets only
- * (application/messaging/reference-data.ts).
+ * (application/messaging/reference.ts).
  */
 
 export const countryParam = z

@@ -3,7 +3,7 @@ import { errorResponses } from '../shared/errors.ts';
 
 /**
  * The request and answer of POST /sms (sms-send.ts) and POST /chatapp (chatapp.ts); the checks, the
- * idempotency key and the start of the message workflow are the use case's (application/messaging/messages.ts).
+ * idempotency key and the start of the message workflow are the use case's (application/messaging/sms/send.ts).
  */
 
 const messageRequestSchema = z

@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { confirmSenderId } from '../../application/messaging/sender-ids.ts';
+import { messaging } from '../../application/messaging/index.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineMessagingOperation } from './auth.ts';
 import { conflictResponse, idParams, senderIdSchema } from './sender-id-schemas.ts';
@@ -27,5 +27,11 @@ export const senderIdConfirmOperation = defineMessagingOperation({
       },
     }),
   handler: () => async (c) =>
-    c.json(await confirmSenderId(c.get('deps'), c.get('accountId'), c.req.valid('param').id), 200),
+    c.json(
+      await messaging.confirmSenderId(c.get('deps'), {
+        accountId: c.get('accountId'),
+        id: c.req.valid('param').id,
+      }),
+      200,
+    ),
 });

@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { getSenderId } from '../../application/messaging/sender-ids.ts';
+import { messaging } from '../../application/messaging/index.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineMessagingOperation } from './auth.ts';
 import { idParams, senderIdSchema } from './sender-id-schemas.ts';
@@ -22,5 +22,11 @@ export const senderIdGetOperation = defineMessagingOperation({
       },
     }),
   handler: () => async (c) =>
-    c.json(await getSenderId(c.get('deps'), c.get('accountId'), c.req.valid('param').id), 200),
+    c.json(
+      await messaging.getSenderId(c.get('deps'), {
+        accountId: c.get('accountId'),
+        id: c.req.valid('param').id,
+      }),
+      200,
+    ),
 });

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { listSenderIds, SENDER_ID_STATUSES } from '../../application/messaging/sender-ids.ts';
+import { messaging, SENDER_ID_STATUSES } from '../../application/messaging/index.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineMessagingOperation } from './auth.ts';
 import { senderIdSchema } from './sender-id-schemas.ts';
@@ -33,5 +33,11 @@ export const senderIdListOperation = defineMessagingOperation({
       },
     }),
   handler: () => async (c) =>
-    c.json(await listSenderIds(c.get('deps'), c.get('accountId'), c.req.valid('query')), 200),
+    c.json(
+      await messaging.listSenderIds(c.get('deps'), {
+        accountId: c.get('accountId'),
+        ...c.req.valid('query'),
+      }),
+      200,
+    ),
 });

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { registerSenderId } from '../../application/messaging/sender-ids.ts';
+import { messaging } from '../../application/messaging/index.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineMessagingOperation } from './auth.ts';
@@ -42,5 +42,11 @@ export const senderIdRegisterOperation = defineMessagingOperation({
       },
     }),
   handler: () => async (c) =>
-    c.json(await registerSenderId(c.get('deps'), c.get('accountId'), c.req.valid('json')), 202),
+    c.json(
+      await messaging.registerSenderId(c.get('deps'), {
+        accountId: c.get('accountId'),
+        ...c.req.valid('json'),
+      }),
+      202,
+    ),
 });

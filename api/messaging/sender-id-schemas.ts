@@ -1,10 +1,10 @@
 import { z } from '@hono/zod-openapi';
-import { SENDER_ID_STATUSES } from '../../application/messaging/sender-ids.ts';
+import { SENDER_ID_STATUSES } from '../../application/messaging/index.ts';
 import { errorResponses } from '../shared/errors.ts';
 
 /**
  * What the sender-ID operations (sender-id-*.ts) share: a registration as answered, its id parameter and
- * the conflict answer. The rules are the use cases' (application/messaging/sender-ids.ts).
+ * the conflict answer. The rules are the use cases' (application/messaging/sender-id.ts).
  */
 
 export const senderIdSchema = z

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { getMessage } from '../../application/messaging/messages.ts';
+import { messaging } from '../../application/messaging/index.ts';
 import { MESSAGE_STATUSES } from '../../domain/messaging/delivery-receipt.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineMessagingOperation } from './auth.ts';
@@ -49,5 +49,8 @@ export const smsGetOperation = defineMessagingOperation({
       },
     }),
   handler: () => async (c) =>
-    c.json(await getMessage(c.get('deps'), c.get('accountId'), c.req.valid('param').id), 200),
+    c.json(
+      await messaging.getSms(c.get('deps'), { accountId: c.get('accountId'), id: c.req.valid('param').id }),
+      200,
+    ),
 });

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { listScheduledMessages } from '../../application/messaging/messages.ts';
+import { messaging } from '../../application/messaging/index.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineMessagingOperation } from './auth.ts';
 
@@ -52,7 +52,8 @@ export const smsListOperation = defineMessagingOperation({
     }),
   handler: () => async (c) => {
     const { scheduled, page, size } = c.req.valid('query');
-    const listed = await listScheduledMessages(c.get('deps'), c.get('accountId'), {
+    const listed = await messaging.listScheduledSms(c.get('deps'), {
+      accountId: c.get('accountId'),
       scheduledOn: scheduled,
       page,
       size,

@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { acceptMessage } from '../../application/messaging/messages.ts';
+import { messaging } from '../../application/messaging/index.ts';
 import { defineMessagingOperation } from './auth.ts';
 import { sendMessageRoute } from './send-message-route.ts';
 
@@ -13,13 +13,11 @@ export const smsSendOperation = defineMessagingOperation({
       ...sendMessageRoute,
     }),
   handler: () => async (c) => {
-    const accepted = await acceptMessage(
-      c.get('deps'),
-      c.get('accountId'),
-      'sms',
-      c.req.valid('json'),
-      c.req.valid('header')['idempotency-key'],
-    );
+    const accepted = await messaging.sendSms(c.get('deps'), {
+      accountId: c.get('accountId'),
+      request: c.req.valid('json'),
+      idempotencyKey: c.req.valid('header')['idempotency-key'],
+    });
     return c.json(accepted, 202);
   },
 });

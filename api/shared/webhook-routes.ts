@@ -2,19 +2,7 @@ import { createRoute, type OpenAPIHono, type RouteConfig, z } from '@hono/zod-op
 import type { Context } from 'hono';
 import type { UseCaseDeps } from '../../application/shared/deps.ts';
 import { assertOutboundUrlField } from '../../application/shared/outbound-url.ts';
-import {
-  DELIVERY_STATUSES,
-  getWebhookDelivery,
-  listWebhookDeliveries,
-  replayWebhookDelivery,
-} from '../../application/webhooks/deliveries.ts';
-import {
-  createWebhookEndpoint,
-  deleteWebhookEndpoint,
-  listWebhookEndpoints,
-  rotateWebhookEndpointSecret,
-} from '../../application/webhooks/endpoints.ts';
-import type { WebhookOwner } from '../../application/webhooks/owner.ts';
+import { DELIVERY_STATUSES, type WebhookOwner, webhooks } from '../../application/webhooks/index.ts';
 import type { AppEnv } from './context.ts';
 import { errorBodySchema, errorResponses } from './errors.ts';
 import { jsonBody } from './openapi.ts';
@@ -343,35 +331,56 @@ export function registerWebhookRoutes<E extends AppEnv>(
   });
 
   app.openapi(secured(listDeliveriesRoute), async (c) =>
-    c.json(await listWebhookDeliveries(depsOf(c), await ownerOf(c), c.req.valid('query')), 200),
+    c.json(
+      await webhooks.listWebhookDeliveries(depsOf(c), { owner: await ownerOf(c), ...c.req.valid('query') }),
+      200,
+    ),
   );
 
   app.openapi(secured(getDeliveryRoute), async (c) =>
-    c.json(await getWebhookDelivery(depsOf(c), await ownerOf(c), c.req.valid('param').id), 200),
+    c.json(
+      await webhooks.getWebhookDelivery(depsOf(c), { owner: await ownerOf(c), id: c.req.valid('param').id }),
+      200,
+    ),
   );
 
   app.openapi(secured(listEndpointsRoute), async (c) =>
-    c.json({ items: await listWebhookEndpoints(depsOf(c), await ownerOf(c)) }, 200),
+    c.json({ items: await webhooks.listWebhookEndpoints(depsOf(c), { owner: await ownerOf(c) }) }, 200),
   );
 
   app.openapi(secured(createEndpointRoute), async (c) => {
     const { url } = c.req.valid('json');
     // Checked before the owner is resolved, as it always was: a refused URL is a 400 before the 401.
     assertOutboundUrlField(depsOf(c).config, 'url', url);
-    const { endpoint, created } = await createWebhookEndpoint(depsOf(c), await ownerOf(c), url);
+    const { endpoint, created } = await webhooks.createWebhookEndpoint(depsOf(c), {
+      owner: await ownerOf(c),
+      url,
+    });
     return created ? c.json(endpoint, 201) : c.json(endpoint, 200);
   });
 
   app.openapi(secured(rotateSecretRoute), async (c) =>
-    c.json(await rotateWebhookEndpointSecret(depsOf(c), await ownerOf(c), c.req.valid('param').id), 200),
+    c.json(
+      await webhooks.rotateWebhookEndpointSecret(depsOf(c), {
+        owner: await ownerOf(c),
+        id: c.req.valid('param').id,
+      }),
+      200,
+    ),
   );
 
   app.openapi(secured(deleteEndpointRoute), async (c) => {
-    await deleteWebhookEndpoint(depsOf(c), await ownerOf(c), c.req.valid('param').id);
+    await webhooks.deleteWebhookEndpoint(depsOf(c), { owner: await ownerOf(c), id: c.req.valid('param').id });
     return c.body(null, 204);
   });
 
   app.openapi(secured(replayDeliveryRoute), async (c) =>
-    c.json(await replayWebhookDelivery(depsOf(c), await ownerOf(c), c.req.valid('param').id), 202),
+    c.json(
+      await webhooks.replayWebhookDelivery(depsOf(c), {
+        owner: await ownerOf(c),
+        id: c.req.valid('param').id,
+      }),
+      202,
+    ),
   );
 }

@@ -35,9 +35,9 @@ export interface HlrLookupView {
 /** Records a lookup and starts its workflow. */
 export async function startHlrLookup(
   deps: UseCaseDeps,
-  accountId: string,
-  request: { number: string; callBackUrl: string },
+  request: { accountId: string; number: string; callBackUrl: string },
 ): Promise<AcceptedLookup> {
+  const { accountId } = request;
   const { db, temporal, config } = deps;
   const number = normaliseNumber(request.number);
   if (!number) throw Refusal.field('number', 'not a valid phone number in international format');
@@ -76,7 +76,10 @@ export async function startHlrLookup(
 }
 
 /** A lookup of the account and, once it is done, its result; 404 for another account's. */
-export async function getHlrLookup(deps: UseCaseDeps, accountId: string, id: string): Promise<HlrLookupView> {
+export async function getHlrLookup(
+  deps: UseCaseDeps,
+  { accountId, id }: { accountId: string; id: string },
+): Promise<HlrLookupView> {
   const [row] = await deps.db
     .select()
     .from(messagingHlrLookups)

@@ -63,12 +63,11 @@ async function findOwnNumber(deps: UseCaseDeps, accountId: string, id: string): 
  * `numbers-<challengeId>`. Asking again gives a new code only once the current one has expired or used
  * up its attempts.
  */
-export async function requestVerificationCode(
+export async function registerNumber(
   deps: UseCaseDeps,
-  accountId: string,
-  request: { number: string },
+  { accountId, number: requested }: { accountId: string; number: string },
 ): Promise<SenderNumberRecord> {
-  const parsed = normaliseNumber(request.number);
+  const parsed = normaliseNumber(requested);
   if (!parsed) throw Refusal.field('number', 'not a valid phone number in international format');
   const number = parsed.e164;
   const { config } = deps;
@@ -135,9 +134,7 @@ const refused = (code: string, message: string) =>
  */
 export async function verifyNumber(
   deps: UseCaseDeps,
-  accountId: string,
-  id: string,
-  code: string,
+  { accountId, id, code }: { accountId: string; id: string; code: string },
 ): Promise<SenderNumberRecord> {
   const { db, config } = deps;
   const n = messagingSenderNumbers;
@@ -188,10 +185,9 @@ export async function verifyNumber(
 /** The account's `from` numbers (in one status if given), newest first. */
 export async function listNumbers(
   deps: UseCaseDeps,
-  accountId: string,
-  query: { status?: SenderNumberStatus | undefined; page: number; size: number },
+  input: { accountId: string; status?: SenderNumberStatus | undefined; page: number; size: number },
 ): Promise<Page<SenderNumberRecord>> {
-  const { status, page, size } = query;
+  const { accountId, status, page, size } = input;
   const conditions = [eq(messagingSenderNumbers.accountId, accountId)];
   if (status) conditions.push(eq(messagingSenderNumbers.status, status));
   const rows = await deps.db

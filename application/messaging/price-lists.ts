@@ -28,8 +28,7 @@ export interface StoredPriceList {
  */
 export async function uploadPriceList(
   deps: Pick<UseCaseDeps, 'db'>,
-  scope: string,
-  text: string,
+  { scope, text }: { scope: string; text: string },
 ): Promise<StoredPriceList> {
   if (text.length > PRICE_LIST_MAX_CHARS) {
     throw new Refusal(

@@ -53,9 +53,11 @@ function authorise(deps: UseCaseDeps, credential: CodecCredential): void {
 /** Encodes or decodes payloads for an authorised operator; a payload that cannot be opened is refused. */
 export async function transcodePayloads(
   deps: UseCaseDeps,
-  credential: CodecCredential,
-  direction: CodecDirection,
-  payloads: Payload[],
+  {
+    credential,
+    direction,
+    payloads,
+  }: { credential: CodecCredential; direction: CodecDirection; payloads: Payload[] },
 ): Promise<Payload[]> {
   authorise(deps, credential);
   const codec = codecOf(deps);
@@ -67,7 +69,10 @@ export async function transcodePayloads(
 }
 
 /** The Web UI's codec URL for the operator presenting their token (shown once, never stored). */
-export function codecSessionUrl(deps: UseCaseDeps, bearer: string | undefined, apiBaseUrl: string): string {
+export function codecSessionUrl(
+  deps: UseCaseDeps,
+  { bearer, apiBaseUrl }: { bearer: string | undefined; apiBaseUrl: string },
+): string {
   authorise(deps, { bearer });
   return `${apiBaseUrl}/codec/session/${codecSessionKey(deps.config.ADMIN_TOKEN ?? '')}`;
 }

@@ -11,7 +11,7 @@ import { webhookEndpoints } from '../../db/schema/webhooks.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
 import { assertOutboundUrlField } from '../shared/outbound-url.ts';
 import { Refusal } from '../shared/refusal.ts';
-import type { WebhookOwner } from './owner.ts';
+import type { OwnedId, WebhookOwner } from './owner.ts';
 
 /**
  * Webhook endpoints as their owner sees them (GET/POST /webhooks/endpoints of every service): each with
@@ -43,7 +43,7 @@ function endpointView(row: WebhookEndpointRow, secret: string): WebhookEndpointV
 /** The owner's endpoints with their current secrets, oldest first. */
 export async function listWebhookEndpoints(
   deps: UseCaseDeps,
-  owner: WebhookOwner,
+  { owner }: { owner: WebhookOwner },
 ): Promise<WebhookEndpointView[]> {
   const key = webhookSecretKey(deps.config);
   const rows = await deps.db
@@ -66,8 +66,7 @@ export async function listWebhookEndpoints(
  */
 export async function createWebhookEndpoint(
   deps: UseCaseDeps,
-  owner: WebhookOwner,
-  url: string,
+  { owner, url }: { owner: WebhookOwner; url: string },
 ): Promise<{ endpoint: WebhookEndpointView; created: boolean }> {
   assertOutboundUrlField(deps.config, 'url', url);
   const key = webhookSecretKey(deps.config);
@@ -78,8 +77,7 @@ export async function createWebhookEndpoint(
 /** Replaces the endpoint's secret; the old one signs beside it for WEBHOOK_SECRET_ROTATION_OVERLAP. */
 export async function rotateWebhookEndpointSecret(
   deps: UseCaseDeps,
-  owner: WebhookOwner,
-  endpointId: string,
+  { owner, id: endpointId }: OwnedId,
 ): Promise<WebhookEndpointView> {
   const { config } = deps;
   const rotated = await rotateWebhookSecret(
@@ -98,8 +96,7 @@ export async function rotateWebhookEndpointSecret(
  */
 export async function deleteWebhookEndpoint(
   deps: UseCaseDeps,
-  owner: WebhookOwner,
-  endpointId: string,
+  { owner, id: endpointId }: OwnedId,
 ): Promise<void> {
   if (!(await markWebhookEndpointDeleted(deps.db, { ...owner, endpointId }))) {
     throw Refusal.notFound('Webhook endpoint');

@@ -6,3 +6,9 @@ export interface WebhookOwner {
   service: string;
   ownerId: string;
 }
+
+/** One delivery or endpoint of an owner, by id: another owner's is "not found". */
+export interface OwnedId {
+  owner: WebhookOwner;
+  id: string;
+}

@@ -10,7 +10,7 @@ import { findObligation } from '../../application/collect/obligations.ts';
 import { readCustomer } from '../../application/lending/customers.ts';
 import { servicingView } from '../../application/lending/loan-servicing.ts';
 import { readLoan } from '../../application/lending/loans.ts';
-import { getMessage } from '../../application/messaging/messages.ts';
+import { messaging } from '../../application/messaging/index.ts';
 import { readPayment } from '../../application/openbanking/payments.ts';
 import type { UseCaseDeps } from '../../application/shared/deps.ts';
 import { migrationsFolder, openDatabase } from '../../db/client.ts';
@@ -78,7 +78,7 @@ const PROBES: Record<string, Probe> = {
   async 'messaging message'(deps, sql) {
     const row = await first(sql<{ id: string; account_id: string }[]>`
       select id, account_id from messaging_messages order by id limit 1`);
-    return row && (await getMessage(deps, row.account_id, row.id));
+    return row && (await messaging.getSms(deps, { accountId: row.account_id, id: row.id }));
   },
   async 'collect obligation'(deps, sql) {
     const row = await first(sql<{ idn: string }[]>`select idn from collect_obligations order by idn limit 1`);

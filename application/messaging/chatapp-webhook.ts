@@ -57,8 +57,7 @@ export interface ChatAppNotificationOutcome {
 /** Checks the signature of a POSTed notification, then applies its statuses. */
 export async function receiveChatAppNotification(
   deps: UseCaseDeps,
-  rawBody: Uint8Array,
-  signature: string | undefined,
+  { rawBody, signature }: { rawBody: Uint8Array; signature: string | undefined },
 ): Promise<ChatAppNotificationOutcome> {
   const check = verifyHubSignature(rawBody, signature, deps.config.CHATAPP_APP_SECRET);
   if (!check.valid) {

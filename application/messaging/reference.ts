@@ -55,8 +55,7 @@ export interface RateCard {
  */
 export async function readRateCard(
   deps: Pick<UseCaseDeps, 'db' | 'config'>,
-  accountId: string,
-  country: string | undefined,
+  { accountId, country }: { accountId: string; country?: string | undefined },
 ): Promise<RateCard> {
   if (country) knownCountry(country);
   const list = await priceListOf(deps, accountId);
@@ -73,21 +72,27 @@ export async function readRateCard(
   return { country: country ?? null, priceList: list?.scope ?? null, items };
 }
 
+/** The reference data is in the code: these use cases need nothing of UseCaseDeps (the facade's shape kept). */
+type NoDeps = Pick<UseCaseDeps, never>;
+
 /** One page (from 1) of the mobile networks of a country, ordered by operator id. */
-export function networksPage(country: string, page: number): Page<MobileNetwork> & { country: string } {
+export function listNetworks(
+  _deps: NoDeps,
+  { country, page }: { country: string; page: number },
+): Page<MobileNetwork> & { country: string } {
   const known = knownCountry(country);
   return { country: known, ...pageOf(networksOfCountry(known), page, MCCMNC_PAGE_SIZE) };
 }
 
 /** The network with this MCC/MNC and the others published with the same code; 404 when none is. */
-export function operatorOf(operatorId: string): OperatorLookup {
+export function getOperator(_deps: NoDeps, { operatorId }: { operatorId: string }): OperatorLookup {
   const found = findOperator(operatorId);
   if (!found) throw Refusal.notFound(`Operator ${operatorId}`);
   return found;
 }
 
 /** The dialling plan of a country; 404 when libphonenumber has none. */
-export function diallingPlanOf(country: string): DiallingPlan {
+export function getDiallingPlan(_deps: NoDeps, { country }: { country: string }): DiallingPlan {
   const plan = diallingPlan(country);
   if (!plan) throw Refusal.notFound(`Country ${country}`);
   return plan;

@@ -2,11 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
 import { and, desc, eq } from 'drizzle-orm';
-import { usableSender } from '../../credentials/messaging/senders.ts';
+import {
+  decideSenderId,
+  SenderIdDecisionRefused,
+  senderIdsAwaitingApproval,
+  usableSender,
+} from '../../credentials/messaging/senders.ts';
 import { messagingSenderIds } from '../../db/schema/messaging.ts';
 import { isAlphanumericSender, normaliseNumber } from '../../domain/messaging/phone.ts';
 import {
   confirmSenderIdUpdate,
+  type SenderIdDecision,
   SenderIdRefusal,
   type SenderIdRegistrationInput,
   senderIdWorkflowId,
@@ -20,7 +26,7 @@ import { offsetOf, type Page } from './page.ts';
 /**
  * Sender IDs of an account (POST /senderId, POST /senderId/confirm/{id}, GET /senderId[/{id}]): an
  * account registers the name (or number) its messages come from and confirms it; an operator then
- * approves or rejects it (sender-id-decisions.ts, decision 0028), and only an approved sender ID may be
+ * approves or rejects it (below, decision 0028), and only an approved sender ID may be
  * used as `from`. An unconfirmed registration expires after SENDER_ID_CONFIRMATION_TIMEOUT, an undecided
  * one SENDER_ID_APPROVAL_TIMEOUT after its confirmation; the registration workflow (`sender-id-<id>`)
  * owns both deadlines.
@@ -72,7 +78,7 @@ async function findOwn(deps: UseCaseDeps, accountId: string, id: string): Promis
  * Refuses `from` unless the account may send from it (decision 0028): an alphanumeric sender must be an
  * approved sender ID of the account (422 `sender_id_not_approved`); a phone number must be a number the
  * account verified (POST /numbers) or an approved numeric sender ID (422 `number_not_verified`).
- * Part of accepting a message (messages.ts).
+ * Part of sending a message (sms/send.ts).
  */
 export async function assertUsableSender(deps: UseCaseDeps, accountId: string, from: string): Promise<void> {
   const number = looksNumeric(from) ? normaliseNumber(from)?.e164 : undefined;
@@ -101,9 +107,9 @@ function senderIdProblem(value: string): string | undefined {
 /** Registers a sender ID; its registration workflow expires it unless confirmed in time. */
 export async function registerSenderId(
   deps: UseCaseDeps,
-  accountId: string,
-  request: { senderId: string; description?: string | undefined },
+  request: { accountId: string; senderId: string; description?: string | undefined },
 ): Promise<SenderIdRecord> {
+  const { accountId } = request;
   const problem = senderIdProblem(request.senderId);
   if (problem) throw Refusal.field('senderId', problem);
   const senderId = looksNumeric(request.senderId)
@@ -170,8 +176,7 @@ function refuseUnlessPending(row: SenderIdRow, now: Date): void {
  */
 export async function confirmSenderId(
   deps: UseCaseDeps,
-  accountId: string,
-  id: string,
+  { accountId, id }: { accountId: string; id: string },
 ): Promise<SenderIdRecord> {
   const row = await findOwn(deps, accountId, id);
   refuseUnlessPending(row, new Date());
@@ -195,17 +200,19 @@ export async function confirmSenderId(
 }
 
 /** One registration of the account; 404 for another account's. */
-export async function getSenderId(deps: UseCaseDeps, accountId: string, id: string): Promise<SenderIdRecord> {
+export async function getSenderId(
+  deps: UseCaseDeps,
+  { accountId, id }: { accountId: string; id: string },
+): Promise<SenderIdRecord> {
   return toRecord(await findOwn(deps, accountId, id));
 }
 
 /** The account's registrations (in one status if given), newest first. */
 export async function listSenderIds(
   deps: UseCaseDeps,
-  accountId: string,
-  query: { status?: SenderIdStatus | undefined; page: number; size: number },
+  input: { accountId: string; status?: SenderIdStatus | undefined; page: number; size: number },
 ): Promise<Page<SenderIdRecord>> {
-  const { status, page, size } = query;
+  const { accountId, status, page, size } = input;
   const conditions = [eq(messagingSenderIds.accountId, accountId)];
   if (status) conditions.push(eq(messagingSenderIds.status, status));
   const rows = await deps.db
@@ -216,4 +223,61 @@ export async function listSenderIds(
     .limit(size)
     .offset(offsetOf(page, size));
   return { page, size, items: rows.map(toRecord) };
+}
+
+/**
+ * The operator's side of sender IDs (admin API, the HTTP twin of `npm run admin -- messaging:sender-ids|
+ * approve|reject`, decision 0028): the registrations their accounts confirmed, waiting for approval;
+ * approving or rejecting one with a reason (shown to the account) and a note (for operators).
+ */
+
+/** A registration as an operator sees it. */
+export interface SenderIdForOperator {
+  id: string;
+  accountId: string;
+  senderId: string;
+  description: string | null;
+  status: string;
+  createdAt: string;
+  confirmedAt: string | null;
+  decidedAt: string | null;
+  decisionReason: string | null;
+  operatorNote: string | null;
+}
+
+const forOperator = (row: typeof messagingSenderIds.$inferSelect): SenderIdForOperator => ({
+  id: row.id,
+  accountId: row.accountId,
+  senderId: row.senderId,
+  description: row.description,
+  status: row.status,
+  createdAt: row.createdAt.toISOString(),
+  confirmedAt: row.confirmedAt?.toISOString() ?? null,
+  decidedAt: row.decidedAt?.toISOString() ?? null,
+  decisionReason: row.decisionReason,
+  operatorNote: row.operatorNote,
+});
+
+/** Registrations confirmed by their accounts and not yet decided, oldest confirmation first. */
+export async function senderIdsWaitingForApproval(deps: UseCaseDeps): Promise<SenderIdForOperator[]> {
+  return (await senderIdsAwaitingApproval(deps.db)).map(forOperator);
+}
+
+/**
+ * Approves or rejects a confirmed registration through its workflow; 404 for an unknown one, 409
+ * `sender_id_not_awaiting_approval` unless it is confirmed and undecided.
+ */
+export async function decideSenderIdAsOperator(
+  deps: UseCaseDeps,
+  { id, decision }: { id: string; decision: SenderIdDecision },
+): Promise<SenderIdForOperator> {
+  try {
+    return forOperator(await decideSenderId(deps, id, decision));
+  } catch (error) {
+    if (error instanceof SenderIdDecisionRefused) {
+      if (error.code === 'not_found') throw Refusal.notFound('Sender ID');
+      throw Refusal.conflict(error.code, error.message);
+    }
+    throw error;
+  }
 }

@@ -2,20 +2,20 @@ import { createHash } from 'node:crypto';
 import { context, propagation, ROOT_CONTEXT } from '@opentelemetry/api';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { asc, inArray, lte, sql } from 'drizzle-orm';
-import { openCodeMessage } from '../../credentials/messaging/code-messages.ts';
-import type { Database } from '../../db/client.ts';
-import { messagingMessages, messagingOutbox } from '../../db/schema/messaging.ts';
+import { openCodeMessage } from '../../../credentials/messaging/code-messages.ts';
+import type { Database } from '../../../db/client.ts';
+import { messagingMessages, messagingOutbox } from '../../../db/schema/messaging.ts';
 import {
   type MessageBatchInput,
   type MessageDeliveryInput,
   messageBatchWorkflowId,
   messageWorkflowId,
-} from '../../domain/messaging/processes.ts';
-import { OwnerId, PlatformService } from '../../domain/search-attributes.ts';
-import { mapConcurrently } from '../../platform/concurrency.ts';
-import type { messageDelivery } from '../../workflows/messaging/sms.ts';
-import type { messageBatch } from '../../workflows/messaging/sms-batch.ts';
-import type { UseCaseDeps } from '../shared/deps.ts';
+} from '../../../domain/messaging/processes.ts';
+import { OwnerId, PlatformService } from '../../../domain/search-attributes.ts';
+import { mapConcurrently } from '../../../platform/concurrency.ts';
+import type { messageDelivery } from '../../../workflows/messaging/sms.ts';
+import type { messageBatch } from '../../../workflows/messaging/sms-batch.ts';
+import type { UseCaseDeps } from '../../shared/deps.ts';
 
 /**
  * The hand-over of accepted messages to their workflows (decision 0066). `POST /sms` and `POST /chatapp`
@@ -34,7 +34,7 @@ const CONCURRENT_STARTS = 16;
 /** How often an idle hand-over looks for entries left by others. */
 const POLL_MS = 1_000;
 
-export interface MessageHandover {
+export interface SmsHandover {
   /** Look now for due entries. */
   wake(): void;
   /**
@@ -45,7 +45,7 @@ export interface MessageHandover {
   stop(): Promise<void>;
 }
 
-const running = new WeakMap<Database, MessageHandover>();
+const running = new WeakMap<Database, SmsHandover>();
 
 /** The active trace context as W3C headers, or null when tracing is off (nothing to carry). */
 export function activeTraceContext(): Record<string, string> | null {
@@ -55,12 +55,12 @@ export function activeTraceContext(): Record<string, string> | null {
 }
 
 /** The hand-over running in this process on `db`, if any (otherwise another process's poll takes its entries). */
-export function messageHandoverOf(db: Database): MessageHandover | undefined {
+export function smsHandoverOf(db: Database): SmsHandover | undefined {
   return running.get(db);
 }
 
 /** Starts this process's hand-over; stop() waits for the round in progress. */
-export function startMessageHandover(deps: UseCaseDeps): MessageHandover {
+export function startSmsHandover(deps: UseCaseDeps): SmsHandover {
   let wanted = false;
   let stopped = false;
   let round: Promise<void> | undefined;
@@ -68,7 +68,7 @@ export function startMessageHandover(deps: UseCaseDeps): MessageHandover {
   const drain = async () => {
     while (!stopped) {
       wanted = false;
-      const taken = await handOverDueMessages(deps);
+      const taken = await handOverDueSms(deps);
       if (taken < BATCH_SIZE && !wanted) return;
     }
   };
@@ -117,7 +117,7 @@ export function startMessageHandover(deps: UseCaseDeps): MessageHandover {
     if (taking.length > 0) startDirectly(taking);
   };
 
-  const handover: MessageHandover = {
+  const handover: SmsHandover = {
     wake,
     handOver(message, text) {
       const handed: Handed = { row: message, text, traceContext: activeTraceContext(), attempts: 0 };
@@ -143,7 +143,7 @@ export function startMessageHandover(deps: UseCaseDeps): MessageHandover {
 }
 
 /** One round: takes up to BATCH_SIZE due entries, starts their workflows, deletes the started ones. */
-export async function handOverDueMessages(deps: UseCaseDeps): Promise<number> {
+export async function handOverDueSms(deps: UseCaseDeps): Promise<number> {
   const { db, config } = deps;
   const due = db
     .select({ messageId: messagingOutbox.messageId })

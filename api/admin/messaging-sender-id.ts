@@ -1,15 +1,12 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import {
-  decideSenderIdAsOperator,
-  senderIdsWaitingForApproval,
-} from '../../application/messaging/sender-id-decisions.ts';
+import { messaging } from '../../application/messaging/index.ts';
 import type { AppEnv } from '../shared/context.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 
 /**
  * Operator endpoints of sender IDs (HTTP twin of `npm run admin -- messaging:sender-ids|approve|reject`,
- * decision 0028); the use cases are application/messaging/sender-id-decisions.ts.
+ * decision 0028); the use cases are application/messaging/sender-id.ts.
  */
 
 const registrationSchema = z
@@ -74,7 +71,7 @@ const decisionRoute = (decision: 'approve' | 'reject') =>
 
 export function registerMessagingSenderIdAdminRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(listRoute, async (c) =>
-    c.json({ items: await senderIdsWaitingForApproval(c.get('deps')) }, 200),
+    c.json({ items: await messaging.senderIdsWaitingForApproval(c.get('deps')) }, 200),
   );
   for (const [action, decision] of [
     ['approve', 'approved'],
@@ -82,10 +79,9 @@ export function registerMessagingSenderIdAdminRoutes(app: OpenAPIHono<AppEnv>): 
   ] as const) {
     app.openapi(decisionRoute(action), async (c) => {
       const { reason, note } = c.req.valid('json');
-      const decided = await decideSenderIdAsOperator(c.get('deps'), c.req.valid('param').id, {
-        decision,
-        reason,
-        note,
+      const decided = await messaging.decideSenderIdAsOperator(c.get('deps'), {
+        id: c.req.valid('param').id,
+        decision: { decision, reason, note },
       });
       return c.json(decided, 200);
     });

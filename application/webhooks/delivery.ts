@@ -5,7 +5,7 @@ import { deliveryTaskQueue } from '../../domain/task-queues.ts';
 import { type WebhookDeliveryInput, webhookReplayWorkflowId } from '../../domain/webhooks/processes.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
 import { Refusal } from '../shared/refusal.ts';
-import type { WebhookOwner } from './owner.ts';
+import type { OwnedId, WebhookOwner } from './owner.ts';
 
 /**
  * Webhook deliveries as their owner sees them (GET /webhooks/deliveries[/{id}] of every service): its
@@ -118,10 +118,15 @@ async function findDelivery(deps: UseCaseDeps, owner: WebhookOwner, id: string) 
 /** The owner's deliveries (about one subject, in one status, if given), newest first. */
 export async function listWebhookDeliveries(
   deps: UseCaseDeps,
-  owner: WebhookOwner,
-  query: { subjectId?: string | undefined; status?: DeliveryStatus | undefined; page: number; size: number },
+  input: {
+    owner: WebhookOwner;
+    subjectId?: string | undefined;
+    status?: DeliveryStatus | undefined;
+    page: number;
+    size: number;
+  },
 ): Promise<WebhookDeliveryPage> {
-  const { subjectId, status, page, size } = query;
+  const { owner, subjectId, status, page, size } = input;
   const conditions: (SQL | undefined)[] = [ownedBy(owner)];
   if (subjectId) conditions.push(eq(webhookDeliveries.subjectId, subjectId));
   if (status) conditions.push(eq(webhookDeliveries.status, status));
@@ -145,8 +150,7 @@ export async function listWebhookDeliveries(
 /** One delivery of the owner with all its attempts, first attempt first. */
 export async function getWebhookDelivery(
   deps: UseCaseDeps,
-  owner: WebhookOwner,
-  id: string,
+  { owner, id }: OwnedId,
 ): Promise<WebhookDeliveryDetail> {
   const row = await findDelivery(deps, owner, id);
   // Another owner's delivery is "not found" too: existence is not leaked.
@@ -176,8 +180,7 @@ export async function getWebhookDelivery(
  */
 export async function replayWebhookDelivery(
   deps: UseCaseDeps,
-  owner: WebhookOwner,
-  id: string,
+  { owner, id }: OwnedId,
 ): Promise<WebhookDeliveryView> {
   const { db, config, temporal } = deps;
   // Only a failed delivery goes back to pending; the condition makes two concurrent replays one.
