@@ -16,7 +16,7 @@ import { bookedTransaction } from './catalogue.ts';
 import { loginFields } from './login-form.ts';
 import type { SandboxAuthorisation, SandboxPayment } from './pis-records.ts';
 import type { SmsSender } from './sms-sender.ts';
-import { tppError } from './xs2a-routes.ts';
+import { tppError } from './tpp-errors.ts';
 
 /**
  * Payment initiation at a sandbox bank (Berlin Group NextGenPSD2 1.3, single payments), under `/{code}/v1`:
