@@ -1,15 +1,13 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { prepareDataDir, restrictToOwner } from '../platform/data-dir.ts';
+import type { Database } from './database.ts';
 import { registerListen } from './notifications.ts';
 import { installQueryErrorRedaction } from './query-errors.ts';
 import * as schema from './schema/index.ts';
 
+export type { Database } from './database.ts';
 export { schema };
-
-/** The Drizzle database the platform uses, whichever driver is behind it (postgres.js or PGlite). */
-export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
 
 export interface DatabaseHandle {
   db: Database;

@@ -1,4 +1,4 @@
-import type { Database } from './client.ts';
+import type { Database } from './database.ts';
 
 /**
  * PostgreSQL `LISTEN` for the database behind a Drizzle instance, whichever driver opened it. The

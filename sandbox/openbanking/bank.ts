@@ -17,7 +17,7 @@ import {
   type SandboxBankDefinition,
   todayUtc,
 } from './catalogue.ts';
-import { type OAuthAuthorisationRequest, SandboxOAuthServer } from './oauth2-server.ts';
+import { type OAuthAuthorisationRequest, SandboxOAuthServer } from './oauth2-tokens.ts';
 import { PaymentLedger } from './payment-ledger.ts';
 import type { SandboxPayment, TppSigningPolicy } from './pis-records.ts';
 

@@ -7,7 +7,7 @@ import { decimalOf, minorOf } from '../../domain/openbanking/payments.ts';
 import type { SandboxBank } from './bank.ts';
 import { loginFields } from './login-form.ts';
 import type { PaymentLedger } from './payment-ledger.ts';
-import { tppError } from './xs2a-routes.ts';
+import { tppError } from './tpp-errors.ts';
 
 /**
  * Bulk payments of one sandbox bank, Berlin Group 1.3 shapes, under `/{code}/v1`:

@@ -2,7 +2,7 @@ import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
 import type { Context, Hono } from 'hono';
 import { MAX_FAILED_LOGINS, type SandboxBank, type SandboxConsent } from './bank.ts';
 import type { SmsSender } from './sms-sender.ts';
-import { tppError } from './xs2a-routes.ts';
+import { tppError } from './tpp-errors.ts';
 
 /**
  * The embedded SCA of a consent at a sandbox bank whose flow is `embedded` (decision 0061), Berlin Group

@@ -8,10 +8,12 @@ import { registerBulkPaymentRoutes } from './bulk-payments.ts';
 import { bookedTransaction, ibanOf, SANDBOX_BANKS, type SandboxBankDefinition } from './catalogue.ts';
 import { registerEmbeddedConsentControls } from './embedded-consents.ts';
 import { registerOAuth2Server } from './oauth2-server.ts';
-import { registerPisRoutes, registerTppSignatureCheck } from './pis.ts';
+import { registerPisRoutes } from './pis.ts';
 import { registerScaPage } from './sca-page.ts';
 import { type SmsCarrierAccount, smppSmsSender } from './sms-sender.ts';
-import { registerXs2aRoutes, tppError } from './xs2a-routes.ts';
+import { tppError } from './tpp-errors.ts';
+import { registerTppSignatureCheck } from './tpp-signature-check.ts';
+import { registerXs2aRoutes } from './xs2a-routes.ts';
 
 /**
  * The sandbox banks: one HTTP server, each bank under its own base path (`/bank-a`, `/bank-b`,

@@ -1,9 +1,7 @@
-import { createHash, randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import type { Context, Hono } from 'hono';
 import { isValidIBAN } from 'ibantools';
 import { z } from 'zod';
-import { html, htmlPage } from '../../api/shared/html.ts';
-import { verifyTppSignature } from '../../credentials/openbanking/tpp-signing.ts';
 import { minorOf } from '../../domain/openbanking/payments.ts';
 import {
   PAYMENT_PRODUCTS,
@@ -12,11 +10,12 @@ import {
   type ScaApproach,
 } from '../../domain/openbanking/xs2a.ts';
 import type { SandboxBank } from './bank.ts';
-import { bookedTransaction } from './catalogue.ts';
-import { loginFields } from './login-form.ts';
+import { registerPisControls } from './pis-controls.ts';
+import { cancelPayment, decide, sameDigest, sha256 } from './pis-outcomes.ts';
 import type { SandboxAuthorisation, SandboxPayment } from './pis-records.ts';
+import { registerCancellationScaPage, registerPaymentScaPage } from './pis-sca-pages.ts';
 import type { SmsSender } from './sms-sender.ts';
-import { tppError } from './xs2a-routes.ts';
+import { tppError } from './tpp-errors.ts';
 
 /**
  * Payment initiation at a sandbox bank (Berlin Group NextGenPSD2 1.3, single payments), under `/{code}/v1`:
@@ -28,9 +27,9 @@ import { tppError } from './xs2a-routes.ts';
  *   GET  /payments/{product}/{paymentId}/authorisations/{id}   scaStatus (the TPP polls it for decoupled SCA)
  *   PUT  /payments/{product}/{paymentId}/authorisations/{id}   { scaAuthenticationData }: the one-time code
  *
- * and the hosted SCA page of a payment at `/{code}/sca/payments/{paymentId}` (redirect approach). Once the
+ * and the hosted SCA page of a payment at `/{code}/sca/payments/{paymentId}` (redirect approach, pis-sca-pages.ts). Once the
  * SCA is finalised the bank executes the payment against its ledger (payment-ledger.ts): ACSC, or RJCT
- * when the funds are missing. Test controls (no counterpart at a real bank):
+ * when the funds are missing. Test controls (no counterpart at a real bank; pis-controls.ts):
  *
  *   POST /{code}/sandbox/payments/{paymentId}/decoupled/{approve|deny}   the PSU answers in the bank's app
  *   POST /{code}/sandbox/payments/{paymentId}/expire-code                the sent one-time code expires now
@@ -51,10 +50,6 @@ export interface PisOptions {
   /** Ended when the server stops (ends the waits of `timeout` behaviours). */
   stopped: AbortSignal;
 }
-
-const sha256 = (text: string) => createHash('sha256').update(text).digest();
-const sameDigest = (digest: Buffer | undefined, text: string) =>
-  digest !== undefined && timingSafeEqual(digest, sha256(text));
 
 const ibanRef = z.object({
   iban: z.string().refine((iban) => isValidIBAN(iban), 'not a valid IBAN'),
@@ -82,14 +77,6 @@ const paymentSchema = z.object({
     .optional(),
 });
 
-const behaviourSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('normal') }),
-  z.object({ kind: z.literal('reject') }),
-  z.object({ kind: z.literal('timeout') }),
-  z.object({ kind: z.literal('insufficient') }),
-  z.object({ kind: z.literal('slow'), delayMs: z.number().int().min(1).max(600_000) }),
-]);
-
 const isUrl = (value: string | undefined) => {
   try {
     return value !== undefined && /^https?:$/.test(new URL(value).protocol);
@@ -107,55 +94,6 @@ function approachOf(c: Context, bank: SandboxBank): ScaApproach {
   if (redirect === 'false') return 'EMBEDDED';
   return bank.definition.bankFlowType.toUpperCase() as ScaApproach;
 }
-
-/** Executes an authorised payment against the ledger: ACSC, or RJCT when it cannot be booked. */
-export function executePayment(bank: SandboxBank, payment: SandboxPayment): void {
-  if (payment.transactionStatus !== 'RCVD' && payment.transactionStatus !== 'ACTC') return;
-  const outcome = bank.ledger.debit({
-    iban: payment.debtor.iban,
-    amountMinor: payment.amountMinor,
-    currency: payment.request.instructedAmount.currency,
-    paymentId: payment.paymentId,
-  });
-  if (!outcome.booked) {
-    payment.transactionStatus = 'RJCT';
-    payment.statusReason = outcome.reason === 'insufficient_funds' ? 'AM04' : 'AC01';
-    return;
-  }
-  payment.transactionStatus = 'ACSC';
-  // The debit shows in the account's transactions too (AIS reads see the payment).
-  if (!outcome.repeated)
-    payment.debtor.added.unshift(
-      bookedTransaction(payment.debtor, {
-        amount: `-${payment.request.instructedAmount.amount}`,
-        counterpartyName: payment.request.creditorName,
-        remittanceInformation:
-          payment.request.remittanceInformationUnstructured ?? `Payment ${payment.paymentId}`,
-      }),
-    );
-}
-
-/** The payment cancelled at the bank (CANC): its open authorisations fail. */
-function cancelPayment(payment: SandboxPayment): void {
-  payment.transactionStatus = 'CANC';
-  for (const open of payment.authorisations.values())
-    if (open.scaStatus !== 'finalised' && open.scaStatus !== 'failed') open.scaStatus = 'failed';
-}
-
-function decide(bank: SandboxBank, payment: SandboxPayment, auth: SandboxAuthorisation, approved: boolean) {
-  auth.scaStatus = approved ? 'finalised' : 'failed';
-  auth.sessionDigest = undefined;
-  if (approved) executePayment(bank, payment);
-  else if (payment.transactionStatus === 'RCVD') {
-    payment.transactionStatus = 'RJCT';
-    payment.statusReason = 'the PSU did not authorise the payment';
-  }
-}
-
-const openAuthorisation = (payment: SandboxPayment) =>
-  [...payment.authorisations.values()].find(
-    (auth) => auth.scaStatus !== 'finalised' && auth.scaStatus !== 'failed',
-  );
 
 export function registerPisRoutes(app: Hono, bank: SandboxBank, options: PisOptions): void {
   const base = `/${bank.definition.code}`;
@@ -500,322 +438,7 @@ export function registerPisRoutes(app: Hono, bank: SandboxBank, options: PisOpti
     );
   });
 
-  // ─── Test controls ───
-  const admin = `${base}/sandbox`;
-  app.post(`${admin}/payments/:paymentId/decoupled/:decision{approve|deny}`, (c) => {
-    const payment = bank.payments.get(c.req.param('paymentId'));
-    if (!payment) return tppError(c, 'RESOURCE_UNKNOWN', 'The payment is not known to the bank');
-    const auth = openAuthorisation(payment);
-    if (auth?.approach !== 'DECOUPLED' || auth.scaStatus !== 'started')
-      return tppError(c, 'STATUS_INVALID', 'No decoupled authorisation of this payment is waiting');
-    decide(bank, payment, auth, c.req.param('decision') === 'approve');
-    return c.body(null, 204);
-  });
-
-  app.post(`${admin}/payments/:paymentId/expire-code`, (c) => {
-    const payment = bank.payments.get(c.req.param('paymentId'));
-    const auth = payment && openAuthorisation(payment);
-    if (!auth?.otpExpiresAt) return tppError(c, 'RESOURCE_UNKNOWN', 'No code of this payment is open');
-    auth.otpExpiresAt = Date.now() - 1;
-    return c.body(null, 204);
-  });
-
-  app.get(`${admin}/ledger/:iban`, (c) => {
-    const account = bank.ledger.account(c.req.param('iban'));
-    if (!account) return tppError(c, 'RESOURCE_UNKNOWN', 'No such account at this bank');
-    return c.json(
-      {
-        ...account,
-        debits: bank.ledger.debits(account.iban),
-        behaviour: bank.ledger.behaviourOf(account.iban),
-      },
-      200,
-    );
-  });
-
-  app.put(`${admin}/ledger/:iban/behaviour`, async (c) => {
-    if (!bank.ledger.account(c.req.param('iban')))
-      return tppError(c, 'RESOURCE_UNKNOWN', 'No such account at this bank');
-    const parsed = behaviourSchema.safeParse(await c.req.json().catch(() => undefined));
-    if (!parsed.success) return c.json({ error: parsed.error.issues[0]?.message }, 400);
-    bank.ledger.setBehaviour(c.req.param('iban'), parsed.data);
-    return c.json({ behaviour: bank.ledger.behaviourOf(c.req.param('iban')) }, 200);
-  });
-
-  app.put(`${admin}/ledger/:iban/balance`, async (c) => {
-    if (!bank.ledger.account(c.req.param('iban')))
-      return tppError(c, 'RESOURCE_UNKNOWN', 'No such account at this bank');
-    const parsed = z
-      .object({ balanceMinor: z.number().int().min(0) })
-      .safeParse(await c.req.json().catch(() => undefined));
-    if (!parsed.success) return c.json({ error: parsed.error.issues[0]?.message }, 400);
-    bank.ledger.setBalance(c.req.param('iban'), parsed.data.balanceMinor);
-    return c.json(bank.ledger.account(c.req.param('iban')), 200);
-  });
-
+  registerPisControls(app, bank);
   registerPaymentScaPage(app, bank);
   registerCancellationScaPage(app, bank);
-}
-
-// ─── The hosted SCA page of a payment's cancellation (redirect approach) ───────────────────────
-
-function registerCancellationScaPage(app: Hono, bank: SandboxBank): void {
-  const { code, name } = bank.definition;
-  const base = `/${code}/sca/payment-cancellations`;
-  const page = (
-    c: Context,
-    title: string,
-    body: ReturnType<typeof html>,
-    status: 200 | 401 | 404 | 409,
-    after?: ReturnType<typeof html>,
-  ) => c.html(htmlPage({ title: `${name}: ${title}`, body, ...(after ? { after } : {}) }), status);
-  const open = (c: Context) => {
-    const payment = bank.payments.get(c.req.param('paymentId') ?? '');
-    const auth = payment?.cancellations?.get(c.req.param('authorisationId') ?? '');
-    if (!payment || !auth)
-      return page(c, 'unknown request', html`<h1>Unknown request</h1><p>This link is not valid.</p>`, 404);
-    if (auth.scaStatus === 'finalised' || auth.scaStatus === 'failed' || payment.transactionStatus !== 'RCVD')
-      return page(
-        c,
-        'request closed',
-        html`<h1>Request closed</h1><p>This cancellation is no longer open (${payment.transactionStatus}).</p>`,
-        409,
-      );
-    return { payment, auth };
-  };
-  const path = (payment: SandboxPayment, authorisationId: string) =>
-    `${base}/${payment.paymentId}/${authorisationId}`;
-  const loginForm = (
-    c: Context,
-    payment: SandboxPayment,
-    authorisationId: string,
-    status: 200 | 401,
-    alert?: string,
-  ) =>
-    page(
-      c,
-      'cancel a payment',
-      html`<h1>${name}</h1>
-<p>A provider asks you to cancel the payment of ${payment.request.instructedAmount.amount} ${payment.request.instructedAmount.currency} to ${payment.request.creditorName}. Log in to confirm.</p>
-${loginFields(`${path(payment, authorisationId)}/login`, alert)}`,
-      status,
-    );
-
-  app.get(`${base}/:paymentId/:authorisationId`, (c) => {
-    const found = open(c);
-    if (found instanceof Response || found instanceof Promise) return found;
-    return loginForm(c, found.payment, found.auth.authorisationId, 200);
-  });
-
-  app.post(`${base}/:paymentId/:authorisationId/login`, async (c) => {
-    const found = open(c);
-    if (found instanceof Response || found instanceof Promise) return found;
-    const { payment, auth } = found;
-    const form = await c.req.parseBody();
-    const psu = bank.psus.get(String(form.psuId ?? ''));
-    if (
-      !psu ||
-      !sameDigest(sha256(psu.password), String(form.password ?? '')) ||
-      psu.psuId !== payment.debtor.psuId
-    )
-      return loginForm(c, payment, auth.authorisationId, 401, 'The user ID or password is wrong.');
-    const session = randomUUID();
-    auth.sessionDigest = sha256(session);
-    auth.scaStatus = 'psuAuthenticated';
-    return page(
-      c,
-      'cancel the payment',
-      html`<h1>Cancel the payment?</h1>
-<form method="post" action="${path(payment, auth.authorisationId)}/decision">
-<input type="hidden" name="session" value="${session}">
-<button type="submit" name="decision" value="approve">Cancel the payment</button>
-<button type="submit" name="decision" value="deny">Keep it</button>
-</form>`,
-      200,
-    );
-  });
-
-  app.post(`${base}/:paymentId/:authorisationId/decision`, async (c) => {
-    const found = open(c);
-    if (found instanceof Response || found instanceof Promise) return found;
-    const { payment, auth } = found;
-    const form = await c.req.parseBody();
-    const approve = String(form.decision ?? '') === 'approve';
-    if (approve && !sameDigest(auth.sessionDigest, String(form.session ?? '')))
-      return loginForm(c, payment, auth.authorisationId, 401, 'Please log in to cancel the payment.');
-    auth.scaStatus = approve ? 'finalised' : 'failed';
-    auth.sessionDigest = undefined;
-    if (approve) cancelPayment(payment);
-    const target = (approve ? auth.redirectUri : auth.nokRedirectUri) ?? auth.redirectUri ?? '';
-    return page(
-      c,
-      'returning to the provider',
-      html`<h1>${approve ? 'Payment cancelled' : 'Payment not cancelled'}</h1>
-<form id="return" method="post" action="${target}">
-<input type="hidden" name="paymentId" value="${payment.paymentId}">
-<input type="hidden" name="transactionStatus" value="${payment.transactionStatus}">
-<button type="submit">Continue</button>
-</form>`,
-      200,
-      html`<script>document.getElementById("return").submit();</script>`,
-    );
-  });
-}
-
-// ─── The hosted SCA page of a payment (redirect approach) ───────────────────────────────────────
-
-function registerPaymentScaPage(app: Hono, bank: SandboxBank): void {
-  const { code, name } = bank.definition;
-  const base = `/${code}/sca/payments`;
-  const page = (
-    title: string,
-    body: ReturnType<typeof html>,
-    status: 200 | 401 | 403 | 404 | 409,
-    c: Context,
-    after?: ReturnType<typeof html>,
-  ) => c.html(htmlPage({ title: `${name}: ${title}`, body, ...(after ? { after } : {}) }), status);
-
-  const describe = (payment: SandboxPayment) =>
-    `${payment.request.instructedAmount.amount} ${payment.request.instructedAmount.currency} to ${payment.request.creditorName} (${payment.request.creditorAccount.iban})`;
-
-  const loginForm = (c: Context, payment: SandboxPayment, status: 200 | 401 | 403, alert?: string) =>
-    page(
-      'authorise a payment',
-      html`<h1>${name}</h1>
-<p>A provider asks you to authorise a payment of ${describe(payment)} from ${payment.debtor.iban}. Log in to review it.</p>
-${loginFields(`${base}/${payment.paymentId}/login`, alert)}
-<form method="post" action="${base}/${payment.paymentId}/decision">
-<input type="hidden" name="decision" value="deny">
-<button type="submit">Cancel</button>
-</form>`,
-      status,
-      c,
-    );
-
-  /** The payment whose SCA is open, or the page saying why there is none. */
-  const open = (
-    c: Context,
-  ): { closed: Response | Promise<Response> } | { payment: SandboxPayment; auth: SandboxAuthorisation } => {
-    const payment = bank.payments.get(c.req.param('paymentId') ?? '');
-    if (payment?.approach !== 'REDIRECT')
-      return {
-        closed: page('unknown request', html`<h1>Unknown request</h1><p>This link is not valid.</p>`, 404, c),
-      };
-    const auth = openAuthorisation(payment);
-    if (!auth || payment.transactionStatus !== 'RCVD')
-      return {
-        closed: page(
-          'request closed',
-          html`<h1>Request closed</h1><p>This payment is no longer waiting for you (${payment.transactionStatus}).</p>`,
-          409,
-          c,
-        ),
-      };
-    return { payment, auth };
-  };
-
-  const returnToProvider = (c: Context, payment: SandboxPayment) => {
-    const approved = payment.transactionStatus !== 'RJCT';
-    const target = (approved ? payment.redirectUri : payment.nokRedirectUri) ?? payment.redirectUri ?? '';
-    return page(
-      'returning to the provider',
-      html`<h1>${approved ? 'Payment authorised' : 'Payment not authorised'}</h1>
-<p>Returning you to the provider…</p>
-<form id="return" method="post" action="${target}">
-<input type="hidden" name="paymentId" value="${payment.paymentId}">
-<input type="hidden" name="transactionStatus" value="${payment.transactionStatus}">
-<button type="submit">Continue</button>
-</form>`,
-      200,
-      c,
-      html`<script>document.getElementById("return").submit();</script>`,
-    );
-  };
-
-  app.get(`${base}/:paymentId`, (c) => {
-    const found = open(c);
-    if ('closed' in found) return found.closed;
-    return loginForm(c, found.payment, 200);
-  });
-
-  app.post(`${base}/:paymentId/login`, async (c) => {
-    const found = open(c);
-    if ('closed' in found) return found.closed;
-    const { payment, auth } = found;
-    const form = await c.req.parseBody();
-    const psu = bank.psus.get(String(form.psuId ?? ''));
-    if (!psu || !sameDigest(sha256(psu.password), String(form.password ?? '')))
-      return loginForm(c, payment, 401, 'The user ID or password is wrong.');
-    if (psu.psuId !== payment.debtor.psuId)
-      return loginForm(c, payment, 403, 'The account to pay from is not yours.');
-    const session = randomUUID();
-    auth.sessionDigest = sha256(session);
-    auth.scaStatus = 'psuAuthenticated';
-    return page(
-      'authorise the payment',
-      html`<h1>Authorise the payment?</h1>
-<p>${describe(payment)}, from ${payment.debtor.definition.name} (${payment.debtor.iban}).</p>
-<form method="post" action="${base}/${payment.paymentId}/decision">
-<input type="hidden" name="session" value="${session}">
-<button type="submit" name="decision" value="approve">Approve</button>
-<button type="submit" name="decision" value="deny">Deny</button>
-</form>`,
-      200,
-      c,
-    );
-  });
-
-  app.post(`${base}/:paymentId/decision`, async (c) => {
-    const found = open(c);
-    if ('closed' in found) return found.closed;
-    const { payment, auth } = found;
-    const form = await c.req.parseBody();
-    const decision = String(form.decision ?? '');
-    if (decision === 'deny') {
-      decide(bank, payment, auth, false);
-      return returnToProvider(c, payment);
-    }
-    if (decision !== 'approve' || !sameDigest(auth.sessionDigest, String(form.session ?? '')))
-      return loginForm(c, payment, 401, 'Please log in to approve the payment.');
-    decide(bank, payment, auth, true);
-    return returnToProvider(c, payment);
-  });
-}
-
-// ─── TPP identity: the bank checks the request signature ────────────────────────────────────────
-
-/**
- * Verifies the signature of every XS2A request that carries one (and requires one when the bank's
- * policy says so): a wrong key, a body changed after signing or another certificate is 401
- * SIGNATURE_INVALID / CERTIFICATE_INVALID. Register before the XS2A routes.
- *
- *   PUT /{code}/sandbox/tpp-signing   { required, trusted? }   the bank's signing policy
- */
-export function registerTppSignatureCheck(app: Hono, bank: SandboxBank): void {
-  const v1 = `/${bank.definition.code}/v1`;
-  app.use(`${v1}/*`, async (c, next) => {
-    const policy = bank.tppSigning;
-    const signed =
-      c.req.header('signature') !== undefined || c.req.header('tpp-signature-certificate') !== undefined;
-    if (!signed && !policy.required) return next();
-    const body = ['GET', 'HEAD', 'DELETE'].includes(c.req.method) ? '' : await c.req.text();
-    const check = verifyTppSignature({
-      header: (name) => c.req.header(name),
-      body,
-      ...(policy.trusted ? { trusted: policy.trusted } : {}),
-    });
-    if (!check.ok) return tppError(c, check.code, check.text);
-    return next();
-  });
-  app.put(`/${bank.definition.code}/sandbox/tpp-signing`, async (c) => {
-    const parsed = z
-      .object({ required: z.boolean(), trusted: z.array(z.string().min(1)).max(20).optional() })
-      .safeParse(await c.req.json().catch(() => undefined));
-    if (!parsed.success) return c.json({ error: parsed.error.issues[0]?.message }, 400);
-    bank.tppSigning = {
-      required: parsed.data.required,
-      ...(parsed.data.trusted ? { trusted: parsed.data.trusted } : {}),
-    };
-    return c.json(bank.tppSigning, 200);
-  });
 }

@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { Context, Hono } from 'hono';
 import { isValidIBAN } from 'ibantools';
 import { z } from 'zod';
-import type { BookingStatus, ConsentRequest, TppMessageCode } from '../../domain/openbanking/xs2a.ts';
+import type { BookingStatus, ConsentRequest } from '../../domain/openbanking/xs2a.ts';
 import type { SandboxBank, SandboxConsent } from './bank.ts';
 import { accountDetailsOf, balancesOf, historyOf, isoDate, type SandboxAccount } from './catalogue.ts';
 import { type EmbeddedConsentOptions, embeddedConsentRoutes } from './embedded-consents.ts';
+import { tppError } from './tpp-errors.ts';
 
 /**
  * The XS2A 1.3 endpoints of one sandbox bank, under `/{code}/v1`:
@@ -13,35 +14,6 @@ import { type EmbeddedConsentOptions, embeddedConsentRoutes } from './embedded-c
  * page size) and one transaction, plus the ASPSP-specific `GET /v1/maintenance`.
  * Errors are Berlin Group `tppMessages` bodies with the status codes of the specification.
  */
-
-const STATUS_OF: Record<TppMessageCode, 400 | 401 | 403 | 404 | 405 | 409 | 429 | 500 | 503> = {
-  FORMAT_ERROR: 400,
-  PSU_CREDENTIALS_INVALID: 401,
-  RESOURCE_EXPIRED: 403,
-  STATUS_INVALID: 409,
-  PAYMENT_FAILED: 400,
-  PRODUCT_UNKNOWN: 404,
-  CANCELLATION_INVALID: 405,
-  SIGNATURE_MISSING: 400,
-  SIGNATURE_INVALID: 401,
-  CERTIFICATE_INVALID: 401,
-  TOKEN_INVALID: 401,
-  TOKEN_EXPIRED: 401,
-  CONSENT_INVALID: 401,
-  CONSENT_EXPIRED: 401,
-  CONSENT_UNKNOWN: 403,
-  RESOURCE_UNKNOWN: 404,
-  ACCESS_EXCEEDED: 429,
-  INTERNAL_SERVER_ERROR: 500,
-  SERVICE_UNAVAILABLE: 503,
-};
-
-export function tppError(c: Context, code: TppMessageCode, text: string, path?: string): Response {
-  return c.json(
-    { tppMessages: [{ category: 'ERROR', code, text, ...(path ? { path } : {}) }] },
-    STATUS_OF[code],
-  );
-}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
