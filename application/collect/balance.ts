@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { balancesOf } from '../../activities/collect/ledger.ts';
+import { balancesOf } from '../../db/collect/ledger.ts';
 import { ledgerAccount } from '../../domain/collect/ledger.ts';
 import { currencies, DEFAULT_CURRENCY, MIN_TEXT, parsePayload } from '../../domain/collect/payloads.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';

@@ -182,8 +182,7 @@ export interface RegisteringPayload<Terms extends ObligationTerms> {
 /** Registers the obligation an ENCODED/CHECKSUM packet asks for: authenticate, parse the payload, register once. */
 export async function registerPacket<Terms extends ObligationTerms>(
   deps: UseCaseDeps,
-  params: Record<string, string>,
-  operation: RegisteringPayload<Terms>,
+  { params, operation }: { params: Record<string, string>; operation: RegisteringPayload<Terms> },
 ): Promise<Registered> {
   const { merchant, packet } = await authenticate(deps, params);
   const terms = parsePayload(operation.payload, packet);

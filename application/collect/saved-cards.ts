@@ -55,7 +55,7 @@ async function decidedCharge(deps: UseCaseDeps, obligation: Obligation): Promise
       error instanceof CollectProtocolError && ['ALREADY_PAID', 'ALREADY_FINAL'].includes(error.code);
     if (!closed) throw error;
   }
-  return (await findObligation(deps, obligation.idn)) ?? obligation;
+  return (await findObligation(deps, { idn: obligation.idn })) ?? obligation;
 }
 
 /** A decided charge: paid, or declined with the acquirer's reason. */

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { asc, eq, sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { settleCredit } from '../../activities/collect/statements.ts';
+import { settleCredit } from '../../db/collect/statement-settlement.ts';
 import { collectLedgerEntries, collectLedgerTransactions } from '../../db/schema/collect-ledger.ts';
 import { collectNotifications } from '../../db/schema/collect-notifications.ts';
 import { collectStatementCredits } from '../../db/schema/collect-statements.ts';
