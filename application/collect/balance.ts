@@ -3,7 +3,7 @@ import { balancesOf } from '../../db/collect/ledger.ts';
 import { ledgerAccount } from '../../domain/collect/ledger.ts';
 import { currencies, DEFAULT_CURRENCY, MIN_TEXT, parsePayload } from '../../domain/collect/payloads.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
-import { authenticate } from './obligations.ts';
+import { authenticate } from './obligation.ts';
 
 /** GET /collect/merchant/balance: MIN and an optional CURRENCY (BGN by default). */
 const MerchantBalancePayload = z

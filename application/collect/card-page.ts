@@ -17,7 +17,7 @@ import { type CardPaymentDecision, cardPaymentUpdate } from '../../domain/collec
 import { isUnderReturnOrigins } from '../../domain/collect/return-origins.ts';
 import { type CardForm, isWellKnownTestCard, validateCard } from '../../domain/collect/test-cards.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
-import { authenticate, findObligation, type Obligation, updateObligation } from './obligations.ts';
+import { authenticate, findObligation, type Obligation, updateObligation } from './obligation.ts';
 import { registerObligation } from './registration.ts';
 
 /**

@@ -27,7 +27,7 @@ import type { UseCaseDeps } from '../shared/deps.ts';
 import { keyReused } from '../shared/idempotency.ts';
 import { Refusal } from '../shared/refusal.ts';
 import { billingRefusals, type OfficeBillingResult, officeBillingPayment } from './billing.ts';
-import { findObligation, type Obligation, updateObligation } from './obligations.ts';
+import { findObligation, type Obligation, updateObligation } from './obligation.ts';
 
 /**
  * What a cash desk does (decision 0030): look up an IDN, take a payment of an obligation or of a

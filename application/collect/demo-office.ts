@@ -10,7 +10,7 @@ import {
 import type { UseCaseDeps } from '../shared/deps.ts';
 import { Refusal } from '../shared/refusal.ts';
 import { BillingRefusal, lookUpIdn, payOutCash, takePayment } from './cash-desk.ts';
-import { findObligation, type Obligation } from './obligations.ts';
+import { findObligation, type Obligation } from './obligation.ts';
 
 /**
  * The sandbox demo office (office 000001, credentials/collect/desk-operators.ts): thin callers of the

@@ -11,8 +11,8 @@ import {
   readProviderAccount,
   transferBetweenProviderAccounts,
 } from './ledger.ts';
-import { merchantNotifications } from './notifications.ts';
-import { findObligation } from './obligations.ts';
+import { merchantNotifications } from './merchant-notifications.ts';
+import { findObligation } from './obligation.ts';
 import {
   checkPayment,
   invalidateDeviceToken,
@@ -98,7 +98,7 @@ export type {
 export { BillingRefusal, type DeskReceipt, type IdnView } from './cash-desk.ts';
 export type { BillingDue } from './demo-office.ts';
 export type { DeskOperator } from './desk-sessions.ts';
-export type { Obligation } from './obligations.ts';
+export type { Obligation } from './obligation.ts';
 export {
   type PaymentRow,
   type PaymentTerms,

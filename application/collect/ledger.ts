@@ -11,7 +11,7 @@ import {
 import { balanceOf, type LedgerAccountKind, ledgerAccount } from '../../domain/collect/ledger.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
 import { Refusal } from '../shared/refusal.ts';
-import type { Obligation } from './obligations.ts';
+import type { Obligation } from './obligation.ts';
 import { ensureWorkflow, generateIdn, startWorkflow } from './registration.ts';
 
 /**

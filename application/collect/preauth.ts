@@ -14,7 +14,7 @@ import {
   findOwnObligation,
   type Obligation,
   updateObligation,
-} from './obligations.ts';
+} from './obligation.ts';
 import { type Registered, registerObligation } from './registration.ts';
 
 /**

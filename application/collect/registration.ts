@@ -15,7 +15,7 @@ import { obligationInputOf, obligationWorkflowId } from '../../domain/collect/pr
 import { BusinessStatus, OwnerId, PlatformService } from '../../domain/search-attributes.ts';
 import type { Config } from '../../platform/config.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
-import { authenticate, type Obligation } from './obligations.ts';
+import { authenticate, type Obligation } from './obligation.ts';
 
 /**
  * Registering obligations (office bills, deposit slips, bank transfers, payouts, pre-authorisations,

@@ -8,7 +8,7 @@ import { isOpen } from '../../domain/collect/obligation.ts';
 import { CardChargePayload, CardForgetPayload, parsePayload } from '../../domain/collect/payloads.ts';
 import { chargeCardUpdate } from '../../domain/collect/processes.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
-import { authenticate, findObligation, type Obligation, updateObligation } from './obligations.ts';
+import { authenticate, findObligation, type Obligation, updateObligation } from './obligation.ts';
 import { registerObligation } from './registration.ts';
 
 /**
