@@ -1,8 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { listBalances } from '../activities/collect/ledger.ts';
-import { importStatementDocument } from '../activities/collect/statements.ts';
+import { collect } from '../application/collect/index.ts';
 import { listCreditProducts, saveCreditProduct } from '../application/lending/credit-products.ts';
 import { sweepOrphanFiles } from '../application/lending/files.ts';
 import {
@@ -247,7 +246,10 @@ try {
     case 'collect:balances': {
       const kind = ledgerAccountKinds.find((known) => known === values.kind);
       if (values.kind && !kind) throw new Error(`--kind: one of ${ledgerAccountKinds.join(', ')}\n${USAGE}`);
-      const accounts = await listBalances(database.db, { kind, currency: values.currency });
+      const accounts = await collect.listLedgerAccounts(
+        { db: database.db },
+        { kind, currency: values.currency },
+      );
       console.table(accounts);
       break;
     }
@@ -258,7 +260,7 @@ try {
       // Matching and settlement run in the statement's import workflow: Temporal must be running.
       const temporal = await connectTemporal(config, createLogger(config.LOG_LEVEL));
       try {
-        const statements = await importStatementDocument(
+        const statements = await collect.importStatement(
           { db: database.db, config, temporal: temporal.client },
           { xml, origin: 'admin', fileName: path.basename(file) },
         );

@@ -3,6 +3,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { and, eq } from 'drizzle-orm';
 import { loadMerchant } from '../../credentials/collect/merchants.ts';
 import type { Database } from '../../db/client.ts';
+import { postLedgerTransaction } from '../../db/collect/ledger.ts';
 import { collectBillingAttempts, collectBillingPayments } from '../../db/schema/collect-notifications.ts';
 import {
   type BillingCode,
@@ -17,7 +18,6 @@ import type { BillingPaymentStart, SettlementSource } from '../../domain/collect
 import type { Config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { describeFetchError, outboundFetchFor, refusedByPolicy } from '../shared/outbound-http.ts';
-import { postLedgerTransaction } from './ledger.ts';
 
 export interface BillingActivityDeps {
   db: Database;

@@ -1,5 +1,11 @@
 import { and, desc, eq, inArray } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
+import {
+  type LedgerDb,
+  ledgerObligationOf,
+  postingsOf,
+  postLedgerTransaction,
+} from '../../db/collect/ledger.ts';
 import { collectObligationEvents, collectObligations } from '../../db/schema/collect.ts';
 import {
   type LedgerObligation,
@@ -11,7 +17,6 @@ import {
 import type { ObligationStatus } from '../../domain/collect/obligation.ts';
 import type { PaymentReversal, SettlementSource } from '../../domain/collect/processes.ts';
 import type { Config } from '../../platform/config.ts';
-import { type LedgerDb, ledgerObligationOf, postingsOf, postLedgerTransaction } from './ledger.ts';
 
 export interface ObligationActivityDeps {
   db: Database;

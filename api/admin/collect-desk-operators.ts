@@ -1,5 +1,5 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import { createOperator } from '../../application/collect/desk-sessions.ts';
+import { collect } from '../../application/collect/index.ts';
 import { MIN_PASSWORD_LENGTH } from '../../credentials/collect/desk-operators.ts';
 import { DESK_LOGIN_PATTERN, deskOfficeKinds, OFFICE_ID_PATTERN } from '../../domain/collect/desk.ts';
 import type { AppEnv } from '../shared/context.ts';
@@ -65,6 +65,6 @@ const createDeskOperatorRoute = createRoute({
 
 export function registerDeskOperatorAdminRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(createDeskOperatorRoute, async (c) => {
-    return c.json(await createOperator(c.get('deps'), c.req.valid('json')), 201);
+    return c.json(await collect.createOperator(c.get('deps'), c.req.valid('json')), 201);
   });
 }

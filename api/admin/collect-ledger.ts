@@ -1,10 +1,5 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import {
-  listLedgerAccounts,
-  payOutProviderAccount,
-  readProviderAccount,
-  transferBetweenProviderAccounts,
-} from '../../application/collect/ledger.ts';
+import { collect } from '../../application/collect/index.ts';
 import { MIN_PATTERN } from '../../credentials/collect/merchants.ts';
 import { ledgerAccountKinds, PROVIDER_ACCOUNT_ID } from '../../domain/collect/ledger.ts';
 import { currencies } from '../../domain/collect/payloads.ts';
@@ -187,19 +182,19 @@ const payoutRoute = createRoute({
 export function registerLedgerAdminRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(listAccountsRoute, async (c) => {
     const { kind, currency: only } = c.req.valid('query');
-    const accounts = await listLedgerAccounts(c.get('deps'), { kind, currency: only });
+    const accounts = await collect.listLedgerAccounts(c.get('deps'), { kind, currency: only });
     return c.json({ accounts }, 200);
   });
 
   app.openapi(readProviderAccountRoute, async (c) => {
     const { account } = c.req.valid('param');
-    return c.json(await readProviderAccount(c.get('deps'), account), 200);
+    return c.json(await collect.readProviderAccount(c.get('deps'), { account }), 200);
   });
 
   app.openapi(transferRoute, async (c) => {
     const { account } = c.req.valid('param');
     const body = c.req.valid('json');
-    const { balances, replayed } = await transferBetweenProviderAccounts(c.get('deps'), {
+    const { balances, replayed } = await collect.transferBetweenProviderAccounts(c.get('deps'), {
       reference: body.reference,
       from: account,
       to: body.to,
@@ -212,7 +207,7 @@ export function registerLedgerAdminRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(payoutRoute, async (c) => {
     const { account } = c.req.valid('param');
     const body = c.req.valid('json');
-    const { obligation, replayed } = await payOutProviderAccount(c.get('deps'), {
+    const { obligation, replayed } = await collect.payOutProviderAccount(c.get('deps'), {
       account,
       merchantMin: body.merchantMin,
       reference: body.reference,

@@ -1,5 +1,5 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import { createApp } from '../../application/collect/one-touch-apps.ts';
+import { collect } from '../../application/collect/index.ts';
 import { APP_ID_PATTERN } from '../../credentials/collect/one-touch-apps.ts';
 import type { AppEnv } from '../shared/context.ts';
 import { errorResponses } from '../shared/errors.ts';
@@ -50,6 +50,6 @@ const createAppRoute = createRoute({
 
 export function registerOneTouchAdminRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(createAppRoute, async (c) => {
-    return c.json(await createApp(c.get('deps'), c.req.valid('json')), 201);
+    return c.json(await collect.createApp(c.get('deps'), c.req.valid('json')), 201);
   });
 }

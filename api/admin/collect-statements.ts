@@ -1,12 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import {
-  type ReviewItem,
-  readStatement,
-  resolveStatementReviewItem,
-  statementReviewItems,
-  uploadStatement,
-} from '../../application/collect/statements.ts';
+import { collect, type ReviewItem } from '../../application/collect/index.ts';
 import { Refusal } from '../../application/shared/refusal.ts';
 import { formatAmount } from '../../domain/collect/amount.ts';
 import { camtKinds } from '../../domain/collect/statement.ts';
@@ -260,26 +254,25 @@ async function documentOf(c: Context<AppEnv>) {
 
 export function registerStatementAdminRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(uploadRoute, async (c) => {
-    const statements = await uploadStatement(c.get('deps'), await documentOf(c));
+    const statements = await collect.uploadStatement(c.get('deps'), await documentOf(c));
     return c.json({ statements }, statements.every((s) => s.duplicate) ? 200 : 202);
   });
 
   // Before /{id}: `review` is no statement id.
   app.openapi(reviewRoute, async (c) => {
-    const items = await statementReviewItems(c.get('deps'), c.req.valid('query'));
+    const items = await collect.statementReviewItems(c.get('deps'), c.req.valid('query'));
     return c.json({ items: items.map(itemOf) }, 200);
   });
 
   app.openapi(resolveRoute, async (c) => {
-    const resolved = await resolveStatementReviewItem(
-      c.get('deps'),
-      c.req.valid('param').itemId,
-      c.req.valid('json'),
-    );
+    const resolved = await collect.resolveStatementReviewItem(c.get('deps'), {
+      itemId: c.req.valid('param').itemId,
+      resolution: c.req.valid('json'),
+    });
     return c.json(itemOf(resolved), 200);
   });
 
   app.openapi(getRoute, async (c) =>
-    c.json(await readStatement(c.get('deps'), c.req.valid('param').id), 200),
+    c.json(await collect.readStatement(c.get('deps'), { id: c.req.valid('param').id }), 200),
   );
 }

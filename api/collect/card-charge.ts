@@ -1,6 +1,6 @@
 import { createRoute } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { type CardCharge, chargeSavedCard } from '../../application/collect/saved-cards.ts';
+import { type CardCharge, collect } from '../../application/collect/index.ts';
 import type { AppEnv } from '../shared/context.ts';
 import { defineOperation } from '../shared/operation.ts';
 import {
@@ -61,6 +61,6 @@ export const cardChargeOperation = defineOperation({
     }),
   handler: () =>
     protocolHandler(async (c) => {
-      return chargeAnswer(c, await chargeSavedCard(c.get('deps'), await requestParams(c)));
+      return chargeAnswer(c, await collect.chargeSavedCard(c.get('deps'), await requestParams(c)));
     }),
 });

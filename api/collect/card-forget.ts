@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { forgetSavedCard } from '../../application/collect/saved-cards.ts';
+import { collect } from '../../application/collect/index.ts';
 import { defineOperation } from '../shared/operation.ts';
 import {
   authenticationErrors,
@@ -33,7 +33,7 @@ export const cardForgetOperation = defineOperation({
     }),
   handler: () =>
     protocolHandler(async (c) => {
-      const { cardToken } = await forgetSavedCard(c.get('deps'), await requestParams(c));
+      const { cardToken } = await collect.forgetSavedCard(c.get('deps'), await requestParams(c));
       return textAnswer(c, { CARD_TOKEN: cardToken, STATUS: 'DELETED' });
     }),
 });

@@ -17,7 +17,7 @@ import { cardPageOpenOperation, openCardPage } from './card-page/open.ts';
 import { errorAnswer } from './card-page/responses.ts';
 import { deskOperations, isDeskPath } from './desk/index.ts';
 import { merchantBalanceOperation } from './merchant-balance.ts';
-import { notificationsOperation } from './notifications.ts';
+import { notificationsOperation } from './merchant-notifications.ts';
 import { officePayBillOperation } from './office-pay-bill.ts';
 import { officePayMoneySendOperation } from './office-pay-money-send.ts';
 import { officeRegBillOperation } from './office-reg-bill.ts';

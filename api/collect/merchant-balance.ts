@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { merchantBalance } from '../../application/collect/balance.ts';
+import { collect } from '../../application/collect/index.ts';
 import { formatAmount } from '../../domain/collect/amount.ts';
 import { defineOperation } from '../shared/operation.ts';
 import {
@@ -37,7 +37,7 @@ export const merchantBalanceOperation = defineOperation({
     }),
   handler: () =>
     protocolHandler(async (c) => {
-      const balance = await merchantBalance(c.get('deps'), await requestParams(c));
+      const balance = await collect.merchantBalance(c.get('deps'), await requestParams(c));
       return textAnswer(c, {
         MIN: balance.min,
         CURRENCY: balance.currency,

@@ -1,8 +1,11 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { BillingRefusal } from '../../application/collect/cash-desk.ts';
-import { type BillingDue, demoPayBill } from '../../application/collect/demo-office.ts';
-import type { Obligation } from '../../application/collect/obligations.ts';
+import {
+  type BillingDue,
+  BillingRefusal,
+  collect,
+  type Obligation,
+} from '../../application/collect/index.ts';
 import { formatAmount } from '../../domain/collect/amount.ts';
 import { badField, missingField } from '../../domain/collect/errors.ts';
 import { formatExpTime } from '../../domain/epay-time.ts';
@@ -74,7 +77,7 @@ export const officePayBillOperation = defineOperation({
       if (action !== 'PAY' && action !== 'CHECK') throw badField('ACTION', 'must be PAY or CHECK');
       const idn = requireIdn(params.IDN, 'IDN');
       try {
-        const outcome = await demoPayBill(c.get('deps'), action, idn);
+        const outcome = await collect.demoPayBill(c.get('deps'), { action, idn });
         if (outcome.type === 'obligation') return textAnswer(c, statusLines(outcome.obligation));
         if (outcome.type === 'status') return textAnswer(c, { STATUS: outcome.status, IDN: outcome.idn });
         return billingAnswer(c, outcome.status, outcome.due);

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { demoPayOutCash } from '../../application/collect/demo-office.ts';
+import { collect } from '../../application/collect/index.ts';
 import { formatAmount } from '../../domain/collect/amount.ts';
 import { defineOperation } from '../shared/operation.ts';
 import {
@@ -48,7 +48,7 @@ export const officePayMoneySendOperation = defineOperation({
     protocolHandler(async (c) => {
       demoOnly(c);
       const sysCode = requireIdn((await requestParams(c)).SYS_CODE, 'SYS_CODE');
-      const paid = await demoPayOutCash(c.get('deps'), sysCode);
+      const paid = await collect.demoPayOutCash(c.get('deps'), { sysCode });
       return textAnswer(c, {
         STATUS: paid.status,
         SYS_CODE: paid.idn,

@@ -1,9 +1,5 @@
 import type { Context } from 'hono';
-import {
-  type Registered,
-  type RegisteringPayload,
-  registerPacket,
-} from '../../application/collect/registration.ts';
+import { collect, type Registered, type RegisteringPayload } from '../../application/collect/index.ts';
 import type { ObligationTerms } from '../../domain/collect/payloads.ts';
 import { formatExpTime } from '../../domain/epay-time.ts';
 import type { AppEnv } from '../shared/context.ts';
@@ -45,7 +41,10 @@ export interface RegisteringOperation<Terms extends ObligationTerms> extends Reg
  */
 export function registrationHandler<Terms extends ObligationTerms>(operation: RegisteringOperation<Terms>) {
   return protocolHandler(async (c) => {
-    const registered = await registerPacket(c.get('deps'), await requestParams(c), operation);
+    const registered = await collect.registerPacket(c.get('deps'), {
+      params: await requestParams(c),
+      operation,
+    });
     return (operation.answer ?? registrationAnswer)(c, registered);
   });
 }

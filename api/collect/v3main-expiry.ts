@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { changeExpiry } from '../../application/collect/expiry.ts';
+import { collect } from '../../application/collect/index.ts';
 import { formatExpTime } from '../../domain/epay-time.ts';
 import { defineOperation } from '../shared/operation.ts';
 import {
@@ -37,7 +37,7 @@ export const v3mainExpiryOperation = defineOperation({
     }),
   handler: () =>
     protocolHandler(async (c) => {
-      const changed = await changeExpiry(c.get('deps'), await requestParams(c));
+      const changed = await collect.changeExpiry(c.get('deps'), await requestParams(c));
       return textAnswer(c, {
         IDN: changed.idn,
         STATUS: changed.status,

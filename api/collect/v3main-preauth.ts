@@ -1,6 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import type { Obligation } from '../../application/collect/obligations.ts';
-import { preauthorise } from '../../application/collect/preauth.ts';
+import { collect, type Obligation } from '../../application/collect/index.ts';
 import { formatAmount } from '../../domain/collect/amount.ts';
 import { formatExpTime } from '../../domain/epay-time.ts';
 import { defineOperation } from '../shared/operation.ts';
@@ -78,7 +77,7 @@ export const v3mainPreauthOperation = defineOperation({
     }),
   handler: () =>
     protocolHandler(async (c) => {
-      const outcome = await preauthorise(c.get('deps'), await requestParams(c));
+      const outcome = await collect.preauthorise(c.get('deps'), await requestParams(c));
       switch (outcome.phase) {
         case 'REGISTER':
           return registrationAnswer(c, outcome.registered, {

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { balancesOf } from '../../activities/collect/ledger.ts';
+import { balancesOf } from '../../db/collect/ledger.ts';
 import { ledgerAccount } from '../../domain/collect/ledger.ts';
 import { currencies, DEFAULT_CURRENCY, MIN_TEXT, parsePayload } from '../../domain/collect/payloads.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
-import { authenticate } from './obligations.ts';
+import { authenticate } from './obligation.ts';
 
 /** GET /collect/merchant/balance: MIN and an optional CURRENCY (BGN by default). */
 const MerchantBalancePayload = z

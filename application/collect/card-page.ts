@@ -17,7 +17,7 @@ import { type CardPaymentDecision, cardPaymentUpdate } from '../../domain/collec
 import { isUnderReturnOrigins } from '../../domain/collect/return-origins.ts';
 import { type CardForm, isWellKnownTestCard, validateCard } from '../../domain/collect/test-cards.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
-import { authenticate, findObligation, type Obligation, updateObligation } from './obligations.ts';
+import { authenticate, findObligation, type Obligation, updateObligation } from './obligation.ts';
 import { registerObligation } from './registration.ts';
 
 /**
@@ -227,7 +227,7 @@ async function decideAuthorisation(
       ...(saveCard ? { saveCard } : {}),
     });
     if (page.urlOk) return { type: 'redirect', url: page.urlOk };
-    const latest = (await findObligation(deps, obligation.idn)) ?? obligation;
+    const latest = (await findObligation(deps, { idn: obligation.idn })) ?? obligation;
     return {
       type: 'closed',
       obligation: latest,
@@ -251,6 +251,9 @@ function acquirerFailure(error: unknown): CardPageOutcome {
   throw error;
 }
 
+/** A card page's dependencies: the acquirer the configuration names unless another is given. */
+export type CardPageDeps = UseCaseDeps & { acquirer?: CardAcquirer | undefined };
+
 export interface CardPageSubmission {
   token: string;
   /** `pay` or `cancel`. */
@@ -267,10 +270,10 @@ export interface CardPageSubmission {
  * decides.
  */
 export async function submitCardPage(
-  deps: UseCaseDeps,
+  deps: CardPageDeps,
   submission: CardPageSubmission,
-  acquirer: CardAcquirer = acquirerFor(deps.config),
 ): Promise<CardPageOutcome> {
+  const acquirer = deps.acquirer ?? acquirerFor(deps.config);
   const { token, card: form } = submission;
   if (!token) throw missingField('token');
   const [page] = await deps.db
@@ -278,7 +281,7 @@ export async function submitCardPage(
     .from(collectCardPages)
     .where(eq(collectCardPages.tokenHash, sha256(token)));
   if (!page) return { type: 'error', code: 'PAGE_NOT_FOUND' };
-  const obligation = await findObligation(deps, page.idn);
+  const obligation = await findObligation(deps, { idn: page.idn });
   if (!obligation) return { type: 'error', code: 'PAGE_NOT_FOUND' };
   const urls = urlsOf(page);
   if (page.usedAt) return { type: 'used', obligation, page: urls };
@@ -352,10 +355,10 @@ export async function submitCardPage(
  * acquirer did not decide.
  */
 export async function returnFromChallenge(
-  deps: UseCaseDeps,
-  authorisationId: string | undefined,
-  acquirer: CardAcquirer = acquirerFor(deps.config),
+  deps: CardPageDeps,
+  { authorisationId }: { authorisationId: string | undefined },
 ): Promise<CardPageOutcome> {
+  const acquirer = deps.acquirer ?? acquirerFor(deps.config);
   if (!authorisationId) throw missingField('authorisation');
   const [page] = await deps.db
     .select()
@@ -363,7 +366,7 @@ export async function returnFromChallenge(
     .where(eq(collectCardPages.authorisationId, authorisationId))
     .limit(1);
   if (!page) return { type: 'error', code: 'PAGE_NOT_FOUND' };
-  const obligation = await findObligation(deps, page.idn);
+  const obligation = await findObligation(deps, { idn: page.idn });
   if (!obligation) return { type: 'error', code: 'PAGE_NOT_FOUND' };
   const closed = async (latest: Obligation): Promise<CardPageOutcome> => ({
     type: 'closed',
@@ -386,6 +389,6 @@ export async function returnFromChallenge(
   } catch (error) {
     // Two returns at once: the other one decided; answer where the payment stands now.
     if (!(error instanceof CollectProtocolError)) throw error;
-    return closed((await findObligation(deps, obligation.idn)) ?? obligation);
+    return closed((await findObligation(deps, { idn: obligation.idn })) ?? obligation);
   }
 }

@@ -27,7 +27,7 @@ import type { UseCaseDeps } from '../shared/deps.ts';
 import { keyReused } from '../shared/idempotency.ts';
 import { Refusal } from '../shared/refusal.ts';
 import { billingRefusals, type OfficeBillingResult, officeBillingPayment } from './billing.ts';
-import { findObligation, type Obligation, updateObligation } from './obligations.ts';
+import { findObligation, type Obligation, updateObligation } from './obligation.ts';
 
 /**
  * What a cash desk does (decision 0030): look up an IDN, take a payment of an obligation or of a
@@ -116,8 +116,11 @@ const refusalError = ({ refusal }: StoredRefusal) =>
 // --- look-up -------------------------------------------------------------------------------------
 
 /** An obligation, hold or payout by IDN, or what a merchant's billing system says is due on it. */
-export async function lookUpIdn(deps: UseCaseDeps, operator: DeskOperator, idn: string): Promise<IdnView> {
-  const row = await findObligation(deps, idn);
+export async function lookUpIdn(
+  deps: UseCaseDeps,
+  { operator, idn }: { operator: DeskOperator; idn: string },
+): Promise<IdnView> {
+  const row = await findObligation(deps, { idn });
   if (row) return obligationView(row);
   const billing = await officeBillingPayment(deps, { idn, action: 'CHECK', officeId: operator.officeId });
   if (!billing.found) throw Refusal.notFound(`IDN ${idn}`);
@@ -178,7 +181,7 @@ export interface DeskRequest {
 
 /** Takes the payment of an office bill, deposit slip or bank transfer order, or of a billing IDN. */
 export async function takePayment(deps: UseCaseDeps, request: DeskRequest): Promise<DeskAnswer> {
-  const row = await findObligation(deps, request.idn);
+  const row = await findObligation(deps, { idn: request.idn });
   if (!row) {
     return runOperation(deps, request, 'billing_payment', {}, (operation) =>
       payBillingIdn(deps, request, operation),
@@ -198,7 +201,7 @@ export async function payOutCash(
   deps: UseCaseDeps,
   request: DeskRequest & { recipientId: string; recipientName: string },
 ): Promise<DeskAnswer> {
-  const row = await findObligation(deps, request.idn);
+  const row = await findObligation(deps, { idn: request.idn });
   if (!row) throw Refusal.notFound(`IDN ${request.idn}`);
   if (row.kind !== 'payout_office') {
     throw new Refusal(409, 'wrong_kind', `${row.idn} is no cash payout: take its payment instead`);
@@ -375,7 +378,7 @@ async function paidWith(deps: UseCaseDeps, idn: string, receipt: string) {
   const ours = events.some(
     (event) => (event.detail.source as { receipt?: unknown } | undefined)?.receipt === receipt,
   );
-  const row = ours ? await findObligation(deps, idn) : undefined;
+  const row = ours ? await findObligation(deps, { idn }) : undefined;
   if (!row) return undefined;
   return {
     amountMinor: row.amountMinor,
@@ -513,8 +516,7 @@ const recordOf = (row: Operation): DeskOperationRecord => ({
 /** One of the operator's own operations by receipt; another operator's is not found. */
 export async function operationOf(
   deps: UseCaseDeps,
-  operator: DeskOperator,
-  receipt: string,
+  { operator, receipt }: { operator: DeskOperator; receipt: string },
 ): Promise<DeskOperationRecord> {
   const parsed = parseReceipt(receipt);
   const [row] = parsed
@@ -536,8 +538,7 @@ export async function operationOf(
 /** The operator's latest operations, newest first. */
 export async function operationsOf(
   deps: UseCaseDeps,
-  operator: DeskOperator,
-  limit: number,
+  { operator, limit }: { operator: DeskOperator; limit: number },
 ): Promise<DeskOperationRecord[]> {
   const rows = await deps.db
     .select()

@@ -10,7 +10,7 @@ import {
 import type { UseCaseDeps } from '../shared/deps.ts';
 import { Refusal } from '../shared/refusal.ts';
 import { BillingRefusal, lookUpIdn, payOutCash, takePayment } from './cash-desk.ts';
-import { findObligation, type Obligation } from './obligations.ts';
+import { findObligation, type Obligation } from './obligation.ts';
 
 /**
  * The sandbox demo office (office 000001, credentials/collect/desk-operators.ts): thin callers of the
@@ -51,16 +51,15 @@ function protocolErrorOf(error: unknown): unknown {
  */
 export async function demoPayBill(
   deps: UseCaseDeps,
-  action: 'PAY' | 'CHECK',
-  idn: string,
+  { action, idn }: { action: 'PAY' | 'CHECK'; idn: string },
 ): Promise<DemoPayBillOutcome> {
-  const row = await findObligation(deps, idn);
+  const row = await findObligation(deps, { idn });
   if (row && action === 'CHECK') return { type: 'obligation', obligation: row };
   const operator = await sandboxDeskOperator(deps.db);
   try {
     if (!row) {
       if (action === 'CHECK') {
-        const due = await lookUpIdn(deps, operator, idn);
+        const due = await lookUpIdn(deps, { operator, idn });
         if (due.type !== 'billing') return { type: 'status', status: due.status, idn };
         return {
           type: 'billing',
@@ -94,15 +93,18 @@ export async function demoPayBill(
     if (error instanceof BillingRefusal) throw error;
     throw protocolErrorOf(error);
   }
-  return { type: 'obligation', obligation: (await findObligation(deps, idn)) ?? row };
+  return { type: 'obligation', obligation: (await findObligation(deps, { idn })) ?? row };
 }
 
 /**
  * The demo desk hands out a cash payout, playing a desk that has checked the recipient's document (it
  * presents the registered identity; a real desk types in what the document says).
  */
-export async function demoPayOutCash(deps: UseCaseDeps, sysCode: string): Promise<Obligation> {
-  const row = await findObligation(deps, sysCode);
+export async function demoPayOutCash(
+  deps: UseCaseDeps,
+  { sysCode }: { sysCode: string },
+): Promise<Obligation> {
+  const row = await findObligation(deps, { idn: sysCode });
   if (row?.kind !== 'payout_office') {
     throw new CollectProtocolError('NOT_FOUND', `no cash payout ${sysCode}`, 'SYS_CODE');
   }
@@ -121,5 +123,5 @@ export async function demoPayOutCash(deps: UseCaseDeps, sysCode: string): Promis
     }
     throw error;
   }
-  return (await findObligation(deps, sysCode)) ?? row;
+  return (await findObligation(deps, { idn: sysCode })) ?? row;
 }

@@ -39,11 +39,14 @@ export function logIn(
 }
 
 /** The operator of a live session token. */
-export function operatorOfSession(deps: UseCaseDeps, token: string): Promise<DeskOperator | undefined> {
+export function operatorOfSession(
+  deps: UseCaseDeps,
+  { token }: { token: string },
+): Promise<DeskOperator | undefined> {
   return deskOperatorOfSession(deps.db, token);
 }
 
 /** Ends the session: its token stops working at once. */
-export function logOut(deps: UseCaseDeps, token: string): Promise<void> {
+export function logOut(deps: UseCaseDeps, { token }: { token: string }): Promise<void> {
   return revokeDeskSession(deps.db, token);
 }

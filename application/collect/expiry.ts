@@ -1,7 +1,7 @@
 import { ChangeExpiryPayload, parsePayload } from '../../domain/collect/payloads.ts';
 import { changeExpiryUpdate, type ObligationOutcome } from '../../domain/collect/processes.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
-import { authenticate, findOwnObligation, updateObligation } from './obligations.ts';
+import { authenticate, findOwnObligation, updateObligation } from './obligation.ts';
 import { checkNewExpiry } from './registration.ts';
 
 /**

@@ -1,18 +1,17 @@
-import { desc, eq } from 'drizzle-orm';
-import { balancesOf, LedgerCoverRefused, listBalances } from '../../activities/collect/ledger.ts';
+import { sealRecipientId } from '../../credentials/collect/recipient-ids.ts';
+import { collectSecretKey } from '../../credentials/collect/secret-box.ts';
+import { balancesOf, LedgerCoverRefused, listBalances, movementsOf } from '../../db/collect/ledger.ts';
 import {
   ProviderMovementConflict,
   type ProviderPayout,
   registerProviderPayout,
   transferProviderMoney,
   UnknownMerchant,
-} from '../../activities/collect/provider-accounts.ts';
-import { collectSecretKey } from '../../credentials/collect/secret-box.ts';
-import { collectLedgerEntries, collectLedgerTransactions } from '../../db/schema/collect-ledger.ts';
+} from '../../db/collect/provider-accounts.ts';
 import { balanceOf, type LedgerAccountKind, ledgerAccount } from '../../domain/collect/ledger.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
 import { Refusal } from '../shared/refusal.ts';
-import type { Obligation } from './obligations.ts';
+import type { Obligation } from './obligation.ts';
 import { ensureWorkflow, generateIdn, startWorkflow } from './registration.ts';
 
 /**
@@ -41,7 +40,7 @@ const refusalOf = (error: unknown): never => {
 
 /** Every account with a balance row, on its normal side; `kind` and `currency` narrow it. */
 export function listLedgerAccounts(
-  deps: UseCaseDeps,
+  deps: Pick<UseCaseDeps, 'db'>,
   filter: { kind?: LedgerAccountKind | undefined; currency?: string | undefined },
 ): Promise<{ account: string; kind: LedgerAccountKind; currency: string; balanceMinor: number }[]> {
   return listBalances(deps.db, filter);
@@ -62,29 +61,15 @@ export interface ProviderAccountView {
 }
 
 /** A provider account's balances and latest movements. */
-export async function readProviderAccount(deps: UseCaseDeps, account: string): Promise<ProviderAccountView> {
-  const { db } = deps;
+export async function readProviderAccount(
+  deps: UseCaseDeps,
+  { account }: { account: string },
+): Promise<ProviderAccountView> {
   const ledgerName = ledgerAccount.provider(account);
-  const movements = await db
-    .select({
-      key: collectLedgerTransactions.key,
-      kind: collectLedgerTransactions.kind,
-      idn: collectLedgerTransactions.idn,
-      at: collectLedgerTransactions.at,
-      currency: collectLedgerEntries.currency,
-      amountMinor: collectLedgerEntries.amountMinor,
-    })
-    .from(collectLedgerEntries)
-    .innerJoin(
-      collectLedgerTransactions,
-      eq(collectLedgerTransactions.id, collectLedgerEntries.transactionId),
-    )
-    .where(eq(collectLedgerEntries.account, ledgerName))
-    .orderBy(desc(collectLedgerEntries.id))
-    .limit(50);
+  const movements = await movementsOf(deps.db, ledgerName, 50);
   return {
     account,
-    balances: await balancesOf(db, ledgerName),
+    balances: await balancesOf(deps.db, ledgerName),
     movements: movements.map((line) => ({
       ...line,
       at: line.at.toISOString(),
@@ -130,7 +115,12 @@ export async function payOutProviderAccount(
     deps.db,
     { ...payout, expiresAt },
     generateIdn,
-    collectSecretKey(deps.config),
+    (details) =>
+      sealRecipientId(
+        collectSecretKey(deps.config),
+        { merchantMin: payout.merchantMin, invoice: payout.reference },
+        details,
+      ),
   ).catch(refusalOf);
   // A lost start is repaired by the same request again (the start is idempotent by workflow id).
   await (replayed ? ensureWorkflow(deps, obligation) : startWorkflow(deps, obligation));

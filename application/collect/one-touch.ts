@@ -219,8 +219,7 @@ export async function invalidateDeviceToken(deps: UseCaseDeps, credential: Devic
 /** Reserves a payment ID for the device, usable until `exp` (Unix seconds) or the default (payment/init). */
 export async function reservePaymentId(
   deps: UseCaseDeps,
-  credential: DeviceCredential,
-  exp: string | undefined,
+  { credential, exp }: { credential: DeviceCredential; exp: string | undefined },
 ): Promise<{ id: string; expiresAt: Date }> {
   const { db, config } = deps;
   await requireDeviceToken(deps, credential);
@@ -429,8 +428,7 @@ export interface PaymentPreview {
 /** Previews a payment of a paired device (payment/check); records nothing. */
 export async function checkPayment(
   deps: UseCaseDeps,
-  credential: DeviceCredential,
-  payment: RegisteredPayment,
+  { credential, payment }: { credential: DeviceCredential; payment: RegisteredPayment },
 ): Promise<PaymentPreview> {
   await requireDeviceToken(deps, credential);
   const device = await loadDevice(deps, credential.appId, credential.deviceId);
@@ -454,8 +452,7 @@ export async function checkPayment(
  */
 export async function sendRegisteredPayment(
   deps: UseCaseDeps,
-  credential: DeviceCredential,
-  payment: RegisteredPayment,
+  { credential, payment }: { credential: DeviceCredential; payment: RegisteredPayment },
 ): Promise<PaymentRow> {
   await requireDeviceToken(deps, credential);
   const device = await loadDevice(deps, credential.appId, credential.deviceId);

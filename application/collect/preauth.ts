@@ -14,7 +14,7 @@ import {
   findOwnObligation,
   type Obligation,
   updateObligation,
-} from './obligations.ts';
+} from './obligation.ts';
 import { type Registered, registerObligation } from './registration.ts';
 
 /**
@@ -48,11 +48,11 @@ async function idempotently(
     await run();
   } catch (error) {
     if (!(error instanceof CollectProtocolError)) throw error;
-    const latest = await findObligation(deps, row.idn);
+    const latest = await findObligation(deps, { idn: row.idn });
     if (latest && done(latest)) return latest;
     throw error;
   }
-  return (await findObligation(deps, row.idn)) ?? row;
+  return (await findObligation(deps, { idn: row.idn })) ?? row;
 }
 
 /** One phase of a pre-authorisation, from an ENCODED/CHECKSUM packet. */

@@ -15,7 +15,7 @@ import { obligationInputOf, obligationWorkflowId } from '../../domain/collect/pr
 import { BusinessStatus, OwnerId, PlatformService } from '../../domain/search-attributes.ts';
 import type { Config } from '../../platform/config.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
-import { authenticate, type Obligation } from './obligations.ts';
+import { authenticate, type Obligation } from './obligation.ts';
 
 /**
  * Registering obligations (office bills, deposit slips, bank transfers, payouts, pre-authorisations,
@@ -182,8 +182,7 @@ export interface RegisteringPayload<Terms extends ObligationTerms> {
 /** Registers the obligation an ENCODED/CHECKSUM packet asks for: authenticate, parse the payload, register once. */
 export async function registerPacket<Terms extends ObligationTerms>(
   deps: UseCaseDeps,
-  params: Record<string, string>,
-  operation: RegisteringPayload<Terms>,
+  { params, operation }: { params: Record<string, string>; operation: RegisteringPayload<Terms> },
 ): Promise<Registered> {
   const { merchant, packet } = await authenticate(deps, params);
   const terms = parsePayload(operation.payload, packet);

@@ -8,7 +8,7 @@ import { isOpen } from '../../domain/collect/obligation.ts';
 import { CardChargePayload, CardForgetPayload, parsePayload } from '../../domain/collect/payloads.ts';
 import { chargeCardUpdate } from '../../domain/collect/processes.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
-import { authenticate, findObligation, type Obligation, updateObligation } from './obligations.ts';
+import { authenticate, findObligation, type Obligation, updateObligation } from './obligation.ts';
 import { registerObligation } from './registration.ts';
 
 /**
@@ -55,7 +55,7 @@ async function decidedCharge(deps: UseCaseDeps, obligation: Obligation): Promise
       error instanceof CollectProtocolError && ['ALREADY_PAID', 'ALREADY_FINAL'].includes(error.code);
     if (!closed) throw error;
   }
-  return (await findObligation(deps, obligation.idn)) ?? obligation;
+  return (await findObligation(deps, { idn: obligation.idn })) ?? obligation;
 }
 
 /** A decided charge: paid, or declined with the acquirer's reason. */

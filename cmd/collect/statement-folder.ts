@@ -1,12 +1,8 @@
 import { mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import {
-  importStatementDocument,
-  StatementConflict,
-  type StatementDeps,
-} from '../../activities/collect/statements.ts';
+import { collect, StatementConflict } from '../../application/collect/index.ts';
+import type { UseCaseDeps } from '../../application/shared/deps.ts';
 import { StatementDocumentError } from '../../domain/collect/statement.ts';
-import type { Logger } from '../../platform/logger.ts';
 
 /**
  * The watched statement folder (COLLECT_STATEMENT_DIR): every `*.xml` file dropped there is imported
@@ -16,7 +12,7 @@ import type { Logger } from '../../platform/logger.ts';
  * statement's identity, so a file seen twice (two workers, a crash before the move) changes nothing.
  */
 export function watchStatementFolder(
-  deps: StatementDeps & { logger: Logger },
+  deps: UseCaseDeps,
   options: { dir: string; intervalMs: number },
 ): { stop(): Promise<void> } {
   const { dir, intervalMs } = options;
@@ -37,7 +33,7 @@ export function watchStatementFolder(
     // Bytes: the document is decoded as its XML declaration says (ISO-8859-1, windows-1252, UTF-8).
     const xml = await readFile(full);
     try {
-      const statements = await importStatementDocument(deps, { xml, origin: 'folder', fileName: file });
+      const statements = await collect.importStatement(deps, { xml, origin: 'folder', fileName: file });
       await move(file, 'processed');
       logger.info({ file, statements: statements.map((s) => s.statementId) }, 'statement file imported');
     } catch (error) {

@@ -18,7 +18,7 @@ export const COLLECT_WORKFLOW_PREFIXES = {
   merchantNotifications: 'merchant-notifications-',
   /** An office payment of an IDN of a merchant's billing system (workflows/collect/billing.ts). */
   billing: 'billing-',
-  /** The import of one bank statement (workflows/collect/statement-import.ts). */
+  /** The import of one bank statement (workflows/collect/statements.ts). */
   statementImport: 'statement-import-',
 } as const;
 

@@ -1,186 +1,38 @@
-import { mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { asc, eq, sql } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { settleCredit } from '../../activities/collect/statements.ts';
-import { collectLedgerEntries, collectLedgerTransactions } from '../../db/schema/collect-ledger.ts';
-import { collectNotifications } from '../../db/schema/collect-notifications.ts';
+import { eq } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { settleCredit } from '../../db/collect/statement-settlement.ts';
 import { collectStatementCredits } from '../../db/schema/collect-statements.ts';
-import { merchantNotificationsWorkflowId } from '../../domain/collect/processes.ts';
-import { expectLedgerBalanced } from '../support/ledger.ts';
-import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { eventually } from '../support/platform.ts';
 import { type CamtEntry, camt053, camt054 } from './camt-builder.ts';
 import { envelopedNotification, germanBatchDay, nordicDay } from './camt-samples.ts';
-import { expTimeIn, getText, newInvoice, signedPacket } from './epay-client.ts';
-import { obligationRow, statusHistory } from './read-model.ts';
+import {
+  admin,
+  credit,
+  folder,
+  history,
+  imported,
+  MAX_BYTES,
+  notificationsOf,
+  notifiedOnce,
+  obligation,
+  platform,
+  type Received,
+  register,
+  reviewOf,
+  statementId,
+  upload,
+  useStatementPlatform,
+} from './statements-support.ts';
 
 /**
  * Bank statements (decision 0031): camt.053/054 documents uploaded by an operator or dropped in the
  * watched folder settle the obligations their credits name, each once; the rest wait in review.
+ * Reversals: statements-reversals.test.ts.
  */
 
-const ADMIN_TOKEN = 'admin-token-for-statement-tests-0123456789';
-/** Above the platform's 1 MiB body limit: statement uploads have their own (api/app.ts). */
-const MAX_BYTES = 3 * 1024 * 1024;
-let platform: TestPlatform;
-let merchant: { min: string; secret: string };
-let folder: string;
-
-beforeAll(async () => {
-  folder = await mkdtemp(path.join(tmpdir(), 'statements-'));
-  platform = await startTestPlatform({
-    env: {
-      ADMIN_TOKEN,
-      COLLECT_STATEMENT_DIR: folder,
-      COLLECT_STATEMENT_POLL_INTERVAL: '200ms',
-      COLLECT_STATEMENT_MAX_BYTES: String(MAX_BYTES),
-    },
-  });
-  merchant = await platform.createSandboxMerchant();
-});
-afterEach(async () => {
-  await expectLedgerBalanced(platform.db);
-});
-afterAll(async () => {
-  await platform?.stop();
-  await rm(folder, { recursive: true, force: true });
-});
-
-// --- the merchant's side: obligations and their notifications -------------------------------------
-
-interface Registered {
-  idn: string;
-  invoice: string;
-}
-
-/** A deposit slip (the payer writes the IDN on the transfer) or an office bill, of `amount` BGN. */
-async function register(
-  amount: string,
-  path = '/office/reg_vnbel.cgi',
-  expiresInMs = 86_400_000,
-  currency = 'BGN',
-) {
-  const invoice = newInvoice();
-  const answer = await getText(
-    `${platform.collectUrl}${path}`,
-    signedPacket(
-      {
-        MIN: merchant.min,
-        INVOICE: invoice,
-        AMOUNT: amount,
-        CURRENCY: currency,
-        EXP_TIME: expTimeIn(expiresInMs),
-      },
-      merchant.secret,
-    ),
-  );
-  expect(answer.status, answer.body).toBe(200);
-  return { idn: answer.fields.IDN ?? '', invoice } satisfies Registered;
-}
-
-const obligation = (idn: string) => obligationRow(platform.db, idn);
-const history = (idn: string) => statusHistory(platform.db, idn);
-
-/** Notification lines the sandbox merchant received for an invoice. */
-const notificationsOf = (invoice: string) =>
-  platform.sandbox.merchant.notifications
-    .filter((post) => post.min === merchant.min)
-    .flatMap((post) => post.lines)
-    .filter((line) => line.invoice === invoice);
-
-/** Once the obligation's workflow closed and the merchant's deliveries ended: nothing more can come. */
-async function notifiedOnce(registered: Registered) {
-  await eventually(async () => {
-    const described = await platform.client.workflow.getHandle(`collect-${registered.idn}`).describe();
-    return described.status.name === 'COMPLETED' ? true : undefined;
-  });
-  await eventually(async () => (notificationsOf(registered.invoice).length > 0 ? true : undefined));
-  await platform.client.workflow.getHandle(merchantNotificationsWorkflowId(merchant.min)).result();
-  expect(notificationsOf(registered.invoice)).toEqual([expect.objectContaining({ status: 'PAID' })]);
-}
-
-// --- the operator's side ----------------------------------------------------------------------------
-
-const admin = (
-  method: string,
-  urlPath: string,
-  init: { body?: string | Buffer | FormData; type?: string; token?: string } = {},
-) =>
-  fetch(`${platform.apiUrl}/admin${urlPath}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${init.token ?? ADMIN_TOKEN}`,
-      ...(init.type ? { 'content-type': init.type } : {}),
-    },
-    body: init.body,
-  });
-
-interface Received {
-  statementId: string;
-  credits: number;
-  alreadyImported: number;
-  duplicate: boolean;
-  skipped: { debits: number; notBooked: number };
-}
-
-async function upload(xml: string | Buffer) {
-  const response = await admin('POST', '/collect/statements', { body: xml, type: 'application/xml' });
-  const body = (await response.json()) as {
-    statements: Received[];
-    error?: { code: string; fields?: unknown };
-  };
-  return { status: response.status, body };
-}
-
-async function imported(statementId: string) {
-  return eventually(
-    async () => {
-      const response = await admin('GET', `/collect/statements/${statementId}`);
-      const statement = (await response.json()) as {
-        status: string;
-        credits: number;
-        settled: number;
-        review: number;
-      };
-      return statement.status === 'imported' ? statement : undefined;
-    },
-    30_000,
-    `statement ${statementId} imported`,
-  );
-}
-
-interface ReviewItem {
-  id: number;
-  entryRef: string;
-  reason: string;
-  reasonDetail: string | null;
-  idn: string | null;
-  obligationIdn: string | null;
-  amount: string;
-  state: string;
-}
-
-async function reviewOf(statementId: string): Promise<ReviewItem[]> {
-  const response = await admin('GET', '/collect/statements/review?limit=500');
-  expect(response.status).toBe(200);
-  const { items } = (await response.json()) as { items: (ReviewItem & { statementId: string })[] };
-  return items.filter((item) => item.statementId === statementId);
-}
-
-let statementCounter = 0;
-const statementId = (prefix: string) => `${prefix}-${Date.now()}-${++statementCounter}`;
-const credit = (
-  ref: string,
-  amount: string,
-  remittance: string,
-  extra: Partial<CamtEntry> = {},
-): CamtEntry => ({
-  ref: `${ref}-${Date.now()}-${++statementCounter}`,
-  amount,
-  ustrd: [remittance],
-  ...extra,
-});
+useStatementPlatform();
 
 describe('bank statement import', () => {
   it('settles matched credits once; partly matched, duplicate, unknown and other credits go to review', async () => {
@@ -537,156 +389,6 @@ describe('statements as banks write them (decision 0053)', () => {
     expect(enveloped.status, JSON.stringify(enveloped.body)).toBe(202);
     await imported(enveloped.body.statements[0]?.statementId ?? '');
     expect((await obligation(notified.idn))?.status).toBe('PAID');
-  });
-});
-
-describe('a reversal un-pays what it reversed (decision 0063)', () => {
-  /** The obligation's ledger transactions (key and the merchant's side), in order. */
-  const ledgerOf = async (idn: string) =>
-    platform.db
-      .select({
-        key: collectLedgerTransactions.key,
-        kind: collectLedgerTransactions.kind,
-        merchant: sql<string>`sum(${collectLedgerEntries.amountMinor}) filter (where ${collectLedgerEntries.account} like 'merchant:%')`,
-      })
-      .from(collectLedgerTransactions)
-      .innerJoin(collectLedgerEntries, eq(collectLedgerEntries.transactionId, collectLedgerTransactions.id))
-      .where(eq(collectLedgerTransactions.idn, idn))
-      .groupBy(collectLedgerTransactions.id, collectLedgerTransactions.key, collectLedgerTransactions.kind)
-      .orderBy(asc(collectLedgerTransactions.id));
-
-  it('a statement credit pays a bill; the bank’s reversal of it makes the bill unpaid again through its workflow, once', async () => {
-    const bill = await register('33.40');
-    const paying = credit('PAY', '33.40', `IDN ${bill.idn}`);
-    const first = await upload(camt053({ id: statementId('DAY1'), entries: [paying] }));
-    expect(first.status, JSON.stringify(first.body)).toBe(202);
-    expect(await imported(first.body.statements[0]?.statementId ?? '')).toMatchObject({ settled: 1 });
-    await notifiedOnce(bill);
-    const paidRun = await platform.client.workflow.getHandle(`collect-${bill.idn}`).describe();
-
-    // The next day the bank takes the credit back: a DBIT entry with RvslInd and the credit's references.
-    const reversalDay = camt053({
-      id: statementId('DAY2'),
-      entries: [{ ...paying, credit: false, reversal: true, ustrd: ['Reversal of an erroneous booking'] }],
-    });
-    const second = await upload(reversalDay);
-    expect(second.status, JSON.stringify(second.body)).toBe(202);
-    const secondId = second.body.statements[0]?.statementId ?? '';
-    expect(await imported(secondId)).toMatchObject({ credits: 1, settled: 0, review: 0, reversed: 1 });
-    expect(await reviewOf(secondId)).toEqual([]);
-
-    // The workflow: a new run of collect-<idn> took the payment back and waits for a payment again.
-    const handle = platform.client.workflow.getHandle(`collect-${bill.idn}`);
-    const reopened = await eventually(async () => {
-      const described = await handle.describe();
-      return described.runId !== paidRun.runId ? described : undefined;
-    });
-    expect(reopened.status.name).toBe('RUNNING');
-    // The read model: unpaid, its events PAID then PENDING again (written by the new run's first step,
-    // which may still be running when the run is there).
-    const row = await eventually(async () => {
-      const current = await obligation(bill.idn);
-      return current?.status === 'PENDING' ? current : undefined;
-    });
-    expect(row).toMatchObject({ status: 'PENDING', paidAmountMinor: null, payTime: null, settledAt: null });
-    expect(await history(bill.idn)).toEqual(['PAID', 'PENDING']);
-    // The ledger: the settlement, then the same negated.
-    expect(await ledgerOf(bill.idn)).toEqual([
-      { key: `settlement:${bill.idn}`, kind: 'settlement', merchant: '-3340' },
-      { key: `settlement-reversed:${bill.idn}`, kind: 'settlement_reversed', merchant: '3340' },
-    ]);
-    // The merchant is told: PAID, then REVERSED.
-    await eventually(async () => (notificationsOf(bill.invoice).length === 2 ? true : undefined));
-    expect(notificationsOf(bill.invoice).map((line) => line.status)).toEqual(['PAID', 'REVERSED']);
-    // The REVERSED line names the payment taken back by its PAY_TIME, alone (decision 0063, amended).
-    const [paidLine, reversedLine] = notificationsOf(bill.invoice);
-    expect(paidLine?.payTime).toMatch(/^\d{14}$/);
-    expect(reversedLine).toMatchObject({ status: 'REVERSED', payTime: paidLine?.payTime });
-    expect(reversedLine?.stan).toBeUndefined();
-    expect(reversedLine?.bcode).toBeUndefined();
-    // Through the workflow: its first step took the payment back, its second told the merchant.
-    const events = (await handle.fetchHistory()).events ?? [];
-    const activities = events
-      .map((event) => event.activityTaskScheduledEventAttributes?.activityType?.name)
-      .filter(Boolean);
-    expect(activities.slice(0, 2)).toEqual(['recordObligationReversal', 'queueMerchantNotification']);
-    // Both credits are out of the way: the reversed one and the reversal.
-    const rows = await platform.db
-      .select({ entryRef: collectStatementCredits.entryRef, state: collectStatementCredits.state })
-      .from(collectStatementCredits)
-      .where(eq(collectStatementCredits.obligationIdn, bill.idn))
-      .orderBy(asc(collectStatementCredits.id));
-    expect(rows.map((credit) => credit.state)).toEqual(['reversed', 'reversed']);
-
-    // The same reversal statement again changes nothing; so does the same reversal in another statement.
-    const again = await upload(reversalDay);
-    expect(again.body.statements[0]).toMatchObject({ duplicate: true });
-    const elsewhere = await upload(
-      camt054({ id: statementId('NTF'), entries: [{ ...paying, credit: false, reversal: true }] }),
-    );
-    expect(elsewhere.body.statements[0]).toMatchObject({ alreadyImported: 1 });
-    await imported(elsewhere.body.statements[0]?.statementId ?? '');
-    expect((await handle.describe()).runId).toBe(reopened.runId);
-    expect(await history(bill.idn)).toEqual(['PAID', 'PENDING']);
-    expect((await ledgerOf(bill.idn)).length).toBe(2);
-
-    // Paid again by a new credit: PAID a second time, notified as such, its own settlement.
-    const repaid = await upload(
-      camt053({ id: statementId('DAY3'), entries: [credit('PAY2', '33.40', `IDN ${bill.idn}`)] }),
-    );
-    expect(await imported(repaid.body.statements[0]?.statementId ?? '')).toMatchObject({ settled: 1 });
-    expect(await handle.result()).toBe('PAID');
-    expect((await ledgerOf(bill.idn)).map((line) => line.key)).toEqual([
-      `settlement:${bill.idn}`,
-      `settlement-reversed:${bill.idn}`,
-      `settlement:${bill.idn}#2`,
-    ]);
-    await eventually(async () => (notificationsOf(bill.invoice).length === 3 ? true : undefined));
-    expect(notificationsOf(bill.invoice).map((line) => line.status)).toEqual(['PAID', 'REVERSED', 'PAID']);
-    const notified = await platform.db
-      .select({
-        status: collectNotifications.status,
-        round: collectNotifications.round,
-        payTime: collectNotifications.payTime,
-      })
-      .from(collectNotifications)
-      .where(eq(collectNotifications.invoice, bill.invoice))
-      .orderBy(asc(collectNotifications.createdAt));
-    const secondPaid = notificationsOf(bill.invoice)[2];
-    expect(notified).toEqual([
-      { status: 'PAID', round: 0, payTime: paidLine?.payTime },
-      { status: 'REVERSED', round: 0, payTime: paidLine?.payTime },
-      { status: 'PAID', round: 1, payTime: secondPaid?.payTime },
-    ]);
-  });
-
-  it('a reversal with no matching credit, or of a payment made otherwise, waits in review with its reason', async () => {
-    const byDesk = await register('12.00', '/office/reg_bill.cgi');
-    const nothing = credit('GHOST', '19.99', 'never credited');
-    const paidOtherwise = credit('SETTLED-ELSEWHERE', '12.00', `IDN ${byDesk.idn}`);
-    // The credit arrives while the bill is open, but is refused because it was paid at the desk first.
-    const pay = await fetch(`${platform.collectUrl}/office/pay_bill.cgi?ACTION=PAY&IDN=${byDesk.idn}`);
-    expect(pay.status, await pay.text()).toBe(200);
-    await eventually(async () => ((await obligation(byDesk.idn))?.status === 'PAID' ? true : undefined));
-    const day1 = await upload(camt053({ id: statementId('R1'), entries: [paidOtherwise] }));
-    const day1Id = day1.body.statements[0]?.statementId ?? '';
-    expect(await imported(day1Id)).toMatchObject({ review: 1 });
-    const day2 = await upload(
-      camt053({
-        id: statementId('R2'),
-        entries: [
-          { ...nothing, credit: false, reversal: true },
-          { ...paidOtherwise, credit: false, reversal: true },
-        ],
-      }),
-    );
-    const day2Id = day2.body.statements[0]?.statementId ?? '';
-    expect(await imported(day2Id)).toMatchObject({ review: 2, reversed: 0 });
-    const review = await reviewOf(day2Id);
-    expect(review.map((item) => item.reason)).toEqual(['credit_reversed', 'credit_reversed']);
-    expect(review[0]?.reasonDetail).toMatch(/no earlier imported credit/);
-    expect(review[1]?.reasonDetail).toMatch(/which settled nothing/);
-    expect((await obligation(byDesk.idn))?.status).toBe('PAID');
   });
 });
 

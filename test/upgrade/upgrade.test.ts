@@ -6,7 +6,7 @@ import { drizzle } from 'drizzle-orm/postgres-js';
 import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { findObligation } from '../../application/collect/obligations.ts';
+import { collect } from '../../application/collect/index.ts';
 import { readCustomer } from '../../application/lending/customers.ts';
 import { servicingView } from '../../application/lending/loan-servicing.ts';
 import { readLoan } from '../../application/lending/loans.ts';
@@ -82,7 +82,7 @@ const PROBES: Record<string, Probe> = {
   },
   async 'collect obligation'(deps, sql) {
     const row = await first(sql<{ idn: string }[]>`select idn from collect_obligations order by idn limit 1`);
-    return row && (await findObligation(deps, row.idn));
+    return row && (await collect.findObligation(deps, { idn: row.idn }));
   },
   async 'open-banking payment'(deps, sql) {
     const row = await first(sql<{ code: string; user_id: string; agent_id: string }[]>`

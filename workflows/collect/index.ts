@@ -2,4 +2,4 @@
 export * from './billing.ts';
 export * from './merchant-notifications.ts';
 export * from './obligation.ts';
-export * from './statement-import.ts';
+export * from './statements.ts';

@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { submitCardPage } from '../../../application/collect/card-page.ts';
+import { collect } from '../../../application/collect/index.ts';
 import { defineOperation } from '../../shared/operation.ts';
 import { publicBaseUrl } from '../../shared/public-url.ts';
 import {
@@ -59,7 +59,7 @@ export const cardPayOperation = defineOperation({
   handler: () =>
     pageHandler(async (c, deps) => {
       const body = await formBody(c);
-      const outcome = await submitCardPage(deps, {
+      const outcome = await collect.submitCardPage(deps, {
         token: formText(body, 'token'),
         action: formText(body, 'action'),
         card: {

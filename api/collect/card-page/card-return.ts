@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { returnFromChallenge } from '../../../application/collect/card-page.ts';
+import { collect } from '../../../application/collect/index.ts';
 import { defineOperation } from '../../shared/operation.ts';
 import { answerCardPage, htmlResponse, pageHandler } from './responses.ts';
 
@@ -39,6 +39,9 @@ export const cardReturnOperation = defineOperation({
     }),
   handler: () =>
     pageHandler(async (c, deps) =>
-      answerCardPage(c, await returnFromChallenge(deps, c.req.query('authorisation'))),
+      answerCardPage(
+        c,
+        await collect.returnFromChallenge(deps, { authorisationId: c.req.query('authorisation') }),
+      ),
     ),
 });

@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { openCardPage as openCardPageUseCase } from '../../../application/collect/card-page.ts';
+import { collect } from '../../../application/collect/index.ts';
 import { defineOperation } from '../../shared/operation.ts';
 import { authenticationErrors, requestParams } from '../protocol.ts';
 import { answerCardPage, htmlResponse, pageHandler } from './responses.ts';
@@ -14,7 +14,7 @@ import { answerCardPage, htmlResponse, pageHandler } from './responses.ts';
 
 /** The page's handler; also serves the slashed mount path (`{base_url}/`, see api/collect/index.ts). */
 export const openCardPage = pageHandler(async (c, deps) =>
-  answerCardPage(c, await openCardPageUseCase(deps, await requestParams(c))),
+  answerCardPage(c, await collect.openCardPage(deps, await requestParams(c))),
 );
 
 /** The form fields, documentation only: the page reads them itself and answers its errors as pages. */

@@ -4,11 +4,11 @@ import type { Context } from 'hono';
 import type {
   CardFormSubject,
   CardPageOutcome,
+  Obligation,
   PageErrorCode,
   ReturnUrls,
   SavedCardNote,
-} from '../../../application/collect/card-page.ts';
-import type { Obligation } from '../../../application/collect/obligations.ts';
+} from '../../../application/collect/index.ts';
 import type { UseCaseDeps } from '../../../application/shared/deps.ts';
 import { formatAmount } from '../../../domain/collect/amount.ts';
 import { CollectProtocolError } from '../../../domain/collect/errors.ts';

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
-import { type DeskOperator, operatorOfSession } from '../../../application/collect/desk-sessions.ts';
+import { collect, type DeskOperator } from '../../../application/collect/index.ts';
 import { Refusal } from '../../../application/shared/refusal.ts';
 import { IDEMPOTENCY_KEY_PATTERN } from '../../../domain/collect/desk.ts';
 import type { AppEnv } from '../../shared/context.ts';
@@ -19,7 +19,7 @@ const operators = new WeakMap<Request, DeskOperator>();
 
 export const requireDeskOperator = createMiddleware<AppEnv>(async (c, next) => {
   const token = /^Bearer (\S+)$/.exec(c.req.header('authorization') ?? '')?.[1];
-  const operator = token ? await operatorOfSession(c.get('deps'), token) : undefined;
+  const operator = token ? await collect.operatorOfSession(c.get('deps'), { token }) : undefined;
   if (!operator) {
     c.header('www-authenticate', 'Bearer realm="cash desk"');
     throw Refusal.unauthorized('Missing or invalid desk session (Authorization: Bearer <token>)');

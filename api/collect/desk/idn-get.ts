@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { lookUpIdn } from '../../../application/collect/cash-desk.ts';
+import { collect } from '../../../application/collect/index.ts';
 import { obligationKinds, obligationStatuses } from '../../../domain/collect/obligation.ts';
 import { defineOperation } from '../../shared/operation.ts';
 import {
@@ -62,5 +62,8 @@ export const deskIdnGetOperation = defineOperation({
       },
     }),
   handler: () => async (c) =>
-    c.json(await lookUpIdn(c.get('deps'), deskOperatorOf(c), c.req.valid('param').idn), 200),
+    c.json(
+      await collect.lookUpIdn(c.get('deps'), { operator: deskOperatorOf(c), idn: c.req.valid('param').idn }),
+      200,
+    ),
 });

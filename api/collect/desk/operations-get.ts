@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { operationOf } from '../../../application/collect/cash-desk.ts';
+import { collect } from '../../../application/collect/index.ts';
 import { defineOperation } from '../../shared/operation.ts';
 import { DESK_SECURITY, deskErrorResponses, deskOperatorOf, requireDeskOperator } from './auth.ts';
 import { operationRecordSchema } from './schemas.ts';
@@ -29,5 +29,11 @@ export const deskOperationsGetOperation = defineOperation({
       },
     }),
   handler: () => async (c) =>
-    c.json(await operationOf(c.get('deps'), deskOperatorOf(c), c.req.valid('param').receipt), 200),
+    c.json(
+      await collect.operationOf(c.get('deps'), {
+        operator: deskOperatorOf(c),
+        receipt: c.req.valid('param').receipt,
+      }),
+      200,
+    ),
 });

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { operationsOf } from '../../../application/collect/cash-desk.ts';
+import { collect } from '../../../application/collect/index.ts';
 import { defineOperation } from '../../shared/operation.ts';
 import { DESK_SECURITY, deskErrorResponses, deskOperatorOf, requireDeskOperator } from './auth.ts';
 import { operationRecordSchema } from './schemas.ts';
@@ -32,7 +32,12 @@ export const deskOperationsListOperation = defineOperation({
     }),
   handler: () => async (c) =>
     c.json(
-      { operations: await operationsOf(c.get('deps'), deskOperatorOf(c), c.req.valid('query').limit) },
+      {
+        operations: await collect.operationsOf(c.get('deps'), {
+          operator: deskOperatorOf(c),
+          limit: c.req.valid('query').limit,
+        }),
+      },
       200,
     ),
 });

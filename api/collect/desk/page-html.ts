@@ -1,8 +1,12 @@
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import type { DeskReceipt, IdnView } from '../../../application/collect/cash-desk.ts';
-import { type DeskOperator, operatorOfSession } from '../../../application/collect/desk-sessions.ts';
+import {
+  collect,
+  type DeskOperator,
+  type DeskReceipt,
+  type IdnView,
+} from '../../../application/collect/index.ts';
 import { Refusal } from '../../../application/shared/refusal.ts';
 import { IDEMPOTENCY_KEY_PATTERN } from '../../../domain/collect/desk.ts';
 import { IDN_TEXT } from '../../../domain/collect/payloads.ts';
@@ -62,7 +66,7 @@ export async function pageOperator(
 ): Promise<{ operator: DeskOperator; token: string; csrf: string } | undefined> {
   const token = sessionToken(c);
   if (!token) return undefined;
-  const operator = await operatorOfSession(c.get('deps'), token);
+  const operator = await collect.operatorOfSession(c.get('deps'), { token });
   return operator ? { operator, token, csrf: csrfOf(token) } : undefined;
 }
 

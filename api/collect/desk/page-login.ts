@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { logIn } from '../../../application/collect/desk-sessions.ts';
+import { collect } from '../../../application/collect/index.ts';
 import { htmlAnswer } from '../../shared/openapi.ts';
 import { defineOperation } from '../../shared/operation.ts';
 import {
@@ -34,7 +34,7 @@ export const deskPageLoginOperation = defineOperation({
       const form = await formFields(c);
       const session =
         form.login && form.password
-          ? await logIn(c.get('deps'), { login: form.login, password: form.password })
+          ? await collect.logIn(c.get('deps'), { login: form.login, password: form.password })
           : undefined;
       if (!session) return loginPage(c, 401, 'Wrong login or password.');
       setSessionCookie(c, session.token, session.expiresAt);

@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { logOut } from '../../../application/collect/desk-sessions.ts';
+import { collect } from '../../../application/collect/index.ts';
 import { defineOperation } from '../../shared/operation.ts';
 import {
   checkCsrf,
@@ -27,7 +27,7 @@ export const deskPageLogoutOperation = defineOperation({
       const session = await pageOperator(c);
       if (session) {
         checkCsrf(session.csrf, (await formFields(c)).csrf ?? '');
-        await logOut(c.get('deps'), session.token);
+        await collect.logOut(c.get('deps'), { token: session.token });
       }
       clearSessionCookie(c);
       return c.redirect(deskBase(c), 303);

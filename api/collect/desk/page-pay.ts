@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { takePayment } from '../../../application/collect/cash-desk.ts';
+import { collect } from '../../../application/collect/index.ts';
 import { htmlAnswer } from '../../shared/openapi.ts';
 import { defineOperation } from '../../shared/operation.ts';
 import { deskPageHandler, pageFormResponses, receiptPage, requirePageForm } from './page-html.ts';
@@ -23,7 +23,7 @@ export const deskPagePayOperation = defineOperation({
   handler: () =>
     deskPageHandler(async (c) => {
       const { session, form } = await requirePageForm(c, ['idn']);
-      const answer = await takePayment(c.get('deps'), {
+      const answer = await collect.takePayment(c.get('deps'), {
         operator: session.operator,
         idempotencyKey: form.requestId,
         idn: form.idn,

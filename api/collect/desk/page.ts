@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { lookUpIdn } from '../../../application/collect/cash-desk.ts';
+import { collect } from '../../../application/collect/index.ts';
 import { Refusal } from '../../../application/shared/refusal.ts';
 import { IDN_TEXT } from '../../../domain/collect/payloads.ts';
 import { htmlAnswer } from '../../shared/openapi.ts';
@@ -36,7 +36,9 @@ export const deskPageOperation = defineOperation({
       if (!IDN_TEXT.test(idn))
         return deskPage(c, session, { error: Refusal.field('idn', 'idn: must be 10 digits') });
       try {
-        return deskPage(c, session, { view: await lookUpIdn(c.get('deps'), session.operator, idn) });
+        return deskPage(c, session, {
+          view: await collect.lookUpIdn(c.get('deps'), { operator: session.operator, idn }),
+        });
       } catch (error) {
         if (error instanceof Refusal && error.status < 500) return deskPage(c, session, { error });
         throw error;

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { takePayment } from '../../../application/collect/cash-desk.ts';
+import { collect } from '../../../application/collect/index.ts';
 import { jsonBody } from '../../shared/openapi.ts';
 import { defineOperation } from '../../shared/operation.ts';
 import {
@@ -37,7 +37,7 @@ export const deskPaymentsOperation = defineOperation({
       },
     }),
   handler: () => async (c) => {
-    const answer = await takePayment(c.get('deps'), {
+    const answer = await collect.takePayment(c.get('deps'), {
       operator: deskOperatorOf(c),
       idempotencyKey: c.req.valid('header')['idempotency-key'],
       idn: c.req.valid('json').idn,

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { payOutCash } from '../../../application/collect/cash-desk.ts';
+import { collect } from '../../../application/collect/index.ts';
 import { jsonBody } from '../../shared/openapi.ts';
 import { defineOperation } from '../../shared/operation.ts';
 import {
@@ -57,7 +57,7 @@ export const deskPayoutsOperation = defineOperation({
     }),
   handler: () => async (c) => {
     const body = c.req.valid('json');
-    const answer = await payOutCash(c.get('deps'), {
+    const answer = await collect.payOutCash(c.get('deps'), {
       operator: deskOperatorOf(c),
       idempotencyKey: c.req.valid('header')['idempotency-key'],
       ...body,

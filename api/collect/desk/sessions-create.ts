@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { logIn } from '../../../application/collect/desk-sessions.ts';
+import { collect } from '../../../application/collect/index.ts';
 import { Refusal } from '../../../application/shared/refusal.ts';
 import { jsonBody } from '../../shared/openapi.ts';
 import { defineOperation } from '../../shared/operation.ts';
@@ -51,7 +51,7 @@ export const deskSessionsCreateOperation = defineOperation({
       },
     }),
   handler: () => async (c) => {
-    const session = await logIn(c.get('deps'), c.req.valid('json'));
+    const session = await collect.logIn(c.get('deps'), c.req.valid('json'));
     if (!session) throw Refusal.unauthorized('Wrong login or password');
     return c.json(
       { token: session.token, expiresAt: session.expiresAt.toISOString(), operator: session.operator },

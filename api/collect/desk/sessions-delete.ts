@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { logOut } from '../../../application/collect/desk-sessions.ts';
+import { collect } from '../../../application/collect/index.ts';
 import { defineOperation } from '../../shared/operation.ts';
 import { DESK_SECURITY, deskErrorResponses, requireDeskOperator } from './auth.ts';
 
@@ -17,7 +17,7 @@ export const deskSessionsDeleteOperation = defineOperation({
     }),
   handler: () => async (c) => {
     const token = /^Bearer (\S+)$/.exec(c.req.header('authorization') ?? '')?.[1];
-    if (token) await logOut(c.get('deps'), token);
+    if (token) await collect.logOut(c.get('deps'), { token });
     return c.body(null, 204);
   },
 });

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { pairDevice } from '../../../application/collect/one-touch.ts';
+import { collect } from '../../../application/collect/index.ts';
 import { defineOperation } from '../../shared/operation.ts';
 import { appIdParameter, deviceIdParameter, identifier, text } from './parameters.ts';
 import { answerOneTouch, oneTouchErrorResponses } from './responses.ts';
@@ -64,7 +64,7 @@ export const apiCodeGetOperation = defineOperation({
   handler: () => (c) =>
     answerOneTouch(c, async (deps) => {
       const query = c.req.valid('query');
-      const { code } = await pairDevice(deps, {
+      const { code } = await collect.pairDevice(deps, {
         appId: query.APPID,
         deviceId: query.DEVICEID,
         key: query.KEY,

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { sendUnpairedPayment } from '../../../application/collect/one-touch.ts';
+import { collect } from '../../../application/collect/index.ts';
 import { defineOperation } from '../../shared/operation.ts';
 import { appIdParameter, deviceIdParameter } from './parameters.ts';
 import {
@@ -69,7 +69,7 @@ export const paymentNoregSendStatusOperation = defineOperation({
     answerOneTouch(c, async (deps) => {
       const query = c.req.valid('query');
       const saveCard = query.SAVECARD ?? '0';
-      const row = await sendUnpairedPayment(deps, {
+      const row = await collect.sendUnpairedPayment(deps, {
         appId: query.APPID,
         deviceId: query.DEVICEID,
         params: c.req.query(),

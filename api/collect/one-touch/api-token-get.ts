@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { issueDeviceToken } from '../../../application/collect/one-touch.ts';
+import { collect } from '../../../application/collect/index.ts';
 import { defineOperation } from '../../shared/operation.ts';
 import { appIdParameter, deviceIdParameter, identifier } from './parameters.ts';
 import { answerOneTouch, oneTouchErrorResponses } from './responses.ts';
@@ -55,7 +55,7 @@ export const apiTokenGetOperation = defineOperation({
   handler: () => (c) =>
     answerOneTouch(c, async (deps) => {
       const query = c.req.valid('query');
-      const issued = await issueDeviceToken(deps, {
+      const issued = await collect.issueDeviceToken(deps, {
         appId: query.APPID,
         deviceId: query.DEVICEID,
         code: query.CODE,

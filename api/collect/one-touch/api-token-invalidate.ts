@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { invalidateDeviceToken } from '../../../application/collect/one-touch.ts';
+import { collect } from '../../../application/collect/index.ts';
 import { defineOperation } from '../../shared/operation.ts';
 import { appIdParameter, deviceCredentialOf, deviceIdParameter, tokenParameter } from './parameters.ts';
 import { answerOneTouch, oneTouchErrorResponses } from './responses.ts';
@@ -27,7 +27,7 @@ export const apiTokenInvalidateOperation = defineOperation({
     }),
   handler: () => (c) =>
     answerOneTouch(c, async (deps) => {
-      await invalidateDeviceToken(deps, deviceCredentialOf(c.req.valid('query')));
+      await collect.invalidateDeviceToken(deps, deviceCredentialOf(c.req.valid('query')));
       return c.json({ status: 'OK' as const }, 200);
     }),
 });

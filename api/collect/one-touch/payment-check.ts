@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { checkPayment, TAX } from '../../../application/collect/one-touch.ts';
+import { collect, TAX } from '../../../application/collect/index.ts';
 import { defineOperation } from '../../shared/operation.ts';
 import { deviceCredentialOf } from './parameters.ts';
 import { conflictResponse, registeredFields, registeredPaymentOf } from './payment-schemas.ts';
@@ -50,7 +50,10 @@ export const paymentCheckOperation = defineOperation({
   handler: () => (c) =>
     answerOneTouch(c, async (deps) => {
       const query = c.req.valid('query');
-      const preview = await checkPayment(deps, deviceCredentialOf(query), registeredPaymentOf(query));
+      const preview = await collect.checkPayment(deps, {
+        credential: deviceCredentialOf(query),
+        payment: registeredPaymentOf(query),
+      });
       return c.json(
         {
           status: 'OK' as const,

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { reservePaymentId } from '../../../application/collect/one-touch.ts';
+import { collect } from '../../../application/collect/index.ts';
 import { defineOperation } from '../../shared/operation.ts';
 import { appIdParameter, deviceCredentialOf, deviceIdParameter, tokenParameter } from './parameters.ts';
 import { answerOneTouch, oneTouchErrorResponses } from './responses.ts';
@@ -50,7 +50,10 @@ export const paymentInitOperation = defineOperation({
   handler: () => (c) =>
     answerOneTouch(c, async (deps) => {
       const query = c.req.valid('query');
-      const { id, expiresAt } = await reservePaymentId(deps, deviceCredentialOf(query), query.EXP);
+      const { id, expiresAt } = await collect.reservePaymentId(deps, {
+        credential: deviceCredentialOf(query),
+        exp: query.EXP,
+      });
       return c.json(
         { status: 'OK' as const, payment: { ID: id, EXP: Math.floor(expiresAt.getTime() / 1000) } },
         200,

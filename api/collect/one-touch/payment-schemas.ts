@@ -5,7 +5,7 @@ import {
   type RegisteredPayment,
   SANDBOX_CARD_LIMIT,
   TAX,
-} from '../../../application/collect/one-touch.ts';
+} from '../../../application/collect/index.ts';
 import { OneTouchError } from '../../../domain/collect/one-touch-errors.ts';
 import { appIdParameter, deviceIdParameter, identifier, tokenParameter } from './parameters.ts';
 import { oneTouchErrorResponses } from './responses.ts';

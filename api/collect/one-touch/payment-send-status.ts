@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { sendRegisteredPayment } from '../../../application/collect/one-touch.ts';
+import { collect } from '../../../application/collect/index.ts';
 import { defineOperation } from '../../shared/operation.ts';
 import { deviceCredentialOf } from './parameters.ts';
 import {
@@ -46,7 +46,10 @@ export const paymentSendStatusOperation = defineOperation({
   handler: () => (c) =>
     answerOneTouch(c, async (deps) => {
       const query = c.req.valid('query');
-      const row = await sendRegisteredPayment(deps, deviceCredentialOf(query), registeredPaymentOf(query));
+      const row = await collect.sendRegisteredPayment(deps, {
+        credential: deviceCredentialOf(query),
+        payment: registeredPaymentOf(query),
+      });
       if (row.state === 'declined') throw declined(row);
       return c.json({ status: 'OK' as const, payment: paymentRecord(row) }, 200);
     }),

@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { merchantNotifications } from '../../application/collect/notifications.ts';
+import { collect } from '../../application/collect/index.ts';
 import { CollectProtocolError } from '../../domain/collect/errors.ts';
 import { notificationDeliveryStates } from '../../domain/collect/notification-packet.ts';
 import type { AppEnv } from '../shared/context.ts';
@@ -113,11 +113,10 @@ export const notificationsOperation = defineOperation({
   // Protocol errors are text, so the handler checks the parameters itself (MISSING_FIELD, ...).
   handler: () => async (c) => {
     try {
-      const answer = await merchantNotifications(
-        c.get('deps'),
-        c.req.query('ENCODED'),
-        c.req.query('CHECKSUM'),
-      );
+      const answer = await collect.merchantNotifications(c.get('deps'), {
+        encoded: c.req.query('ENCODED'),
+        checksum: c.req.query('CHECKSUM'),
+      });
       return c.json(answer, 200);
     } catch (error) {
       if (error instanceof CollectProtocolError) return textError(c, error);

@@ -1,21 +1,21 @@
 import { createHash } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
-import { sealRecipientId } from '../../credentials/collect/recipient-ids.ts';
-import type { Database } from '../../db/client.ts';
-import { collectMerchants, collectObligations } from '../../db/schema/collect.ts';
-import { collectLedgerTransactions } from '../../db/schema/collect-ledger.ts';
 import {
   ledgerAccount,
   ledgerKeys,
   payoutReservation,
   providerTransfer,
 } from '../../domain/collect/ledger.ts';
+import type { Database } from '../client.ts';
+import { collectMerchants, collectObligations } from '../schema/collect.ts';
+import { collectLedgerTransactions } from '../schema/collect-ledger.ts';
 import { ledgerObligationOf, postLedgerTransaction } from './ledger.ts';
 
 /**
  * Moving the money of provider accounts (docs/collect.md "Provider accounts", decision 0029): a
  * transfer to another provider account, or a cash payout collectable at a desk. Only the platform
- * operator moves it (the admin API); neither can take an account below zero.
+ * operator moves it (the admin API, application/collect/ledger.ts); neither can take an account below
+ * zero. The keys are not the database's: the caller seals the recipient id.
  */
 
 /** The same reference was used before for another movement. */
@@ -101,8 +101,8 @@ export async function registerProviderPayout(
   db: Database,
   payout: ProviderPayout,
   newIdn: () => string,
-  /** COLLECT_SECRET_KEY: the recipient id is stored sealed (credentials/collect/recipient-ids.ts). */
-  recipientKey: Buffer,
+  /** Stores the recipient id sealed (credentials/collect/recipient-ids.ts, COLLECT_SECRET_KEY). */
+  sealRecipient: (details: Record<string, string>) => Record<string, string>,
 ): Promise<{ obligation: Obligation; replayed: boolean }> {
   const digest = createHash('sha256')
     .update(
@@ -156,16 +156,12 @@ export async function registerProviderPayout(
           currency: payout.currency,
           description: `payout from provider account ${payout.account}`,
           payloadDigest: digest,
-          details: sealRecipientId(
-            recipientKey,
-            { merchantMin: payout.merchantMin, invoice: payout.reference },
-            {
-              recipientName: payout.recipientName,
-              recipientId: payout.recipientId,
-              ...(payout.recipientPhone ? { recipientPhone: payout.recipientPhone } : {}),
-              fundedBy: payout.account,
-            },
-          ),
+          details: sealRecipient({
+            recipientName: payout.recipientName,
+            recipientId: payout.recipientId,
+            ...(payout.recipientPhone ? { recipientPhone: payout.recipientPhone } : {}),
+            fundedBy: payout.account,
+          }),
           expiresAt: payout.expiresAt,
         })
         .onConflictDoNothing()

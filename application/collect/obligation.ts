@@ -67,7 +67,10 @@ export async function findOwnObligation(deps: UseCaseDeps, min: string, idn: str
   return row;
 }
 
-export async function findObligation(deps: UseCaseDeps, idn: string): Promise<Obligation | undefined> {
+export async function findObligation(
+  deps: Pick<UseCaseDeps, 'db'>,
+  { idn }: { idn: string },
+): Promise<Obligation | undefined> {
   const [row] = await deps.db.select().from(collectObligations).where(eq(collectObligations.idn, idn));
   return row;
 }
@@ -98,7 +101,7 @@ export async function updateObligation<Ret>(
     }
     if (error instanceof WorkflowNotFoundError) {
       // The workflow has just closed (settled or expired meanwhile): the read model says which.
-      const now = (await findObligation(deps, row.idn)) ?? row;
+      const now = (await findObligation(deps, { idn: row.idn })) ?? row;
       const refusal = refusalOf(now.status, now.expiresAt.getTime(), Date.now());
       if (refusal) throw new CollectProtocolError(refusal.type as CollectErrorCode, refusal.message);
     }

@@ -46,8 +46,7 @@ export interface NotificationView {
  */
 export async function merchantNotifications(
   deps: UseCaseDeps,
-  encoded: string | undefined,
-  checksum: string | undefined,
+  { encoded, checksum }: { encoded: string | undefined; checksum: string | undefined },
 ): Promise<{ invoice: string; notifications: NotificationView[] }> {
   const { db, config } = deps;
   if (!encoded) throw missingField('ENCODED');
