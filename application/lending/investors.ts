@@ -17,10 +17,10 @@ import { normalizeLogin } from '../../domain/lending/customers.ts';
 import {
   type BidRequest,
   type BidStatus,
-  FUNDING_STATUSES,
-  FundingRefusal,
-  openForFunding,
-} from '../../domain/lending/funding.ts';
+  BIDDING_STATUSES,
+  BidRefusal,
+  openForBids,
+} from '../../domain/lending/bids.ts';
 import {
   type InvestorDetails,
   type InvestorPreferences,
@@ -166,7 +166,7 @@ export async function opportunities(
   const fundedAmount = sql<string>`coalesce(${funded.funded}, 0)`;
   const where = and(
     eq(lendingLoans.tenantId, caller.tenantId),
-    inArray(lendingLoans.status, [...FUNDING_STATUSES]),
+    inArray(lendingLoans.status, [...BIDDING_STATUSES]),
     sql`${lendingLoans.amount} > ${fundedAmount}`,
     ...(preferences.minAmount !== undefined ? [gte(lendingLoans.amount, preferences.minAmount)] : []),
     ...(preferences.maxAmount !== undefined ? [lte(lendingLoans.amount, preferences.maxAmount)] : []),
@@ -256,17 +256,17 @@ export async function readBid({ db }: Pick<UseCaseDeps, 'db'>, caller: InvestorC
 
 /** The refusals of the `bid` Update as the API answers them. */
 const BID_REFUSALS: Record<string, (message: string) => Refusal> = {
-  [FundingRefusal.notOpen]: (message) => Refusal.conflict(FundingRefusal.notOpen, message),
-  [FundingRefusal.overFunded]: (message) => Refusal.conflict(FundingRefusal.overFunded, message),
-  [FundingRefusal.bidClosed]: (message) => Refusal.conflict(FundingRefusal.bidClosed, message),
-  [FundingRefusal.bidNotFound]: () => Refusal.notFound('Bid'),
-  [FundingRefusal.invalidAmount]: (message) => Refusal.field('amount', message),
+  [BidRefusal.notOpen]: (message) => Refusal.conflict(BidRefusal.notOpen, message),
+  [BidRefusal.overFunded]: (message) => Refusal.conflict(BidRefusal.overFunded, message),
+  [BidRefusal.bidClosed]: (message) => Refusal.conflict(BidRefusal.bidClosed, message),
+  [BidRefusal.bidNotFound]: () => Refusal.notFound('Bid'),
+  [BidRefusal.invalidAmount]: (message) => Refusal.field('amount', message),
 };
 
 const notOpen = (status: string) =>
   Refusal.conflict(
-    FundingRefusal.notOpen,
-    `the loan is ${status}: it takes bids in ${FUNDING_STATUSES.join(' or ')} only`,
+    BidRefusal.notOpen,
+    `the loan is ${status}: it takes bids in ${BIDDING_STATUSES.join(' or ')} only`,
   );
 
 /** Sends the `bid` Update to the loan's workflow, which decides it; answers the bid as recorded. */
@@ -279,7 +279,7 @@ async function bid(
   const { db, temporal } = deps;
   const loan = await findLoan(db, caller.tenantId, loanId);
   if (!loan) throw Refusal.notFound('Loan');
-  if (!openForFunding(loan.status)) throw notOpen(loan.status);
+  if (!openForBids(loan.status)) throw notOpen(loan.status);
   // The API takes up to 2 decimals; the loan's currency may have fewer (JPY): refused, never rounded.
   const tooPrecise = 'amount' in request ? minorUnitProblem(request.amount, loan.currency) : undefined;
   if (tooPrecise) throw Refusal.field('amount', tooPrecise);

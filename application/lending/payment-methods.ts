@@ -19,13 +19,13 @@ const isCardId = (paymentMethodId: string) => paymentMethodId.startsWith('card_'
 
 /** DeleteMethod: a card is forgotten at the gateway too; when the default is deleted, the oldest remaining method becomes the default. */
 export async function deletePaymentMethod(
-  deps: Pick<UseCaseDeps, 'db' | 'config'>,
+  deps: Pick<UseCaseDeps, 'db' | 'temporal' | 'config'>,
   tenantId: string,
   customerId: string,
   paymentMethodId: string,
 ) {
   if (isCardId(paymentMethodId))
-    return deleteCard(deps.db, deps.config, { tenantId, customerId }, paymentMethodId);
+    return deleteCard(deps, { owner: { tenantId, customerId }, cardId: paymentMethodId });
   if (!isBankAccountId(paymentMethodId)) throw Refusal.notFound('Payment method');
   await deleteBankAccount(deps, tenantId, customerId, paymentMethodId);
 }
