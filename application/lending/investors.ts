@@ -12,15 +12,15 @@ import {
   lendingInvestors,
 } from '../../db/schema/lending-investors.ts';
 import { lendingLoans } from '../../db/schema/lending-loans.ts';
-import { minorUnitProblem } from '../../domain/lending/credit-products.ts';
-import { normalizeLogin } from '../../domain/lending/customers.ts';
 import {
-  type BidRequest,
-  type BidStatus,
   BIDDING_STATUSES,
   BidRefusal,
+  type BidRequest,
+  type BidStatus,
   openForBids,
 } from '../../domain/lending/bids.ts';
+import { minorUnitProblem } from '../../domain/lending/credit-products.ts';
+import { normalizeLogin } from '../../domain/lending/customers.ts';
 import {
   type InvestorDetails,
   type InvestorPreferences,

@@ -2,10 +2,10 @@ import { Decimal } from 'decimal.js';
 import { describe, expect, it } from 'vitest';
 import {
   availableAmount,
+  BidRefusal,
   type BidRequest,
   bidRefusal,
   bidsAfter,
-  BidRefusal,
   fundedAmount,
   investedBids,
   type LoanBid,
