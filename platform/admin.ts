@@ -3,8 +3,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { listBalances } from '../activities/collect/ledger.ts';
 import { importStatementDocument } from '../activities/collect/statements.ts';
-import { listCreditProducts, saveCreditProduct } from '../application/lending/credit-products.ts';
-import { sweepOrphanFiles } from '../application/lending/files.ts';
+import { lending } from '../application/lending/index.ts';
 import {
   deleteDictionary,
   referenceDataOfTenant,
@@ -340,7 +339,10 @@ try {
         );
         throw new Error(`the product is not valid:\n${problems.join('\n')}`);
       }
-      const saved = await saveCreditProduct(database.db, values.tenant, parsed.data);
+      const saved = await lending.saveCreditProduct(database, {
+        tenantId: values.tenant,
+        product: parsed.data,
+      });
       if (!saved) throw new Error(`no lending tenant ${values.tenant}`);
       console.log(JSON.stringify(saved.product, null, 2));
       console.log(saved.created ? 'Created.' : 'Replaced.');
@@ -348,12 +350,14 @@ try {
     }
     case 'lending:credit-products': {
       if (!values.tenant) throw new Error(`--tenant is required\n${USAGE}`);
-      console.log(JSON.stringify(await listCreditProducts(database.db, values.tenant), null, 2));
+      console.log(
+        JSON.stringify(await lending.listCreditProducts(database, { tenantId: values.tenant }), null, 2),
+      );
       break;
     }
     case 'lending:files-sweep': {
       const olderThanMs = parseDurationMs(positionals[1] ?? '1h');
-      const removed = await sweepOrphanFiles({ db: database.db, config }, olderThanMs);
+      const removed = await lending.sweepOrphanFiles({ db: database.db, config }, { olderThanMs });
       console.log(
         `${removed.length} orphan content(s) removed${removed.length ? `:\n  ${removed.join('\n  ')}` : ''}`,
       );

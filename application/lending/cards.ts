@@ -119,9 +119,7 @@ async function ownCard(db: Pick<Database, 'select'>, owner: MethodOwner, cardId:
 /** A pending card and the card page's form that saves it. */
 export async function createCard(
   { db, config }: Pick<UseCaseDeps, 'db' | 'config'>,
-  tenant: { id: string; name: string },
-  customerId: string,
-  input: NewCard,
+  { tenant, customerId, ...input }: { tenant: { id: string; name: string }; customerId: string } & NewCard,
 ): Promise<{ card: CardView; cardPage: CardPageForm & { method: 'POST' } }> {
   const merchant = await requireCollectMerchant(db, config, tenant.id);
   if (input.returnUrl) await requireTenantSiteUrl(db, config, tenant.id, 'returnUrl', input.returnUrl);
@@ -150,9 +148,7 @@ export async function createCard(
 /** PUT Cards/{cardId}: the nickname, and whether it is the default method. */
 export async function updateCard(
   { db }: Pick<UseCaseDeps, 'db'>,
-  owner: MethodOwner,
-  cardId: string,
-  change: CardChange,
+  { owner, cardId, change }: { owner: MethodOwner; cardId: string; change: CardChange },
 ): Promise<CardView> {
   await db.transaction(async (tx) => {
     await lockCustomerMethods(tx, owner);

@@ -187,8 +187,7 @@ async function receiveLine(
  */
 export async function receiveCollectNotification(
   deps: UseCaseDeps,
-  tenantId: string,
-  form: { encoded: string; checksum: string; signature: string },
+  { tenantId, ...form }: { tenantId: string; encoded: string; checksum: string; signature: string },
 ): Promise<{ status: 200 | 404; body: string }> {
   const merchant = await loadCollectMerchant(deps.db, deps.config, tenantId);
   if (!merchant) return { status: 404, body: 'ERR=unknown merchant\n' };

@@ -27,7 +27,7 @@ export async function deletePaymentMethod(
   if (isCardId(paymentMethodId))
     return deleteCard(deps, { owner: { tenantId, customerId }, cardId: paymentMethodId });
   if (!isBankAccountId(paymentMethodId)) throw Refusal.notFound('Payment method');
-  await deleteBankAccount(deps, tenantId, customerId, paymentMethodId);
+  await deleteBankAccount(deps, { tenantId, customerId, profileId: paymentMethodId });
 }
 
 /** SetDefaultMethod: the method becomes the customer's only default (404 when it is not theirs). */
@@ -58,6 +58,6 @@ export async function setDefaultPaymentMethod(
     if (!method) throw Refusal.notFound('Payment method');
     await makeDefaultMethod(tx, owner, method.id);
   });
-  const accounts = await listBankAccounts(db, tenantId, customerId);
+  const accounts = await listBankAccounts({ db }, { tenantId, customerId });
   return accounts.find((account) => account.profileId === paymentMethodId)!;
 }

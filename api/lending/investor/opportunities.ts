@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { opportunities } from '../../../application/lending/investors.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { BIDDING_STATUSES } from '../../../domain/lending/bids.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from '../auth.ts';
 import { investorCaller } from '../callers.ts';
@@ -43,5 +43,8 @@ export const investorOpportunitiesOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) =>
-    c.json(await opportunities(c.get('deps'), investorCaller(c), c.req.valid('query')), 200),
+    c.json(
+      await lending.opportunities(c.get('deps'), { caller: investorCaller(c), page: c.req.valid('query') }),
+      200,
+    ),
 });
