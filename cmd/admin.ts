@@ -2,8 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { collect } from '../application/collect/index.ts';
-import { listCreditProducts, saveCreditProduct } from '../application/lending/credit-products.ts';
-import { sweepOrphanFiles } from '../application/lending/files.ts';
+import { lending } from '../application/lending/index.ts';
 import {
   deleteDictionary,
   referenceDataOfTenant,
@@ -341,7 +340,10 @@ try {
         );
         throw new Error(`the product is not valid:\n${problems.join('\n')}`);
       }
-      const saved = await saveCreditProduct(database.db, values.tenant, parsed.data);
+      const saved = await lending.saveCreditProduct(database, {
+        tenantId: values.tenant,
+        product: parsed.data,
+      });
       if (!saved) throw new Error(`no lending tenant ${values.tenant}`);
       console.log(JSON.stringify(saved.product, null, 2));
       console.log(saved.created ? 'Created.' : 'Replaced.');
@@ -349,12 +351,14 @@ try {
     }
     case 'lending:credit-products': {
       if (!values.tenant) throw new Error(`--tenant is required\n${USAGE}`);
-      console.log(JSON.stringify(await listCreditProducts(database.db, values.tenant), null, 2));
+      console.log(
+        JSON.stringify(await lending.listCreditProducts(database, { tenantId: values.tenant }), null, 2),
+      );
       break;
     }
     case 'lending:files-sweep': {
       const olderThanMs = parseDurationMs(positionals[1] ?? '1h');
-      const removed = await sweepOrphanFiles({ db: database.db, config }, olderThanMs);
+      const removed = await lending.sweepOrphanFiles({ db: database.db, config }, { olderThanMs });
       console.log(
         `${removed.length} orphan content(s) removed${removed.length ? `:\n  ${removed.join('\n  ')}` : ''}`,
       );

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { and, eq, isNull } from 'drizzle-orm';
-import { saveCreditProduct } from '../application/lending/credit-products.ts';
+import { lending } from '../application/lending/index.ts';
 import { createMerchant, loadMerchant } from '../credentials/collect/merchants.ts';
 import { issueApiKey } from '../credentials/lending/api-keys.ts';
 import { createLendingTenant } from '../credentials/lending/tenants.ts';
@@ -101,7 +101,10 @@ async function provisionLendingTenant(db: Database) {
     .select({ id: lendingTenants.id })
     .from(lendingTenants)
     .where(eq(lendingTenants.productionTenantId, tenantId));
-  await saveCreditProduct(db, tenantId, creditProductSchema.parse(SANDBOX_CREDIT_PRODUCT));
+  await lending.saveCreditProduct(
+    { db },
+    { tenantId, product: creditProductSchema.parse(SANDBOX_CREDIT_PRODUCT) },
+  );
   await db
     .update(lendingApiKeys)
     .set({ revokedAt: new Date() })

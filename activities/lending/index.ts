@@ -1,8 +1,10 @@
 import type { ActivityDeps } from '../shared/deps.ts';
 import { createBankVerificationActivities } from './bank-verification.ts';
+import { createCardDeletionActivities } from './card-deletion.ts';
 import { createDecisionActivities, type DecisionActivityDeps } from './decision.ts';
 import { createDisbursementActivities } from './disbursement.ts';
 import { createLoanRecordActivities } from './loan.ts';
+import { createNotificationKeyActivities } from './notification-key.ts';
 import { createRepaymentActivities } from './repayments.ts';
 import { createServicingActivities } from './servicing.ts';
 import { createSigningCodeActivities } from './signing-codes.ts';
@@ -21,9 +23,15 @@ export function createLendingActivities(deps: ActivityDeps & Pick<DecisionActivi
 export type LendingActivities = ReturnType<typeof createLendingActivities>;
 
 /**
- * Activities of the processes that call sibling services (decision 0047): bank verification and signing
- * codes. Registered beside the loan's; their workflows proxy their own factories' types.
+ * Activities of the processes that call sibling services (decision 0047): bank verification, signing
+ * codes, card deletion and the collection gateway's notification key. Registered beside the loan's; their
+ * workflows proxy their own factories' types.
  */
 export function createSiblingCallActivities(deps: ActivityDeps) {
-  return { ...createBankVerificationActivities(deps), ...createSigningCodeActivities(deps) };
+  return {
+    ...createBankVerificationActivities(deps),
+    ...createSigningCodeActivities(deps),
+    ...createCardDeletionActivities(deps),
+    ...createNotificationKeyActivities(deps),
+  };
 }

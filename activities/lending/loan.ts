@@ -2,7 +2,7 @@ import { lt, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { lendingLoanStatusHistory, lendingLoans } from '../../db/schema/lending-loans.ts';
 import type { LoanSnapshot, LoanStatusChange } from '../../domain/lending/loan-process.ts';
-import { recordFunding } from './funding.ts';
+import { recordBids } from './bids.ts';
 import { recordSubmissions } from './repayments.ts';
 import { recordServicing } from './servicing.ts';
 
@@ -58,7 +58,7 @@ export function createLoanRecordActivities({ db }: { db: Database }) {
           });
         await recordServicing(tx, snapshot, when);
         await recordSubmissions(tx, snapshot, when);
-        await recordFunding(tx, snapshot);
+        await recordBids(tx, snapshot);
         if (change) {
           await tx
             .insert(lendingLoanStatusHistory)

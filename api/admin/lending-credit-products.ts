@@ -1,5 +1,5 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import { listCreditProducts, putCreditProduct } from '../../application/lending/credit-products.ts';
+import { lending } from '../../application/lending/index.ts';
 import { Refusal } from '../../application/shared/refusal.ts';
 import { creditProductFieldsSchema, creditProductSchema } from '../../domain/lending/credit-products.ts';
 import { creditProductRecordSchema, forManagement } from '../lending/credit-product-schemas.ts';
@@ -65,7 +65,9 @@ const putRoute = createRoute({
 
 export function registerLendingCreditProductAdminRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(listRoute, async (c) => {
-    const products = await listCreditProducts(c.get('deps').db, c.req.valid('param').tenantId);
+    const products = await lending.listCreditProducts(c.get('deps'), {
+      tenantId: c.req.valid('param').tenantId,
+    });
     return c.json({ creditProducts: products.map(forManagement) }, 200);
   });
 
@@ -74,7 +76,7 @@ export function registerLendingCreditProductAdminRoutes(app: OpenAPIHono<AppEnv>
     // The rules between fields (bounds in order, decimals of the currency) need the whole product.
     const parsed = creditProductSchema.safeParse({ ...c.req.valid('json'), name });
     if (!parsed.success) throw Refusal.validation(fieldErrorsOf(parsed.error));
-    const saved = await putCreditProduct(c.get('deps'), tenantId, parsed.data);
+    const saved = await lending.putCreditProduct(c.get('deps'), { tenantId, product: parsed.data });
     return saved.created
       ? c.json(forManagement(saved.product), 201)
       : c.json(forManagement(saved.product), 200);

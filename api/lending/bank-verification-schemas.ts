@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import type { VerificationCaller } from '../../application/lending/bank-verification.ts';
+import type { VerificationCaller } from '../../application/lending/index.ts';
 import { publicBaseUrl } from '../shared/public-url.ts';
 import { lendingErrorResponses, requireCustomer } from './auth.ts';
 import type { LendingEnv } from './context.ts';

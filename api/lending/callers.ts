@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { InvestorCaller } from '../../application/lending/investors.ts';
+import type { InvestorCaller } from '../../application/lending/index.ts';
 import type { DocumentCaller } from '../../application/lending/loan-documents.ts';
 import type { LoanCaller } from '../../application/lending/loans.ts';
 import { Refusal } from '../../application/shared/refusal.ts';

@@ -1,5 +1,5 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import { receiveCollectNotification } from '../../application/lending/collect-notifications.ts';
+import { lending } from '../../application/lending/index.ts';
 import type { LendingEnv } from './context.ts';
 
 /**
@@ -59,7 +59,8 @@ export function registerCollectNotificationRoute(app: OpenAPIHono<LendingEnv>): 
       ['SIGNATURE', signature],
     ].find(([, value]) => !value)?.[0];
     if (missing) return text(`ERR=MISSING_FIELD\nFIELD=${missing}\n`, 400);
-    const answer = await receiveCollectNotification(c.get('deps'), tenantId, {
+    const answer = await lending.receiveCollectNotification(c.get('deps'), {
+      tenantId,
       encoded,
       checksum,
       signature,

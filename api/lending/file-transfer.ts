@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import busboy from 'busboy';
 import type { Context } from 'hono';
-import type { FileCaller, FileInfo, Upload } from '../../application/lending/files.ts';
+import type { FileCaller, FileInfo, Upload } from '../../application/lending/index.ts';
 import type { UserDocumentsCaller } from '../../application/lending/user-documents.ts';
 import { Refusal } from '../../application/shared/refusal.ts';
 import { contentDisposition } from '../../domain/lending/files.ts';

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
+import { bidStatuses } from '../../domain/lending/bids.ts';
 import { customerAddressSchema, customerDetailsSchema } from '../../domain/lending/customers.ts';
-import { bidStatuses } from '../../domain/lending/funding.ts';
 import { loanStatuses } from '../../domain/lending/loan-lifecycle.ts';
 import { errorBodySchema } from '../shared/errors.ts';
 import { lendingErrorResponses } from './auth.ts';

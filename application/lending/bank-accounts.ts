@@ -7,6 +7,7 @@ import { Refusal } from '../shared/refusal.ts';
 import {
   hasPaymentMethod,
   lockCustomerMethods,
+  type MethodOwner,
   makeDefaultMethod,
   promoteOldestMethod,
 } from './payment-method-defaults.ts';
@@ -64,9 +65,8 @@ const liveAccounts = (tenantId: string, customerId: string) =>
   );
 
 export async function listBankAccounts(
-  db: Database,
-  tenantId: string,
-  customerId: string,
+  { db }: Pick<UseCaseDeps, 'db'>,
+  { tenantId, customerId }: MethodOwner,
 ): Promise<BankAccountView[]> {
   await requireOwnCustomer(db, tenantId, customerId);
   const rows = await db
@@ -79,9 +79,7 @@ export async function listBankAccounts(
 
 export async function addBankAccount(
   { db }: Pick<UseCaseDeps, 'db'>,
-  tenantId: string,
-  customerId: string,
-  input: NewBankAccount,
+  { tenantId, customerId, account: input }: MethodOwner & { account: NewBankAccount },
 ): Promise<BankAccountView> {
   const owner = { tenantId, customerId };
   return db.transaction(async (tx) => {
@@ -113,9 +111,7 @@ export async function addBankAccount(
 /** Deletes an account of the customer (404 when it is not theirs or already deleted). */
 export async function deleteBankAccount(
   { db }: Pick<UseCaseDeps, 'db'>,
-  tenantId: string,
-  customerId: string,
-  profileId: string,
+  { tenantId, customerId, profileId }: MethodOwner & { profileId: string },
 ) {
   await db.transaction(async (tx) => {
     await requireOwnCustomer(tx, tenantId, customerId);

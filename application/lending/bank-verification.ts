@@ -212,9 +212,16 @@ async function loanOrDefault(db: Database, customer: Customer, loanId: string | 
  */
 export async function verificationSettings(
   deps: UseCaseDeps,
-  customer: Customer,
-  request: { loanId?: string | undefined; bankHash?: string | undefined },
-  caller: VerificationCaller,
+  {
+    customer,
+    caller,
+    ...request
+  }: {
+    customer: Customer;
+    loanId?: string | undefined;
+    bankHash?: string | undefined;
+    caller: VerificationCaller;
+  },
 ): Promise<BankVerificationSettings> {
   const { loan, current } = await loanOrDefault(deps.db, customer, request.loanId);
   if (!loan) {
@@ -261,9 +268,17 @@ export async function verificationSettings(
 /** SaveData: records the frame's return (checked against the pending consent), then processes it. */
 export async function saveFrameData(
   deps: UseCaseDeps,
-  customer: Customer,
-  data: { loanId: string; state?: string | undefined; consentId?: string | undefined },
-  caller: VerificationCaller,
+  {
+    customer,
+    caller,
+    ...data
+  }: {
+    customer: Customer;
+    loanId: string;
+    state?: string | undefined;
+    consentId?: string | undefined;
+    caller: VerificationCaller;
+  },
 ): Promise<BankVerificationView> {
   const { loan, current } = await loanAndVerification(deps.db, customer, data.loanId);
   if (current?.status !== 'pending') {
@@ -280,7 +295,7 @@ export async function saveFrameData(
     .update(lendingBankVerifications)
     .set({ frameDataSavedAt: new Date(), updatedAt: new Date() })
     .where(eq(lendingBankVerifications.id, current.id));
-  return processVerification(deps, customer, loan.loanId, caller);
+  return processVerification(deps, { customer, loanId: loan.loanId, caller });
 }
 
 /**
@@ -290,9 +305,11 @@ export async function saveFrameData(
  */
 export async function processVerification(
   deps: UseCaseDeps,
-  customer: Customer,
-  loanId: string | undefined,
-  caller: VerificationCaller,
+  {
+    customer,
+    loanId,
+    caller,
+  }: { customer: Customer; loanId?: string | undefined; caller: VerificationCaller },
 ): Promise<BankVerificationView> {
   const { loan, current } = await loanOrDefault(deps.db, customer, loanId);
   if (!loan) return verificationView(null, undefined);
@@ -307,9 +324,7 @@ export async function processVerification(
 /** CancelBankVerification: the loan goes on without one; the reason is recorded. A verified loan: 409. */
 export async function skipVerification(
   deps: UseCaseDeps,
-  customer: Customer,
-  loanId: string,
-  reason: string,
+  { customer, loanId, reason }: { customer: Customer; loanId: string; reason: string },
 ): Promise<BankVerificationView> {
   const { loan, current } = await loanAndVerification(deps.db, customer, loanId);
   if (current?.status === 'verified') {

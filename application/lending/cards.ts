@@ -1,18 +1,22 @@
 import { randomBytes } from 'node:crypto';
+import { ActivityFailure, ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import { and, asc, eq, isNull } from 'drizzle-orm';
 import {
   type CardPageForm,
   cardSavingForm,
   collectGatewayUrl,
-  forgetSavedCard,
-  GatewayUnavailable,
 } from '../../connectors/lending/collect-gateway.ts';
-import { findChargeableCard, openCardToken, sealCardToken } from '../../credentials/lending/cards.ts';
-import { loadCollectMerchant } from '../../credentials/lending/collect-merchants.ts';
+import { findChargeableCard, sealCardToken } from '../../credentials/lending/cards.ts';
 import type { Database } from '../../db/client.ts';
 import { lendingCards } from '../../db/schema/lending-payment-options.ts';
 import { cardInvoice } from '../../domain/lending/repayment-submissions.ts';
+import {
+  COLLECT_GATEWAY_UNAVAILABLE,
+  cardDeletionWorkflowId,
+} from '../../domain/lending/sibling-processes.ts';
+import { OwnerId, PlatformService, TenantId } from '../../domain/search-attributes.ts';
 import type { Config } from '../../platform/config.ts';
+import type { lendingCardDeletion } from '../../workflows/lending/card-deletion.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
 import { Refusal } from '../shared/refusal.ts';
 import { requireCollectMerchant } from './collect-merchants.ts';
@@ -115,9 +119,7 @@ async function ownCard(db: Pick<Database, 'select'>, owner: MethodOwner, cardId:
 /** A pending card and the card page's form that saves it. */
 export async function createCard(
   { db, config }: Pick<UseCaseDeps, 'db' | 'config'>,
-  tenant: { id: string; name: string },
-  customerId: string,
-  input: NewCard,
+  { tenant, customerId, ...input }: { tenant: { id: string; name: string }; customerId: string } & NewCard,
 ): Promise<{ card: CardView; cardPage: CardPageForm & { method: 'POST' } }> {
   const merchant = await requireCollectMerchant(db, config, tenant.id);
   if (input.returnUrl) await requireTenantSiteUrl(db, config, tenant.id, 'returnUrl', input.returnUrl);
@@ -146,9 +148,7 @@ export async function createCard(
 /** PUT Cards/{cardId}: the nickname, and whether it is the default method. */
 export async function updateCard(
   { db }: Pick<UseCaseDeps, 'db'>,
-  owner: MethodOwner,
-  cardId: string,
-  change: CardChange,
+  { owner, cardId, change }: { owner: MethodOwner; cardId: string; change: CardChange },
 ): Promise<CardView> {
   await db.transaction(async (tx) => {
     await lockCustomerMethods(tx, owner);
@@ -189,39 +189,55 @@ export async function setDefaultCard(db: Database, owner: MethodOwner, cardId: s
   return cardOf(await ownCard(db, owner, cardId));
 }
 
-/**
- * DeleteMethod of a card: forgotten at the gateway first (503 `collect_gateway_unavailable` when it
- * cannot be reached: nothing changes, so a card lending no longer lists is never chargeable), then
- * deleted here; a deleted default passes to the oldest remaining method.
- */
-export async function deleteCard(
-  db: Database,
-  config: Config,
+/** The refusal of a card the gateway could not forget, or undefined for a failure that is not one. */
+function forgetRefusal(error: unknown): Refusal | undefined {
+  let cause: unknown = error;
+  while (cause instanceof WorkflowFailedError || cause instanceof ActivityFailure) cause = cause.cause;
+  if (!(cause instanceof ApplicationFailure) || cause.type !== COLLECT_GATEWAY_UNAVAILABLE) return undefined;
+  return new Refusal(
+    503,
+    'collect_gateway_unavailable',
+    `The card could not be forgotten now: ${cause.message}`,
+  );
+}
+
+/** Runs the card's deletion workflow: the gateway forgets the card's token (decision 0047). */
+async function forgetCard(
+  deps: Pick<UseCaseDeps, 'temporal' | 'config'>,
   owner: MethodOwner,
   cardId: string,
-): Promise<void> {
-  const card = await ownCard(db, owner, cardId);
-  if (card.tokenSealed) {
-    const merchant = await loadCollectMerchant(db, config, owner.tenantId);
-    if (merchant) {
-      try {
-        await forgetSavedCard(
-          collectGatewayUrl(config),
-          merchant,
-          openCardToken(config, card.id, card.tokenSealed),
-          config.LENDING_COLLECT_REQUEST_TIMEOUT,
-        );
-      } catch (error) {
-        if (error instanceof GatewayUnavailable)
-          throw new Refusal(
-            503,
-            'collect_gateway_unavailable',
-            `The card could not be forgotten now: ${error.message}`,
-          );
-        throw error;
-      }
-    }
+) {
+  try {
+    await deps.temporal.workflow.execute<typeof lendingCardDeletion>('lendingCardDeletion', {
+      workflowId: cardDeletionWorkflowId(owner.tenantId, cardId),
+      taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+      // A second DeleteMethod of the same card while one runs waits for the same step.
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      args: [{ tenantId: owner.tenantId, customerId: owner.customerId, cardId }],
+      typedSearchAttributes: [
+        { key: PlatformService, value: 'lending' },
+        { key: TenantId, value: owner.tenantId },
+        { key: OwnerId, value: owner.customerId },
+      ],
+      staticSummary: `Card ${cardId} forgotten at the collection gateway`,
+    });
+  } catch (error) {
+    throw forgetRefusal(error) ?? error;
   }
+}
+
+/**
+ * DeleteMethod of a card: forgotten at the gateway first by the card's deletion workflow (503
+ * `collect_gateway_unavailable` when it cannot be reached: nothing changes, so a card lending no longer
+ * lists is never chargeable), then deleted here; a deleted default passes to the oldest remaining method.
+ */
+export async function deleteCard(
+  deps: Pick<UseCaseDeps, 'db' | 'temporal' | 'config'>,
+  { owner, cardId }: { owner: MethodOwner; cardId: string },
+): Promise<void> {
+  const { db } = deps;
+  const card = await ownCard(db, owner, cardId);
+  if (card.tokenSealed) await forgetCard(deps, owner, cardId);
   await db.transaction(async (tx) => {
     await lockCustomerMethods(tx, owner);
     const [deleted] = await tx

@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { collectGatewayUrl, fetchNotificationKey } from '../../connectors/lending/collect-gateway.ts';
+import { collectGatewayUrl } from '../../connectors/lending/collect-gateway.ts';
 import { loadCollectMerchant } from '../../credentials/lending/collect-merchants.ts';
 import {
   checksumMatches,
@@ -16,7 +17,9 @@ import {
   repaymentNotificationSignal,
 } from '../../domain/lending/loan-process.ts';
 import { parseCardInvoice, parseSubmissionInvoice } from '../../domain/lending/repayment-submissions.ts';
-import type { Config } from '../../platform/config.ts';
+import { notificationKeyWorkflowId } from '../../domain/lending/sibling-processes.ts';
+import { PlatformService } from '../../domain/search-attributes.ts';
+import type { lendingNotificationKey } from '../../workflows/lending/notification-key.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
 import { type CardNotice, cardFailed, cardSaved } from './cards.ts';
 import { findLoan } from './loans.ts';
@@ -30,8 +33,8 @@ import { findSubmission, recordReversalAfterEnd } from './submissions.ts';
  * notifications"). Outside the spec's PublicApi tree: the caller is the gateway, not a tenant's key.
  *
  * 1. CHECKSUM is the HMAC-SHA1 of ENCODED with the tenant's merchant secret (constant time), and
- *    SIGNATURE verifies with the gateway's published key (fetched again once when it does not: a
- *    rotated key); else the whole packet is answered `ERR=...` and nothing changes.
+ *    SIGNATURE verifies with the gateway's published key (held in memory; fetched by the notification-key
+ *    workflow's activity when none is held, and again once when it does not verify: a rotated key); else the whole packet is answered `ERR=...` and nothing changes.
  * 2. One reply line per invoice: `OK` when the loan has the news (a Signal to its workflow, which
  *    ignores a repeated one) or the card is updated (lending's own table, idempotently), `NO` for an
  *    INVOICE that is none of this tenant's, `ERR` when Temporal cannot take it now (the gateway retries).
@@ -44,22 +47,40 @@ let notificationKey: { url: string; pem: string; fetchedAt: number } | undefined
 /** A key fetched this recently is not fetched again for a failing signature. */
 const KEY_REFRESH_MS = 5_000;
 
-async function signatureValid(config: Config, encoded: string, signature: string): Promise<boolean> {
-  const gateway = collectGatewayUrl(config);
-  const keyOf = async (refresh: boolean) => {
-    const stale = !notificationKey || notificationKey.url !== gateway;
-    const recent = notificationKey && Date.now() - notificationKey.fetchedAt < KEY_REFRESH_MS;
-    if (stale || (refresh && !recent)) {
-      const pem = await fetchNotificationKey(gateway, config.LENDING_COLLECT_REQUEST_TIMEOUT);
-      notificationKey = { url: gateway, pem, fetchedAt: Date.now() };
-      return pem;
-    }
-    return refresh ? undefined : notificationKey?.pem;
-  };
-  const first = await keyOf(false);
-  if (first && signatureMatches(first, encoded, signature)) return true;
-  const fresh = await keyOf(true);
-  return fresh !== undefined && signatureMatches(fresh, encoded, signature);
+/**
+ * Fetches the gateway's key through the notification-key workflow, whose activity makes the HTTP call
+ * (decision 0047); notifications missing the key together share one fetch.
+ */
+async function fetchKey(deps: Pick<UseCaseDeps, 'temporal' | 'config'>, gatewayUrl: string): Promise<string> {
+  const gatewayId = createHash('sha256').update(gatewayUrl).digest('hex').slice(0, 16);
+  const pem = await deps.temporal.workflow.execute<typeof lendingNotificationKey>('lendingNotificationKey', {
+    workflowId: notificationKeyWorkflowId(gatewayId),
+    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    workflowExecutionTimeout: '1 minute',
+    args: [{ gatewayUrl }],
+    typedSearchAttributes: [{ key: PlatformService, value: 'lending' }],
+    staticSummary: 'The collection gateway’s notification key',
+  });
+  notificationKey = { url: gatewayUrl, pem, fetchedAt: Date.now() };
+  return pem;
+}
+
+/**
+ * Verifies SIGNATURE with the key held in memory; the key is fetched (by an activity) only when none is
+ * held for this gateway, or when the signature fails with one not fetched just now (a rotated key).
+ */
+async function signatureValid(
+  deps: Pick<UseCaseDeps, 'temporal' | 'config'>,
+  encoded: string,
+  signature: string,
+): Promise<boolean> {
+  const gateway = collectGatewayUrl(deps.config);
+  const held = notificationKey?.url === gateway ? notificationKey : undefined;
+  const first = held?.pem ?? (await fetchKey(deps, gateway));
+  if (signatureMatches(first, encoded, signature)) return true;
+  if (!held || Date.now() - held.fetchedAt < KEY_REFRESH_MS) return false;
+  return signatureMatches(await fetchKey(deps, gateway), encoded, signature);
 }
 
 /**
@@ -166,15 +187,14 @@ async function receiveLine(
  */
 export async function receiveCollectNotification(
   deps: UseCaseDeps,
-  tenantId: string,
-  form: { encoded: string; checksum: string; signature: string },
+  { tenantId, ...form }: { tenantId: string; encoded: string; checksum: string; signature: string },
 ): Promise<{ status: 200 | 404; body: string }> {
   const merchant = await loadCollectMerchant(deps.db, deps.config, tenantId);
   if (!merchant) return { status: 404, body: 'ERR=unknown merchant\n' };
   // As ePay's own receiver: a packet that fails its checks is refused as a whole (the gateway retries).
   if (!checksumMatches(merchant.secret, form.encoded, form.checksum))
     return { status: 200, body: 'ERR=Not valid CHECKSUM\n' };
-  if (!(await signatureValid(deps.config, form.encoded, form.signature).catch(() => false)))
+  if (!(await signatureValid(deps, form.encoded, form.signature).catch(() => false)))
     return { status: 200, body: 'ERR=Not valid SIGNATURE\n' };
   const replies: { invoice: string; reply: NotificationReply }[] = [];
   for (const line of parseNotification(form.encoded)) {

@@ -51,9 +51,8 @@ export async function findCreditProduct(
 
 /** The tenant's products offered in `state` (all of them without a state), by Name. */
 export async function listCreditProducts(
-  db: Database,
-  tenantId: string,
-  state?: string | undefined,
+  { db }: Pick<UseCaseDeps, 'db'>,
+  { tenantId, state }: { tenantId: string; state?: string | undefined },
 ): Promise<CreditProduct[]> {
   const rows = await db
     .select({ definition: lendingCreditProducts.definition })
@@ -80,9 +79,8 @@ export class CreditProductConflict extends Error {
  * and hide the code): CreditProductConflict. Undefined when the tenant does not exist.
  */
 export async function saveCreditProduct(
-  db: Database,
-  tenantId: string,
-  product: CreditProduct,
+  { db }: Pick<UseCaseDeps, 'db'>,
+  { tenantId, product }: { tenantId: string; product: CreditProduct },
 ): Promise<{ product: CreditProduct; created: boolean } | undefined> {
   return db.transaction(async (tx) => {
     // Product writes of a tenant take turns, so the collision checks below cannot race.
@@ -160,11 +158,10 @@ export async function saveCreditProduct(
  */
 export async function putCreditProduct(
   deps: Pick<UseCaseDeps, 'db'>,
-  tenantId: string,
-  product: CreditProduct,
+  input: { tenantId: string; product: CreditProduct },
 ): Promise<{ product: CreditProduct; created: boolean }> {
   try {
-    const saved = await saveCreditProduct(deps.db, tenantId, product);
+    const saved = await saveCreditProduct(deps, input);
     if (!saved) throw Refusal.notFound('Lending tenant');
     return saved;
   } catch (error) {
@@ -183,8 +180,7 @@ export async function putCreditProduct(
  */
 export async function checkPromoCode(
   deps: Pick<UseCaseDeps, 'db'>,
-  tenantId: string,
-  input: { promoCode: string; state?: string | undefined },
+  { tenantId, ...input }: { tenantId: string; promoCode: string; state?: string | undefined },
 ): Promise<
   { exists: false } | { exists: true; promoCode: string; productName: string; promoRateDiscount: string }
 > {
@@ -204,9 +200,17 @@ export async function checkPromoCode(
 /** A product as a customer sees it (Customer/CreditProducts): without its promo codes. */
 export type CustomerCreditProduct = Omit<CreditProduct, 'promoCodes' | 'promoRateDiscount'>;
 
-export function forCustomer(product: CreditProduct): CustomerCreditProduct {
+function forCustomer(product: CreditProduct): CustomerCreditProduct {
   const { promoCodes: _codes, promoRateDiscount: _discount, ...shown } = product;
   return shown;
+}
+
+/** Customer/CreditProducts: the products a customer may choose (in `state`), without their promo codes. */
+export async function listCustomerCreditProducts(
+  deps: Pick<UseCaseDeps, 'db'>,
+  input: { tenantId: string; state?: string | undefined },
+): Promise<CustomerCreditProduct[]> {
+  return (await listCreditProducts(deps, input)).map(forCustomer);
 }
 
 /** The terms a customer asks a schedule (or a loan) for (api/lending/credit-product-schemas.ts). */
@@ -228,10 +232,8 @@ export const todayUtc = (now = new Date()) => now.toISOString().slice(0, 10);
  * `startDate` when the product refuses them (bounds in the message).
  */
 export async function calculateLoan(
-  db: Database,
-  tenantId: string,
-  terms: LoanTerms,
-  today = todayUtc(),
+  { db }: Pick<UseCaseDeps, 'db'>,
+  { tenantId, terms, today = todayUtc() }: { tenantId: string; terms: LoanTerms; today?: string | undefined },
 ): Promise<{ product: CreditProduct; promoCode: string | undefined; schedule: Schedule }> {
   const product = await findCreditProduct(db, tenantId, terms.productName);
   if (!product) {

@@ -39,6 +39,12 @@ type CustomerRow = typeof lendingCustomers.$inferSelect;
 type Executor = Pick<Database, 'select' | 'insert' | 'update'>;
 type Deps = Pick<UseCaseDeps, 'db' | 'config'>;
 
+/** The customer a use case acts on. */
+export interface CustomerRef {
+  tenantId: string;
+  customerId: string;
+}
+
 /** The columns that store `details` of customer `customerId`: plain JSON, sealed ids, their digests. */
 function storedDetails(config: KeyConfig, tenantId: string, customerId: string, details: CustomerDetails) {
   const { ssn, driverLicenseId, ...plain } = details;
@@ -82,10 +88,8 @@ function detailsOf(
  * undefined for an unknown customer or another tenant's. Pass `config` to read the national ids.
  */
 export async function readCustomer(
-  db: Database,
-  tenantId: string,
-  customerId: string,
-  config?: KeyConfig,
+  { db, config }: Pick<UseCaseDeps, 'db'> & { config?: KeyConfig | undefined },
+  { tenantId, customerId }: CustomerRef,
 ): Promise<{ id: string; details: CustomerDetails; detailsComplete: boolean } | undefined> {
   const [row] = await db
     .select()
@@ -149,8 +153,7 @@ async function customerRow(
 /** The customer's record for the API; 404 `not_found` for an unknown customer or another tenant's. */
 export async function customerRecord(
   { db, config }: Deps,
-  tenantId: string,
-  customerId: string,
+  { tenantId, customerId }: CustomerRef,
 ): Promise<CustomerRecord> {
   const row = await customerRow(db, tenantId, customerId);
   if (!row) throw Refusal.notFound('Customer');
@@ -212,9 +215,7 @@ export async function createCustomer(
  */
 export async function replaceCustomerDetails(
   deps: Deps & Pick<UseCaseDeps, 'temporal'>,
-  tenantId: string,
-  customerId: string,
-  details: CustomerDetails,
+  { tenantId, customerId, details }: CustomerRef & { details: CustomerDetails },
 ): Promise<CustomerRecord> {
   const { db, config } = deps;
   const [row] = await db
@@ -253,7 +254,10 @@ async function confirmDisclaimer(
 }
 
 /** The tenant's disclaimer settings (Customer/Disclaimer). */
-export async function disclaimerOf(db: Database, tenantId: string): Promise<LendingDisclaimerSettings> {
+export async function disclaimerOf(
+  { db }: Pick<UseCaseDeps, 'db'>,
+  { tenantId }: { tenantId: string },
+): Promise<LendingDisclaimerSettings> {
   const [row] = await db
     .select({ disclaimer: lendingTenants.disclaimer })
     .from(lendingTenants)
@@ -264,10 +268,9 @@ export async function disclaimerOf(db: Database, tenantId: string): Promise<Lend
 /** Customer/ConfirmAccount: the customer confirms the tenant's current disclaimer. */
 export async function confirmAccount(
   { db }: Pick<UseCaseDeps, 'db'>,
-  tenantId: string,
-  customerId: string,
+  { tenantId, customerId }: CustomerRef,
 ): Promise<{ confirmedAt: string; disclaimerVersion: string }> {
-  const { version } = await disclaimerOf(db, tenantId);
+  const { version } = await disclaimerOf({ db }, { tenantId });
   const row = await confirmDisclaimer(db, tenantId, customerId, version);
   return {
     confirmedAt: row.disclaimerConfirmedAt!.toISOString(),
@@ -281,7 +284,7 @@ export async function confirmAccount(
  */
 export async function statesOf(
   { db }: Pick<UseCaseDeps, 'db'>,
-  tenant: Pick<LendingTenant, 'id' | 'features'>,
+  { tenant }: { tenant: Pick<LendingTenant, 'id' | 'features'> },
 ): Promise<{ states: string[] }> {
   if (!tenant.features.stateManagement) {
     throw new Refusal(404, 'state_management_disabled', 'State management is not enabled for this tenant');
@@ -299,8 +302,7 @@ export async function statesOf(
  */
 export async function registerCustomer(
   deps: Deps,
-  tenantId: string,
-  input: { login: string; password: string; details: CustomerDetails },
+  { tenantId, ...input }: { tenantId: string; login: string; password: string; details: CustomerDetails },
 ): Promise<{ issued: IssuedUserToken; userId: string; customerId: string }> {
   const { db, config } = deps;
   if (normalizeLogin(input.password) === normalizeLogin(input.login))
@@ -347,9 +349,11 @@ export interface CustomerSummary {
  */
 export async function searchCustomers(
   { db, config }: Deps,
-  tenantId: string,
-  filters: CustomerSearchFilters,
-  page: { pageNumber: number; pageSize: number },
+  {
+    tenantId,
+    filters,
+    page,
+  }: { tenantId: string; filters: CustomerSearchFilters; page: { pageNumber: number; pageSize: number } },
 ): Promise<{ items: CustomerSummary[]; total: number; pageNumber: number; pageSize: number }> {
   // Field names come from the fixed list below, never from the request.
   const text = (field: 'firstName' | 'lastName' | 'email') =>

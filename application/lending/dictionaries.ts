@@ -1,5 +1,4 @@
 import { and, asc, eq } from 'drizzle-orm';
-import type { Database } from '../../db/client.ts';
 import { lendingBranchOffices, lendingCancellationReasons } from '../../db/schema/lending.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
 
@@ -11,9 +10,8 @@ import type { UseCaseDeps } from '../shared/deps.ts';
 
 /** One cancellation reason of a tenant; undefined for an unknown id or another tenant's. */
 export async function findCancellationReason(
-  db: Database,
-  tenantId: string,
-  reasonId: string,
+  { db }: Pick<UseCaseDeps, 'db'>,
+  { tenantId, reasonId }: { tenantId: string; reasonId: string },
 ): Promise<{ id: string; name: string; frontOffice: boolean } | undefined> {
   const [row] = await db
     .select({
@@ -30,7 +28,10 @@ export async function findCancellationReason(
 }
 
 /** The reasons a customer may give (front-office visible), by name. */
-export async function frontOfficeCancellationReasons({ db }: Pick<UseCaseDeps, 'db'>, tenantId: string) {
+export async function frontOfficeCancellationReasons(
+  { db }: Pick<UseCaseDeps, 'db'>,
+  { tenantId }: { tenantId: string },
+) {
   const rows = await db
     .select({ reasonId: lendingCancellationReasons.id, name: lendingCancellationReasons.name })
     .from(lendingCancellationReasons)
@@ -44,7 +45,7 @@ export async function frontOfficeCancellationReasons({ db }: Pick<UseCaseDeps, '
   return rows;
 }
 
-export async function branchOffices({ db }: Pick<UseCaseDeps, 'db'>, tenantId: string) {
+export async function branchOffices({ db }: Pick<UseCaseDeps, 'db'>, { tenantId }: { tenantId: string }) {
   return db
     .select({
       branchOfficeId: lendingBranchOffices.id,

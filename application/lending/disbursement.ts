@@ -34,9 +34,7 @@ export interface PayoutView {
  */
 export async function issueDisbursement(
   deps: Pick<UseCaseDeps, 'db' | 'temporal' | 'config'>,
-  caller: LoanCaller,
-  loanId: string,
-  amount: string,
+  { caller, loanId, amount }: { caller: LoanCaller; loanId: string; amount: string },
 ): Promise<LoanView & { payout: PayoutView }> {
   const { db, config } = deps;
   const row = await loanOf(deps, caller, loanId);
@@ -47,7 +45,10 @@ export async function issueDisbursement(
       'payout_currency_unsupported',
       `The collection gateway pays out ${PAYOUT_CURRENCIES.join(', ')}; the loan is in ${row.currency}`,
     );
-  const customer = await readCustomer(db, caller.tenantId, row.customerId, config);
+  const customer = await readCustomer(
+    { db, config },
+    { tenantId: caller.tenantId, customerId: row.customerId },
+  );
   const recipient = customer ? recipientOf(customer.details) : undefined;
   if (!recipient?.ok) {
     const field = recipient?.field ?? 'customerId';

@@ -115,11 +115,10 @@ async function ownerOfCustomer(deps: Pick<UseCaseDeps, 'db'>, tenantId: string, 
  * committed without a row is removed, or swept later (sweepOrphanFiles).
  */
 export async function uploadFile(
-  deps: Pick<UseCaseDeps, 'db' | 'config' | 'logger'>,
-  caller: FileCaller,
-  upload: Upload,
-  storage: FileStorage = fileStorageOf(deps.config),
+  deps: Pick<UseCaseDeps, 'db' | 'config' | 'logger'> & { storage?: FileStorage | undefined },
+  { caller, upload }: { caller: FileCaller; upload: Upload },
 ): Promise<FileInfo> {
+  const storage = deps.storage ?? fileStorageOf(deps.config);
   const contentType = mediaTypeOf(upload.contentType);
   if (!deps.config.LENDING_FILE_TYPES.includes(contentType)) {
     upload.content.resume();
@@ -274,8 +273,7 @@ async function loanDocumentFile(deps: Pick<UseCaseDeps, 'db'>, tenantId: string,
 /** GetInfo: an uploaded file the caller may reach, or (management) a loan's system document. */
 export async function getFileInfo(
   deps: Pick<UseCaseDeps, 'db'>,
-  caller: FileCaller,
-  fileId: string,
+  { caller, fileId }: { caller: FileCaller; fileId: string },
 ): Promise<FileInfo> {
   if (!caller.user) {
     const document = await loanDocumentFile(deps, caller.tenantId, fileId);
@@ -286,11 +284,10 @@ export async function getFileInfo(
 
 /** Download: the file's information and its content, streamed from the storage. */
 export async function openFile(
-  deps: Pick<UseCaseDeps, 'db' | 'config'>,
-  caller: FileCaller,
-  fileId: string,
-  storage: FileStorage = fileStorageOf(deps.config),
+  deps: Pick<UseCaseDeps, 'db' | 'config'> & { storage?: FileStorage | undefined },
+  { caller, fileId }: { caller: FileCaller; fileId: string },
 ): Promise<{ info: FileInfo; content: Readable }> {
+  const storage = deps.storage ?? fileStorageOf(deps.config);
   if (!caller.user) {
     const document = await loanDocumentFile(deps, caller.tenantId, fileId);
     if (document) return { info: document.info, content: Readable.from([document.content]) };
@@ -308,10 +305,10 @@ export async function openFile(
  * keys removed.
  */
 export async function sweepOrphanFiles(
-  deps: Pick<UseCaseDeps, 'db' | 'config'>,
-  olderThanMs = 3_600_000,
-  storage: FileStorage = fileStorageOf(deps.config),
+  deps: Pick<UseCaseDeps, 'db' | 'config'> & { storage?: FileStorage | undefined },
+  { olderThanMs = 3_600_000 }: { olderThanMs?: number | undefined } = {},
 ): Promise<string[]> {
+  const storage = deps.storage ?? fileStorageOf(deps.config);
   const before = Date.now() - olderThanMs;
   const removed: string[] = [];
   for await (const entry of storage.list()) {

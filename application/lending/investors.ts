@@ -1,6 +1,3 @@
-import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
-import { Decimal } from 'decimal.js';
 import { and, asc, count, desc, eq, gte, inArray, lte, sql } from 'drizzle-orm';
 import { newRecordId } from '../../credentials/lending/tenants.ts';
 import { type IssuedUserToken, issueUserToken, passwordHashOf } from '../../credentials/lending/users.ts';
@@ -12,36 +9,24 @@ import {
   lendingInvestors,
 } from '../../db/schema/lending-investors.ts';
 import { lendingLoans } from '../../db/schema/lending-loans.ts';
-import { minorUnitProblem } from '../../domain/lending/credit-products.ts';
+import { BIDDING_STATUSES } from '../../domain/lending/bids.ts';
 import { normalizeLogin } from '../../domain/lending/customers.ts';
-import {
-  type BidRequest,
-  type BidStatus,
-  FUNDING_STATUSES,
-  FundingRefusal,
-  openForFunding,
-} from '../../domain/lending/funding.ts';
 import {
   type InvestorDetails,
   type InvestorPreferences,
   preferenceConflicts,
 } from '../../domain/lending/investors.ts';
 import type { LoanStatus } from '../../domain/lending/loan-lifecycle.ts';
-import { bidUpdate, loanWorkflowId } from '../../domain/lending/loan-process.ts';
-import type { lendingLoan } from '../../workflows/lending/loan.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
 import { Refusal } from '../shared/refusal.ts';
-import { findLoan } from './loans.ts';
 
 /**
  * Investors (decision 0052): an investor is a lending user with the investor role (its token acts on
  * Investor/* only, a customer's on Customer/* only). Personal details and preferences are the
- * investor's rows; bids are decided by the loan's workflow (the `bid` Update) and read from the read
- * model its recordLoan activity writes. Another investor's bid or investment, like another tenant's,
- * is not found.
+ * investor's rows; the loans open to bids (opportunities) and the investor's investments are read from
+ * the read model the loan's recordLoan activity writes; bids are ./bids.ts. Another investor's
+ * investment, like another tenant's, is not found.
  */
-
-type Deps = Pick<UseCaseDeps, 'db' | 'temporal'>;
 
 /** Who asks: an investor (the user token's user) of a tenant. */
 export interface InvestorCaller {
@@ -54,8 +39,7 @@ export interface InvestorCaller {
 /** Investor/Register: an investor user with its password, signed in at once (a user token). */
 export async function registerInvestor(
   { db, config }: Pick<UseCaseDeps, 'db' | 'config'>,
-  tenantId: string,
-  input: { login: string; password: string; details: InvestorDetails },
+  { tenantId, ...input }: { tenantId: string; login: string; password: string; details: InvestorDetails },
 ): Promise<{ issued: IssuedUserToken; userId: string }> {
   const login = normalizeLogin(input.login);
   if (normalizeLogin(input.password) === login) throw Refusal.field('password', 'must not be the login');
@@ -77,7 +61,8 @@ export async function registerInvestor(
   return { issued, userId };
 }
 
-async function investorRow(db: Database, caller: InvestorCaller) {
+/** The caller's investor row (404 when the user is no investor of the tenant). */
+export async function investorRow(db: Database, caller: InvestorCaller) {
   const [row] = await db
     .select()
     .from(lendingInvestors)
@@ -88,15 +73,17 @@ async function investorRow(db: Database, caller: InvestorCaller) {
   return row;
 }
 
-export async function investorDetails({ db }: Pick<UseCaseDeps, 'db'>, caller: InvestorCaller) {
+export async function investorDetails(
+  { db }: Pick<UseCaseDeps, 'db'>,
+  { caller }: { caller: InvestorCaller },
+) {
   return (await investorRow(db, caller)).details;
 }
 
 /** PersonalDetails PUT: replaces the details (a field left out is cleared, as Customer/Details PUT). */
 export async function updateInvestorDetails(
   { db }: Pick<UseCaseDeps, 'db'>,
-  caller: InvestorCaller,
-  details: InvestorDetails,
+  { caller, details }: { caller: InvestorCaller; details: InvestorDetails },
 ): Promise<InvestorDetails> {
   await investorRow(db, caller);
   await db
@@ -106,15 +93,17 @@ export async function updateInvestorDetails(
   return details;
 }
 
-export async function investorPreferences({ db }: Pick<UseCaseDeps, 'db'>, caller: InvestorCaller) {
+export async function investorPreferences(
+  { db }: Pick<UseCaseDeps, 'db'>,
+  { caller }: { caller: InvestorCaller },
+) {
   return (await investorRow(db, caller)).preferences;
 }
 
 /** Preferences PUT: replaces the preferences (a bound left out is no bound). */
 export async function updateInvestorPreferences(
   { db }: Pick<UseCaseDeps, 'db'>,
-  caller: InvestorCaller,
-  preferences: InvestorPreferences,
+  { caller, preferences }: { caller: InvestorCaller; preferences: InvestorPreferences },
 ): Promise<InvestorPreferences> {
   const conflicts = preferenceConflicts(preferences);
   if (conflicts.length > 0) throw Refusal.validation(conflicts);
@@ -158,15 +147,14 @@ const fundedOf = (db: Database, tenantId: string) =>
  */
 export async function opportunities(
   { db }: Pick<UseCaseDeps, 'db'>,
-  caller: InvestorCaller,
-  page: { pageNumber: number; pageSize: number },
+  { caller, page }: { caller: InvestorCaller; page: { pageNumber: number; pageSize: number } },
 ): Promise<{ items: OpportunityView[]; pageNumber: number; pageSize: number; total: number }> {
   const preferences = (await investorRow(db, caller)).preferences;
   const funded = fundedOf(db, caller.tenantId);
   const fundedAmount = sql<string>`coalesce(${funded.funded}, 0)`;
   const where = and(
     eq(lendingLoans.tenantId, caller.tenantId),
-    inArray(lendingLoans.status, [...FUNDING_STATUSES]),
+    inArray(lendingLoans.status, [...BIDDING_STATUSES]),
     sql`${lendingLoans.amount} > ${fundedAmount}`,
     ...(preferences.minAmount !== undefined ? [gte(lendingLoans.amount, preferences.minAmount)] : []),
     ...(preferences.maxAmount !== undefined ? [lte(lendingLoans.amount, preferences.maxAmount)] : []),
@@ -197,142 +185,6 @@ export async function opportunities(
     .limit(page.pageSize)
     .offset((page.pageNumber - 1) * page.pageSize);
   return { items: rows.map((row) => ({ ...row, status: row.status as LoanStatus })), ...page, total };
-}
-
-// --- bids --------------------------------------------------------------------------------------------
-
-export interface BidView {
-  bidId: string;
-  loanId: string;
-  amount: string;
-  status: BidStatus;
-  placedAt: string;
-  updatedAt: string;
-  investedOn: string | null;
-}
-
-type BidRow = typeof lendingInvestorBids.$inferSelect;
-const bidView = (row: BidRow): BidView => ({
-  bidId: row.bidId,
-  loanId: row.loanId,
-  amount: row.amount,
-  status: row.status,
-  placedAt: row.placedAt.toISOString(),
-  updatedAt: row.updatedAt.toISOString(),
-  investedOn: row.investedOn,
-});
-
-const ownBid = (caller: InvestorCaller, bidId: string) =>
-  and(
-    eq(lendingInvestorBids.tenantId, caller.tenantId),
-    eq(lendingInvestorBids.investorId, caller.investorId),
-    eq(lendingInvestorBids.bidId, bidId),
-  );
-
-async function bidRow(db: Database, caller: InvestorCaller, bidId: string): Promise<BidRow> {
-  const [row] = await db.select().from(lendingInvestorBids).where(ownBid(caller, bidId));
-  if (!row) throw Refusal.notFound('Bid');
-  return row;
-}
-
-/** Investor/Bids: the investor's bids, newest first. */
-export async function listBids({ db }: Pick<UseCaseDeps, 'db'>, caller: InvestorCaller): Promise<BidView[]> {
-  const rows = await db
-    .select()
-    .from(lendingInvestorBids)
-    .where(
-      and(
-        eq(lendingInvestorBids.tenantId, caller.tenantId),
-        eq(lendingInvestorBids.investorId, caller.investorId),
-      ),
-    )
-    .orderBy(desc(lendingInvestorBids.placedAt), asc(lendingInvestorBids.bidId));
-  return rows.map(bidView);
-}
-
-export async function readBid({ db }: Pick<UseCaseDeps, 'db'>, caller: InvestorCaller, bidId: string) {
-  return bidView(await bidRow(db, caller, bidId));
-}
-
-/** The refusals of the `bid` Update as the API answers them. */
-const BID_REFUSALS: Record<string, (message: string) => Refusal> = {
-  [FundingRefusal.notOpen]: (message) => Refusal.conflict(FundingRefusal.notOpen, message),
-  [FundingRefusal.overFunded]: (message) => Refusal.conflict(FundingRefusal.overFunded, message),
-  [FundingRefusal.bidClosed]: (message) => Refusal.conflict(FundingRefusal.bidClosed, message),
-  [FundingRefusal.bidNotFound]: () => Refusal.notFound('Bid'),
-  [FundingRefusal.invalidAmount]: (message) => Refusal.field('amount', message),
-};
-
-const notOpen = (status: string) =>
-  Refusal.conflict(
-    FundingRefusal.notOpen,
-    `the loan is ${status}: it takes bids in ${FUNDING_STATUSES.join(' or ')} only`,
-  );
-
-/** Sends the `bid` Update to the loan's workflow, which decides it; answers the bid as recorded. */
-async function bid(
-  deps: Deps,
-  caller: InvestorCaller,
-  loanId: string,
-  request: BidRequest,
-): Promise<BidView> {
-  const { db, temporal } = deps;
-  const loan = await findLoan(db, caller.tenantId, loanId);
-  if (!loan) throw Refusal.notFound('Loan');
-  if (!openForFunding(loan.status)) throw notOpen(loan.status);
-  // The API takes up to 2 decimals; the loan's currency may have fewer (JPY): refused, never rounded.
-  const tooPrecise = 'amount' in request ? minorUnitProblem(request.amount, loan.currency) : undefined;
-  if (tooPrecise) throw Refusal.field('amount', tooPrecise);
-  try {
-    await temporal.workflow
-      .getHandle<typeof lendingLoan>(loanWorkflowId(caller.tenantId, loanId))
-      .executeUpdate(bidUpdate, { args: [{ bid: request }] });
-  } catch (error) {
-    if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
-      const refusal = BID_REFUSALS[error.cause.type ?? ''];
-      if (refusal) throw refusal(error.cause.message);
-    }
-    if (error instanceof WorkflowNotFoundError)
-      throw notOpen((await findLoan(db, caller.tenantId, loanId))?.status ?? loan.status);
-    throw error;
-  }
-  return bidView(await bidRow(db, caller, request.bidId));
-}
-
-/** The investor's own most per bid (Preferences `maxBid`). */
-async function refuseAboveMaxBid(db: Database, caller: InvestorCaller, amount: string) {
-  const { maxBid } = (await investorRow(db, caller)).preferences;
-  if (maxBid !== undefined && new Decimal(amount).gt(maxBid))
-    throw Refusal.field('amount', `must not exceed your preferences' maxBid of ${maxBid}`);
-}
-
-/** Investor/Bids/Submit: a new bid on a loan open for funding. */
-export async function submitBid(
-  deps: Deps,
-  caller: InvestorCaller,
-  input: { loanId: string; amount: string },
-): Promise<BidView> {
-  await refuseAboveMaxBid(deps.db, caller, input.amount);
-  const bidId = newRecordId('bid');
-  return bid(deps, caller, input.loanId, {
-    action: 'submit',
-    bidId,
-    investorId: caller.investorId,
-    ...input,
-  });
-}
-
-/** Investor/Bids/{id} PUT: the bid's new amount (a reduction frees the difference). */
-export async function changeBid(deps: Deps, caller: InvestorCaller, bidId: string, amount: string) {
-  const held = await bidRow(deps.db, caller, bidId);
-  await refuseAboveMaxBid(deps.db, caller, amount);
-  return bid(deps, caller, held.loanId, { action: 'change', bidId, investorId: caller.investorId, amount });
-}
-
-/** Investor/Bids/{id} DELETE: withdraws the bid (its amount is free again). */
-export async function withdrawBid(deps: Deps, caller: InvestorCaller, bidId: string) {
-  const held = await bidRow(deps.db, caller, bidId);
-  return bid(deps, caller, held.loanId, { action: 'withdraw', bidId, investorId: caller.investorId });
 }
 
 // --- investments -------------------------------------------------------------------------------------
@@ -411,15 +263,17 @@ async function investments(db: Database, caller: InvestorCaller, bidId?: string)
 }
 
 /** Investor/ActiveInvestments: the investor's investments in loans being repaid (Active, Past Due). */
-export async function activeInvestments({ db }: Pick<UseCaseDeps, 'db'>, caller: InvestorCaller) {
+export async function activeInvestments(
+  { db }: Pick<UseCaseDeps, 'db'>,
+  { caller }: { caller: InvestorCaller },
+) {
   return investments(db, caller);
 }
 
 /** Investor/ActiveInvestments/{id}: one, with its share of each repayment. */
 export async function activeInvestment(
   { db }: Pick<UseCaseDeps, 'db'>,
-  caller: InvestorCaller,
-  investmentId: string,
+  { caller, investmentId }: { caller: InvestorCaller; investmentId: string },
 ): Promise<InvestmentView> {
   const [investment] = await investments(db, caller, investmentId);
   if (!investment) throw Refusal.notFound('Investment');

@@ -52,8 +52,8 @@ export async function applyForLoan(
   terms: LoanTerms & PointOfSaleInput,
 ): Promise<LoanView> {
   const { customerId } = caller;
-  const { product, promoCode, schedule } = await calculateLoan(deps.db, tenant.id, terms);
-  const customer = await readCustomer(deps.db, tenant.id, customerId);
+  const { product, promoCode, schedule } = await calculateLoan(deps, { tenantId: tenant.id, terms });
+  const customer = await readCustomer({ db: deps.db }, { tenantId: tenant.id, customerId });
   if (!customer) throw Refusal.notFound('Customer');
   if (tenant.features.stateManagement && !offeredInState(product, customer.details.address?.state)) {
     throw Refusal.field('productName', `${product.name} is not offered in the customer’s state`);
@@ -93,17 +93,16 @@ export async function createLoanForCustomer(
   caller: LoanCaller,
   body: ManagementLoanInput,
 ): Promise<LoanView> {
-  const customer = await readCustomer(deps.db, tenant.id, body.customerId);
+  const customer = await readCustomer({ db: deps.db }, { tenantId: tenant.id, customerId: body.customerId });
   if (!customer) throw Refusal.field('customerId', 'no customer of this id');
   const [disbursement] = body.disbursements ?? [];
   const today = todayUtc();
   if (disbursement) refuseDisbursementBeyondHorizon(deps.config, disbursement.date, 'disbursements.0.date');
-  const { product, promoCode, schedule } = await calculateLoan(
-    deps.db,
-    tenant.id,
-    { ...body, startDate: disbursement?.date ?? today },
+  const { product, promoCode, schedule } = await calculateLoan(deps, {
+    tenantId: tenant.id,
+    terms: { ...body, startDate: disbursement?.date ?? today },
     today,
-  );
+  });
   let status = initialStatusOf('create', { detailsComplete: customer.detailsComplete });
   if (disbursement) {
     if (!new Decimal(disbursement.amount).eq(schedule.amount)) {

@@ -127,12 +127,18 @@ export async function documentsOfLoan(
   if (row.acceptedOfferId === null) return { documents: [], decisions: new Map(), signable };
   const { acceptedAt, decisions: rows } = await acceptanceAndDecisions(db, row, history);
   const acceptedOn = (acceptedAt ?? row.updatedAt.toISOString()).slice(0, 10);
-  const { product, schedule } = await calculateLoan(db, row.tenantId, {
-    productName: row.promoCode ?? row.productName,
-    amount: row.amount,
-    term: row.term,
-    startDate: acceptedOn,
-  });
+  const { product, schedule } = await calculateLoan(
+    { db },
+    {
+      tenantId: row.tenantId,
+      terms: {
+        productName: row.promoCode ?? row.productName,
+        amount: row.amount,
+        term: row.term,
+        startDate: acceptedOn,
+      },
+    },
+  );
   const documents = systemDocumentsOf({
     loanId: row.loanId,
     customerId: row.customerId,

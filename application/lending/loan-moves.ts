@@ -181,7 +181,7 @@ export async function cancelLoan(
 ): Promise<LoanView> {
   const row = await loanOf(deps, caller, loanId);
   refuseOutsideStatuses(row, 'cancel');
-  const reason = await findCancellationReason(deps.db, row.tenantId, input.reasonId);
+  const reason = await findCancellationReason(deps, { tenantId: row.tenantId, reasonId: input.reasonId });
   if (!reason?.frontOffice)
     throw Refusal.field('reasonId', 'not a cancellation reason of Dictionary/CancellationReasons');
   const moved = await moveLoan(deps, row, 'cancel', (loan) =>
@@ -201,7 +201,7 @@ export async function updateLoanDetails(
 ): Promise<LoanView> {
   const row = await loanOf(deps, caller, loanId);
   refuseOutsideStatuses(row, 'updateLoanDetails');
-  const { product, promoCode, schedule } = await calculateLoan(deps.db, row.tenantId, body);
+  const { product, promoCode, schedule } = await calculateLoan(deps, { tenantId: row.tenantId, terms: body });
   const terms = { productName: product.name, promoCode, amount: schedule.amount, term: schedule.term };
   const moved = await moveLoan(deps, row, 'updateLoanDetails', (loan) =>
     loan.executeUpdate(updateLoanDetailsUpdate, {
@@ -273,7 +273,7 @@ export async function sendForProcessing(
   comments: string | undefined,
 ): Promise<LoanView> {
   const row = await loanOf(deps, caller, loanId);
-  const customer = await readCustomer(deps.db, row.tenantId, row.customerId, deps.config);
+  const customer = await readCustomer(deps, { tenantId: row.tenantId, customerId: row.customerId });
   let loan = row;
   if (loan.status === 'Pre-Origination' && customer?.detailsComplete) {
     loan = (

@@ -19,15 +19,15 @@ const isCardId = (paymentMethodId: string) => paymentMethodId.startsWith('card_'
 
 /** DeleteMethod: a card is forgotten at the gateway too; when the default is deleted, the oldest remaining method becomes the default. */
 export async function deletePaymentMethod(
-  deps: Pick<UseCaseDeps, 'db' | 'config'>,
+  deps: Pick<UseCaseDeps, 'db' | 'temporal' | 'config'>,
   tenantId: string,
   customerId: string,
   paymentMethodId: string,
 ) {
   if (isCardId(paymentMethodId))
-    return deleteCard(deps.db, deps.config, { tenantId, customerId }, paymentMethodId);
+    return deleteCard(deps, { owner: { tenantId, customerId }, cardId: paymentMethodId });
   if (!isBankAccountId(paymentMethodId)) throw Refusal.notFound('Payment method');
-  await deleteBankAccount(deps, tenantId, customerId, paymentMethodId);
+  await deleteBankAccount(deps, { tenantId, customerId, profileId: paymentMethodId });
 }
 
 /** SetDefaultMethod: the method becomes the customer's only default (404 when it is not theirs). */
@@ -58,6 +58,6 @@ export async function setDefaultPaymentMethod(
     if (!method) throw Refusal.notFound('Payment method');
     await makeDefaultMethod(tx, owner, method.id);
   });
-  const accounts = await listBankAccounts(db, tenantId, customerId);
+  const accounts = await listBankAccounts({ db }, { tenantId, customerId });
   return accounts.find((account) => account.profileId === paymentMethodId)!;
 }

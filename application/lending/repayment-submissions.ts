@@ -106,7 +106,7 @@ export async function submitRepayment(
   } else if (body.paymentMethodId) {
     if (!body.paymentMethodId.startsWith('bac_'))
       throw Refusal.field('paymentMethodId', 'channel bankTransfer names a bank account (bac_…)');
-    const accounts = await listBankAccounts(db, row.tenantId, customerId);
+    const accounts = await listBankAccounts({ db }, { tenantId: row.tenantId, customerId });
     if (!accounts.some((account) => account.profileId === body.paymentMethodId))
       throw Refusal.notFound('Payment method');
     paymentMethodId = body.paymentMethodId;

@@ -108,7 +108,7 @@ async function documentsOfUser(deps: Pick<UseCaseDeps, 'db'>, caller: UserDocume
 /** Every group the tenant's products define, by groupId (the first product by Name names it). */
 async function groupsOfTenant(deps: Pick<UseCaseDeps, 'db'>, tenantId: string) {
   const groups = new Map<string, DocumentGroup>();
-  for (const product of await listCreditProducts(deps.db, tenantId)) {
+  for (const product of await listCreditProducts(deps, { tenantId })) {
     for (const group of requiredDocumentsOf(product))
       if (!groups.has(group.groupId)) groups.set(group.groupId, group);
   }

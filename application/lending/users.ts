@@ -104,7 +104,9 @@ export async function requestPasswordReset(
   const { login, confirmationUrl } = input;
   if (confirmationUrl) await requireTenantSiteUrl(db, config, tenant.id, 'confirmationUrl', confirmationUrl);
   const user = await findUserByLogin(db, tenant.id, login);
-  const customer = user?.customerId ? await readCustomer(db, tenant.id, user.customerId) : undefined;
+  const customer = user?.customerId
+    ? await readCustomer({ db }, { tenantId: tenant.id, customerId: user.customerId })
+    : undefined;
   const recipient = customer?.details.email ?? (user && EMAIL.test(user.login) ? user.login : undefined);
   if (!user || !recipient) return;
   const { code, expiresAt } = await issuePasswordResetCode(

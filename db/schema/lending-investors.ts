@@ -10,7 +10,7 @@ import {
   text,
   timestamp,
 } from 'drizzle-orm/pg-core';
-import type { BidStatus } from '../../domain/lending/funding.ts';
+import type { BidStatus } from '../../domain/lending/bids.ts';
 import type { InvestorDetails, InvestorPreferences } from '../../domain/lending/investors.ts';
 import { lendingTenants, lendingUsers } from './lending.ts';
 
@@ -56,7 +56,7 @@ export const lendingInvestorBids = pgTable(
   ],
 );
 
-/** Each investment's part of each repayment of its loan (pro rata, whole cents: domain/lending/funding.ts). */
+/** Each investment's part of each repayment of its loan (pro rata, whole cents: domain/lending/bids.ts). */
 export const lendingInvestmentShares = pgTable(
   'lending_investment_shares',
   {

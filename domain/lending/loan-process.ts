@@ -1,7 +1,7 @@
 import { defineSignal, defineUpdate } from '@temporalio/workflow';
 import { Decimal } from 'decimal.js';
+import type { BidRequest, LoanBids } from './bids.ts';
 import type { LoanPayout, PayoutRecipient } from './disbursement.ts';
-import type { BidRequest, LoanFunding } from './funding.ts';
 import type { LoanStatus } from './loan-lifecycle.ts';
 import type { RepaymentSubmission, SubmissionRequest } from './repayment-submissions.ts';
 import type { LoanServicing, RepaymentMode } from './servicing.ts';
@@ -119,7 +119,7 @@ export interface LoanSnapshot {
    */
   autochargeHandled?: number[] | undefined;
   /** Investors' bids and, from the disbursement on, investments (decision 0052); none before the first bid. */
-  funding?: LoanFunding | undefined;
+  funding?: LoanBids | undefined;
   /** Grows with every recorded change: the read model keeps the highest. */
   version: number;
 }
@@ -274,7 +274,7 @@ export const editRepaymentUpdate = defineUpdate<
   LoanSnapshot,
   [{ by: LoanActor; repayment: Omit<RepaymentRequest, 'reference'> }]
 >('editRepayment');
-/** An investor's bid: submit, change its amount, or withdraw it (decision 0052; workflows/lending/loan/funding.ts). */
+/** An investor's bid: submit, change its amount, or withdraw it (decision 0052; workflows/lending/loan/bids.ts). */
 export const bidUpdate = defineUpdate<LoanSnapshot, [{ bid: BidRequest }]>('bid');
 export const reverseRepaymentUpdate = defineUpdate<LoanSnapshot, [{ by: LoanActor; repaymentId: string }]>(
   'reverseRepayment',

@@ -110,3 +110,32 @@ export interface SigningCodeSent {
 
 /** Failure type of a code the messaging gateway did not accept: the code was forgotten. */
 export const SMS_NOT_SENT = 'SmsNotSent';
+
+// --- card deletion: one workflow per card deleted -------------------------------------------------------
+
+/** A card forgotten at the collection gateway before lending deletes it (DeleteMethod, decision 0045). */
+export const cardDeletionWorkflowId = (tenantId: string, cardId: string) =>
+  `lending-card-deletion-${tenantId}-${cardId}`;
+
+/** Which card to forget; never its token (the activity opens it from lending's table). */
+export interface CardDeletionRequest {
+  tenantId: string;
+  customerId: string;
+  cardId: string;
+}
+
+/** Failure type of a card the gateway could not be reached to forget: nothing changed. */
+export const COLLECT_GATEWAY_UNAVAILABLE = 'CollectGatewayUnavailable';
+
+// --- the collection gateway's notification key: fetched by an activity ----------------------------------
+
+/**
+ * One fetch of the key that verifies the gateway's notifications (decision 0045), shared by the
+ * notifications that miss it together. The business id is the gateway's URL, hashed by the caller.
+ */
+export const notificationKeyWorkflowId = (gatewayId: string) => `lending-notification-key-${gatewayId}`;
+
+export interface NotificationKeyRequest {
+  /** The collection gateway's base (LENDING_COLLECT_URL, else the platform's own `/collect`). */
+  gatewayUrl: string;
+}

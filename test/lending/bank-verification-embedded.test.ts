@@ -6,9 +6,8 @@ import { createSiblingCallActivities } from '../../activities/lending/index.ts';
 import {
   type BankVerificationSettings,
   type BankVerificationView,
-  processVerification,
-  verificationSettings,
-} from '../../application/lending/bank-verification.ts';
+  lending,
+} from '../../application/lending/index.ts';
 import { lendingOpenBankingUsers } from '../../db/schema/lending-payment-options.ts';
 import { bankHashOf } from '../../domain/openbanking/bank-directory.ts';
 import { createLogger } from '../../platform/logger.ts';
@@ -168,7 +167,7 @@ describe('an enrolment whose answer was lost', () => {
     const who = { tenantId: tenant.tenantId, customerId: customer.customerId };
     const caller = { apiBaseUrl: platform.apiUrl };
 
-    const settings = await verificationSettings(deps, who, { loanId }, caller);
+    const settings = await lending.verificationSettings(deps, { customer: who, loanId, caller });
     expect(settings.banks.map((bank) => bank.bankHash)).toContain(BANK_A);
     const first = `${customer.customerId}@customers.lending.invalid`;
     expect(enrolments).toEqual([
@@ -185,12 +184,17 @@ describe('an enrolment whose answer was lost', () => {
     expect(users).toHaveLength(1);
 
     // Every later step finds that enrolment (nothing more is enrolled) and it verifies end to end.
-    const frame = await verificationSettings(deps, who, { loanId, bankHash: BANK_A }, caller);
+    const frame = await lending.verificationSettings(deps, {
+      customer: who,
+      loanId,
+      bankHash: BANK_A,
+      caller,
+    });
     expect(frame).toMatchObject({ status: 'pending', bankHash: BANK_A });
     await approveAsAlice(frame.frameUrl!);
     const result = await eventually(
       async () => {
-        const view = await processVerification(deps, who, loanId, caller);
+        const view = await lending.processVerification(deps, { customer: who, loanId, caller });
         return view.processed ? view : undefined;
       },
       20_000,

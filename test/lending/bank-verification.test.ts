@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BankVerificationView } from '../../application/lending/bank-verification.ts';
+import type { BankVerificationView } from '../../application/lending/index.ts';
 import {
   lendingOpenBankingAgents,
   lendingOpenBankingUsers,

@@ -1,7 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readCustomer } from '../../application/lending/customers.ts';
-import { findCancellationReason } from '../../application/lending/dictionaries.ts';
+import { lending } from '../../application/lending/index.ts';
 import { createLendingClient } from '../../clients/src/lending.ts';
 import { lendingCustomers } from '../../db/schema/lending.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
@@ -98,13 +97,24 @@ describe('Customer/Details', () => {
     expect(stored).not.toContain('987-65-4321');
     expect(stored).not.toContain('DL99887766');
     expect(row?.ssnSealed).toMatch(/^v1\./);
-    const withoutKey = await readCustomer(platform.db, tenant.tenantId, customer.customerId);
+    const withoutKey = await lending.readCustomer(
+      { db: platform.db },
+      { tenantId: tenant.tenantId, customerId: customer.customerId },
+    );
     expect(withoutKey).toMatchObject({ detailsComplete: true });
     expect(withoutKey?.details.ssn).toBeUndefined();
-    const opened = await readCustomer(platform.db, tenant.tenantId, customer.customerId, platform.config);
+    const opened = await lending.readCustomer(
+      { db: platform.db, config: platform.config },
+      { tenantId: tenant.tenantId, customerId: customer.customerId },
+    );
     expect(opened?.details).toMatchObject({ ssn: '987-65-4321', driverLicenseId: 'DL99887766' });
     const other = await createLendingTenant(platform);
-    expect(await readCustomer(platform.db, other.tenantId, customer.customerId)).toBeUndefined();
+    expect(
+      await lending.readCustomer(
+        { db: platform.db },
+        { tenantId: other.tenantId, customerId: customer.customerId },
+      ),
+    ).toBeUndefined();
   });
 });
 
@@ -340,12 +350,19 @@ describe('dictionaries', () => {
       { key: tenant.keys.frontOffice },
     );
     const reason = listed.body.items[0]!;
-    expect(await findCancellationReason(platform.db, tenant.tenantId, reason.reasonId)).toEqual({
+    expect(
+      await lending.findCancellationReason(platform, {
+        tenantId: tenant.tenantId,
+        reasonId: reason.reasonId,
+      }),
+    ).toEqual({
       id: reason.reasonId,
       name: reason.name,
       frontOffice: true,
     });
     const other = await createLendingTenant(platform);
-    expect(await findCancellationReason(platform.db, other.tenantId, reason.reasonId)).toBeUndefined();
+    expect(
+      await lending.findCancellationReason(platform, { tenantId: other.tenantId, reasonId: reason.reasonId }),
+    ).toBeUndefined();
   });
 });

@@ -6,7 +6,7 @@ import { text } from 'node:stream/consumers';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sweepOrphanFiles } from '../../application/lending/files.ts';
+import { lending } from '../../application/lending/index.ts';
 import { ContentTooLarge, S3FileStorage, s3ClientOf } from '../../connectors/lending/file-storage.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { download, fileStorageDir, pngBytes, sha256, storedFiles, upload } from './files-support.ts';
@@ -108,7 +108,7 @@ describe('files in an S3-compatible bucket', () => {
     expect(await storage.read('files/never-written')).toBeUndefined();
 
     // Content without a row (a crash between commit and the row) is swept; content with a row is not.
-    const removed = await sweepOrphanFiles(platform, 0, storage);
+    const removed = await lending.sweepOrphanFiles({ ...platform, storage }, { olderThanMs: 0 });
     expect(removed).toEqual(['files/orphan-content']);
     expect(await storage.read('files/orphan-content')).toBeUndefined();
   });

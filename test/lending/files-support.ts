@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { FileInfo } from '../../application/lending/files.ts';
+import type { FileInfo } from '../../application/lending/index.ts';
 import type { TestPlatform } from '../support/platform.ts';
 import { type LendingAnswer, lendingUrl } from './support.ts';
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FileInfo, sweepOrphanFiles, uploadFile } from '../../application/lending/files.ts';
+import { type FileInfo, lending } from '../../application/lending/index.ts';
 import { LocalFileStorage, type StagedContent } from '../../connectors/lending/file-storage.ts';
 import { lendingUsers } from '../../db/schema/lending.ts';
 import { lendingFiles } from '../../db/schema/lending-files.ts';
@@ -323,20 +323,21 @@ describe('crash safety of the upload order', () => {
     const storage = new CrashAfterWrite(storageDir);
     const before = (await rowsOf(tenantA.tenantId)).length;
     await expect(
-      uploadFile(
-        deps(),
-        caller(),
+      lending.uploadFile(
+        { ...deps(), storage },
         {
-          fileName: 'a.pdf',
-          contentType: 'application/pdf',
-          content: Readable.from([Buffer.from(pdfBytes(700))]),
+          caller: caller(),
+          upload: {
+            fileName: 'a.pdf',
+            contentType: 'application/pdf',
+            content: Readable.from([Buffer.from(pdfBytes(700))]),
+          },
         },
-        storage,
       ),
     ).rejects.toThrow('power cut');
     expect((await rowsOf(tenantA.tenantId)).length).toBe(before);
     // Every row has its content; content without a row is swept.
-    const orphans = await sweepOrphanFiles(deps(), 0, storage);
+    const orphans = await lending.sweepOrphanFiles({ ...deps(), storage }, { olderThanMs: 0 });
     expect(orphans.length).toBeGreaterThanOrEqual(1);
     for (const row of await rowsOf(tenantA.tenantId))
       expect(storedFiles(storageDir)).toContain(row.storageKey);
@@ -347,15 +348,16 @@ describe('crash safety of the upload order', () => {
     const storage = new LocalFileStorage(storageDir);
     const files = storedFiles(storageDir).length;
     await expect(
-      uploadFile(
-        deps(),
-        { tenantId: 'ten_does-not-exist', user: { id: aliceUserId, role: 'customer' } },
+      lending.uploadFile(
+        { ...deps(), storage },
         {
-          fileName: 'a.pdf',
-          contentType: 'application/pdf',
-          content: Readable.from([Buffer.from(pdfBytes(700))]),
+          caller: { tenantId: 'ten_does-not-exist', user: { id: aliceUserId, role: 'customer' } },
+          upload: {
+            fileName: 'a.pdf',
+            contentType: 'application/pdf',
+            content: Readable.from([Buffer.from(pdfBytes(700))]),
+          },
         },
-        storage,
       ),
     ).rejects.toThrow();
     expect(storedFiles(storageDir).length).toBe(files);

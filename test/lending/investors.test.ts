@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Decimal } from 'decimal.js';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BidView, InvestmentView, OpportunityView } from '../../application/lending/investors.ts';
+import type { BidView, InvestmentView, OpportunityView } from '../../application/lending/index.ts';
 import type { LoanView } from '../../application/lending/loans.ts';
 import { lendingInvestorBids } from '../../db/schema/lending-investors.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';

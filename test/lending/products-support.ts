@@ -1,4 +1,4 @@
-import { saveCreditProduct } from '../../application/lending/credit-products.ts';
+import { lending } from '../../application/lending/index.ts';
 import { SANDBOX_CREDIT_PRODUCT } from '../../cmd/sandbox-parties.ts';
 import {
   type CreditProduct,
@@ -22,7 +22,7 @@ export async function createCreditProduct(
   overrides: Partial<CreditProductInput> = {},
 ): Promise<CreditProduct> {
   const product = creditProductSchema.parse({ ...TEST_CREDIT_PRODUCT, ...overrides });
-  const saved = await saveCreditProduct(platform.db, tenantId, product);
+  const saved = await lending.saveCreditProduct(platform, { tenantId, product });
   if (!saved) throw new Error(`no lending tenant ${tenantId}`);
   return saved.product;
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FileInfo } from '../../application/lending/files.ts';
+import type { FileInfo } from '../../application/lending/index.ts';
 import type { LoanView } from '../../application/lending/loans.ts';
 import type { DocumentGroupView, UserDocumentView } from '../../application/lending/user-documents.ts';
 import { stepOf } from '../../domain/lending/loan-lifecycle.ts';

@@ -7,7 +7,7 @@ import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { collect } from '../../application/collect/index.ts';
-import { readCustomer } from '../../application/lending/customers.ts';
+import { lending } from '../../application/lending/index.ts';
 import { servicingView } from '../../application/lending/loan-servicing.ts';
 import { readLoan } from '../../application/lending/loans.ts';
 import { messaging } from '../../application/messaging/index.ts';
@@ -58,7 +58,7 @@ const PROBES: Record<string, Probe> = {
   async 'lending customer, national id decrypted'(deps, sql) {
     const row = await first(sql<{ id: string; tenant_id: string }[]>`
       select id, tenant_id from lending_customers order by id limit 1`);
-    return row && (await readCustomer(deps.db, row.tenant_id, row.id, deps.config));
+    return row && (await lending.readCustomer(deps, { tenantId: row.tenant_id, customerId: row.id }));
   },
   async 'lending loan, management view'(deps, sql) {
     // A loan not paid out: a paid-out loan's view marks instalments overdue by today's date.

@@ -12,8 +12,8 @@ import { nextServicingMoment } from '../../domain/lending/servicing.ts';
 import { BusinessStatus } from '../../domain/search-attributes.ts';
 import { decide, handleApplication } from './loan/application.ts';
 import { autocharge, autochargeMoment, handleAutocharge } from './loan/autocharge.ts';
+import { handleBids } from './loan/bids.ts';
 import { handleDisbursement } from './loan/disbursement.ts';
-import { handleFunding } from './loan/funding.ts';
 import { handleOffer } from './loan/offer.ts';
 import { assess, handleServicing, startServicing } from './loan/servicing.ts';
 import { LoanState } from './loan/state.ts';
@@ -43,7 +43,7 @@ export async function lendingLoan(input: LoanInput): Promise<LoanStatus> {
   handleServicing(state);
   handleSubmissions(state);
   handleAutocharge(state);
-  handleFunding(state);
+  handleBids(state);
 
   if (input.continued) {
     // A new run of a loan on record: nothing to record again.

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { confirmAccount } from '../../../application/lending/customers.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { errorBodySchema } from '../../shared/errors.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity, requireCustomer } from '../auth.ts';
 import { lendingPath } from '../paths.ts';
@@ -40,6 +40,9 @@ export const customerConfirmAccountOperation = defineLendingOperation({
     }),
   handler: () => async (c) => {
     const { customerId } = requireCustomer(c);
-    return c.json(await confirmAccount(c.get('deps'), c.get('lendingTenant').id, customerId), 200);
+    return c.json(
+      await lending.confirmAccount(c.get('deps'), { tenantId: c.get('lendingTenant').id, customerId }),
+      200,
+    );
   },
 });

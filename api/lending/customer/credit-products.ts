@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { forCustomer, listCreditProducts } from '../../../application/lending/credit-products.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from '../auth.ts';
 import { customerCreditProductSchema } from '../credit-product-schemas.ts';
 import { lendingPath } from '../paths.ts';
@@ -38,11 +38,10 @@ export const customerCreditProductsOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    const products = await listCreditProducts(
-      c.get('deps').db,
-      c.get('lendingTenant').id,
-      c.req.valid('query').state,
-    );
-    return c.json({ creditProducts: products.map(forCustomer) }, 200);
+    const creditProducts = await lending.listCustomerCreditProducts(c.get('deps'), {
+      tenantId: c.get('lendingTenant').id,
+      state: c.req.valid('query').state,
+    });
+    return c.json({ creditProducts }, 200);
   },
 });

@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { customerRecord } from '../../../application/lending/customers.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity, requireCustomer } from '../auth.ts';
 import { customerRecordSchema } from '../customer-schemas.ts';
 import { lendingPath } from '../paths.ts';
@@ -25,6 +25,9 @@ export const customerDetailsGetOperation = defineLendingOperation({
     }),
   handler: () => async (c) => {
     const { customerId } = requireCustomer(c);
-    return c.json(await customerRecord(c.get('deps'), c.get('lendingTenant').id, customerId), 200);
+    return c.json(
+      await lending.customerRecord(c.get('deps'), { tenantId: c.get('lendingTenant').id, customerId }),
+      200,
+    );
   },
 });

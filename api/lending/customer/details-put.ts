@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { replaceCustomerDetails } from '../../../application/lending/customers.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { jsonBody } from '../../shared/openapi.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity, requireCustomer } from '../auth.ts';
 import { customerDetailsBody, customerRecordSchema } from '../customer-schemas.ts';
@@ -30,7 +30,11 @@ export const customerDetailsPutOperation = defineLendingOperation({
     const { customerId } = requireCustomer(c);
     const tenantId = c.get('lendingTenant').id;
     return c.json(
-      await replaceCustomerDetails(c.get('deps'), tenantId, customerId, c.req.valid('json')),
+      await lending.replaceCustomerDetails(c.get('deps'), {
+        tenantId,
+        customerId,
+        details: c.req.valid('json'),
+      }),
       200,
     );
   },

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { disclaimerOf } from '../../../application/lending/customers.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from '../auth.ts';
 import { lendingPath } from '../paths.ts';
 
@@ -25,5 +25,6 @@ export const customerDisclaimerOperation = defineLendingOperation({
         ...lendingErrorResponses,
       },
     }),
-  handler: () => async (c) => c.json(await disclaimerOf(c.get('deps').db, c.get('lendingTenant').id), 200),
+  handler: () => async (c) =>
+    c.json(await lending.disclaimerOf(c.get('deps'), { tenantId: c.get('lendingTenant').id }), 200),
 });

@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { calculateLoan } from '../../../application/lending/credit-products.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { jsonBody } from '../../shared/openapi.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from '../auth.ts';
 import { loanTermsBodySchema, scheduleSchema } from '../credit-product-schemas.ts';
@@ -31,11 +31,10 @@ export const customerLoansCalculateOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    const { schedule } = await calculateLoan(
-      c.get('deps').db,
-      c.get('lendingTenant').id,
-      c.req.valid('json'),
-    );
+    const { schedule } = await lending.calculateLoan(c.get('deps'), {
+      tenantId: c.get('lendingTenant').id,
+      terms: c.req.valid('json'),
+    });
     return c.json(schedule, 200);
   },
 });

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { checkPromoCode } from '../../../application/lending/credit-products.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from '../auth.ts';
 import { lendingPath } from '../paths.ts';
 
@@ -47,7 +47,10 @@ export const customerPromoCodeCheckOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    const answer = await checkPromoCode(c.get('deps'), c.get('lendingTenant').id, c.req.valid('query'));
+    const answer = await lending.checkPromoCode(c.get('deps'), {
+      tenantId: c.get('lendingTenant').id,
+      ...c.req.valid('query'),
+    });
     return c.json(answer, 200);
   },
 });

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { statesOf } from '../../../application/lending/customers.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from '../auth.ts';
 import { lendingPath } from '../paths.ts';
 
@@ -28,5 +28,6 @@ export const customerStatesOperation = defineLendingOperation({
         ...lendingErrorResponses,
       },
     }),
-  handler: () => async (c) => c.json(await statesOf(c.get('deps'), c.get('lendingTenant')), 200),
+  handler: () => async (c) =>
+    c.json(await lending.statesOf(c.get('deps'), { tenant: c.get('lendingTenant') }), 200),
 });

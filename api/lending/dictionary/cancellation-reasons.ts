@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { frontOfficeCancellationReasons } from '../../../application/lending/dictionaries.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from '../auth.ts';
 import { cancellationReasonSchema } from '../dictionary-schemas.ts';
 import { lendingPath } from '../paths.ts';
@@ -23,5 +23,12 @@ export const dictionaryCancellationReasonsOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) =>
-    c.json({ items: await frontOfficeCancellationReasons(c.get('deps'), c.get('lendingTenant').id) }, 200),
+    c.json(
+      {
+        items: await lending.frontOfficeCancellationReasons(c.get('deps'), {
+          tenantId: c.get('lendingTenant').id,
+        }),
+      },
+      200,
+    ),
 });

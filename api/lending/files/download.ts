@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { openFile } from '../../../application/lending/files.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingSecurity } from '../auth.ts';
 import { downloadResponses, fileIdQuery } from '../file-schemas.ts';
 import { fileAnswer, userFileCaller } from '../file-transfer.ts';
@@ -19,7 +19,10 @@ export const filesDownloadOperation = defineLendingOperation({
       responses: downloadResponses,
     }),
   handler: () => async (c) => {
-    const { info, content } = await openFile(c.get('deps'), userFileCaller(c), c.req.valid('query').fileId);
+    const { info, content } = await lending.openFile(c.get('deps'), {
+      caller: userFileCaller(c),
+      fileId: c.req.valid('query').fileId,
+    });
     return fileAnswer(c, info, content);
   },
 });

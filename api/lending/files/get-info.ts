@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { getFileInfo } from '../../../application/lending/files.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingSecurity } from '../auth.ts';
 import { documentIdParams, fileInfoResponses } from '../file-schemas.ts';
 import { userFileCaller } from '../file-transfer.ts';
@@ -19,5 +19,11 @@ export const filesGetInfoOperation = defineLendingOperation({
       responses: fileInfoResponses,
     }),
   handler: () => async (c) =>
-    c.json(await getFileInfo(c.get('deps'), userFileCaller(c), c.req.valid('param').documentId), 200),
+    c.json(
+      await lending.getFileInfo(c.get('deps'), {
+        caller: userFileCaller(c),
+        fileId: c.req.valid('param').documentId,
+      }),
+      200,
+    ),
 });

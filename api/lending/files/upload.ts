@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { uploadFile } from '../../../application/lending/files.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingSecurity } from '../auth.ts';
 import { uploadBody, uploadResponses } from '../file-schemas.ts';
 import { readUpload, userFileCaller } from '../file-transfer.ts';
@@ -24,6 +24,6 @@ export const filesUploadOperation = defineLendingOperation({
   handler: () => async (c) => {
     const caller = userFileCaller(c);
     const upload = await readUpload(c);
-    return c.json(await uploadFile(c.get('deps'), caller, upload), 201);
+    return c.json(await lending.uploadFile(c.get('deps'), { caller, upload }), 201);
   },
 });

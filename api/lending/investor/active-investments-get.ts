@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { activeInvestment } from '../../../application/lending/investors.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { errorBodySchema } from '../../shared/errors.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from '../auth.ts';
 import { investorCaller } from '../callers.ts';
@@ -26,5 +26,11 @@ export const investorActiveInvestmentsGetOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) =>
-    c.json(await activeInvestment(c.get('deps'), investorCaller(c), c.req.valid('param').id), 200),
+    c.json(
+      await lending.activeInvestment(c.get('deps'), {
+        caller: investorCaller(c),
+        investmentId: c.req.valid('param').id,
+      }),
+      200,
+    ),
 });

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { activeInvestments } from '../../../application/lending/investors.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from '../auth.ts';
 import { investorCaller } from '../callers.ts';
 import { investmentSchema } from '../investor-schemas.ts';
@@ -25,5 +25,6 @@ export const investorActiveInvestmentsOperation = defineLendingOperation({
         ...lendingErrorResponses,
       },
     }),
-  handler: () => async (c) => c.json(await activeInvestments(c.get('deps'), investorCaller(c)), 200),
+  handler: () => async (c) =>
+    c.json(await lending.activeInvestments(c.get('deps'), { caller: investorCaller(c) }), 200),
 });

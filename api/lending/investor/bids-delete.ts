@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { withdrawBid } from '../../../application/lending/investors.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingSecurity } from '../auth.ts';
 import { investorCaller } from '../callers.ts';
 import { bidErrorResponses, bidSchema, idParams } from '../investor-schemas.ts';
@@ -23,5 +23,8 @@ export const investorBidsDeleteOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) =>
-    c.json(await withdrawBid(c.get('deps'), investorCaller(c), c.req.valid('param').id), 200),
+    c.json(
+      await lending.withdrawBid(c.get('deps'), { caller: investorCaller(c), bidId: c.req.valid('param').id }),
+      200,
+    ),
 });

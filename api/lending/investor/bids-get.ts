@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { readBid } from '../../../application/lending/investors.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingSecurity } from '../auth.ts';
 import { investorCaller } from '../callers.ts';
 import { bidErrorResponses, bidSchema, idParams } from '../investor-schemas.ts';
@@ -21,5 +21,8 @@ export const investorBidsGetOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) =>
-    c.json(await readBid(c.get('deps'), investorCaller(c), c.req.valid('param').id), 200),
+    c.json(
+      await lending.readBid(c.get('deps'), { caller: investorCaller(c), bidId: c.req.valid('param').id }),
+      200,
+    ),
 });

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { changeBid } from '../../../application/lending/investors.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { jsonBody } from '../../shared/openapi.ts';
 import { defineLendingOperation, lendingSecurity } from '../auth.ts';
 import { investorCaller } from '../callers.ts';
@@ -26,7 +26,11 @@ export const investorBidsPutOperation = defineLendingOperation({
     }),
   handler: () => async (c) =>
     c.json(
-      await changeBid(c.get('deps'), investorCaller(c), c.req.valid('param').id, c.req.valid('json').amount),
+      await lending.changeBid(c.get('deps'), {
+        caller: investorCaller(c),
+        bidId: c.req.valid('param').id,
+        amount: c.req.valid('json').amount,
+      }),
       200,
     ),
 });

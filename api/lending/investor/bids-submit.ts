@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { submitBid } from '../../../application/lending/investors.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { jsonBody } from '../../shared/openapi.ts';
 import { defineLendingOperation, lendingSecurity } from '../auth.ts';
 import { investorCaller } from '../callers.ts';
@@ -38,5 +38,8 @@ export const investorBidsSubmitOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) =>
-    c.json(await submitBid(c.get('deps'), investorCaller(c), c.req.valid('json')), 201),
+    c.json(
+      await lending.submitBid(c.get('deps'), { caller: investorCaller(c), ...c.req.valid('json') }),
+      201,
+    ),
 });

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { listBids } from '../../../application/lending/investors.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from '../auth.ts';
 import { investorCaller } from '../callers.ts';
 import { bidSchema } from '../investor-schemas.ts';
@@ -21,5 +21,6 @@ export const investorBidsOperation = defineLendingOperation({
         ...lendingErrorResponses,
       },
     }),
-  handler: () => async (c) => c.json(await listBids(c.get('deps'), investorCaller(c)), 200),
+  handler: () => async (c) =>
+    c.json(await lending.listBids(c.get('deps'), { caller: investorCaller(c) }), 200),
 });

@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { opportunities } from '../../../application/lending/investors.ts';
-import { FUNDING_STATUSES } from '../../../domain/lending/funding.ts';
+import { lending } from '../../../application/lending/index.ts';
+import { BIDDING_STATUSES } from '../../../domain/lending/bids.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from '../auth.ts';
 import { investorCaller } from '../callers.ts';
 import { opportunitySchema } from '../investor-schemas.ts';
@@ -15,7 +15,7 @@ export const investorOpportunitiesOperation = defineLendingOperation({
       tags: ['Investor'],
       summary: 'Loan applications awaiting investment',
       description:
-        `The tenant’s loans open for funding (${FUNDING_STATUSES.join(', ')}: from the accepted offer until disbursement) ` +
+        `The tenant’s loans open for funding (${BIDDING_STATUSES.join(', ')}: from the accepted offer until disbursement) ` +
         'with an amount left to bid, filtered by your Preferences; oldest first; pageNumber from 1, pageSize 1-100 ' +
         '(default 20). No borrower’s personal data.',
       security: lendingSecurity.user,
@@ -43,5 +43,8 @@ export const investorOpportunitiesOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) =>
-    c.json(await opportunities(c.get('deps'), investorCaller(c), c.req.valid('query')), 200),
+    c.json(
+      await lending.opportunities(c.get('deps'), { caller: investorCaller(c), page: c.req.valid('query') }),
+      200,
+    ),
 });

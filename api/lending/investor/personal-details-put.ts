@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { updateInvestorDetails } from '../../../application/lending/investors.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { jsonBody } from '../../shared/openapi.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from '../auth.ts';
 import { investorCaller } from '../callers.ts';
@@ -24,5 +24,11 @@ export const investorPersonalDetailsPutOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) =>
-    c.json(await updateInvestorDetails(c.get('deps'), investorCaller(c), c.req.valid('json')), 200),
+    c.json(
+      await lending.updateInvestorDetails(c.get('deps'), {
+        caller: investorCaller(c),
+        details: c.req.valid('json'),
+      }),
+      200,
+    ),
 });

@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { investorPreferences } from '../../../application/lending/investors.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from '../auth.ts';
 import { investorCaller } from '../callers.ts';
 import { investorPreferencesSchema } from '../investor-schemas.ts';
@@ -22,5 +22,6 @@ export const investorPreferencesGetOperation = defineLendingOperation({
         ...lendingErrorResponses,
       },
     }),
-  handler: () => async (c) => c.json(await investorPreferences(c.get('deps'), investorCaller(c)), 200),
+  handler: () => async (c) =>
+    c.json(await lending.investorPreferences(c.get('deps'), { caller: investorCaller(c) }), 200),
 });

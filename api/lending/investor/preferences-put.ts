@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { updateInvestorPreferences } from '../../../application/lending/investors.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { jsonBody } from '../../shared/openapi.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from '../auth.ts';
 import { investorCaller } from '../callers.ts';
@@ -28,5 +28,11 @@ export const investorPreferencesPutOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) =>
-    c.json(await updateInvestorPreferences(c.get('deps'), investorCaller(c), c.req.valid('json')), 200),
+    c.json(
+      await lending.updateInvestorPreferences(c.get('deps'), {
+        caller: investorCaller(c),
+        preferences: c.req.valid('json'),
+      }),
+      200,
+    ),
 });

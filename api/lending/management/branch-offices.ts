@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { branchOffices } from '../../../application/lending/dictionaries.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from '../auth.ts';
 import { branchOfficeSchema } from '../dictionary-schemas.ts';
 import { LENDING_API_PREFIX, lendingPath } from '../paths.ts';
@@ -24,5 +24,8 @@ export const managementBranchOfficesOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) =>
-    c.json({ items: await branchOffices(c.get('deps'), c.get('lendingTenant').id) }, 200),
+    c.json(
+      { items: await lending.branchOffices(c.get('deps'), { tenantId: c.get('lendingTenant').id }) },
+      200,
+    ),
 });

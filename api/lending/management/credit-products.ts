@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { listCreditProducts } from '../../../application/lending/credit-products.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from '../auth.ts';
 import { creditProductRecordSchema, forManagement } from '../credit-product-schemas.ts';
 import { stateQuerySchema } from '../customer/credit-products.ts';
@@ -33,11 +33,10 @@ export const managementCreditProductsOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    const products = await listCreditProducts(
-      c.get('deps').db,
-      c.get('lendingTenant').id,
-      c.req.valid('query').state,
-    );
+    const products = await lending.listCreditProducts(c.get('deps'), {
+      tenantId: c.get('lendingTenant').id,
+      state: c.req.valid('query').state,
+    });
     return c.json({ creditProducts: products.map(forManagement) }, 200);
   },
 });

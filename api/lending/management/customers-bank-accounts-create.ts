@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { addBankAccount } from '../../../application/lending/bank-accounts.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { errorBodySchema } from '../../shared/errors.ts';
 import { jsonBody } from '../../shared/openapi.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from '../auth.ts';
@@ -31,12 +31,11 @@ export const managementBankAccountsCreateOperation = defineLendingOperation({
     }),
   handler: () => async (c) =>
     c.json(
-      await addBankAccount(
-        c.get('deps'),
-        c.get('lendingTenant').id,
-        c.req.valid('param').customerId,
-        c.req.valid('json'),
-      ),
+      await lending.addBankAccount(c.get('deps'), {
+        tenantId: c.get('lendingTenant').id,
+        customerId: c.req.valid('param').customerId,
+        account: c.req.valid('json'),
+      }),
       201,
     ),
 });

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { deleteBankAccount } from '../../../application/lending/bank-accounts.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from '../auth.ts';
 import { lendingPath } from '../paths.ts';
 import { customerIdParams } from './customers-get.ts';
@@ -23,7 +23,11 @@ export const managementBankAccountsDeleteOperation = defineLendingOperation({
     }),
   handler: () => async (c) => {
     const { customerId, profileId } = c.req.valid('param');
-    await deleteBankAccount(c.get('deps'), c.get('lendingTenant').id, customerId, profileId);
+    await lending.deleteBankAccount(c.get('deps'), {
+      tenantId: c.get('lendingTenant').id,
+      customerId,
+      profileId,
+    });
     return c.body(null, 204);
   },
 });

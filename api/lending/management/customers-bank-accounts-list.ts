@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { listBankAccounts } from '../../../application/lending/bank-accounts.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from '../auth.ts';
 import { lendingPath } from '../paths.ts';
 import { bankAccountSchema } from '../payment-option-schemas.ts';
@@ -26,11 +26,10 @@ export const managementBankAccountsListOperation = defineLendingOperation({
   handler: () => async (c) =>
     c.json(
       {
-        items: await listBankAccounts(
-          c.get('deps').db,
-          c.get('lendingTenant').id,
-          c.req.valid('param').customerId,
-        ),
+        items: await lending.listBankAccounts(c.get('deps'), {
+          tenantId: c.get('lendingTenant').id,
+          customerId: c.req.valid('param').customerId,
+        }),
       },
       200,
     ),

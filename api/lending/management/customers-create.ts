@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { createCustomer } from '../../../application/lending/customers.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { normalizeLogin } from '../../../domain/lending/customers.ts';
 import { errorBodySchema } from '../../shared/errors.ts';
 import { jsonBody } from '../../shared/openapi.ts';
@@ -41,7 +41,7 @@ export const managementCustomersCreateOperation = defineLendingOperation({
     }),
   handler: () => async (c) => {
     const { login, details } = c.req.valid('json');
-    const { record } = await createCustomer(c.get('deps'), {
+    const { record } = await lending.createCustomer(c.get('deps'), {
       tenantId: c.get('lendingTenant').id,
       origin: 'management',
       login: normalizeLogin(login),

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { customerRecord } from '../../../application/lending/customers.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from '../auth.ts';
 import { customerRecordSchema } from '../customer-schemas.ts';
 import { lendingPath } from '../paths.ts';
@@ -28,6 +28,9 @@ export const managementCustomerGetOperation = defineLendingOperation({
     }),
   handler: () => async (c) => {
     const { customerId } = c.req.valid('param');
-    return c.json(await customerRecord(c.get('deps'), c.get('lendingTenant').id, customerId), 200);
+    return c.json(
+      await lending.customerRecord(c.get('deps'), { tenantId: c.get('lendingTenant').id, customerId }),
+      200,
+    );
   },
 });

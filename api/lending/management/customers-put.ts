@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { replaceCustomerDetails } from '../../../application/lending/customers.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { jsonBody } from '../../shared/openapi.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from '../auth.ts';
 import { customerDetailsBody, customerRecordSchema } from '../customer-schemas.ts';
@@ -32,7 +32,11 @@ export const managementCustomerPutOperation = defineLendingOperation({
     const { customerId } = c.req.valid('param');
     const tenantId = c.get('lendingTenant').id;
     return c.json(
-      await replaceCustomerDetails(c.get('deps'), tenantId, customerId, c.req.valid('json')),
+      await lending.replaceCustomerDetails(c.get('deps'), {
+        tenantId,
+        customerId,
+        details: c.req.valid('json'),
+      }),
       200,
     );
   },

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { searchCustomers } from '../../../application/lending/customers.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from '../auth.ts';
 import { customerSummarySchema } from '../customer-schemas.ts';
 import { lendingPath } from '../paths.ts';
@@ -71,6 +71,9 @@ export const managementCustomersSearchOperation = defineLendingOperation({
   handler: () => async (c) => {
     const { pageNumber, pageSize, ...filters } = c.req.valid('query');
     const page = { pageNumber, pageSize };
-    return c.json(await searchCustomers(c.get('deps'), c.get('lendingTenant').id, filters, page), 200);
+    return c.json(
+      await lending.searchCustomers(c.get('deps'), { tenantId: c.get('lendingTenant').id, filters, page }),
+      200,
+    );
   },
 });

@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { openFile } from '../../../application/lending/files.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingSecurity } from '../auth.ts';
 import { downloadResponses, fileIdQuery } from '../file-schemas.ts';
 import { fileAnswer, managementFileCaller } from '../file-transfer.ts';
@@ -24,11 +24,10 @@ export const managementFilesDownloadOperation = defineLendingOperation({
       responses: downloadResponses,
     }),
   handler: () => async (c) => {
-    const { info, content } = await openFile(
-      c.get('deps'),
-      managementFileCaller(c),
-      c.req.valid('query').fileId,
-    );
+    const { info, content } = await lending.openFile(c.get('deps'), {
+      caller: managementFileCaller(c),
+      fileId: c.req.valid('query').fileId,
+    });
     return fileAnswer(c, info, content);
   },
 });

@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { getFileInfo } from '../../../application/lending/files.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingSecurity } from '../auth.ts';
 import { documentIdParams, fileInfoResponses } from '../file-schemas.ts';
 import { managementFileCaller } from '../file-transfer.ts';
@@ -23,5 +23,11 @@ export const managementFilesGetInfoOperation = defineLendingOperation({
       responses: fileInfoResponses,
     }),
   handler: () => async (c) =>
-    c.json(await getFileInfo(c.get('deps'), managementFileCaller(c), c.req.valid('param').documentId), 200),
+    c.json(
+      await lending.getFileInfo(c.get('deps'), {
+        caller: managementFileCaller(c),
+        fileId: c.req.valid('param').documentId,
+      }),
+      200,
+    ),
 });

@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { uploadFile } from '../../../application/lending/files.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingSecurity } from '../auth.ts';
 import { uploadBody, uploadResponses } from '../file-schemas.ts';
 import { managementFileCaller, readUpload } from '../file-transfer.ts';
@@ -24,6 +24,6 @@ export const managementFilesUploadOperation = defineLendingOperation({
     }),
   handler: () => async (c) => {
     const upload = await readUpload(c, ['customerId']);
-    return c.json(await uploadFile(c.get('deps'), managementFileCaller(c), upload), 201);
+    return c.json(await lending.uploadFile(c.get('deps'), { caller: managementFileCaller(c), upload }), 201);
   },
 });

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { issueDisbursement } from '../../../application/lending/disbursement.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingSecurity } from '../auth.ts';
 import { managementCaller } from '../callers.ts';
 import { loanErrorResponses, loanIdParams, loanSchema } from '../loan-schemas.ts';
@@ -75,6 +75,9 @@ export const managementLoansIssueDisbursementOperation = defineLendingOperation(
   handler: () => async (c) => {
     const { loanId } = c.req.valid('param');
     const { amount } = c.req.valid('query');
-    return c.json(await issueDisbursement(c.get('deps'), managementCaller(c), loanId, amount), 202);
+    return c.json(
+      await lending.issueDisbursement(c.get('deps'), { caller: managementCaller(c), loanId, amount }),
+      202,
+    );
   },
 });

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { listBankAccounts } from '../../../application/lending/bank-accounts.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity, requireCustomer } from '../auth.ts';
 import { lendingPath } from '../paths.ts';
 import { bankAccountSchema } from '../payment-option-schemas.ts';
@@ -27,7 +27,12 @@ export const paymentOptionsBankAccountsListOperation = defineLendingOperation({
   handler: () => async (c) => {
     const { customerId } = requireCustomer(c);
     return c.json(
-      { items: await listBankAccounts(c.get('deps').db, c.get('lendingTenant').id, customerId) },
+      {
+        items: await lending.listBankAccounts(c.get('deps'), {
+          tenantId: c.get('lendingTenant').id,
+          customerId,
+        }),
+      },
       200,
     );
   },

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { skipVerification } from '../../../application/lending/bank-verification.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from '../auth.ts';
 import { bankVerificationSchema, verifyingCustomer } from '../bank-verification-schemas.ts';
 import { loanIdParams } from '../loan-schemas.ts';
@@ -33,6 +33,9 @@ export const cancelBankVerificationOperation = defineLendingOperation({
   handler: () => async (c) => {
     const { loanId } = c.req.valid('param');
     const { reason } = c.req.valid('query');
-    return c.json(await skipVerification(c.get('deps'), verifyingCustomer(c), loanId, reason), 200);
+    return c.json(
+      await lending.skipVerification(c.get('deps'), { customer: verifyingCustomer(c), loanId, reason }),
+      200,
+    );
   },
 });

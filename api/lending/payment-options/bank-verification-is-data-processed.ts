@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { processVerification } from '../../../application/lending/bank-verification.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingSecurity } from '../auth.ts';
 import {
   bankVerificationResponses,
@@ -30,12 +30,11 @@ export const bankVerificationIsDataProcessedOperation = defineLendingOperation({
     }),
   handler: () => async (c) => {
     const { loanId } = c.req.valid('query');
-    const view = await processVerification(
-      c.get('deps'),
-      verifyingCustomer(c),
+    const view = await lending.processVerification(c.get('deps'), {
+      customer: verifyingCustomer(c),
       loanId,
-      verificationCaller(c),
-    );
+      caller: verificationCaller(c),
+    });
     return c.json(view, 200);
   },
 });

@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { saveFrameData } from '../../../application/lending/bank-verification.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { jsonBody } from '../../shared/openapi.ts';
 import { defineLendingOperation, lendingSecurity } from '../auth.ts';
 import {
@@ -29,6 +29,13 @@ export const bankVerificationSaveDataOperation = defineLendingOperation({
     }),
   handler: () => async (c) => {
     const data = c.req.valid('json');
-    return c.json(await saveFrameData(c.get('deps'), verifyingCustomer(c), data, verificationCaller(c)), 200);
+    return c.json(
+      await lending.saveFrameData(c.get('deps'), {
+        customer: verifyingCustomer(c),
+        ...data,
+        caller: verificationCaller(c),
+      }),
+      200,
+    );
   },
 });

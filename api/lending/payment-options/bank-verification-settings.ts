@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { verificationSettings } from '../../../application/lending/bank-verification.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from '../auth.ts';
 import {
   bankVerificationSchema,
@@ -62,7 +62,11 @@ export const bankVerificationSettingsOperation = defineLendingOperation({
   handler: () => async (c) => {
     const query = c.req.valid('query');
     return c.json(
-      await verificationSettings(c.get('deps'), verifyingCustomer(c), query, verificationCaller(c)),
+      await lending.verificationSettings(c.get('deps'), {
+        customer: verifyingCustomer(c),
+        ...query,
+        caller: verificationCaller(c),
+      }),
       200,
     );
   },

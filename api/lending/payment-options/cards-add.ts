@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { createCard } from '../../../application/lending/cards.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { errorBodySchema } from '../../shared/errors.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity, requireCustomer } from '../auth.ts';
 import { lendingPath } from '../paths.ts';
@@ -44,12 +44,11 @@ export const paymentOptionsCardsAddOperation = defineLendingOperation({
     }),
   handler: () => async (c) => {
     const { customerId } = requireCustomer(c);
-    const { card, cardPage } = await createCard(
-      c.get('deps'),
-      c.get('lendingTenant'),
+    const { card, cardPage } = await lending.createCard(c.get('deps'), {
+      tenant: c.get('lendingTenant'),
       customerId,
-      c.req.valid('json') ?? {},
-    );
+      ...c.req.valid('json'),
+    });
     return c.json({ ...card, cardPage }, 201);
   },
 });

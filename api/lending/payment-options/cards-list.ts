@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { listCards } from '../../../application/lending/cards.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity, requireCustomer } from '../auth.ts';
 import { lendingPath } from '../paths.ts';
 import { cardSchema } from '../payment-option-schemas.ts';
@@ -26,7 +26,7 @@ export const paymentOptionsCardsListOperation = defineLendingOperation({
     }),
   handler: () => async (c) => {
     const { customerId } = requireCustomer(c);
-    const cards = await listCards(c.get('deps'), { tenantId: c.get('lendingTenant').id, customerId });
+    const cards = await lending.listCards(c.get('deps'), { tenantId: c.get('lendingTenant').id, customerId });
     return c.json({ cards }, 200);
   },
 });

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { updateCard } from '../../../application/lending/cards.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { errorBodySchema } from '../../shared/errors.ts';
 import { jsonBody } from '../../shared/openapi.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity, requireCustomer } from '../auth.ts';
@@ -38,12 +38,11 @@ export const paymentOptionsCardsPutOperation = defineLendingOperation({
     }),
   handler: () => async (c) => {
     const { customerId } = requireCustomer(c);
-    const card = await updateCard(
-      c.get('deps'),
-      { tenantId: c.get('lendingTenant').id, customerId },
-      c.req.valid('param').cardId,
-      c.req.valid('json'),
-    );
+    const card = await lending.updateCard(c.get('deps'), {
+      owner: { tenantId: c.get('lendingTenant').id, customerId },
+      cardId: c.req.valid('param').cardId,
+      change: c.req.valid('json'),
+    });
     return c.json(card, 200);
   },
 });

@@ -19,7 +19,7 @@ import {
   sameAmount,
 } from '../../../domain/lending/loan-process.ts';
 import { failureMessage, registerLoanPayout } from './activities.ts';
-import { investFunding } from './funding.ts';
+import { investBids } from './bids.ts';
 import { startServicing } from './servicing.ts';
 import { type AllowedStep, type LoanState, refuse } from './state.ts';
 
@@ -89,7 +89,7 @@ function disburse(state: LoanState, step: AllowedStep, date: string): void {
   state.move(step);
   // The amount was checked to be the loan amount: recorded in the loan's notation.
   state.loan.disbursement = { amount: state.loan.amount, date };
-  investFunding(state, date);
+  investBids(state, date);
 }
 
 /** Updates the open payout of `invoice`; false when the payout is another attempt's or no longer open. */

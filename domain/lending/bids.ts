@@ -13,8 +13,8 @@ import type { LoanStatus } from './loan-lifecycle.ts';
  */
 
 /** The statuses in which a loan takes bids (its Opportunities). */
-export const FUNDING_STATUSES: readonly LoanStatus[] = ['Waiting for approval', 'Approved'];
-export const openForFunding = (status: LoanStatus) => FUNDING_STATUSES.includes(status);
+export const BIDDING_STATUSES: readonly LoanStatus[] = ['Waiting for approval', 'Approved'];
+export const openForBids = (status: LoanStatus) => BIDDING_STATUSES.includes(status);
 
 /** A bid's life: active (counts towards the loan's funding), withdrawn, or invested at disbursement. */
 export const bidStatuses = ['active', 'withdrawn', 'invested'] as const;
@@ -32,7 +32,7 @@ export interface LoanBid {
 }
 
 /** The loan's funding as its workflow holds it (absent until its first bid). */
-export interface LoanFunding {
+export interface LoanBids {
   bids: LoanBid[];
   /** The disbursement date the active bids became investments. */
   investedOn?: string | undefined;
@@ -44,7 +44,7 @@ export type BidRequest =
   | { action: 'change'; bidId: string; investorId: string; amount: string }
   | { action: 'withdraw'; bidId: string; investorId: string };
 
-export const FundingRefusal = {
+export const BidRefusal = {
   /** The loan is not (or no longer) open for funding. */
   notOpen: 'loan_not_open_for_funding',
   /** The bid would take the loan's funding beyond its amount. */
@@ -56,8 +56,8 @@ export const FundingRefusal = {
   invalidAmount: 'invalid_bid_amount',
 } as const;
 
-export interface FundingRefusalOf {
-  type: (typeof FundingRefusal)[keyof typeof FundingRefusal];
+export interface BidRefusalOf {
+  type: (typeof BidRefusal)[keyof typeof BidRefusal];
   message: string;
 }
 
@@ -84,30 +84,30 @@ export function bidRefusal(
   loan: { status: LoanStatus; amount: string },
   bids: readonly LoanBid[],
   request: BidRequest,
-): FundingRefusalOf | undefined {
-  if (!openForFunding(loan.status))
+): BidRefusalOf | undefined {
+  if (!openForBids(loan.status))
     return {
-      type: FundingRefusal.notOpen,
-      message: `the loan is ${loan.status}: it takes bids in ${FUNDING_STATUSES.join(' or ')} only`,
+      type: BidRefusal.notOpen,
+      message: `the loan is ${loan.status}: it takes bids in ${BIDDING_STATUSES.join(' or ')} only`,
     };
   const held = bids.find((bid) => bid.bidId === request.bidId);
   if (request.action !== 'submit') {
     if (!held || held.investorId !== request.investorId)
-      return { type: FundingRefusal.bidNotFound, message: `bid ${request.bidId} not found` };
+      return { type: BidRefusal.bidNotFound, message: `bid ${request.bidId} not found` };
     if (held.status !== 'active')
-      return { type: FundingRefusal.bidClosed, message: `bid ${request.bidId} is ${held.status}` };
+      return { type: BidRefusal.bidClosed, message: `bid ${request.bidId} is ${held.status}` };
     if (request.action === 'withdraw') return undefined;
   } else if (held) return undefined; // a retried Submit: the bid it made
   if (!AMOUNT.test(request.amount) || new Decimal(request.amount).lte(0))
     return {
-      type: FundingRefusal.invalidAmount,
+      type: BidRefusal.invalidAmount,
       message: 'must be a positive amount with at most 2 decimals',
     };
   const others = bids.filter((bid) => bid.bidId !== request.bidId);
   const available = availableAmount(loan.amount, others);
   if (new Decimal(request.amount).gt(available))
     return {
-      type: FundingRefusal.overFunded,
+      type: BidRefusal.overFunded,
       message: `the loan has ${available} left to fund; a bid of ${new Decimal(request.amount).toFixed(2)} would exceed its amount of ${new Decimal(loan.amount).toFixed(2)}`,
     };
   return undefined;

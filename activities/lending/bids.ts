@@ -1,7 +1,7 @@
 import { lt, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { lendingInvestmentShares, lendingInvestorBids } from '../../db/schema/lending-investors.ts';
-import { shareRepayment } from '../../domain/lending/funding.ts';
+import { shareRepayment } from '../../domain/lending/bids.ts';
 import type { LoanSnapshot } from '../../domain/lending/loan-process.ts';
 
 /** `set` of an upsert of many rows: every column of the row proposed (`excluded`). */
@@ -14,7 +14,7 @@ const excludedColumns = (columns: Record<string, { name: string }>) =>
  * The loan's funding in the read model (decision 0052), written by recordLoan with the loan's version
  * (the newest kept): its bids, and once they are investments each repayment's shares among them.
  */
-export async function recordFunding(tx: Pick<Database, 'insert'>, snapshot: LoanSnapshot): Promise<void> {
+export async function recordBids(tx: Pick<Database, 'insert'>, snapshot: LoanSnapshot): Promise<void> {
   const funding = snapshot.funding;
   if (!funding || funding.bids.length === 0) return;
   const { tenantId, loanId, version } = snapshot;

@@ -2,18 +2,18 @@ import { Decimal } from 'decimal.js';
 import { describe, expect, it } from 'vitest';
 import {
   availableAmount,
+  BidRefusal,
   type BidRequest,
   bidRefusal,
   bidsAfter,
-  FundingRefusal,
   fundedAmount,
   investedBids,
   type LoanBid,
   shareRepayment,
-} from '../../domain/lending/funding.ts';
+} from '../../domain/lending/bids.ts';
 import { preferenceConflicts } from '../../domain/lending/investors.ts';
 
-/** The funding rules (domain/lending/funding.ts, decision 0052): the covering check and pro-rata sharing. */
+/** The funding rules (domain/lending/bids.ts, decision 0052): the covering check and pro-rata sharing. */
 
 const AT = '2026-11-27T10:00:00.000Z';
 const loan = { status: 'Approved' as const, amount: '1000.00' };
@@ -50,12 +50,12 @@ describe('the covering check', () => {
     }
     expect(fundedAmount(bids)).toBe('1000.00');
     expect(availableAmount(loan.amount, bids)).toBe('0.00');
-    expect(bidRefusal(loan, bids, submit('b4', '0.01'))?.type).toBe(FundingRefusal.overFunded);
+    expect(bidRefusal(loan, bids, submit('b4', '0.01'))?.type).toBe(BidRefusal.overFunded);
   });
 
   it('counts only active bids: a withdrawn or reduced bid frees its amount', () => {
     let bids = [bid('b1', '600.00'), bid('b2', '400.00')];
-    expect(bidRefusal(loan, bids, submit('b3', '100.00'))?.type).toBe(FundingRefusal.overFunded);
+    expect(bidRefusal(loan, bids, submit('b3', '100.00'))?.type).toBe(BidRefusal.overFunded);
     bids = bidsAfter(bids, { action: 'change', bidId: 'b1', investorId: 'usr_a', amount: '500.00' }, AT);
     expect(availableAmount(loan.amount, bids)).toBe('100.00');
     bids = bidsAfter(bids, { action: 'withdraw', bidId: 'b2', investorId: 'usr_a' }, AT);
@@ -72,7 +72,7 @@ describe('the covering check', () => {
       amount,
     });
     expect(bidRefusal(loan, bids, change('600.00'))).toBeUndefined();
-    expect(bidRefusal(loan, bids, change('600.01'))?.type).toBe(FundingRefusal.overFunded);
+    expect(bidRefusal(loan, bids, change('600.01'))?.type).toBe(BidRefusal.overFunded);
   });
 
   it('refuses another investor’s bid as not found, a closed bid, a closed loan and a bad amount', () => {
@@ -82,14 +82,14 @@ describe('the covering check', () => {
       bidId,
       investorId,
     });
-    expect(bidRefusal(loan, bids, withdraw('b1', 'usr_b'))?.type).toBe(FundingRefusal.bidNotFound);
-    expect(bidRefusal(loan, bids, withdraw('b9', 'usr_a'))?.type).toBe(FundingRefusal.bidNotFound);
-    expect(bidRefusal(loan, bids, withdraw('b2', 'usr_a'))?.type).toBe(FundingRefusal.bidClosed);
+    expect(bidRefusal(loan, bids, withdraw('b1', 'usr_b'))?.type).toBe(BidRefusal.bidNotFound);
+    expect(bidRefusal(loan, bids, withdraw('b9', 'usr_a'))?.type).toBe(BidRefusal.bidNotFound);
+    expect(bidRefusal(loan, bids, withdraw('b2', 'usr_a'))?.type).toBe(BidRefusal.bidClosed);
     expect(bidRefusal({ ...loan, status: 'Active' }, bids, submit('b3', '1.00'))?.type).toBe(
-      FundingRefusal.notOpen,
+      BidRefusal.notOpen,
     );
-    expect(bidRefusal(loan, bids, submit('b3', '0'))?.type).toBe(FundingRefusal.invalidAmount);
-    expect(bidRefusal(loan, bids, submit('b3', '1.001'))?.type).toBe(FundingRefusal.invalidAmount);
+    expect(bidRefusal(loan, bids, submit('b3', '0'))?.type).toBe(BidRefusal.invalidAmount);
+    expect(bidRefusal(loan, bids, submit('b3', '1.001'))?.type).toBe(BidRefusal.invalidAmount);
   });
 
   it('takes a retried Submit as the bid it made', () => {
