@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { createPaymentFromAccount } from '../../application/openbanking/payments.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineOperation } from '../shared/operation.ts';
@@ -48,12 +48,13 @@ export const budgetRequestOperation = defineOperation({
     const user = await requireUser(c);
     const request = c.req.valid('json');
     const origin = flowOriginOf(c, c.req.valid('header')['user-agent']);
-    const payment = await createPaymentFromAccount(
-      c.get('deps'),
+    const payment = await openbanking.createPaymentFromAccount(c.get('deps'), {
       user,
-      { kind: 'budget', order: request, budget: budgetOf(request) },
+      kind: 'budget',
+      order: request,
+      budget: budgetOf(request),
       origin,
-    );
+    });
     return c.json(payment, 201);
   },
 });

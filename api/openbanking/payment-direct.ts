@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { createDirectPayment } from '../../application/openbanking/payments.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineOperation } from '../shared/operation.ts';
@@ -36,6 +36,9 @@ export const paymentDirectOperation = defineOperation({
     const user = await requireUser(c);
     const origin = flowOriginOf(c, c.req.valid('header')['user-agent']);
     const order = c.req.valid('json');
-    return c.json(await createDirectPayment(c.get('deps'), user, { kind: 'direct', order }, origin), 201);
+    return c.json(
+      await openbanking.createDirectPayment(c.get('deps'), { user, kind: 'direct', order, origin }),
+      201,
+    );
   },
 });

@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { createPaymentFromAccount } from '../../application/openbanking/payments.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineOperation } from '../shared/operation.ts';
@@ -39,6 +39,9 @@ export const paymentIbanOperation = defineOperation({
     const user = await requireUser(c);
     const origin = flowOriginOf(c, c.req.valid('header')['user-agent']);
     const order = c.req.valid('json');
-    return c.json(await createPaymentFromAccount(c.get('deps'), user, { kind: 'iban', order }, origin), 201);
+    return c.json(
+      await openbanking.createPaymentFromAccount(c.get('deps'), { user, kind: 'iban', order, origin }),
+      201,
+    );
   },
 });
