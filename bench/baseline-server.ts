@@ -6,7 +6,7 @@ import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
 import { and, eq, isNull } from 'drizzle-orm';
 import { Hono } from 'hono';
-import { listUserAccounts } from '../application/openbanking/accounts.ts';
+import { openbanking } from '../application/openbanking/index.ts';
 import { platformWorkerTuning } from '../cmd/worker.ts';
 import { openDatabase } from '../db/client.ts';
 import { messagingMessages } from '../db/schema/messaging.ts';
@@ -89,7 +89,9 @@ app.get('/read/sms/:id', async (c) => {
     .where(and(eq(messagingMessages.id, c.req.param('id')), eq(messagingMessages.accountId, accountId)));
   return row ? c.json(row) : c.json({ error: 'not found' }, 404);
 });
-app.get('/read/ibans/:userId', async (c) => c.json(await listUserAccounts(db, c.req.param('userId'))));
+app.get('/read/ibans/:userId', async (c) =>
+  c.json(await openbanking.listUserAccounts({ db }, { userId: c.req.param('userId') })),
+);
 app.get('/read/balance/:id', async (c) => {
   const id = c.req.param('id');
   const [account] = await db

@@ -1,5 +1,5 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import { enrolAgent, issueAdminHash, rotateSigningKey } from '../../application/openbanking/operators.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import type { AppEnv } from '../shared/context.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
@@ -93,13 +93,13 @@ const rotateKeyRoute = createRoute({
 
 export function registerOpenBankingAdminRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(createAgentRoute, async (c) => {
-    return c.json(await enrolAgent(c.get('deps'), c.req.valid('json')), 201);
+    return c.json(await openbanking.enrolAgent(c.get('deps'), c.req.valid('json')), 201);
   });
   app.openapi(createAdminHashRoute, async (c) => {
     const label = c.req.valid('json')?.label;
-    return c.json(await issueAdminHash(c.get('deps'), label), 201);
+    return c.json(await openbanking.issueAdminHash(c.get('deps'), { label }), 201);
   });
   app.openapi(rotateKeyRoute, async (c) => {
-    return c.json(await rotateSigningKey(c.get('deps')), 200);
+    return c.json(await openbanking.rotateSigningKey(c.get('deps')), 200);
   });
 }

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { listListedAccounts } from '../../application/openbanking/accounts.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { requireUser, USER_SECURITY } from './identity.ts';
@@ -49,6 +49,6 @@ export const accountListOperation = defineOperation({
     }),
   handler: () => async (c) => {
     const { userId } = await requireUser(c);
-    return c.json(await listListedAccounts(c.get('deps'), userId), 200);
+    return c.json(await openbanking.listListedAccounts(c.get('deps'), { userId }), 200);
   },
 });

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { sendAisEmail } from '../../application/openbanking/users.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { Refusal } from '../../application/shared/refusal.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
@@ -67,6 +67,6 @@ export const agentAisEmailOperation = defineOperation({
     if (agent && agent.agentId !== user.agentId) throw Refusal.notFound('User');
     const body = c.req.valid('json') ?? {};
     const linkBase = `${publicBaseUrl(c)}${AIS_LINK_PATH}`;
-    return c.json(await sendAisEmail(c.get('deps'), user, { ...body, linkBase }), 202);
+    return c.json(await openbanking.sendAisEmail(c.get('deps'), { user, ...body, linkBase }), 202);
   },
 });

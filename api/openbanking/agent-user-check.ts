@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { checkUser } from '../../application/openbanking/users.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineOperation } from '../shared/operation.ts';
@@ -54,6 +54,6 @@ export const agentUserCheckOperation = defineOperation({
     }),
   handler: () => async (c) => {
     const { agentId } = await requireAgent(c);
-    return c.json(await checkUser(c.get('deps'), agentId, c.req.valid('json')), 200);
+    return c.json(await openbanking.checkUser(c.get('deps'), { agentId, ...c.req.valid('json') }), 200);
   },
 });

@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { deleteUser } from '../../application/openbanking/users.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { requireAgentAndUser, security } from './identity.ts';
@@ -29,7 +29,7 @@ export const agentUserOperation = defineOperation({
   handler: () => async (c) => {
     const user = await requireAgentAndUser(c);
     // The workflow marks the user deleted (answered here), then ends its consents at their banks.
-    await deleteUser(c.get('deps'), user);
+    await openbanking.deleteUser(c.get('deps'), { user });
     return c.body(null, 204);
   },
 });

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { listUsers } from '../../application/openbanking/users.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { Refusal } from '../../application/shared/refusal.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
@@ -88,6 +88,6 @@ export const agentUsersOperation = defineOperation({
       await requireAdmin(c);
     }
     const query = c.req.valid('query');
-    return c.json(await listUsers(c.get('deps'), { ...query, agentId: agent?.agentId }), 200);
+    return c.json(await openbanking.listUsers(c.get('deps'), { ...query, agentId: agent?.agentId }), 200);
   },
 });

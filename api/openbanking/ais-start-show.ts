@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { aisLinkBanks } from '../../application/openbanking/consents.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { html } from '../shared/html.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { AIS_LINK_PATH, aisLinkPath, htmlContent, invalidLink, page } from './ais-link.ts';
@@ -25,7 +25,7 @@ export const aisStartShowOperation = defineOperation({
     }),
   handler: () => async (c) => {
     const token = c.req.valid('query').token;
-    const banks = await aisLinkBanks(c.get('deps'), token);
+    const banks = await openbanking.aisLinkBanks(c.get('deps'), { token });
     if (!banks) return invalidLink(c);
     const buttons = banks.map(
       (bank) =>

@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { startAisLinkConsent } from '../../application/openbanking/consents.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { Refusal } from '../../application/shared/refusal.ts';
 import { html } from '../shared/html.ts';
 import { defineOperation } from '../shared/operation.ts';
@@ -32,14 +32,11 @@ export const aisStartSubmitOperation = defineOperation({
   handler: () => async (c) => {
     const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
     try {
-      const started = await startAisLinkConsent(
-        c.get('deps'),
-        {
-          token: typeof form.token === 'string' ? form.token : undefined,
-          bankHash: typeof form.bankHash === 'string' ? form.bankHash : undefined,
-        },
-        flowOriginOf(c, c.req.header('user-agent')),
-      );
+      const started = await openbanking.startAisLinkConsent(c.get('deps'), {
+        token: typeof form.token === 'string' ? form.token : undefined,
+        bankHash: typeof form.bankHash === 'string' ? form.bankHash : undefined,
+        origin: flowOriginOf(c, c.req.header('user-agent')),
+      });
       if (started.outcome === 'invalid_link') return invalidLink(c);
       if (started.outcome === 'no_bank')
         return page(c, 400, 'Choose a bank', html`<p>No bank was chosen.</p>`);

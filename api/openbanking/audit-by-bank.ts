@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { auditByBank } from '../../application/openbanking/reports.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { AGENT_SECURITY, requireAgent } from './identity.ts';
@@ -59,6 +59,6 @@ export const auditByBankOperation = defineOperation({
     }),
   handler: () => async (c) => {
     const { agentId } = await requireAgent(c);
-    return c.json(await auditByBank(c.get('deps'), agentId, c.req.valid('query')), 200);
+    return c.json(await openbanking.auditByBank(c.get('deps'), { agentId, ...c.req.valid('query') }), 200);
   },
 });

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { readBalance } from '../../application/openbanking/accounts.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { freshnessSchema, ibanIdParam } from './account-schemas.ts';
@@ -53,6 +53,9 @@ export const balanceOperation = defineOperation({
     }),
   handler: () => async (c) => {
     const user = await requireAccountUser(c);
-    return c.json(await readBalance(c.get('deps'), user, c.req.valid('param').ibanId), 200);
+    return c.json(
+      await openbanking.readBalance(c.get('deps'), { user, ibanId: c.req.valid('param').ibanId }),
+      200,
+    );
   },
 });

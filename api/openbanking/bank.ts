@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { findBank } from '../../application/openbanking/banks.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { Refusal } from '../../application/shared/refusal.ts';
 import { BANK_FLOW_TYPES, type BankFlowType } from '../../domain/openbanking/xs2a.ts';
 import { errorResponses } from '../shared/errors.ts';
@@ -133,7 +133,7 @@ export const bankOperation = defineOperation({
     }),
   handler: (v) => async (c) => {
     await requireUser(c);
-    const bank = await findBank(c.get('deps'), c.req.valid('param').bankHash);
+    const bank = await openbanking.findBank(c.get('deps'), { bankHash: c.req.valid('param').bankHash });
     const wanted = c.req.valid('query').bankFlowType;
     if (wanted && wanted !== bank.bankFlowType)
       throw Refusal.field('bankFlowType', `${bank.name} supports ${bank.bankFlowType} only`);

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { findBank } from '../../application/openbanking/banks.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { bankHashParam, bankSchema, countryQueryField } from './bank-schemas.ts';
@@ -33,7 +33,10 @@ export const banksGetOperation = defineOperation({
     }),
   handler: () => async (c) => {
     await requireUser(c);
-    const bank = await findBank(c.get('deps'), c.req.valid('param').bankHash, c.req.valid('query').country);
+    const bank = await openbanking.findBank(c.get('deps'), {
+      bankHash: c.req.valid('param').bankHash,
+      country: c.req.valid('query').country,
+    });
     return c.json(bank, 200);
   },
 });

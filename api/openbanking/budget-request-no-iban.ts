@@ -1,18 +1,9 @@
-import { createRoute } from '@hono/zod-openapi';
-import { createDirectPayment } from '../../application/openbanking/payments.ts';
-import { errorResponses } from '../shared/errors.ts';
-import { jsonBody } from '../shared/openapi.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { flowOriginOf } from './flow-origin.ts';
-import { requireUser, USER_SECURITY } from './identity.ts';
-import {
-  budgetFields,
-  budgetOf,
-  createdSchema,
-  directFields,
-  paymentOrderBody,
-  userAgentHeaders,
-} from './payment-schemas.ts';
+import { requireUser } from './identity.ts';
+import { paymentCreationRoute } from './payment-creation.ts';
+import { budgetFields, budgetOf, directFields, paymentOrderBody } from './payment-schemas.ts';
 
 /**
  * `POST /api/{7,8}/budget-request/no-iban`: a budget payment from an IBAN the user names at a bank,
@@ -23,32 +14,26 @@ const body = paymentOrderBody.extend({ ...directFields, ...budgetFields }).opena
 export const budgetRequestNoIbanOperation = defineOperation({
   versions: [7, 8],
   route: () =>
-    createRoute({
-      method: 'post',
+    paymentCreationRoute({
       path: '/budget-request/no-iban',
       operationId: 'createBudgetPaymentDirect',
-      tags: ['Payment initiation'],
       summary: 'Create a budget payment without an added account',
       description:
         'As POST budget-request, from `debtorIban` at `bankHash` instead of an added account. Answers the code; ' +
         'confirm with POST/PUT payment.',
-      security: USER_SECURITY,
-      request: { headers: userAgentHeaders, body: jsonBody(body) },
-      responses: {
-        201: { description: 'Created', content: { 'application/json': { schema: createdSchema } } },
-        ...errorResponses,
-      },
+      body,
     }),
   handler: () => async (c) => {
     const user = await requireUser(c);
     const request = c.req.valid('json');
     const origin = flowOriginOf(c, c.req.valid('header')['user-agent']);
-    const payment = await createDirectPayment(
-      c.get('deps'),
+    const payment = await openbanking.createDirectPayment(c.get('deps'), {
       user,
-      { kind: 'budget_no_iban', order: request, budget: budgetOf(request) },
+      kind: 'budget_no_iban',
+      order: request,
+      budget: budgetOf(request),
       origin,
-    );
+    });
     return c.json(payment, 201);
   },
 });

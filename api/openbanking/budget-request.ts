@@ -1,18 +1,9 @@
-import { createRoute } from '@hono/zod-openapi';
-import { createPaymentFromAccount } from '../../application/openbanking/payments.ts';
-import { errorResponses } from '../shared/errors.ts';
-import { jsonBody } from '../shared/openapi.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { flowOriginOf } from './flow-origin.ts';
-import { requireUser, USER_SECURITY } from './identity.ts';
-import {
-  budgetFields,
-  budgetOf,
-  createdSchema,
-  fromAccountFields,
-  paymentOrderBody,
-  userAgentHeaders,
-} from './payment-schemas.ts';
+import { requireUser } from './identity.ts';
+import { paymentCreationRoute } from './payment-creation.ts';
+import { budgetFields, budgetOf, fromAccountFields, paymentOrderBody } from './payment-schemas.ts';
 
 /**
  * `POST /api/{6,7,8}/budget-request`: a budget payment from an added account: a payment carrying the
@@ -27,33 +18,27 @@ const body = paymentOrderBody
 export const budgetRequestOperation = defineOperation({
   versions: [6, 7, 8],
   route: () =>
-    createRoute({
-      method: 'post',
+    paymentCreationRoute({
       path: '/budget-request',
       operationId: 'createBudgetPayment',
-      tags: ['Payment initiation'],
       summary: 'Create a budget payment from an added account',
       description:
         'As POST payment/iban, with the budget details: `regulatoryReportType` (1 declaration, 2 inspection act, ' +
         '3 penalty decree, 4 advance payment, 5 batch property number, 6 enforced collection order, 9 others) and ' +
         '`paymentCategory` (six digits). Each refused with a field error naming it. Answers the code.',
-      security: USER_SECURITY,
-      request: { headers: userAgentHeaders, body: jsonBody(body) },
-      responses: {
-        201: { description: 'Created', content: { 'application/json': { schema: createdSchema } } },
-        ...errorResponses,
-      },
+      body,
     }),
   handler: () => async (c) => {
     const user = await requireUser(c);
     const request = c.req.valid('json');
     const origin = flowOriginOf(c, c.req.valid('header')['user-agent']);
-    const payment = await createPaymentFromAccount(
-      c.get('deps'),
+    const payment = await openbanking.createPaymentFromAccount(c.get('deps'), {
       user,
-      { kind: 'budget', order: request, budget: budgetOf(request) },
+      kind: 'budget',
+      order: request,
+      budget: budgetOf(request),
       origin,
-    );
+    });
     return c.json(payment, 201);
   },
 });

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { type BulkRequest, startBulk } from '../../application/openbanking/bulk-payments.ts';
+import { type BulkRequest, openbanking } from '../../application/openbanking/index.ts';
 import {
   BULK_KINDS,
   BULK_STATES,
@@ -152,14 +152,13 @@ export function bulkOperation(kind: BulkKind, summary: string, description: stri
     handler: () => async (c) => {
       const user = await requireUser(c);
       const headers = c.req.valid('header');
-      const { status, answer } = await startBulk(
-        c.get('deps'),
+      const { status, answer } = await openbanking.startBulk(c.get('deps'), {
         user,
         kind,
-        c.req.valid('json') as BulkRequest,
-        { idempotencyKey: headers['idempotency-key'] },
-        flowOriginOf(c, headers['user-agent']),
-      );
+        request: c.req.valid('json') as BulkRequest,
+        idempotencyKey: headers['idempotency-key'],
+        origin: flowOriginOf(c, headers['user-agent']),
+      });
       return status === 201 ? c.json(answer, 201) : c.json(answer, 200);
     },
   });

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { BULK_SORT_FIELDS, searchBulks } from '../../application/openbanking/bulk-payments.ts';
+import { BULK_SORT_FIELDS, openbanking } from '../../application/openbanking/index.ts';
 import { BULK_KINDS, BULK_STATES } from '../../domain/openbanking/bulk-payments.ts';
 import { PAYMENT_STATUSES } from '../../domain/openbanking/payments.ts';
 import { errorResponses } from '../shared/errors.ts';
@@ -91,6 +91,6 @@ export const bulkPaymentsSearchOperation = defineOperation({
     }),
   handler: () => async (c) => {
     const { agentId } = await requireAgent(c);
-    return c.json(await searchBulks(c.get('deps'), agentId, c.req.valid('json')), 200);
+    return c.json(await openbanking.searchBulks(c.get('deps'), { agentId, ...c.req.valid('json') }), 200);
   },
 });

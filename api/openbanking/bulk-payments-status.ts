@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { bulksOfHook } from '../../application/openbanking/bulk-payments.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { bulkRecordSchema } from './bulk-operation.ts';
@@ -53,6 +53,13 @@ export const bulkPaymentsStatusOperation = defineOperation({
     }),
   handler: () => async (c) => {
     const { agentId } = await requireAgent(c);
-    return c.json(await bulksOfHook(c.get('deps'), agentId, c.req.valid('param').hookHash, MAX_BULKS), 200);
+    return c.json(
+      await openbanking.bulksOfHook(c.get('deps'), {
+        agentId,
+        hookHash: c.req.valid('param').hookHash,
+        limit: MAX_BULKS,
+      }),
+      200,
+    );
   },
 });

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { requestAccountRefresh } from '../../application/openbanking/accounts.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { AGENT_SECURITY, requireAgent } from './identity.ts';
@@ -47,7 +47,7 @@ export const cacheInitialOperation = defineOperation({
   handler: () => async (c) => {
     const { agentId } = await requireAgent(c);
     const { bankAccountId } = c.req.valid('param');
-    await requestAccountRefresh(c.get('deps'), { agentId, bankAccountId });
+    await openbanking.requestAccountRefresh(c.get('deps'), { agentId, bankAccountId });
     return c.json({ bankAccountId, status: 'refresh_requested' as const }, 202);
   },
 });

@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { createConsentsRequest } from '../../application/openbanking/consents-requests.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineOperation } from '../shared/operation.ts';
@@ -29,6 +29,9 @@ export const cgateConsentsRequestCreateOperation = defineOperation({
   handler: () => async (c) => {
     await requireAdmin(c);
     const { agentId } = await requireAgent(c);
-    return c.json(await createConsentsRequest(c.get('deps'), agentId, c.req.valid('json')), 201);
+    return c.json(
+      await openbanking.createConsentsRequest(c.get('deps'), { agentId, ...c.req.valid('json') }),
+      201,
+    );
   },
 });

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { listConsentsRequests } from '../../application/openbanking/consents-requests.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { fulfilledQuery, listSchema } from './consents-request-schemas.ts';
@@ -36,7 +36,10 @@ export const cgateConsentsRequestListOperation = defineOperation({
     await requireAdmin(c);
     const { userHash } = c.req.valid('param');
     return c.json(
-      await listConsentsRequests(c.get('deps'), { userHash }, c.req.valid('query').fulfilled),
+      await openbanking.listConsentsRequests(c.get('deps'), {
+        owner: { userHash },
+        fulfilled: c.req.valid('query').fulfilled,
+      }),
       200,
     );
   },

@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { listConsentsRequests } from '../../application/openbanking/consents-requests.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { fulfilledQuery, listSchema } from './consents-request-schemas.ts';
@@ -25,6 +25,12 @@ export const cgateUiConsentsRequestOperation = defineOperation({
     }),
   handler: () => async (c) => {
     const { userId } = await requireUser(c);
-    return c.json(await listConsentsRequests(c.get('deps'), { userId }, c.req.valid('query').fulfilled), 200);
+    return c.json(
+      await openbanking.listConsentsRequests(c.get('deps'), {
+        owner: { userId },
+        fulfilled: c.req.valid('query').fulfilled,
+      }),
+      200,
+    );
   },
 });

@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { electronicFormatIBAN, isValidIBAN } from 'ibantools';
-import { findConsentDetailsByIban } from '../../application/openbanking/accounts.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { Refusal } from '../../application/shared/refusal.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
@@ -61,6 +61,6 @@ export const consentIbanOperation = defineOperation({
     const { agentId } = await requireAgent(c);
     const iban = electronicFormatIBAN(decodeURIComponent(c.req.valid('param').iban)) ?? '';
     if (!isValidIBAN(iban)) throw Refusal.field('iban', 'not a valid IBAN');
-    return c.json(await findConsentDetailsByIban(c.get('deps'), { agentId, iban }), 200);
+    return c.json(await openbanking.findConsentDetailsByIban(c.get('deps'), { agentId, iban }), 200);
   },
 });

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { continueEmbeddedSca } from '../../application/openbanking/consents.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { errorBodySchema, errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineOperation } from '../shared/operation.ts';
@@ -109,13 +109,12 @@ export const consentScaOperation = defineOperation({
   handler: () => async (c) => {
     const user = await requireUser(c);
     const origin = flowOriginOf(c, c.req.valid('header')['user-agent']);
-    const view = await continueEmbeddedSca(
-      c.get('deps'),
+    const view = await openbanking.continueEmbeddedSca(c.get('deps'), {
       user,
-      c.req.valid('param').consentId,
-      c.req.valid('json'),
+      consentId: c.req.valid('param').consentId,
+      step: c.req.valid('json'),
       origin,
-    );
+    });
     return c.json(view, 200);
   },
 });

@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { electronicFormatIBAN, isValidIBAN } from 'ibantools';
-import { MAX_VALIDITY_DAYS, startConsent } from '../../application/openbanking/consents.ts';
+import { MAX_VALIDITY_DAYS, openbanking } from '../../application/openbanking/index.ts';
 import { APP_PATTERN, CONSENT_KINDS, CONSENT_SCOPES } from '../../domain/openbanking/consents.ts';
 import { errorBodySchema, errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
@@ -172,6 +172,9 @@ export const consentOperation = defineOperation({
   handler: () => async (c) => {
     const user = await requireUser(c);
     const origin = flowOriginOf(c, c.req.valid('header')['user-agent']);
-    return c.json(await startConsent(c.get('deps'), user, c.req.valid('json'), origin), 201);
+    return c.json(
+      await openbanking.startConsent(c.get('deps'), { user, request: c.req.valid('json'), origin }),
+      201,
+    );
   },
 });

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { listAccountConsents } from '../../application/openbanking/accounts.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { consentSummarySchema, ibanIdParam } from './account-schemas.ts';
@@ -49,6 +49,9 @@ export const consentsOperation = defineOperation({
     }),
   handler: () => async (c) => {
     const user = await requireAccountUser(c);
-    return c.json(await listAccountConsents(c.get('deps'), user, c.req.valid('param').ibanId), 200);
+    return c.json(
+      await openbanking.listAccountConsents(c.get('deps'), { user, ibanId: c.req.valid('param').ibanId }),
+      200,
+    );
   },
 });

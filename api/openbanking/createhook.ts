@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { createHook } from '../../application/openbanking/hooks.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { assertOutboundUrlField } from '../../application/shared/outbound-url.ts';
 import { HOOK_EVENTS } from '../../domain/openbanking/hook-events.ts';
 import { errorResponses } from '../shared/errors.ts';
@@ -91,6 +91,6 @@ export const createhookOperation = defineOperation({
     const { config } = c.get('deps');
     assertOutboundUrlField(config, 'url', body.url);
     assertOutboundUrlField(config, 'redirectUrl', body.redirectUrl);
-    return c.json(await createHook(c.get('deps'), caller, body), 201);
+    return c.json(await openbanking.createHook(c.get('deps'), { caller, ...body }), 201);
   },
 });

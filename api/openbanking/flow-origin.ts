@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { FlowOrigin, PsuRequest } from '../../application/openbanking/psu.ts';
+import type { FlowOrigin, PsuRequest } from '../../application/openbanking/index.ts';
 import { callerAddress } from '../shared/caller-address.ts';
 import type { AppEnv } from '../shared/context.ts';
 import { publicBaseUrl } from './public-url.ts';

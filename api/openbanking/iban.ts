@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { deleteAccount } from '../../application/openbanking/accounts.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { ibanIdParam } from './account-schemas.ts';
@@ -44,6 +44,9 @@ export const ibanOperation = defineOperation({
     }),
   handler: () => async (c) => {
     const user = await requireAccountUser(c);
-    return c.json(await deleteAccount(c.get('deps'), user, c.req.valid('param').ibanId), 200);
+    return c.json(
+      await openbanking.deleteAccount(c.get('deps'), { user, ibanId: c.req.valid('param').ibanId }),
+      200,
+    );
   },
 });

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { listAccounts } from '../../application/openbanking/accounts.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { accountSchema } from './account-schemas.ts';
@@ -42,6 +42,6 @@ export const ibansOperation = defineOperation({
   handler: () => async (c) => {
     const { userId } = await requireUser(c);
     const withConsent = readConsentDetails(c);
-    return c.json(await listAccounts(c.get('deps'), userId, withConsent), 200);
+    return c.json(await openbanking.listAccounts(c.get('deps'), { userId, withConsent }), 200);
   },
 });

@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { readKycStatus } from '../../application/openbanking/users.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { requireUser, USER_SECURITY } from './identity.ts';
@@ -26,6 +26,6 @@ export const idStatusOperation = defineOperation({
     }),
   handler: () => async (c) => {
     const user = await requireUser(c);
-    return c.json(await readKycStatus(c.get('deps'), user), 200);
+    return c.json(await openbanking.readKycStatus(c.get('deps'), { user }), 200);
   },
 });

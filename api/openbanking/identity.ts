@@ -1,6 +1,6 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
-import type { HookCaller } from '../../application/openbanking/hooks.ts';
+import type { HookCaller } from '../../application/openbanking/index.ts';
 import { Refusal } from '../../application/shared/refusal.ts';
 import {
   type AdminIdentity,

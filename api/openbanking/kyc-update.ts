@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { updateKycStatus } from '../../application/openbanking/users.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { KYC_UPDATE_STATUSES } from '../../domain/openbanking/kyc.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
@@ -50,6 +50,6 @@ export const kycUpdateOperation = defineOperation({
     }),
   handler: () => async (c) => {
     const { agentId } = await requireAgent(c);
-    return c.json(await updateKycStatus(c.get('deps'), agentId, c.req.valid('json')), 200);
+    return c.json(await openbanking.updateKycStatus(c.get('deps'), { agentId, ...c.req.valid('json') }), 200);
   },
 });

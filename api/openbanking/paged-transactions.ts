@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { readTransactionPage } from '../../application/openbanking/paged-transactions.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { errorBodySchema, errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { dateRangeQueryWith, ibanIdParam, transactionSchema } from './account-schemas.ts';
@@ -70,12 +70,11 @@ export const pagedTransactionsOperation = defineOperation({
     }),
   handler: () => async (c) => {
     const user = await requireAccountUser(c, { agentHeader: true });
-    const page = await readTransactionPage(
-      c.get('deps'),
+    const page = await openbanking.readTransactionPage(c.get('deps'), {
       user,
-      c.req.valid('param').ibanId,
-      c.req.valid('query'),
-    );
+      ibanId: c.req.valid('param').ibanId,
+      ...c.req.valid('query'),
+    });
     return c.json(page, 200);
   },
 });

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { cancelPayment } from '../../application/openbanking/payments.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { errorBodySchema, errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { psuRequestOf } from './flow-origin.ts';
@@ -73,7 +73,11 @@ export const paymentCancelOperation = defineOperation({
   handler: () => async (c) => {
     const user = await requireUser(c);
     const psu = psuRequestOf(c, c.req.valid('header')['user-agent']);
-    const cancellation = await cancelPayment(c.get('deps'), user, c.req.valid('param').code, psu);
+    const cancellation = await openbanking.cancelPayment(c.get('deps'), {
+      user,
+      code: c.req.valid('param').code,
+      psu,
+    });
     return c.json(cancellation, cancellation.cancellation === 'CANCELLED' ? 200 : 202);
   },
 });

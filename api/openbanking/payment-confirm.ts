@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { confirmPayment } from '../../application/openbanking/payments.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineOperation, type OperationHandler } from '../shared/operation.ts';
@@ -40,7 +40,7 @@ const confirm: OperationHandler<ReturnType<typeof route>> = async (c) => {
   const user = await requireUser(c);
   const body = c.req.valid('json');
   const psu = psuRequestOf(c, c.req.valid('header')['user-agent']);
-  const answer = await confirmPayment(c.get('deps'), user, { ...body, checkAccount: true }, psu);
+  const answer = await openbanking.confirmPayment(c.get('deps'), { user, ...body, checkAccount: true, psu });
   return c.json(answer, 200);
 };
 

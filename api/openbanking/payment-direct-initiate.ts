@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { initiateDirectPayment } from '../../application/openbanking/payments.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { PAYMENT_SCA_METHODS } from '../../domain/openbanking/payments.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
@@ -47,6 +47,9 @@ export const paymentDirectInitiateOperation = defineOperation({
     const user = await requireUser(c);
     const { scaMethod, ...order } = c.req.valid('json');
     const origin = flowOriginOf(c, c.req.valid('header')['user-agent']);
-    return c.json(await initiateDirectPayment(c.get('deps'), user, { order, scaMethod }, origin), 201);
+    return c.json(
+      await openbanking.initiateDirectPayment(c.get('deps'), { user, order, scaMethod, origin }),
+      201,
+    );
   },
 });

@@ -1,11 +1,9 @@
-import { createRoute } from '@hono/zod-openapi';
-import { createDirectPayment } from '../../application/openbanking/payments.ts';
-import { errorResponses } from '../shared/errors.ts';
-import { jsonBody } from '../shared/openapi.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { flowOriginOf } from './flow-origin.ts';
-import { requireUser, USER_SECURITY } from './identity.ts';
-import { createdSchema, directFields, paymentOrderBody, userAgentHeaders } from './payment-schemas.ts';
+import { requireUser } from './identity.ts';
+import { paymentCreationRoute } from './payment-creation.ts';
+import { directFields, paymentOrderBody } from './payment-schemas.ts';
 
 /**
  * `POST /api/{7,8}/payment/direct`: a payment transfer from an IBAN the user names at a bank, without a
@@ -16,26 +14,22 @@ export const directBody = paymentOrderBody.extend(directFields).openapi('Payment
 export const paymentDirectOperation = defineOperation({
   versions: [7, 8],
   route: () =>
-    createRoute({
-      method: 'post',
+    paymentCreationRoute({
       path: '/payment/direct',
       operationId: 'createPaymentDirect',
-      tags: ['Payment initiation'],
       summary: 'Create a payment without a consent',
       description:
         'Creates a payment from `debtorIban` at `bankHash` and answers its code; confirm it with POST/PUT payment (the ' +
         'user authenticates at the bank). An optional `hookHash` is called back with `payment.finished`.',
-      security: USER_SECURITY,
-      request: { headers: userAgentHeaders, body: jsonBody(directBody) },
-      responses: {
-        201: { description: 'Created', content: { 'application/json': { schema: createdSchema } } },
-        ...errorResponses,
-      },
+      body: directBody,
     }),
   handler: () => async (c) => {
     const user = await requireUser(c);
     const origin = flowOriginOf(c, c.req.valid('header')['user-agent']);
     const order = c.req.valid('json');
-    return c.json(await createDirectPayment(c.get('deps'), user, { kind: 'direct', order }, origin), 201);
+    return c.json(
+      await openbanking.createDirectPayment(c.get('deps'), { user, kind: 'direct', order, origin }),
+      201,
+    );
   },
 });

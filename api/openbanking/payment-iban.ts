@@ -1,11 +1,9 @@
-import { createRoute } from '@hono/zod-openapi';
-import { createPaymentFromAccount } from '../../application/openbanking/payments.ts';
-import { errorResponses } from '../shared/errors.ts';
-import { jsonBody } from '../shared/openapi.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { flowOriginOf } from './flow-origin.ts';
-import { requireUser, USER_SECURITY } from './identity.ts';
-import { createdSchema, fromAccountFields, paymentOrderBody, userAgentHeaders } from './payment-schemas.ts';
+import { requireUser } from './identity.ts';
+import { paymentCreationRoute } from './payment-creation.ts';
+import { fromAccountFields, paymentOrderBody } from './payment-schemas.ts';
 
 /**
  * `POST /api/{6,7,8}/payment/iban`: a payment transfer from an added account to an IBAN. Answers the
@@ -18,27 +16,23 @@ const body = paymentOrderBody.extend(fromAccountFields).openapi('PaymentFromAcco
 export const paymentIbanOperation = defineOperation({
   versions: [6, 7, 8],
   route: () =>
-    createRoute({
-      method: 'post',
+    paymentCreationRoute({
       path: '/payment/iban',
       operationId: 'createPaymentFromAccount',
-      tags: ['Payment initiation'],
       summary: 'Create a payment from an added account',
       description:
         'Creates the payment and answers its `code`. Confirm it with POST/PUT payment (the user then authenticates at ' +
         'the bank); read it with GET payment/status?code=. `authorized: false`: POST payment/sca/{ibanId} first. ' +
         'Another user’s account is 404; an unknown hook 400.',
-      security: USER_SECURITY,
-      request: { headers: userAgentHeaders, body: jsonBody(body) },
-      responses: {
-        201: { description: 'Created', content: { 'application/json': { schema: createdSchema } } },
-        ...errorResponses,
-      },
+      body,
     }),
   handler: () => async (c) => {
     const user = await requireUser(c);
     const origin = flowOriginOf(c, c.req.valid('header')['user-agent']);
     const order = c.req.valid('json');
-    return c.json(await createPaymentFromAccount(c.get('deps'), user, { kind: 'iban', order }, origin), 201);
+    return c.json(
+      await openbanking.createPaymentFromAccount(c.get('deps'), { user, kind: 'iban', order, origin }),
+      201,
+    );
   },
 });

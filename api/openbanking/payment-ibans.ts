@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { readPaymentAuthorization } from '../../application/openbanking/payments.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { ibanIdParam } from './account-schemas.ts';
@@ -32,6 +32,12 @@ export const paymentIbansOperation = defineOperation({
     }),
   handler: () => async (c) => {
     const user = await requireAccountUser(c);
-    return c.json(await readPaymentAuthorization(c.get('deps'), user, c.req.valid('param').ibanId), 200);
+    return c.json(
+      await openbanking.readPaymentAuthorization(c.get('deps'), {
+        user,
+        ibanId: c.req.valid('param').ibanId,
+      }),
+      200,
+    );
   },
 });

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { startPaymentAuthorization } from '../../application/openbanking/consents.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { ibanIdParam } from './account-schemas.ts';
@@ -73,6 +73,9 @@ export const paymentScaOperation = defineOperation({
     const parsed = scaBody.safeParse((await c.req.json().catch(() => ({}))) ?? {});
     const options = parsed.success ? parsed.data : {};
     const origin = flowOriginOf(c, c.req.valid('header')['user-agent']);
-    return c.json(await startPaymentAuthorization(c.get('deps'), user, ibanId, options, origin), 200);
+    return c.json(
+      await openbanking.startPaymentAuthorization(c.get('deps'), { user, ibanId, ...options, origin }),
+      200,
+    );
   },
 });

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { readPayment } from '../../application/openbanking/payments.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { requireUser, USER_SECURITY } from './identity.ts';
@@ -27,6 +27,9 @@ export const paymentStatusOperation = defineOperation({
     }),
   handler: () => async (c) => {
     const user = await requireUser(c);
-    return c.json(await readPayment(c.get('deps'), user, c.req.valid('query').code), 200);
+    return c.json(
+      await openbanking.readPayment(c.get('deps'), { user, code: c.req.valid('query').code }),
+      200,
+    );
   },
 });

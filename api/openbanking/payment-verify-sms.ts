@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { verifySms } from '../../application/openbanking/payments.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { SMS_CODE_PATTERN } from '../../domain/openbanking/payments.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
@@ -57,6 +57,6 @@ export const paymentVerifySmsOperation = defineOperation({
   handler: () => async (c) => {
     const user = await requireUser(c);
     const psu = psuRequestOf(c, c.req.valid('header')['user-agent']);
-    return c.json(await verifySms(c.get('deps'), user, c.req.valid('json'), psu), 200);
+    return c.json(await openbanking.verifySms(c.get('deps'), { user, ...c.req.valid('json'), psu }), 200);
   },
 });

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { searchPayments } from '../../application/openbanking/payment-searches.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { PAYMENT_STATUSES } from '../../domain/openbanking/payments.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
@@ -65,17 +65,18 @@ export const paymentsSearchLastUpdatedOperation = defineOperation({
     const { agentId } = await requireAgent(c);
     const { statuses, dateFrom, dateTo, page, size } = c.req.valid('json');
     return c.json(
-      await searchPayments(
-        c.get('deps'),
+      await openbanking.searchPayments(c.get('deps'), {
         agentId,
-        {
+        criteria: {
           statuses,
           ...(dateFrom ? { updatedFrom: dateFrom } : {}),
           ...(dateTo ? { updatedTo: dateTo } : {}),
         },
-        { sortBy: 'updatedAt', sortDirection: 'desc' },
-        { page, size },
-      ),
+        sortBy: 'updatedAt',
+        sortDirection: 'desc',
+        page,
+        size,
+      }),
       200,
     );
   },

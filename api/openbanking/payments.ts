@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { PAYMENT_SORT_FIELDS, searchPayments } from '../../application/openbanking/payment-searches.ts';
+import { openbanking, PAYMENT_SORT_FIELDS } from '../../application/openbanking/index.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineOperation } from '../shared/operation.ts';
@@ -47,13 +47,14 @@ export const paymentsOperation = defineOperation({
   handler: () => async (c) => {
     const { agentId } = await requireAgent(c);
     const { criteria, sortBy, sortDirection, page, size } = c.req.valid('json');
-    const answer = await searchPayments(
-      c.get('deps'),
+    const answer = await openbanking.searchPayments(c.get('deps'), {
       agentId,
       criteria,
-      { sortBy, sortDirection },
-      { page, size },
-    );
+      sortBy,
+      sortDirection,
+      page,
+      size,
+    });
     return c.json(answer, 200);
   },
 });

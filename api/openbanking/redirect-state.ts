@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { receiveBankCallback } from '../../application/openbanking/bank-callback.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { CANCELLATION_CALLBACK_MARK } from '../../domain/openbanking/payments.ts';
 import type { AppEnv } from '../shared/context.ts';
 import { html, htmlPage } from '../shared/html.ts';
@@ -54,7 +54,7 @@ async function answerCallback(
   cancellation = false,
 ) {
   const { app, state } = params;
-  const sent = await receiveBankCallback(c.get('deps'), { app, state, nok, cancellation, form });
+  const sent = await openbanking.receiveBankCallback(c.get('deps'), { app, state, nok, cancellation, form });
   if (!sent)
     return page(
       c,

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { setHookRedirect } from '../../application/openbanking/hooks.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { assertOutboundUrlField } from '../../application/shared/outbound-url.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
@@ -44,9 +44,12 @@ export const redirectOperation = defineOperation({
     const caller = await hookCaller(c, { publicHash: false });
     const { hookhash, redirectUrl } = c.req.valid('query');
     const { config } = c.get('deps');
-    const hook = await setHookRedirect(c.get('deps'), caller, { hookHash: hookhash, redirectUrl }, (url) =>
-      assertOutboundUrlField(config, 'redirectUrl', url),
-    );
+    const hook = await openbanking.setHookRedirect(c.get('deps'), {
+      caller,
+      hookHash: hookhash,
+      redirectUrl,
+      checkUrl: (url) => assertOutboundUrlField(config, 'redirectUrl', url),
+    });
     return c.json(hook, 200);
   },
 });

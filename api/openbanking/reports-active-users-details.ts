@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { activeUsersDetails } from '../../application/openbanking/reports.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineOperation } from '../shared/operation.ts';
@@ -62,6 +62,9 @@ export const reportsActiveUsersDetailsOperation = defineOperation({
     }),
   handler: () => async (c) => {
     const { agentId } = await requireAgent(c);
-    return c.json(await activeUsersDetails(c.get('deps'), agentId, c.req.valid('json')), 200);
+    return c.json(
+      await openbanking.activeUsersDetails(c.get('deps'), { agentId, ...c.req.valid('json') }),
+      200,
+    );
   },
 });

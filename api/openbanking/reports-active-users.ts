@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { activeUsersReport } from '../../application/openbanking/reports.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineOperation } from '../shared/operation.ts';
@@ -67,6 +67,9 @@ export const reportsActiveUsersOperation = defineOperation({
     }),
   handler: () => async (c) => {
     const { agentId } = await requireAgent(c);
-    return c.json(await activeUsersReport(c.get('deps'), agentId, c.req.valid('json')), 200);
+    return c.json(
+      await openbanking.activeUsersReport(c.get('deps'), { agentId, ...c.req.valid('json') }),
+      200,
+    );
   },
 });

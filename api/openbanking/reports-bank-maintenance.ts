@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { bankMaintenanceReport } from '../../application/openbanking/banks.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { maintenanceNoticeSchema } from './bank-schemas.ts';
 import { NO_SECURITY } from './identity.ts';
@@ -43,5 +43,5 @@ export const reportsBankMaintenanceOperation = defineOperation({
         200: { description: 'The notices', content: { 'application/json': { schema: reportSchema } } },
       },
     }),
-  handler: () => async (c) => c.json(await bankMaintenanceReport(c.get('deps')), 200),
+  handler: () => async (c) => c.json(await openbanking.bankMaintenanceReport(c.get('deps')), 200),
 });

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { enrolAgent } from '../../application/openbanking/operators.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { Refusal } from '../../application/shared/refusal.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { jsonBody } from '../shared/openapi.ts';
@@ -69,6 +69,6 @@ export const signupAgentOperation = defineOperation({
     }
     const body = c.req.valid('json');
     if (!body) throw Refusal.field('(body)', 'required');
-    return c.json(await enrolAgent(c.get('deps'), body), 201);
+    return c.json(await openbanking.enrolAgent(c.get('deps'), body), 201);
   },
 });

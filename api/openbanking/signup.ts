@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { signUpUser } from '../../application/openbanking/users.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { assertOutboundUrlField } from '../../application/shared/outbound-url.ts';
 import { Refusal } from '../../application/shared/refusal.ts';
 import { resolveAgentHash } from '../../credentials/openbanking/identity.ts';
@@ -113,9 +113,11 @@ export const signupOperation = defineOperation({
     }
     const { companyName, uic, webhookUrl, ...personal } = body;
     const request = v === 8 ? { ...personal, business: { companyName, uic, webhookUrl } } : personal;
-    const signedUp = await signUpUser(c.get('deps'), agentId, request, (url) =>
-      assertOutboundUrlField(config, 'webhookUrl', url),
-    );
+    const signedUp = await openbanking.signUpUser(c.get('deps'), {
+      agentId,
+      request,
+      checkWebhookUrl: (url) => assertOutboundUrlField(config, 'webhookUrl', url),
+    });
     return c.json(signedUp, 201);
   },
 });

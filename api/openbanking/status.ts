@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { paymentsOfHook } from '../../application/openbanking/payments.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import type { PaymentStatus } from '../../domain/openbanking/payments.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
@@ -72,7 +72,7 @@ export const statusOperation = defineOperation({
   handler: () => async (c) => {
     const { agentId } = await requireAgent(c);
     const { hookHash } = c.req.valid('param');
-    const { latest, payments } = await paymentsOfHook(c.get('deps'), agentId, hookHash);
+    const { latest, payments } = await openbanking.paymentsOfHook(c.get('deps'), { agentId, hookHash });
     return c.json(
       {
         hookHash,

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { listConsentTokens } from '../../application/openbanking/accounts.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { CONSENT_KINDS } from '../../domain/openbanking/consents.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
@@ -53,6 +53,9 @@ export const tokensOperation = defineOperation({
     }),
   handler: () => async (c) => {
     const { userId } = await requireUser(c);
-    return c.json(await listConsentTokens(c.get('deps'), userId, c.req.valid('query').country), 200);
+    return c.json(
+      await openbanking.listConsentTokens(c.get('deps'), { userId, country: c.req.valid('query').country }),
+      200,
+    );
   },
 });

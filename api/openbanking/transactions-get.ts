@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { readTransaction } from '../../application/openbanking/accounts.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { ibanIdParam, transactionIdParam, transactionSchema } from './account-schemas.ts';
@@ -35,6 +35,6 @@ export const transactionsGetOperation = defineOperation({
   handler: () => async (c) => {
     const { ibanId, transactionId } = c.req.valid('param');
     const user = await requireAccountUser(c);
-    return c.json(await readTransaction(c.get('deps'), user, ibanId, transactionId), 200);
+    return c.json(await openbanking.readTransaction(c.get('deps'), { user, ibanId, transactionId }), 200);
   },
 });

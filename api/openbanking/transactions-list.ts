@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { listTransactions } from '../../application/openbanking/accounts.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { dateRangeQuery, freshnessSchema, ibanIdParam, transactionSchema } from './account-schemas.ts';
@@ -52,6 +52,9 @@ export const transactionsListOperation = defineOperation({
   handler: (v) => async (c) => {
     const user = await requireAccountUser(c, { agentHeader: v === 8 });
     const ibanId = c.req.valid('param').ibanId;
-    return c.json(await listTransactions(c.get('deps'), user, ibanId, c.req.valid('query')), 200);
+    return c.json(
+      await openbanking.listTransactions(c.get('deps'), { user, ibanId, ...c.req.valid('query') }),
+      200,
+    );
   },
 });

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { issueUserToken } from '../../application/openbanking/users.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { requireUserHash, security } from './identity.ts';
@@ -42,6 +42,6 @@ export const usertokenOperation = defineOperation({
     }),
   handler: () => async (c) => {
     const user = await requireUserHash(c);
-    return c.json(await issueUserToken(c.get('deps'), user), 200);
+    return c.json(await openbanking.issueUserToken(c.get('deps'), { user }), 200);
   },
 });

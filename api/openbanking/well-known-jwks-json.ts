@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { publishedKeys } from '../../application/openbanking/operators.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import { defineOperation } from '../shared/operation.ts';
 import { NO_SECURITY } from './identity.ts';
 
@@ -48,7 +48,7 @@ export const jwksOperation = (
     handler: () => async (c) => {
       c.header('cache-control', 'public, max-age=300');
       // jose types every JWK member as optional; an exported EC public key always has kty, crv, x and y.
-      return c.json((await publishedKeys(c.get('deps'))) as z.infer<typeof jwksSchema>, 200);
+      return c.json((await openbanking.publishedKeys(c.get('deps'))) as z.infer<typeof jwksSchema>, 200);
     },
   });
 

@@ -116,8 +116,8 @@ const agentAccounts = (agentId: string) =>
   and(eq(obAccounts.agentId, agentId), isNull(obAccounts.deletedAt), isNull(obUsers.deletedAt));
 
 /** The user's live accounts with their bank and consent, oldest first (rows; the benchmark reads them too). */
-export async function listUserAccounts(db: Database, userId: string) {
-  return db
+export async function listUserAccounts(deps: Pick<UseCaseDeps, 'db'>, { userId }: { userId: string }) {
+  return deps.db
     .select({ account: obAccounts, bankName: obBanks.name, consent: obConsents })
     .from(obAccounts)
     .innerJoin(obBanks, eq(obBanks.bankHash, obAccounts.bankHash))
@@ -129,10 +129,9 @@ export async function listUserAccounts(db: Database, userId: string) {
 /** GET ibans: the user's accounts, each with its consent when `withConsent`. */
 export async function listAccounts(
   deps: UseCaseDeps,
-  userId: string,
-  withConsent: boolean,
+  { userId, withConsent }: { userId: string; withConsent: boolean },
 ): Promise<{ ibans: AccountView[] }> {
-  const rows = await listUserAccounts(deps.db, userId);
+  const rows = await listUserAccounts(deps, { userId });
   return { ibans: rows.map((row) => toAccountView(row, withConsent)) };
 }
 
@@ -147,6 +146,12 @@ export async function findUserAccount(db: Database, userId: string, ibanId: stri
     .limit(1);
   if (!row) throw Refusal.notFound('Account');
   return row;
+}
+
+/** The input of the reads of one account of the calling user. */
+export interface AccountOfUser {
+  user: UserIdentity;
+  ibanId: string;
 }
 
 export interface BalanceView {
@@ -165,11 +170,7 @@ export interface BalanceView {
 }
 
 /** GET balance/{ibanId}: the account's balances as last read from the bank. */
-export async function readBalance(
-  deps: UseCaseDeps,
-  user: UserIdentity,
-  ibanId: string,
-): Promise<BalanceView> {
+export async function readBalance(deps: UseCaseDeps, { user, ibanId }: AccountOfUser): Promise<BalanceView> {
   const { account } = await findUserAccount(deps.db, user.userId, ibanId);
   const rows = await deps.db
     .select()
@@ -206,12 +207,14 @@ export interface TransactionListView {
 /** GET transactions/{ibanId}: newest first, optionally of the days dateFrom…dateTo (inclusive). */
 export async function listTransactions(
   deps: UseCaseDeps,
-  user: UserIdentity,
-  ibanId: string,
-  range: { dateFrom?: string | undefined; dateTo?: string | undefined },
+  {
+    user,
+    ibanId,
+    dateFrom,
+    dateTo,
+  }: AccountOfUser & { dateFrom?: string | undefined; dateTo?: string | undefined },
 ): Promise<TransactionListView> {
   const { account } = await findUserAccount(deps.db, user.userId, ibanId);
-  const { dateFrom, dateTo } = range;
   const rows = await deps.db
     .select()
     .from(obTransactions)
@@ -239,9 +242,7 @@ export async function listTransactions(
 /** GET transactions/{ibanId}/{transactionId}: one transaction of the user's account, or 404. */
 export async function readTransaction(
   deps: UseCaseDeps,
-  user: UserIdentity,
-  ibanId: string,
-  transactionId: string,
+  { user, ibanId, transactionId }: AccountOfUser & { transactionId: string },
 ): Promise<TransactionView & { ibanId: string }> {
   const { account } = await findUserAccount(deps.db, user.userId, ibanId);
   const [row] = await deps.db
@@ -262,8 +263,7 @@ export interface AccountConsentsView {
 /** GET consents/{ibanId}: the consents that gave access to the account, the current one first. */
 export async function listAccountConsents(
   deps: UseCaseDeps,
-  user: UserIdentity,
-  ibanId: string,
+  { user, ibanId }: AccountOfUser,
 ): Promise<AccountConsentsView> {
   const { account } = await findUserAccount(deps.db, user.userId, ibanId);
   const rows = await deps.db
@@ -295,8 +295,7 @@ export interface AccountDeleted {
  */
 export async function deleteAccount(
   deps: UseCaseDeps,
-  user: UserIdentity,
-  ibanId: string,
+  { user, ibanId }: AccountOfUser,
 ): Promise<AccountDeleted> {
   const { db, temporal, config } = deps;
   const { account } = await findUserAccount(db, user.userId, ibanId);
@@ -412,8 +411,7 @@ export interface ConsentTokenView extends ConsentSummaryView {
 /** GET tokens: the user's consents (its tokens at banks), newest first, optionally of one country's banks. */
 export async function listConsentTokens(
   deps: UseCaseDeps,
-  userId: string,
-  country: string | undefined,
+  { userId, country }: { userId: string; country?: string | undefined },
 ): Promise<{ tokens: ConsentTokenView[] }> {
   const rows = await deps.db
     .select({
@@ -455,7 +453,7 @@ export interface ListedAccountView {
 /** GET account-list: what the user's account-list consents enumerated, the latest listing per account. */
 export async function listListedAccounts(
   deps: UseCaseDeps,
-  userId: string,
+  { userId }: { userId: string },
 ): Promise<{ accounts: ListedAccountView[] }> {
   const rows = await deps.db
     .select({ listed: obListedAccounts, bankName: obBanks.name })

@@ -5,8 +5,8 @@ import { obConsents, obHooks } from '../../db/schema/openbanking.ts';
 import { APP_PATTERN, STATE_PATTERN } from '../../domain/openbanking/consents.ts';
 import { bankCallbackSignal, consentWorkflowId } from '../../domain/openbanking/processes.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
-import { bulkBankCallback } from './bulk-payments.ts';
-import { paymentBankCallback } from './payments.ts';
+import { bulkBankCallback } from './bulk-payment/callback.ts';
+import { paymentBankCallback } from './payment/callback.ts';
 
 /**
  * The bank's callback at the end of a user's authorisation (`/redirect/{app}/state/{state}`). The

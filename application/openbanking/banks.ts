@@ -66,7 +66,10 @@ const toBankView = (row: BankRow, notices: NoticeRow[], now: Date): BankView => 
 });
 
 /** Active banks, by country then name, optionally of one country. */
-export async function listBanks(deps: UseCaseDeps, country?: string): Promise<BankView[]> {
+export async function listBanks(
+  deps: UseCaseDeps,
+  { country }: { country?: string | undefined } = {},
+): Promise<BankView[]> {
   const { db } = deps;
   const rows = await db
     .select()
@@ -93,7 +96,10 @@ export async function findBankRow(db: Database, bankHash: string, country?: stri
 }
 
 /** An active bank with its maintenance notices; 404 as findBankRow. */
-export async function findBank(deps: UseCaseDeps, bankHash: string, country?: string): Promise<BankView> {
+export async function findBank(
+  deps: UseCaseDeps,
+  { bankHash, country }: { bankHash: string; country?: string | undefined },
+): Promise<BankView> {
   const row = await findBankRow(deps.db, bankHash, country);
   const now = new Date();
   const notices = await noticesOf(deps.db, [row.bankHash], now);

@@ -44,8 +44,16 @@ const toView = (row: Row): ConsentsRequestView => ({
 /** Asks the user of `userHash` (one the agent enrolled, else 404) for a consent. */
 export async function createConsentsRequest(
   deps: UseCaseDeps,
-  agentId: string,
-  request: { userHash: string; banks: string[]; scopes: ConsentScope[]; message?: string | undefined },
+  {
+    agentId,
+    ...request
+  }: {
+    agentId: string;
+    userHash: string;
+    banks: string[];
+    scopes: ConsentScope[];
+    message?: string | undefined;
+  },
 ): Promise<ConsentsRequestView> {
   const { db } = deps;
   const user = await resolveUserHash(db, request.userHash);
@@ -71,8 +79,7 @@ export type RequestsOwner = { userId: string } | { userHash: string };
 /** A user's consents requests, newest first (at most 200); `fulfilled` 'true'/'false' filters, omitted all. */
 export async function listConsentsRequests(
   deps: UseCaseDeps,
-  owner: RequestsOwner,
-  fulfilled: 'true' | 'false' | undefined,
+  { owner, fulfilled }: { owner: RequestsOwner; fulfilled?: 'true' | 'false' | undefined },
 ): Promise<{ items: ConsentsRequestView[] }> {
   const { db } = deps;
   let userId: string;

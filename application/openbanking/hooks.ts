@@ -86,8 +86,11 @@ export interface CreatedHook extends HookView {
  */
 export async function createHook(
   deps: UseCaseDeps,
-  caller: HookCaller,
-  request: {
+  {
+    caller,
+    ...request
+  }: {
+    caller: HookCaller;
     url: string;
     redirectUrl?: string | undefined;
     events?: HookEvent[] | undefined;
@@ -127,9 +130,11 @@ export async function createHook(
  */
 export async function setHookRedirect(
   deps: UseCaseDeps,
-  caller: HookCaller,
-  request: { hookHash: string; redirectUrl: string },
-  checkUrl: (url: string) => void,
+  {
+    caller,
+    checkUrl,
+    ...request
+  }: { caller: HookCaller; hookHash: string; redirectUrl: string; checkUrl: (url: string) => void },
 ): Promise<HookView> {
   const { db } = deps;
   const owners = caller.userId ? eq(obHooks.userId, caller.userId) : isNull(obHooks.userId);

@@ -23,7 +23,8 @@ export const enrolAgent = (
 ): Promise<IssuedAgent> => enrolAgentCredentials(deps.db, agent);
 
 /** Issues an operator's admin hash (x-admin-hash). */
-export const issueAdminHash = (deps: UseCaseDeps, label?: string) => issueAdminCredential(deps.db, label);
+export const issueAdminHash = (deps: UseCaseDeps, { label }: { label?: string | undefined } = {}) =>
+  issueAdminCredential(deps.db, label);
 
 /** Makes a new signing key current; the previous one stays published for OPENBANKING_SIGNING_KEY_RETENTION. */
 export const rotateSigningKey = (deps: UseCaseDeps) => rotateKey(deps.db, deps.config);

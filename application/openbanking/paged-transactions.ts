@@ -74,9 +74,17 @@ export interface TransactionPage {
 /** The first page (of the days dateFrom…dateTo), or the page behind `nextPageUrl`; bank refusals mapped. */
 export async function readTransactionPage(
   deps: UseCaseDeps,
-  user: UserIdentity,
-  ibanId: string,
-  query: { dateFrom?: string | undefined; dateTo?: string | undefined; nextPageUrl?: string | undefined },
+  {
+    user,
+    ibanId,
+    ...query
+  }: {
+    user: UserIdentity;
+    ibanId: string;
+    dateFrom?: string | undefined;
+    dateTo?: string | undefined;
+    nextPageUrl?: string | undefined;
+  },
 ): Promise<TransactionPage> {
   const { config, db } = deps;
   const { account, bank, consent } = await findUserAccount(db, user.userId, ibanId);

@@ -3,7 +3,7 @@ import { obBanks, obConsents, obUsers } from '../../db/schema/openbanking.ts';
 import { obPayments } from '../../db/schema/openbanking-payments.ts';
 import { decimalOf, PAYMENT_STATUSES, type PaymentStatus } from '../../domain/openbanking/payments.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
-import { dayRange } from './payment-searches.ts';
+import { dayRange } from './payment/search.ts';
 
 /**
  * The agent's reports: active users of a period and the payment audit per bank.
@@ -122,8 +122,7 @@ export interface ActiveUsersReport extends ReportPeriod {
 /** POST reports/active-users: how many of the agent's users were active in the period. */
 export async function activeUsersReport(
   deps: UseCaseDeps,
-  agentId: string,
-  period: ReportPeriod,
+  { agentId, ...period }: ReportPeriod & { agentId: string },
 ): Promise<ActiveUsersReport> {
   const users = await activeUsersOf(deps, agentId, period);
   const total = (pick: (user: ActiveUser) => number) => users.reduce((sum, user) => sum + pick(user), 0);
@@ -147,8 +146,7 @@ export interface ActiveUsersDetails extends ReportPeriod {
 /** POST reports/active-users-details: the active users of the period, one line each, a page at a time. */
 export async function activeUsersDetails(
   deps: UseCaseDeps,
-  agentId: string,
-  request: ReportPeriod & { page: number; size: number },
+  { agentId, ...request }: ReportPeriod & { agentId: string; page: number; size: number },
 ): Promise<ActiveUsersDetails> {
   const { dateFrom, dateTo, page, size } = request;
   const users = await activeUsersOf(deps, agentId, { dateFrom, dateTo });
@@ -187,8 +185,7 @@ export interface AuditByBank extends ReportPeriod {
  */
 export async function auditByBank(
   deps: UseCaseDeps,
-  agentId: string,
-  period: ReportPeriod,
+  { agentId, ...period }: ReportPeriod & { agentId: string },
 ): Promise<AuditByBank> {
   const { dateFrom, dateTo } = period;
   const { from, to } = dayRange(dateFrom, dateTo);

@@ -124,9 +124,11 @@ function businessFields(body: NonNullable<SignupRequest['business']>) {
  */
 export async function signUpUser(
   deps: UseCaseDeps,
-  agentId: string,
-  body: SignupRequest,
-  checkWebhookUrl: (url: string | null) => void,
+  {
+    agentId,
+    request: body,
+    checkWebhookUrl,
+  }: { agentId: string; request: SignupRequest; checkWebhookUrl: (url: string | null) => void },
 ): Promise<SignedUpUser> {
   const { db, config } = deps;
   const business = body.business
@@ -184,7 +186,10 @@ const toKycStatus = (row: UserRow): KycStatusView => ({
 });
 
 /** The customer's KYC status (GET id/status). */
-export async function readKycStatus(deps: UseCaseDeps, user: UserIdentity): Promise<KycStatusView> {
+export async function readKycStatus(
+  deps: UseCaseDeps,
+  { user }: { user: UserIdentity },
+): Promise<KycStatusView> {
   return toKycStatus(await findAgentUser(deps.db, user.agentId, user.userId));
 }
 
@@ -194,8 +199,10 @@ export async function readKycStatus(deps: UseCaseDeps, user: UserIdentity): Prom
  */
 export async function updateKycStatus(
   deps: UseCaseDeps,
-  agentId: string,
-  request: { userId: string; status: KycStatus; reason?: string | undefined },
+  {
+    agentId,
+    ...request
+  }: { agentId: string; userId: string; status: KycStatus; reason?: string | undefined },
 ): Promise<KycStatusView> {
   const { db } = deps;
   const user = await findAgentUser(db, agentId, request.userId);
@@ -284,8 +291,7 @@ export interface UserCheck {
 /** Whether the agent enrolled a live user with this e-mail, and whether `userHash` is that user's. */
 export async function checkUser(
   deps: UseCaseDeps,
-  agentId: string,
-  request: { email: string; userHash?: string | undefined },
+  { agentId, ...request }: { agentId: string; email: string; userHash?: string | undefined },
 ): Promise<UserCheck> {
   const { db } = deps;
   const [user] = await db
@@ -317,7 +323,7 @@ export async function checkUser(
  * Deletes the user: the user-deletion workflow (`ob-user-deletion-<userId>`) marks it deleted and
  * revokes its hashes (answered once done), then ends its consents at their banks in the background.
  */
-export async function deleteUser(deps: UseCaseDeps, user: UserIdentity): Promise<void> {
+export async function deleteUser(deps: UseCaseDeps, { user }: { user: UserIdentity }): Promise<void> {
   const { userId, agentId } = user;
   await deps.temporal.workflow.executeUpdateWithStart(userDeletedUpdate, {
     startWorkflowOperation: new WithStartWorkflowOperation<typeof userDeletion>('userDeletion', {
@@ -342,7 +348,10 @@ export interface UserToken {
 }
 
 /** A time-limited user token (POST usertoken), signed with the gateway's current key. */
-export async function issueUserToken(deps: UseCaseDeps, user: UserIdentity): Promise<UserToken> {
+export async function issueUserToken(
+  deps: UseCaseDeps,
+  { user }: { user: UserIdentity },
+): Promise<UserToken> {
   const { db, config } = deps;
   const { token, kid, expiresAt } = await signJwt(db, config, {
     audience: AUDIENCE.userToken,
@@ -373,8 +382,10 @@ export interface AisEmail {
  */
 export async function sendAisEmail(
   deps: UseCaseDeps,
-  user: UserIdentity,
-  request: { hookHash?: string | undefined; bankHash?: string | undefined; linkBase: string },
+  {
+    user,
+    ...request
+  }: { user: UserIdentity; hookHash?: string | undefined; bankHash?: string | undefined; linkBase: string },
 ): Promise<AisEmail> {
   const { db, config, logger } = deps;
   const row = await findAgentUser(db, user.agentId, user.userId);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PaymentCancellationView } from '../../application/openbanking/payments.ts';
+import type { PaymentCancellationView } from '../../application/openbanking/index.ts';
 import { createXs2aClient, xs2aErrorTypeOf } from '../../connectors/openbanking/xs2a-client.ts';
 import { bankHashOf } from '../../domain/openbanking/bank-directory.ts';
 import type { PaymentInitiationRequest } from '../../domain/openbanking/xs2a.ts';

@@ -1,7 +1,7 @@
 import { compactVerify, createRemoteJWKSet } from 'jose';
 import { expect } from 'vitest';
 import type { PaymentFinishedEvent } from '../../activities/openbanking/payment.ts';
-import type { PaymentView as PaymentRecord } from '../../application/openbanking/payments.ts';
+import type { PaymentView as PaymentRecord } from '../../application/openbanking/index.ts';
 import { hookCallJws } from '../../domain/openbanking/hook-events.ts';
 import type { SandboxBank } from '../../sandbox/openbanking/bank.ts';
 import type { ReceivedRequest, startReceiver } from '../../sandbox/webhook-receiver.ts';

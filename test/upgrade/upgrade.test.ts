@@ -11,7 +11,7 @@ import { lending } from '../../application/lending/index.ts';
 import { servicingView } from '../../application/lending/loan-servicing.ts';
 import { readLoan } from '../../application/lending/loans.ts';
 import { messaging } from '../../application/messaging/index.ts';
-import { readPayment } from '../../application/openbanking/payments.ts';
+import { openbanking } from '../../application/openbanking/index.ts';
 import type { UseCaseDeps } from '../../application/shared/deps.ts';
 import { migrationsFolder, openDatabase } from '../../db/client.ts';
 import { migrationsUpTo, readManifest, writeMigrationsFolder } from '../../db/releases.ts';
@@ -87,7 +87,13 @@ const PROBES: Record<string, Probe> = {
   async 'open-banking payment'(deps, sql) {
     const row = await first(sql<{ code: string; user_id: string; agent_id: string }[]>`
       select code, user_id, agent_id from ob_payments order by code limit 1`);
-    return row && (await readPayment(deps, { userId: row.user_id, agentId: row.agent_id }, row.code));
+    return (
+      row &&
+      (await openbanking.readPayment(deps, {
+        user: { userId: row.user_id, agentId: row.agent_id },
+        code: row.code,
+      }))
+    );
   },
 };
 

@@ -1,13 +1,13 @@
 import { and, asc, count, desc, eq, gte, inArray, isNotNull, isNull, lt, lte, type SQL } from 'drizzle-orm';
-import { obPayments, type PaymentRow } from '../../db/schema/openbanking-payments.ts';
+import { obPayments, type PaymentRow } from '../../../db/schema/openbanking-payments.ts';
 import {
   minorOf,
   type PaymentKind,
   type PaymentState,
   type PaymentStatus,
-} from '../../domain/openbanking/payments.ts';
-import type { UseCaseDeps } from '../shared/deps.ts';
-import { type PaymentView, toPaymentView } from './payments.ts';
+} from '../../../domain/openbanking/payments.ts';
+import type { UseCaseDeps } from '../../shared/deps.ts';
+import { type PaymentView, toPaymentView } from './read.ts';
 
 /**
  * The agent's payments as its searches read them (`POST payments`, `POST payments/search-last-updated`,
@@ -104,12 +104,21 @@ const SORT_COLUMNS = {
 /** A page of the agent's payments matching `criteria`, sorted by `sortBy` (ties by code, so pages are stable). */
 export async function searchPayments(
   deps: UseCaseDeps,
-  agentId: string,
-  criteria: PaymentCriteria | undefined,
-  sort: { sortBy: PaymentSortField; sortDirection: 'asc' | 'desc' },
-  paging: { page: number; size: number },
+  {
+    agentId,
+    criteria,
+    ...paging
+  }: {
+    agentId: string;
+    criteria?: PaymentCriteria | undefined;
+    sortBy: PaymentSortField;
+    sortDirection: 'asc' | 'desc';
+    page: number;
+    size: number;
+  },
 ): Promise<PaymentPage> {
   const { db } = deps;
+  const sort = paging;
   const where = paymentConditions(agentId, criteria);
   const order = sort.sortDirection === 'asc' ? asc : desc;
   const [rows, [total]] = await Promise.all([

@@ -9,6 +9,7 @@ import { eq } from 'drizzle-orm';
 import { digestOf, isLiveUserOf, type UserIdentity } from '../../credentials/openbanking/identity.ts';
 import { AUDIENCE, verifyJwt } from '../../credentials/openbanking/jws.ts';
 import { scaSecretSubject } from '../../credentials/openbanking/sca-secrets.ts';
+import type { Database } from '../../db/client.ts';
 import { obConsents } from '../../db/schema/openbanking.ts';
 import { CONSENT_SCOPES, type ConsentKind, type ConsentScope } from '../../domain/openbanking/consents.ts';
 import { newId } from '../../domain/openbanking/ids.ts';
@@ -26,14 +27,15 @@ import {
 } from '../../domain/openbanking/processes.ts';
 import type { EmbeddedScaInput } from '../../domain/openbanking/xs2a.ts';
 import { BusinessStatus } from '../../domain/search-attributes.ts';
+import type { Config } from '../../platform/config.ts';
 import type { consentAuthorisation } from '../../workflows/openbanking/index.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
 import { Refusal } from '../shared/refusal.ts';
 import { findUserAccount } from './accounts.ts';
-import { type BankView, findBank, findBankRow, listBanks } from './banks.ts';
+import { type BankRow, type BankView, findBank, findBankRow, listBanks } from './banks.ts';
 import { sendHeldScaStep } from './held-sca-steps.ts';
 import { findUsableHook } from './hooks.ts';
-import { paymentAuthorizationOf } from './payments.ts';
+import { paymentAuthorizationOf } from './payment/read.ts';
 import { callbackUrlsOf, type FlowOrigin, psuOf } from './psu.ts';
 
 /**
@@ -75,20 +77,8 @@ export interface ConsentStarted {
   callbackUrl: string;
 }
 
-/**
- * Starts a consent for `user`: checks the request, records the consent, and runs the Update-with-start
- * that answers once the bank consent exists. Throws Refusal (502 bank_refused, 503 bank_unavailable).
- */
-export async function startConsent(
-  deps: UseCaseDeps,
-  user: UserIdentity,
-  body: ConsentRequest,
-  origin: FlowOrigin,
-): Promise<ConsentStarted> {
-  const { db, config, temporal } = deps;
-  const psu = psuOf(origin.psu);
-
-  // The request's own rules, each naming its field.
+/** The consent's terms as the request's own rules settle them, each refusal naming its field. */
+function termsOf(config: Config, body: ConsentRequest) {
   const today = new Date();
   const validUntil =
     body.validUntil ?? isoDay(new Date(today.getTime() + config.OPENBANKING_CONSENT_VALIDITY));
@@ -103,7 +93,11 @@ export async function startConsent(
   const frequencyPerDay = recurring ? (body.frequencyPerDay ?? 4) : 1;
   if (!recurring && body.frequencyPerDay !== undefined && body.frequencyPerDay !== 1)
     throw Refusal.field('frequencyPerDay', 'must be 1 for a consent that is not recurring');
+  return { validUntil, oneShot, recurring, frequencyPerDay };
+}
 
+/** The bank and how it authenticates the user; the hook must be the user's (or its agent's). */
+async function bankOf(db: Database, user: UserIdentity, body: ConsentRequest) {
   const bank = await findBankRow(db, body.bankHash);
   // Embedded (decision 0061): the user's steps come through PUT consent/{consentId}/sca, relayed to
   // the bank by the workflow; the password and codes are never stored.
@@ -113,6 +107,61 @@ export async function startConsent(
     throw Refusal.field('psuId', `required: ${bank.name} asks the user in its app (decoupled SCA)`);
   if (body.hookHash && !(await findUsableHook(db, user, body.hookHash)))
     throw Refusal.field('hookHash', 'not a hook of this user or its agent');
+  return { bank, embedded, decoupled };
+}
+
+/** The Update-with-start of the consent's workflow; the bank's refusal becomes 502/503. */
+async function startAuthorisation(
+  deps: UseCaseDeps,
+  input: ConsentFlowInput,
+  search: { user: UserIdentity; bank: BankRow },
+) {
+  const { config, temporal } = deps;
+  const { user, bank } = search;
+  try {
+    return await temporal.workflow.executeUpdateWithStart(consentStartedUpdate, {
+      startWorkflowOperation: new WithStartWorkflowOperation<typeof consentAuthorisation>(
+        'consentAuthorisation',
+        {
+          workflowId: consentWorkflowId(input.consentId),
+          taskQueue: config.TEMPORAL_TASK_QUEUE,
+          workflowIdConflictPolicy: 'FAIL',
+          args: [input],
+          typedSearchAttributes: [
+            ...openBankingSearchAttributes({ ...user, bankHash: bank.bankHash }),
+            { key: BusinessStatus, value: 'AWAITING_SCA' },
+          ],
+          staticSummary: `Consent ${input.consentId} (${input.kind}) of user ${user.userId} at ${bank.name}`,
+        },
+      ),
+    });
+  } catch (error) {
+    if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
+      if (error.cause.type === ConsentStartRefusal.bankRefused)
+        throw new Refusal(
+          502,
+          'bank_refused',
+          `The bank refused the consent request: ${error.cause.message}`,
+        );
+      if (error.cause.type === ConsentStartRefusal.bankUnavailable)
+        throw new Refusal(503, 'bank_unavailable', 'The bank could not be reached; try again later');
+    }
+    throw error;
+  }
+}
+
+/**
+ * Starts a consent for `user`: checks the request, records the consent, and runs the Update-with-start
+ * that answers once the bank consent exists. Throws Refusal (502 bank_refused, 503 bank_unavailable).
+ */
+export async function startConsent(
+  deps: UseCaseDeps,
+  { user, request: body, origin }: { user: UserIdentity; request: ConsentRequest; origin: FlowOrigin },
+): Promise<ConsentStarted> {
+  const { db, config } = deps;
+  const psu = psuOf(origin.psu);
+  const { validUntil, oneShot, recurring, frequencyPerDay } = termsOf(config, body);
+  const { bank, embedded, decoupled } = await bankOf(db, user, body);
 
   const consentId = newId('con');
   const state = randomBytes(32).toString('base64url');
@@ -137,63 +186,37 @@ export async function startConsent(
   });
 
   const callback = callbackUrlsOf(origin.baseUrl, body.app, state);
-  const input: ConsentFlowInput = {
-    consentId,
-    state,
-    kind: body.kind,
-    ...callback,
-    ...(psu ? { psu } : {}),
-    scaDeadline: scaDeadline.toISOString(),
-    bankRequestTimeoutMs: config.OPENBANKING_BANK_REQUEST_TIMEOUT,
-    ...(decoupled && body.psuId
-      ? { decoupled: { psuId: body.psuId, pollMs: config.OPENBANKING_DECOUPLED_POLL_INTERVAL } }
-      : {}),
-    ...(embedded ? { embedded: true as const } : {}),
-  };
-  try {
-    const started = await temporal.workflow.executeUpdateWithStart(consentStartedUpdate, {
-      startWorkflowOperation: new WithStartWorkflowOperation<typeof consentAuthorisation>(
-        'consentAuthorisation',
-        {
-          workflowId: consentWorkflowId(consentId),
-          taskQueue: config.TEMPORAL_TASK_QUEUE,
-          workflowIdConflictPolicy: 'FAIL',
-          args: [input],
-          typedSearchAttributes: [
-            ...openBankingSearchAttributes({ ...user, bankHash: bank.bankHash }),
-            { key: BusinessStatus, value: 'AWAITING_SCA' },
-          ],
-          staticSummary: `Consent ${consentId} (${body.kind}) of user ${user.userId} at ${bank.name}`,
-        },
-      ),
-    });
-    return {
+  const started = await startAuthorisation(
+    deps,
+    {
       consentId,
       state,
-      status: 'AWAITING_SCA',
       kind: body.kind,
-      bankHash: bank.bankHash,
-      scaRedirectUrl: started.scaRedirectUrl,
-      scaMethod: decoupled ? 'DECOUPLED' : embedded ? 'EMBEDDED' : 'REDIRECT',
-      psuMessage: started.psuMessage,
-      scaDeadline: started.scaDeadline,
-      validUntil,
-      frequencyPerDay,
-      callbackUrl: callback.redirectUri,
-    };
-  } catch (error) {
-    if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
-      if (error.cause.type === ConsentStartRefusal.bankRefused)
-        throw new Refusal(
-          502,
-          'bank_refused',
-          `The bank refused the consent request: ${error.cause.message}`,
-        );
-      if (error.cause.type === ConsentStartRefusal.bankUnavailable)
-        throw new Refusal(503, 'bank_unavailable', 'The bank could not be reached; try again later');
-    }
-    throw error;
-  }
+      ...callback,
+      ...(psu ? { psu } : {}),
+      scaDeadline: scaDeadline.toISOString(),
+      bankRequestTimeoutMs: config.OPENBANKING_BANK_REQUEST_TIMEOUT,
+      ...(decoupled && body.psuId
+        ? { decoupled: { psuId: body.psuId, pollMs: config.OPENBANKING_DECOUPLED_POLL_INTERVAL } }
+        : {}),
+      ...(embedded ? { embedded: true as const } : {}),
+    },
+    { user, bank },
+  );
+  return {
+    consentId,
+    state,
+    status: 'AWAITING_SCA',
+    kind: body.kind,
+    bankHash: bank.bankHash,
+    scaRedirectUrl: started.scaRedirectUrl,
+    scaMethod: decoupled ? 'DECOUPLED' : embedded ? 'EMBEDDED' : 'REDIRECT',
+    psuMessage: started.psuMessage,
+    scaDeadline: started.scaDeadline,
+    validUntil,
+    frequencyPerDay,
+    callbackUrl: callback.redirectUri,
+  };
 }
 
 // ─── Embedded SCA of a consent (PUT consent/{consentId}/sca) ────────────────────────────────────
@@ -219,10 +242,12 @@ const EMBEDDED_REFUSALS: Record<string, (message: string) => Refusal> = {
  */
 export async function continueEmbeddedSca(
   deps: UseCaseDeps,
-  user: UserIdentity,
-  consentId: string,
-  step: EmbeddedScaInput,
-  origin: FlowOrigin,
+  {
+    user,
+    consentId,
+    step,
+    origin,
+  }: { user: UserIdentity; consentId: string; step: EmbeddedScaInput; origin: FlowOrigin },
 ): Promise<EmbeddedScaView & { consentId: string }> {
   const { db, temporal } = deps;
   const [row] = await db
@@ -276,10 +301,18 @@ export interface PaymentScaInstructions {
  */
 export async function startPaymentAuthorization(
   deps: UseCaseDeps,
-  user: UserIdentity,
-  ibanId: string,
-  options: { hookHash?: string | undefined; app?: string | undefined },
-  origin: FlowOrigin,
+  {
+    user,
+    ibanId,
+    origin,
+    ...options
+  }: {
+    user: UserIdentity;
+    ibanId: string;
+    hookHash?: string | undefined;
+    app?: string | undefined;
+    origin: FlowOrigin;
+  },
 ): Promise<PaymentScaInstructions> {
   const { account, consent, bank } = await findUserAccount(deps.db, user.userId, ibanId);
   if (paymentAuthorizationOf(account, consent).authorized)
@@ -298,10 +331,9 @@ export async function startPaymentAuthorization(
       'sca_flow_not_supported',
       `${bank.name} authenticates embedded: POST consent, then PUT consent/{consentId}/sca`,
     );
-  const started = await startConsent(
-    deps,
+  const started = await startConsent(deps, {
     user,
-    {
+    request: {
       bankHash: bank.bankHash,
       app: options.app ?? 'web',
       kind: 'ais',
@@ -310,7 +342,7 @@ export async function startPaymentAuthorization(
       ...(options.hookHash ? { hookHash: options.hookHash } : {}),
     },
     origin,
-  );
+  });
   return {
     ibanId: account.id,
     authorized: false,
@@ -353,12 +385,12 @@ async function aisLinkClaims(
  */
 export async function aisLinkBanks(
   deps: UseCaseDeps,
-  token: string | undefined,
+  { token }: { token: string | undefined },
 ): Promise<BankView[] | undefined> {
   const claims = await aisLinkClaims(deps, token);
   if (!claims) return undefined;
   try {
-    return claims.bankHash ? [await findBank(deps, claims.bankHash)] : await listBanks(deps);
+    return claims.bankHash ? [await findBank(deps, { bankHash: claims.bankHash })] : await listBanks(deps);
   } catch {
     return listBanks(deps);
   }
@@ -375,17 +407,15 @@ export type AisLinkStart =
  */
 export async function startAisLinkConsent(
   deps: UseCaseDeps,
-  request: { token: string | undefined; bankHash: string | undefined },
-  origin: FlowOrigin,
+  { origin, ...request }: { token: string | undefined; bankHash: string | undefined; origin: FlowOrigin },
 ): Promise<AisLinkStart> {
   const claims = await aisLinkClaims(deps, request.token);
   if (!claims) return { outcome: 'invalid_link' };
   const bankHash = claims.bankHash ?? request.bankHash ?? '';
   if (!/^[0-9a-f]{24}$/.test(bankHash)) return { outcome: 'no_bank' };
-  const started = await startConsent(
-    deps,
-    claims.user,
-    {
+  const started = await startConsent(deps, {
+    user: claims.user,
+    request: {
       bankHash,
       ...(claims.hookHash ? { hookHash: claims.hookHash } : {}),
       app: 'ais-link',
@@ -394,7 +424,7 @@ export async function startAisLinkConsent(
       ibans: [],
     },
     origin,
-  );
+  });
   if (!started.scaRedirectUrl)
     throw Refusal.field('bankHash', 'this bank has no page to send you to; use POST consent');
   return { outcome: 'started', scaRedirectUrl: started.scaRedirectUrl };

@@ -22,7 +22,7 @@ import {
  * authorization flag → the payment (code) → confirmation → the user's SCA at the bank (redirect page,
  * the bank's SMS code, or approval in the bank's app) → status → the hook called with a JWS verifiable
  * with the published JWKS. The sandbox bank's ledger is the witness: one debit per payment, whatever
- * is repeated. (The redirect SCA in a real browser: payments.browser.test.ts.)
+ * is repeated. (The redirect SCA in a real browser: payment.browser.test.ts.)
  */
 
 let platform: TestPlatform;
