@@ -37,6 +37,6 @@ export const banksListOperation = defineOperation({
     // Version 6 has no country parameter: whatever is sent is not read.
     const query = c.req.valid('query');
     const country = v !== 6 && 'country' in query ? query.country : undefined;
-    return c.json({ banks: await openbanking.listBanks(c.get('deps'), country) }, 200);
+    return c.json({ banks: await openbanking.listBanks(c.get('deps'), { country }) }, 200);
   },
 });
