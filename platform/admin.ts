@@ -5,12 +5,7 @@ import { listBalances } from '../activities/collect/ledger.ts';
 import { importStatementDocument } from '../activities/collect/statements.ts';
 import { listCreditProducts, saveCreditProduct } from '../application/lending/credit-products.ts';
 import { sweepOrphanFiles } from '../application/lending/files.ts';
-import {
-  deleteDictionary,
-  referenceDataOfTenant,
-  seedReferenceData,
-} from '../application/lending/reference-data.ts';
-import { unlockLogin } from '../application/lending/users.ts';
+import { lending } from '../application/lending/index.ts';
 import { DEFAULT_PRICE_LIST, uploadPriceList } from '../application/messaging/price-lists.ts';
 import { Refusal } from '../application/shared/refusal.ts';
 import { createDeskOperator } from '../credentials/collect/desk-operators.ts';
@@ -326,7 +321,10 @@ try {
     }
     case 'lending:unlock-login': {
       if (!values.tenant || !values.login) throw new Error(`--tenant and --login are required\n${USAGE}`);
-      const { unlocked } = await unlockLogin({ db: database.db, config }, values.tenant, values.login);
+      const { unlocked } = await lending.unlockLogin(
+        { db: database.db, config },
+        { tenantId: values.tenant, login: values.login },
+      );
       console.log(unlocked ? 'unlocked' : 'the login was neither blocked nor locked');
       break;
     }
@@ -389,16 +387,29 @@ try {
           throw new Error(`${file} is not valid:\n${problems.join('\n')}`);
         }
         console.log(
-          JSON.stringify(await seedReferenceData({ db: database.db }, values.tenant, parsed.data), null, 2),
+          JSON.stringify(
+            await lending.seedReferenceData(
+              { db: database.db },
+              { tenantId: values.tenant, seed: parsed.data },
+            ),
+            null,
+            2,
+          ),
         );
       } else {
-        console.log(JSON.stringify(await referenceDataOfTenant({ db: database.db }, values.tenant), null, 2));
+        console.log(
+          JSON.stringify(
+            await lending.referenceDataOfTenant({ db: database.db }, { tenantId: values.tenant }),
+            null,
+            2,
+          ),
+        );
       }
       break;
     }
     case 'lending:delete-dictionary': {
       if (!values.tenant || !values.name) throw new Error(`--tenant and --name are required\n${USAGE}`);
-      await deleteDictionary({ db: database.db }, values.tenant, values.name);
+      await lending.deleteDictionary({ db: database.db }, { tenantId: values.tenant, name: values.name });
       console.log('deleted');
       break;
     }

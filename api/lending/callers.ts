@@ -1,7 +1,6 @@
 import type { Context } from 'hono';
+import type { DocumentCaller, LoanCaller } from '../../application/lending/index.ts';
 import type { InvestorCaller } from '../../application/lending/investors.ts';
-import type { DocumentCaller } from '../../application/lending/loan-documents.ts';
-import type { LoanCaller } from '../../application/lending/loans.ts';
 import { Refusal } from '../../application/shared/refusal.ts';
 import type { LoanActor } from '../../domain/lending/loan-process.ts';
 import { requireCustomer, requireUser } from './auth.ts';

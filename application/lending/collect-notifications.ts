@@ -19,8 +19,8 @@ import { parseCardInvoice, parseSubmissionInvoice } from '../../domain/lending/r
 import type { Config } from '../../platform/config.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
 import { type CardNotice, cardFailed, cardSaved } from './cards.ts';
-import { findLoan } from './loans.ts';
-import { findSubmission, recordReversalAfterEnd } from './submissions.ts';
+import { findLoan } from './loan/record.ts';
+import { findSubmission, recordReversalAfterEnd } from './loan/submissions.ts';
 
 /**
  * The lending tenant's merchant notification receiver (decisions 0041, 0045): the collection gateway

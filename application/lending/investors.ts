@@ -31,7 +31,7 @@ import { bidUpdate, loanWorkflowId } from '../../domain/lending/loan-process.ts'
 import type { lendingLoan } from '../../workflows/lending/loan.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
 import { Refusal } from '../shared/refusal.ts';
-import { findLoan } from './loans.ts';
+import { findLoan } from './loan/record.ts';
 
 /**
  * Investors (decision 0052): an investor is a lending user with the investor role (its token acts on

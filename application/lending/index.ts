@@ -1,0 +1,142 @@
+import { facade } from '../shared/facade.ts';
+import {
+  acceptLoanOffer,
+  accountSummary,
+  addCollateral,
+  applyForLoan,
+  approveLoan,
+  cancelLoan,
+  cancelRollover,
+  coApplicantOf,
+  createLoanForCustomer,
+  customerActiveLoans,
+  declineLoanDocument,
+  declineLoanOffer,
+  deleteCollateral,
+  editRepayment,
+  getLoanDocument,
+  listLoanDocuments,
+  loanOffer,
+  loanOffers,
+  readLoan,
+  registerDisbursement,
+  registerRepayment,
+  repaymentAmounts,
+  requestRollover,
+  resendSigningCode,
+  reverseRepayment,
+  rolloverAllowed,
+  sendForProcessing,
+  servicingView,
+  setAutocharge,
+  signLoanDocument,
+  submitRepayment,
+  updateCoApplicant,
+  updateCollateral,
+  updateLoanDetails,
+} from './loan/index.ts';
+import { deletePaymentMethod, setDefaultPaymentMethod } from './payment-methods.ts';
+import {
+  coApplicantSettings,
+  deleteDictionary,
+  dictionaryValues,
+  filteredDictionaryValues,
+  putApplicationSettings,
+  putDictionary,
+  vendorSettings,
+} from './reference-data.ts';
+import { referenceDataOfTenant, seedReferenceData } from './reference-data-seed.ts';
+import { checkTenantSiteUrl } from './tenant-site.ts';
+import {
+  addTenantBranchOffice,
+  addTenantCancellationReason,
+  createTenant,
+  issueTenantApiKey,
+  readCollectMerchant,
+  readTenant,
+  revokeTenantApiKey,
+  setCollectMerchant,
+} from './tenants.ts';
+import { attachUserDocument, listUserDocuments, removeUserDocument } from './user-documents.ts';
+import { changeUserPassword, logIn, requestPasswordReset, resetUserPassword, unlockLogin } from './users.ts';
+import { activeVendors, putVendor, storesMap, storesOfVendor } from './vendors.ts';
+
+/**
+ * The lending service's facade (decision 0077): the one entry to its use cases for the API, the admin
+ * CLI, the demo and tests. One entry per line, in alphabetical order.
+ */
+export const lending = facade('lending', {
+  acceptLoanOffer,
+  accountSummary,
+  activeVendors,
+  addCollateral,
+  addTenantBranchOffice,
+  addTenantCancellationReason,
+  applyForLoan,
+  approveLoan,
+  attachUserDocument,
+  cancelLoan,
+  cancelRollover,
+  changeUserPassword,
+  checkTenantSiteUrl,
+  coApplicantOf,
+  coApplicantSettings,
+  createLoanForCustomer,
+  createTenant,
+  customerActiveLoans,
+  declineLoanDocument,
+  declineLoanOffer,
+  deleteCollateral,
+  deleteDictionary,
+  deletePaymentMethod,
+  dictionaryValues,
+  editRepayment,
+  filteredDictionaryValues,
+  getLoanDocument,
+  issueTenantApiKey,
+  listLoanDocuments,
+  listUserDocuments,
+  loanOffer,
+  loanOffers,
+  logIn,
+  putApplicationSettings,
+  putDictionary,
+  putVendor,
+  readCollectMerchant,
+  readLoan,
+  readTenant,
+  referenceDataOfTenant,
+  registerDisbursement,
+  registerRepayment,
+  removeUserDocument,
+  repaymentAmounts,
+  requestPasswordReset,
+  requestRollover,
+  resendSigningCode,
+  resetUserPassword,
+  reverseRepayment,
+  revokeTenantApiKey,
+  rolloverAllowed,
+  seedReferenceData,
+  sendForProcessing,
+  servicingView,
+  setAutocharge,
+  setCollectMerchant,
+  setDefaultPaymentMethod,
+  signLoanDocument,
+  storesMap,
+  storesOfVendor,
+  submitRepayment,
+  unlockLogin,
+  updateCoApplicant,
+  updateCollateral,
+  updateLoanDetails,
+  vendorSettings,
+});
+
+export type { DocumentCaller } from './loan/documents.ts';
+export type { LoanCaller } from './loan/record.ts';
+export type { SubmissionInput } from './loan/submissions.ts';
+export type { LoanView } from './loan/view.ts';
+export type { CollectMerchantView } from './tenants.ts';
+export type { DocumentGroupView, UserDocumentsCaller, UserDocumentView } from './user-documents.ts';
