@@ -3,12 +3,6 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { collect } from '../application/collect/index.ts';
 import { lending } from '../application/lending/index.ts';
-import {
-  deleteDictionary,
-  referenceDataOfTenant,
-  seedReferenceData,
-} from '../application/lending/reference-data.ts';
-import { unlockLogin } from '../application/lending/users.ts';
 import { DEFAULT_PRICE_LIST, messaging } from '../application/messaging/index.ts';
 import { Refusal } from '../application/shared/refusal.ts';
 import { createDeskOperator } from '../credentials/collect/desk-operators.ts';
@@ -326,7 +320,10 @@ try {
     }
     case 'lending:unlock-login': {
       if (!values.tenant || !values.login) throw new Error(`--tenant and --login are required\n${USAGE}`);
-      const { unlocked } = await unlockLogin({ db: database.db, config }, values.tenant, values.login);
+      const { unlocked } = await lending.unlockLogin(
+        { db: database.db, config },
+        { tenantId: values.tenant, login: values.login },
+      );
       console.log(unlocked ? 'unlocked' : 'the login was neither blocked nor locked');
       break;
     }
@@ -394,16 +391,29 @@ try {
           throw new Error(`${file} is not valid:\n${problems.join('\n')}`);
         }
         console.log(
-          JSON.stringify(await seedReferenceData({ db: database.db }, values.tenant, parsed.data), null, 2),
+          JSON.stringify(
+            await lending.seedReferenceData(
+              { db: database.db },
+              { tenantId: values.tenant, seed: parsed.data },
+            ),
+            null,
+            2,
+          ),
         );
       } else {
-        console.log(JSON.stringify(await referenceDataOfTenant({ db: database.db }, values.tenant), null, 2));
+        console.log(
+          JSON.stringify(
+            await lending.referenceDataOfTenant({ db: database.db }, { tenantId: values.tenant }),
+            null,
+            2,
+          ),
+        );
       }
       break;
     }
     case 'lending:delete-dictionary': {
       if (!values.tenant || !values.name) throw new Error(`--tenant and --name are required\n${USAGE}`);
-      await deleteDictionary({ db: database.db }, values.tenant, values.name);
+      await lending.deleteDictionary({ db: database.db }, { tenantId: values.tenant, name: values.name });
       console.log('deleted');
       break;
     }

@@ -1,10 +1,7 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import {
-  type CollectMerchantView,
-  readCollectMerchant,
-  setCollectMerchant,
-} from '../../application/lending/tenants.ts';
+import type { CollectMerchantView } from '../../application/lending/index.ts';
+import { lending } from '../../application/lending/index.ts';
 import { COLLECT_MIN_PATTERN } from '../../credentials/lending/collect-merchants.ts';
 import type { AppEnv } from '../shared/context.ts';
 import { errorResponses } from '../shared/errors.ts';
@@ -87,11 +84,16 @@ export function registerLendingCollectMerchantAdminRoutes(app: OpenAPIHono<AppEn
 
   app.openapi(putRoute, async (c) => {
     const { tenantId } = c.req.valid('param');
-    return c.json(answer(c, await setCollectMerchant(c.get('deps'), tenantId, c.req.valid('json'))), 200);
+    return c.json(
+      answer(c, await lending.setCollectMerchant(c.get('deps'), { tenantId, merchant: c.req.valid('json') })),
+      200,
+    );
   });
 
   app.openapi(getRoute, async (c) => {
-    const merchant = await readCollectMerchant(c.get('deps'), c.req.valid('param').tenantId);
+    const merchant = await lending.readCollectMerchant(c.get('deps'), {
+      tenantId: c.req.valid('param').tenantId,
+    });
     return c.json(answer(c, merchant), 200);
   });
 }

@@ -1,12 +1,5 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import {
-  deleteDictionary,
-  putApplicationSettings,
-  putDictionary,
-  putVendor,
-  referenceDataOfTenant,
-  seedReferenceData,
-} from '../../application/lending/reference-data.ts';
+import { lending } from '../../application/lending/index.ts';
 import {
   coApplicantSettingsSchema,
   dictionaryFieldsSchema,
@@ -139,35 +132,61 @@ const putVendorRoute = createRoute({
 
 export function registerLendingReferenceDataAdminRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(readRoute, async (c) =>
-    c.json(await referenceDataOfTenant(c.get('deps'), c.req.valid('param').tenantId), 200),
+    c.json(
+      await lending.referenceDataOfTenant(c.get('deps'), { tenantId: c.req.valid('param').tenantId }),
+      200,
+    ),
   );
   app.openapi(seedRoute, async (c) =>
-    c.json(await seedReferenceData(c.get('deps'), c.req.valid('param').tenantId, c.req.valid('json')), 200),
+    c.json(
+      await lending.seedReferenceData(c.get('deps'), {
+        tenantId: c.req.valid('param').tenantId,
+        seed: c.req.valid('json'),
+      }),
+      200,
+    ),
   );
   app.openapi(putDictionaryRoute, async (c) => {
     const { tenantId, name } = c.req.valid('param');
-    const saved = await putDictionary(c.get('deps'), tenantId, { ...c.req.valid('json'), name });
+    const saved = await lending.putDictionary(c.get('deps'), {
+      tenantId,
+      dictionary: { ...c.req.valid('json'), name },
+    });
     return saved.created ? c.json(saved.dictionary, 201) : c.json(saved.dictionary, 200);
   });
   app.openapi(deleteDictionaryRoute, async (c) => {
     const { tenantId, name } = c.req.valid('param');
-    await deleteDictionary(c.get('deps'), tenantId, name);
+    await lending.deleteDictionary(c.get('deps'), { tenantId, name });
     return c.body(null, 204);
   });
   app.openapi(coApplicantRoute, async (c) => {
     const { tenantId } = c.req.valid('param');
     return c.json(
-      await putApplicationSettings(c.get('deps'), tenantId, 'coApplicant', c.req.valid('json')),
+      await lending.putApplicationSettings(c.get('deps'), {
+        tenantId,
+        group: 'coApplicant',
+        settings: c.req.valid('json'),
+      }),
       200,
     );
   });
   app.openapi(vendorSettingsRoute, async (c) => {
     const { tenantId } = c.req.valid('param');
-    return c.json(await putApplicationSettings(c.get('deps'), tenantId, 'vendors', c.req.valid('json')), 200);
+    return c.json(
+      await lending.putApplicationSettings(c.get('deps'), {
+        tenantId,
+        group: 'vendors',
+        settings: c.req.valid('json'),
+      }),
+      200,
+    );
   });
   app.openapi(putVendorRoute, async (c) => {
     const { tenantId, vendorId } = c.req.valid('param');
-    const saved = await putVendor(c.get('deps'), tenantId, { ...c.req.valid('json'), vendorId });
+    const saved = await lending.putVendor(c.get('deps'), {
+      tenantId,
+      vendor: { ...c.req.valid('json'), vendorId },
+    });
     return saved.created ? c.json(saved.vendor, 201) : c.json(saved.vendor, 200);
   });
 }

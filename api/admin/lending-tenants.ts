@@ -1,13 +1,5 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import {
-  addTenantBranchOffice,
-  addTenantCancellationReason,
-  createTenant,
-  issueTenantApiKey,
-  readTenant,
-  revokeTenantApiKey,
-} from '../../application/lending/tenants.ts';
-import { unlockLogin } from '../../application/lending/users.ts';
+import { lending } from '../../application/lending/index.ts';
 import { LENDING_PERMISSIONS } from '../../credentials/lending/api-keys.ts';
 import type { AppEnv } from '../shared/context.ts';
 import { errorResponses } from '../shared/errors.ts';
@@ -180,29 +172,38 @@ const addReasonRoute = createRoute({
 
 export function registerLendingTenantAdminRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(createTenantRoute, async (c) =>
-    c.json(await createTenant(c.get('deps'), c.req.valid('json')), 201),
+    c.json(await lending.createTenant(c.get('deps'), c.req.valid('json')), 201),
   );
   app.openapi(getTenantRoute, async (c) =>
-    c.json(await readTenant(c.get('deps'), c.req.valid('param').tenantId), 200),
+    c.json(await lending.readTenant(c.get('deps'), { tenantId: c.req.valid('param').tenantId }), 200),
   );
   app.openapi(issueKeyRoute, async (c) => {
     const input = { tenantId: c.req.valid('param').tenantId, ...c.req.valid('json') };
-    return c.json(await issueTenantApiKey(c.get('deps'), input), 201);
+    return c.json(await lending.issueTenantApiKey(c.get('deps'), input), 201);
   });
   app.openapi(revokeKeyRoute, async (c) => {
-    await revokeTenantApiKey(c.get('deps'), c.req.valid('param').keyId);
+    await lending.revokeTenantApiKey(c.get('deps'), { keyId: c.req.valid('param').keyId });
     return c.body(null, 204);
   });
   app.openapi(unlockLoginRoute, async (c) => {
     const { tenantId } = c.req.valid('param');
-    return c.json(await unlockLogin(c.get('deps'), tenantId, c.req.valid('json').login), 200);
+    return c.json(
+      await lending.unlockLogin(c.get('deps'), { tenantId, login: c.req.valid('json').login }),
+      200,
+    );
   });
   app.openapi(addBranchOfficeRoute, async (c) => {
     const { tenantId } = c.req.valid('param');
-    return c.json(await addTenantBranchOffice(c.get('deps'), tenantId, c.req.valid('json')), 201);
+    return c.json(
+      await lending.addTenantBranchOffice(c.get('deps'), { tenantId, office: c.req.valid('json') }),
+      201,
+    );
   });
   app.openapi(addReasonRoute, async (c) => {
     const { tenantId } = c.req.valid('param');
-    return c.json(await addTenantCancellationReason(c.get('deps'), tenantId, c.req.valid('json')), 201);
+    return c.json(
+      await lending.addTenantCancellationReason(c.get('deps'), { tenantId, reason: c.req.valid('json') }),
+      201,
+    );
   });
 }

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { setAutocharge } from '../../application/lending/loan-moves.ts';
+import { lending } from '../../application/lending/index.ts';
 import { defineLendingOperation, lendingSecurity } from './auth.ts';
 import { managementCaller } from './callers.ts';
 import { loanAnswer, loanIdParams } from './loan-schemas.ts';
@@ -34,7 +34,11 @@ export const autochargeSwitchOperation = (switchTo: 'Enable' | 'Disable') => {
       const { loanId } = c.req.valid('param');
       const { comment } = c.req.valid('query');
       return c.json(
-        await setAutocharge(c.get('deps'), managementCaller(c), loanId, { enabled, comment }),
+        await lending.setAutocharge(c.get('deps'), {
+          caller: managementCaller(c),
+          loanId,
+          ...{ enabled, comment },
+        }),
         200,
       );
     },

@@ -1,7 +1,5 @@
 import type { Context } from 'hono';
-import type { InvestorCaller } from '../../application/lending/index.ts';
-import type { DocumentCaller } from '../../application/lending/loan-documents.ts';
-import type { LoanCaller } from '../../application/lending/loans.ts';
+import type { DocumentCaller, InvestorCaller, LoanCaller } from '../../application/lending/index.ts';
 import { Refusal } from '../../application/shared/refusal.ts';
 import type { LoanActor } from '../../domain/lending/loan-process.ts';
 import { requireCustomer, requireUser } from './auth.ts';

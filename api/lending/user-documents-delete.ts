@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { removeUserDocument } from '../../application/lending/user-documents.ts';
+import { lending } from '../../application/lending/index.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from './auth.ts';
 import { userDocumentsCaller } from './file-transfer.ts';
 import { lendingPath } from './paths.ts';
@@ -26,7 +26,10 @@ export const userDocumentsDeleteOperation = defineLendingOperation({
       responses: { 204: { description: 'Removed' }, ...lendingErrorResponses },
     }),
   handler: () => async (c) => {
-    await removeUserDocument(c.get('deps'), userDocumentsCaller(c), c.req.valid('param').UserDocumentId);
+    await lending.removeUserDocument(c.get('deps'), {
+      caller: userDocumentsCaller(c),
+      userDocumentId: c.req.valid('param').UserDocumentId,
+    });
     return c.body(null, 204);
   },
 });

@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { listUserDocuments } from '../../application/lending/user-documents.ts';
+import { lending } from '../../application/lending/index.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from './auth.ts';
 import { userDocumentsQuery, userDocumentsSchema } from './file-schemas.ts';
 import { userDocumentsCaller } from './file-transfer.ts';
@@ -27,5 +27,11 @@ export const userDocumentsGetOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) =>
-    c.json(await listUserDocuments(c.get('deps'), userDocumentsCaller(c), c.req.valid('query')), 200),
+    c.json(
+      await lending.listUserDocuments(c.get('deps'), {
+        caller: userDocumentsCaller(c),
+        ...c.req.valid('query'),
+      }),
+      200,
+    ),
 });

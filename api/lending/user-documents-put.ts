@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { attachUserDocument } from '../../application/lending/user-documents.ts';
+import { lending } from '../../application/lending/index.ts';
 import { jsonBody } from '../shared/openapi.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from './auth.ts';
 import { attachUserDocumentBody, userDocumentAnswerSchema } from './file-schemas.ts';
@@ -30,11 +30,10 @@ export const userDocumentsPutOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    const { document, created } = await attachUserDocument(
-      c.get('deps'),
-      userDocumentsCaller(c),
-      c.req.valid('json'),
-    );
+    const { document, created } = await lending.attachUserDocument(c.get('deps'), {
+      caller: userDocumentsCaller(c),
+      ...c.req.valid('json'),
+    });
     return created ? c.json(document, 201) : c.json(document, 200);
   },
 });

@@ -27,7 +27,8 @@ import { OwnerId, PlatformService, TenantId } from '../../domain/search-attribut
 import type { lendingBankVerification } from '../../workflows/lending/bank-verification.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
 import { Refusal } from '../shared/refusal.ts';
-import { activeLoansOf, type LoanRow, loanOf } from './loans.ts';
+import { activeLoansOf, loanOf } from './loan/record.ts';
+import type { LoanRow } from './loan/view.ts';
 
 /**
  * Bank verification of a loan (decisions 0042, 0047): a one-shot `account-list` consent through the

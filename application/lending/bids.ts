@@ -18,7 +18,7 @@ import type { lendingLoan } from '../../workflows/lending/loan.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
 import { Refusal } from '../shared/refusal.ts';
 import { type InvestorCaller, investorRow } from './investors.ts';
-import { findLoan } from './loans.ts';
+import { findLoan } from './loan/record.ts';
 
 /**
  * An investor's bids on loans open to them (decision 0052): each submitted, changed or withdrawn bid is

@@ -22,8 +22,8 @@ import { PlatformService } from '../../domain/search-attributes.ts';
 import type { lendingNotificationKey } from '../../workflows/lending/notification-key.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
 import { type CardNotice, cardFailed, cardSaved } from './cards.ts';
-import { findLoan } from './loans.ts';
-import { findSubmission, recordReversalAfterEnd } from './submissions.ts';
+import { findLoan } from './loan/record.ts';
+import { findSubmission, recordReversalAfterEnd } from './loan/submissions.ts';
 
 /**
  * The lending tenant's merchant notification receiver (decisions 0041, 0045): the collection gateway

@@ -26,7 +26,7 @@ import type { LendingTenant } from '../../domain/lending/tenancy.ts';
 import type { Config } from '../../platform/config.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
 import { Refusal } from '../shared/refusal.ts';
-import { customerDetailsCompleted } from './loans.ts';
+import { customerDetailsCompleted } from './loan/workflow.ts';
 
 /**
  * The customers' read and write model (lending_customers): details as JSON, the national ids sealed

@@ -7,14 +7,9 @@ import type { UseCaseDeps } from '../shared/deps.ts';
 import { Refusal } from '../shared/refusal.ts';
 import { requireCollectMerchant } from './collect-merchants.ts';
 import { readCustomer } from './customers.ts';
-import {
-  type LoanCaller,
-  type LoanView,
-  loanOf,
-  moveLoan,
-  refuseOutsideStatuses,
-  viewOfLoan,
-} from './loans.ts';
+import { type LoanCaller, loanOf, refuseOutsideStatuses } from './loan/record.ts';
+import { type LoanView, viewOfLoan } from './loan/view.ts';
+import { moveLoan } from './loan/workflow.ts';
 
 /** The payout IssueDisbursement registered, as the API answers it. */
 export interface PayoutView {

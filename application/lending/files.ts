@@ -23,8 +23,8 @@ import { docTypeIds } from '../../domain/lending/loan-documents.ts';
 import type { LendingUser } from '../../domain/lending/tenancy.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
 import { Refusal } from '../shared/refusal.ts';
-import { documentsOfLoan } from './loan-documents.ts';
-import { loanOf } from './loans.ts';
+import { documentsOfLoan } from './loan/documents.ts';
+import { loanOf } from './loan/record.ts';
 
 /**
  * Files (docs/lending.md "Files and user documents"): uploads kept in the file storage

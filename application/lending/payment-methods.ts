@@ -14,15 +14,20 @@ import { lockCustomerMethods, makeDefaultMethod } from './payment-method-default
  * default method per customer (payment-method-defaults.ts).
  */
 
+/** A payment method of the customer. */
+interface PaymentMethodRequest {
+  tenantId: string;
+  customerId: string;
+  paymentMethodId: string;
+}
+
 const isBankAccountId = (paymentMethodId: string) => paymentMethodId.startsWith('bac_');
 const isCardId = (paymentMethodId: string) => paymentMethodId.startsWith('card_');
 
 /** DeleteMethod: a card is forgotten at the gateway too; when the default is deleted, the oldest remaining method becomes the default. */
 export async function deletePaymentMethod(
   deps: Pick<UseCaseDeps, 'db' | 'temporal' | 'config'>,
-  tenantId: string,
-  customerId: string,
-  paymentMethodId: string,
+  { tenantId, customerId, paymentMethodId }: PaymentMethodRequest,
 ) {
   if (isCardId(paymentMethodId))
     return deleteCard(deps, { owner: { tenantId, customerId }, cardId: paymentMethodId });
@@ -33,9 +38,7 @@ export async function deletePaymentMethod(
 /** SetDefaultMethod: the method becomes the customer's only default (404 when it is not theirs). */
 export async function setDefaultPaymentMethod(
   { db }: Pick<UseCaseDeps, 'db'>,
-  tenantId: string,
-  customerId: string,
-  paymentMethodId: string,
+  { tenantId, customerId, paymentMethodId }: PaymentMethodRequest,
 ): Promise<BankAccountView | CardView> {
   const owner = { tenantId, customerId };
   if (isCardId(paymentMethodId)) return setDefaultCard(db, owner, paymentMethodId);

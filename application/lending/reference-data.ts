@@ -5,12 +5,8 @@ import {
   lendingApplicationSettings,
   lendingDictionaries,
   lendingDictionaryValues,
-  lendingLoanPointsOfSale,
-  lendingStores,
-  lendingVendors,
 } from '../../db/schema/lending-reference-data.ts';
 import {
-  type BoundingBox,
   type CoApplicantOptionalField,
   type CoApplicantSettings,
   coApplicantProblems,
@@ -18,11 +14,7 @@ import {
   DEFAULT_VENDOR_SETTINGS,
   type Dictionary,
   dictionaryProblems,
-  insideBox,
-  type ReferenceDataSeed,
-  type Vendor,
   type VendorSettings,
-  vendorProblems,
 } from '../../domain/lending/reference-data.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
 import { Refusal } from '../shared/refusal.ts';
@@ -36,7 +28,7 @@ import { Refusal } from '../shared/refusal.ts';
 
 type Deps = Pick<UseCaseDeps, 'db'>;
 
-async function requireTenant(db: Database, tenantId: string): Promise<void> {
+export async function requireTenant(db: Database, tenantId: string): Promise<void> {
   if (!(await findLendingTenant(db, tenantId))) throw Refusal.notFound('Tenant');
 }
 
@@ -76,8 +68,7 @@ async function requireDictionary(db: Database, tenantId: string, name: string, f
  */
 export async function dictionaryValues(
   { db }: Deps,
-  tenantId: string,
-  names?: readonly string[],
+  { tenantId, names }: { tenantId: string; names?: readonly string[] | undefined },
 ): Promise<{ dictionaries: DictionaryView[] }> {
   const dictionaries = await db
     .select()
@@ -137,8 +128,7 @@ const likePrefix = (text: string) => `${text.replace(/[\\%_]/g, (sign) => `\\${s
  */
 export async function filteredDictionaryValues(
   { db }: Deps,
-  tenantId: string,
-  filter: DictionaryFilter,
+  { tenantId, ...filter }: DictionaryFilter & { tenantId: string },
 ): Promise<{ name: string; parent: string | null; values: DictionaryValueView[]; more: boolean }> {
   const dictionary = await requireDictionary(db, tenantId, filter.name, 'name');
   if (filter.parentCode !== undefined && dictionary.parent === null) {
@@ -171,8 +161,7 @@ export async function filteredDictionaryValues(
  */
 export async function putDictionary(
   { db }: Deps,
-  tenantId: string,
-  dictionary: Dictionary,
+  { tenantId, dictionary }: { tenantId: string; dictionary: Dictionary },
 ): Promise<{ dictionary: DictionaryView; created: boolean }> {
   await requireTenant(db, tenantId);
   const problems = dictionaryProblems(dictionary);
@@ -230,12 +219,15 @@ export async function putDictionary(
     }
     return !existed;
   });
-  const [view] = (await dictionaryValues({ db }, tenantId, [dictionary.name])).dictionaries;
+  const [view] = (await dictionaryValues({ db }, { tenantId, names: [dictionary.name] })).dictionaries;
   return { dictionary: view!, created };
 }
 
 /** Removes a dictionary; 404 when the tenant has none of that name, 409 while another names it as parent. */
-export async function deleteDictionary({ db }: Deps, tenantId: string, name: string): Promise<void> {
+export async function deleteDictionary(
+  { db }: Deps,
+  { tenantId, name }: { tenantId: string; name: string },
+): Promise<void> {
   const [child] = await db
     .select({ name: lendingDictionaries.name })
     .from(lendingDictionaries)
@@ -267,21 +259,33 @@ async function settingsRow(db: Database, tenantId: string) {
 }
 
 /** Settings/Application/CoApplicant: the tenant's co-applicant options (the defaults until set). */
-export async function coApplicantSettings({ db }: Deps, tenantId: string): Promise<CoApplicantSettings> {
+export async function coApplicantSettings(
+  { db }: Deps,
+  { tenantId }: { tenantId: string },
+): Promise<CoApplicantSettings> {
   return (await settingsRow(db, tenantId))?.coApplicant ?? DEFAULT_CO_APPLICANT_SETTINGS;
 }
 
 /** Vendors/GetSettings: the tenant's vendor options (the defaults until set). */
-export async function vendorSettings({ db }: Deps, tenantId: string): Promise<VendorSettings> {
+export async function vendorSettings(
+  { db }: Deps,
+  { tenantId }: { tenantId: string },
+): Promise<VendorSettings> {
   return (await settingsRow(db, tenantId))?.vendors ?? DEFAULT_VENDOR_SETTINGS;
 }
 
 /** Sets one group of the tenant's application settings (the operator); answers what is set now. */
 export async function putApplicationSettings<K extends 'coApplicant' | 'vendors'>(
   { db }: Deps,
-  tenantId: string,
-  group: K,
-  settings: NonNullable<(typeof lendingApplicationSettings.$inferInsert)[K]>,
+  {
+    tenantId,
+    group,
+    settings,
+  }: {
+    tenantId: string;
+    group: K;
+    settings: NonNullable<(typeof lendingApplicationSettings.$inferInsert)[K]>;
+  },
 ) {
   await requireTenant(db, tenantId);
   await db
@@ -303,343 +307,10 @@ export async function refuseCoApplicantBySettings(
   tenantId: string,
   coApplicant: Partial<Record<CoApplicantOptionalField, string | undefined>>,
 ): Promise<void> {
-  const settings = await coApplicantSettings(deps, tenantId);
+  const settings = await coApplicantSettings(deps, { tenantId });
   if (!settings.allowed) {
     throw Refusal.conflict('co_applicant_not_allowed', 'The tenant’s loans take no co-applicant');
   }
   const problems = coApplicantProblems(settings, coApplicant);
   if (problems.length > 0) throw Refusal.validation(problems);
-}
-
-// --- vendors and stores -----------------------------------------------------------------------------
-
-export interface StoreView {
-  storeId: string;
-  vendorId: string;
-  name: string;
-  address: string;
-  city: string | null;
-  latitude: number;
-  longitude: number;
-}
-
-const storeColumns = {
-  storeId: lendingStores.storeId,
-  vendorId: lendingStores.vendorId,
-  name: lendingStores.name,
-  address: lendingStores.address,
-  city: lendingStores.city,
-  latitude: lendingStores.latitude,
-  longitude: lendingStores.longitude,
-};
-
-/** Vendors/GetVendors: the tenant's active vendors by name, with how many active stores each has. */
-export async function activeVendors({ db }: Deps, tenantId: string) {
-  const vendors = await db
-    .select({ vendorId: lendingVendors.vendorId, name: lendingVendors.name })
-    .from(lendingVendors)
-    .where(and(eq(lendingVendors.tenantId, tenantId), eq(lendingVendors.active, true)))
-    .orderBy(asc(lendingVendors.name), asc(lendingVendors.vendorId));
-  const stores = await db
-    .select({ vendorId: lendingStores.vendorId })
-    .from(lendingStores)
-    .where(and(eq(lendingStores.tenantId, tenantId), eq(lendingStores.active, true)));
-  return vendors.map((vendor) => ({
-    ...vendor,
-    storeCount: stores.filter((store) => store.vendorId === vendor.vendorId).length,
-  }));
-}
-
-async function findVendor(db: Database, tenantId: string, vendorId: string) {
-  const [vendor] = await db
-    .select()
-    .from(lendingVendors)
-    .where(and(eq(lendingVendors.tenantId, tenantId), eq(lendingVendors.vendorId, vendorId)));
-  return vendor;
-}
-
-/** Vendors/GetStores/{vendorId}: an active vendor's active stores; 404 for an unknown, inactive or another tenant's vendor. */
-export async function storesOfVendor(
-  { db }: Deps,
-  tenantId: string,
-  vendorId: string,
-): Promise<{ vendorId: string; name: string; stores: StoreView[] }> {
-  const vendor = await findVendor(db, tenantId, vendorId);
-  if (!vendor?.active) throw Refusal.notFound('Vendor');
-  const stores = await db
-    .select(storeColumns)
-    .from(lendingStores)
-    .where(
-      and(
-        eq(lendingStores.tenantId, tenantId),
-        eq(lendingStores.vendorId, vendorId),
-        eq(lendingStores.active, true),
-      ),
-    )
-    .orderBy(asc(lendingStores.position));
-  return { vendorId, name: vendor.name, stores };
-}
-
-/**
- * Vendors/StoresMap: the active stores of active vendors with their vendor's name, inside `box` when one
- * is given (`west > east` crosses the antimeridian), of one vendor when `vendorId` is given.
- */
-export async function storesMap(
-  { db }: Deps,
-  tenantId: string,
-  filter: { box?: BoundingBox | undefined; vendorId?: string | undefined },
-): Promise<(StoreView & { vendorName: string })[]> {
-  const rows = await db
-    .select({ ...storeColumns, vendorName: lendingVendors.name })
-    .from(lendingStores)
-    .innerJoin(
-      lendingVendors,
-      and(
-        eq(lendingVendors.tenantId, lendingStores.tenantId),
-        eq(lendingVendors.vendorId, lendingStores.vendorId),
-      ),
-    )
-    .where(
-      and(
-        eq(lendingStores.tenantId, tenantId),
-        eq(lendingStores.active, true),
-        eq(lendingVendors.active, true),
-        filter.vendorId !== undefined ? eq(lendingStores.vendorId, filter.vendorId) : undefined,
-      ),
-    )
-    .orderBy(asc(lendingVendors.name), asc(lendingStores.position));
-  const { box } = filter;
-  return box ? rows.filter((store) => insideBox(box, store)) : rows;
-}
-
-/** Every vendor of the tenant with all its stores, inactive ones too (the operator's view). */
-async function allVendors({ db }: Deps, tenantId: string): Promise<Vendor[]> {
-  const vendors = await db
-    .select()
-    .from(lendingVendors)
-    .where(eq(lendingVendors.tenantId, tenantId))
-    .orderBy(asc(lendingVendors.name), asc(lendingVendors.vendorId));
-  const stores = await db
-    .select()
-    .from(lendingStores)
-    .where(eq(lendingStores.tenantId, tenantId))
-    .orderBy(asc(lendingStores.position));
-  return vendors.map((vendor) => ({
-    vendorId: vendor.vendorId,
-    name: vendor.name,
-    active: vendor.active,
-    stores: stores
-      .filter((store) => store.vendorId === vendor.vendorId)
-      .map(({ storeId, name, address, city, latitude, longitude, active }) => ({
-        storeId,
-        name,
-        address,
-        latitude,
-        longitude,
-        active,
-        ...(city !== null ? { city } : {}),
-      })),
-  }));
-}
-
-/**
- * Creates or replaces a vendor with its stores (stores it no longer lists are removed; loans keep the
- * names they were sold under). 400 naming `stores.<i>.storeId` for a store id twice or of another vendor.
- */
-export async function putVendor(
-  { db }: Deps,
-  tenantId: string,
-  vendor: Vendor,
-): Promise<{ vendor: Vendor; created: boolean }> {
-  await requireTenant(db, tenantId);
-  const problems = vendorProblems(vendor);
-  if (problems.length > 0) throw Refusal.validation(problems);
-  const storeIds = vendor.stores.map((store) => store.storeId);
-  const elsewhere =
-    storeIds.length === 0
-      ? []
-      : await db
-          .select({ storeId: lendingStores.storeId, vendorId: lendingStores.vendorId })
-          .from(lendingStores)
-          .where(and(eq(lendingStores.tenantId, tenantId), inArray(lendingStores.storeId, storeIds)));
-  const taken = vendor.stores.flatMap((store, index) => {
-    const owner = elsewhere.find((row) => row.storeId === store.storeId && row.vendorId !== vendor.vendorId);
-    return owner
-      ? [{ field: `stores.${index}.storeId`, message: `a store of vendor ${owner.vendorId}` }]
-      : [];
-  });
-  if (taken.length > 0) throw Refusal.validation(taken);
-  const created = await db.transaction(async (tx) => {
-    const existed =
-      (
-        await tx
-          .delete(lendingVendors)
-          .where(and(eq(lendingVendors.tenantId, tenantId), eq(lendingVendors.vendorId, vendor.vendorId)))
-          .returning()
-      ).length > 0;
-    await tx
-      .delete(lendingStores)
-      .where(and(eq(lendingStores.tenantId, tenantId), eq(lendingStores.vendorId, vendor.vendorId)));
-    await tx
-      .insert(lendingVendors)
-      .values({ tenantId, vendorId: vendor.vendorId, name: vendor.name, active: vendor.active });
-    if (vendor.stores.length > 0) {
-      await tx.insert(lendingStores).values(
-        vendor.stores.map((store, position) => ({
-          tenantId,
-          vendorId: vendor.vendorId,
-          storeId: store.storeId,
-          name: store.name,
-          address: store.address,
-          city: store.city ?? null,
-          latitude: store.latitude,
-          longitude: store.longitude,
-          active: store.active,
-          position,
-        })),
-      );
-    }
-    return !existed;
-  });
-  return { vendor, created };
-}
-
-// --- seeding ----------------------------------------------------------------------------------------
-
-/** Runs one write of a seed; its refused fields are named by their place in the seed (`vendors.2.stores.0.storeId`). */
-async function inSeed<T>(place: string, write: () => Promise<T>): Promise<T> {
-  try {
-    return await write();
-  } catch (error) {
-    if (error instanceof Refusal && error.status === 400 && error.fields) {
-      throw Refusal.validation(error.fields.map((field) => ({ ...field, field: `${place}.${field.field}` })));
-    }
-    throw error;
-  }
-}
-
-/**
- * Writes a seed file's reference data into a tenant (`npm run admin -- lending:seed-reference-data`):
- * each dictionary and vendor it names is created or replaced (parents before their children), the
- * settings it gives are set; what it does not name is left as it is. Running it twice changes nothing.
- */
-export async function seedReferenceData(deps: Deps, tenantId: string, seed: ReferenceDataSeed) {
-  await requireTenant(deps.db, tenantId);
-  const pending = seed.dictionaries.map((dictionary, index) => ({ dictionary, index }));
-  const written = new Set<string>();
-  while (pending.length > 0) {
-    const ready = pending.findIndex(
-      ({ dictionary }) =>
-        dictionary.parent === undefined ||
-        written.has(dictionary.parent) ||
-        !pending.some((other) => other.dictionary.name === dictionary.parent),
-    );
-    const [next] = pending.splice(Math.max(ready, 0), 1);
-    const { dictionary, index } = next!;
-    await inSeed(`dictionaries.${index}`, () => putDictionary(deps, tenantId, dictionary));
-    written.add(dictionary.name);
-  }
-  if (seed.coApplicant) await putApplicationSettings(deps, tenantId, 'coApplicant', seed.coApplicant);
-  if (seed.vendorSettings) await putApplicationSettings(deps, tenantId, 'vendors', seed.vendorSettings);
-  for (const [index, vendor] of seed.vendors.entries()) {
-    await inSeed(`vendors.${index}`, () => putVendor(deps, tenantId, vendor));
-  }
-  return {
-    dictionaries: seed.dictionaries.map((dictionary) => dictionary.name),
-    vendors: seed.vendors.map((vendor) => vendor.vendorId),
-    settings: [...(seed.coApplicant ? ['coApplicant'] : []), ...(seed.vendorSettings ? ['vendors'] : [])],
-  };
-}
-
-// --- the point of sale of a loan --------------------------------------------------------------------
-
-export interface PointOfSale {
-  vendorId: string;
-  vendorName: string;
-  storeId: string | null;
-  storeName: string | null;
-}
-
-/**
- * The vendor and store a new loan names, checked against the tenant's vendors and its settings: 400
- * naming `vendorId` (unknown, inactive, another tenant's; or missing while the settings require it) or
- * `storeId` (not an active store of that vendor; given without a vendor; missing while required).
- */
-export async function pointOfSaleOfNewLoan(
-  { db }: Deps,
-  tenantId: string,
-  named: { vendorId?: string | undefined; storeId?: string | undefined },
-): Promise<PointOfSale | undefined> {
-  const settings = await vendorSettings({ db }, tenantId);
-  if (named.vendorId === undefined) {
-    if (named.storeId !== undefined) throw Refusal.field('vendorId', 'required with storeId');
-    if (settings.vendorRequired) throw Refusal.field('vendorId', 'the tenant requires the vendor of a loan');
-    return undefined;
-  }
-  const vendor = await findVendor(db, tenantId, named.vendorId);
-  if (!vendor?.active) throw Refusal.field('vendorId', 'no active vendor of this id');
-  if (named.storeId === undefined) {
-    if (settings.storeRequired) throw Refusal.field('storeId', 'the tenant requires the store of a loan');
-    return { vendorId: vendor.vendorId, vendorName: vendor.name, storeId: null, storeName: null };
-  }
-  const [store] = await db
-    .select()
-    .from(lendingStores)
-    .where(
-      and(
-        eq(lendingStores.tenantId, tenantId),
-        eq(lendingStores.storeId, named.storeId),
-        eq(lendingStores.vendorId, vendor.vendorId),
-        eq(lendingStores.active, true),
-      ),
-    );
-  if (!store) throw Refusal.field('storeId', `no active store of vendor ${vendor.vendorId} of this id`);
-  return {
-    vendorId: vendor.vendorId,
-    vendorName: vendor.name,
-    storeId: store.storeId,
-    storeName: store.name,
-  };
-}
-
-/** Records the point of sale of a loan just created (once; the loan's workflow never sees it). */
-export async function recordPointOfSale(
-  { db }: Deps,
-  tenantId: string,
-  loanId: string,
-  pointOfSale: PointOfSale,
-): Promise<void> {
-  await db
-    .insert(lendingLoanPointsOfSale)
-    .values({ tenantId, loanId, ...pointOfSale })
-    .onConflictDoNothing();
-}
-
-/** The point of sale a loan was created with; null when it named none. */
-export async function pointOfSaleOfLoan(
-  db: Database,
-  tenantId: string,
-  loanId: string,
-): Promise<PointOfSale | null> {
-  const [row] = await db
-    .select({
-      vendorId: lendingLoanPointsOfSale.vendorId,
-      vendorName: lendingLoanPointsOfSale.vendorName,
-      storeId: lendingLoanPointsOfSale.storeId,
-      storeName: lendingLoanPointsOfSale.storeName,
-    })
-    .from(lendingLoanPointsOfSale)
-    .where(and(eq(lendingLoanPointsOfSale.tenantId, tenantId), eq(lendingLoanPointsOfSale.loanId, loanId)));
-  return row ?? null;
-}
-
-/** Everything of a tenant's reference data, inactive vendors and stores too (the operator's view). */
-export async function referenceDataOfTenant(deps: Deps, tenantId: string) {
-  await requireTenant(deps.db, tenantId);
-  return {
-    dictionaries: (await dictionaryValues(deps, tenantId)).dictionaries,
-    coApplicant: await coApplicantSettings(deps, tenantId),
-    vendorSettings: await vendorSettings(deps, tenantId),
-    vendors: await allVendors(deps, tenantId),
-  };
 }

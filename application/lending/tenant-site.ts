@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { lendingSiteDomains } from '../../db/schema/lending.ts';
 import type { Config } from '../../platform/config.ts';
+import type { UseCaseDeps } from '../shared/deps.ts';
 import { assertOutboundUrlField } from '../shared/outbound-url.ts';
 import { Refusal } from '../shared/refusal.ts';
 
@@ -37,3 +38,9 @@ export async function requireTenantSiteUrl(
   if (!domains.some(({ domain }) => host === domain || host.endsWith(`.${domain}`)))
     throw Refusal.field(field, 'must be on one of the tenant’s site domains');
 }
+
+/** `requireTenantSiteUrl` as a use case: passes, or refuses `url` naming `field`. */
+export const checkTenantSiteUrl = (
+  deps: Pick<UseCaseDeps, 'db'> & { config: Pick<Config, 'PLATFORM_MODE' | 'OUTBOUND_URL_ALLOWLIST'> },
+  input: { tenantId: string; field: string; url: string },
+) => requireTenantSiteUrl(deps.db, deps.config, input.tenantId, input.field, input.url);

@@ -49,7 +49,7 @@ async function requireTenant(deps: Deps, tenantId: string) {
   return tenant;
 }
 
-export async function readTenant(deps: Deps, tenantId: string) {
+export async function readTenant(deps: Deps, { tenantId }: { tenantId: string }) {
   const tenant = await requireTenant(deps, tenantId);
   return { ...tenant, createdAt: tenant.createdAt.toISOString() };
 }
@@ -77,14 +77,16 @@ export async function issueTenantApiKey(
   }
 }
 
-export async function revokeTenantApiKey(deps: Deps, keyId: string): Promise<void> {
+export async function revokeTenantApiKey(deps: Deps, { keyId }: { keyId: string }): Promise<void> {
   if (!(await revokeApiKey(deps.db, keyId))) throw Refusal.notFound('Active key');
 }
 
 export async function addTenantBranchOffice(
   deps: Deps,
-  tenantId: string,
-  office: { name: string; address?: string | undefined; phone?: string | undefined },
+  {
+    tenantId,
+    office,
+  }: { tenantId: string; office: { name: string; address?: string | undefined; phone?: string | undefined } },
 ) {
   await requireTenant(deps, tenantId);
   const added = await addBranchOffice(deps.db, tenantId, office);
@@ -93,8 +95,7 @@ export async function addTenantBranchOffice(
 
 export async function addTenantCancellationReason(
   deps: Deps,
-  tenantId: string,
-  reason: { name: string; frontOffice: boolean },
+  { tenantId, reason }: { tenantId: string; reason: { name: string; frontOffice: boolean } },
 ) {
   await requireTenant(deps, tenantId);
   const added = await addCancellationReason(deps.db, tenantId, reason);
@@ -111,8 +112,7 @@ export interface CollectMerchantView {
 /** Sets the MIN and secret (stored encrypted); 409 `collect_merchant_taken` when the MIN is another tenant's. */
 export async function setCollectMerchant(
   deps: Pick<UseCaseDeps, 'db' | 'config'>,
-  tenantId: string,
-  merchant: { min: string; secret: string },
+  { tenantId, merchant }: { tenantId: string; merchant: { min: string; secret: string } },
 ): Promise<CollectMerchantView> {
   try {
     const saved = await saveCollectMerchant(deps.db, deps.config, tenantId, merchant);
@@ -127,7 +127,10 @@ export async function setCollectMerchant(
   }
 }
 
-export async function readCollectMerchant(deps: Deps, tenantId: string): Promise<CollectMerchantView> {
+export async function readCollectMerchant(
+  deps: Deps,
+  { tenantId }: { tenantId: string },
+): Promise<CollectMerchantView> {
   const merchant = await describeCollectMerchant(deps.db, tenantId);
   if (!merchant) throw Refusal.notFound('Collection merchant of the tenant');
   return merchant;

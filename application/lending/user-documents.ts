@@ -11,7 +11,8 @@ import type { UseCaseDeps } from '../shared/deps.ts';
 import { Refusal } from '../shared/refusal.ts';
 import { findCreditProduct, listCreditProducts } from './credit-products.ts';
 import { type FileInfo, fileOf, filesByIds } from './files.ts';
-import { activeLoansOf, type LoanRow, loanOf } from './loans.ts';
+import { activeLoansOf, loanOf } from './loan/record.ts';
+import type { LoanRow } from './loan/view.ts';
 
 /**
  * User documents (docs/lending.md "Files and user documents"): the customer places uploaded files in
@@ -123,8 +124,7 @@ async function groupsOfTenant(deps: Pick<UseCaseDeps, 'db'>, tenantId: string) {
  */
 export async function listUserDocuments(
   deps: Pick<UseCaseDeps, 'db'>,
-  caller: UserDocumentsCaller,
-  query: UserDocumentsQuery,
+  { caller, ...query }: UserDocumentsQuery & { caller: UserDocumentsCaller },
 ): Promise<{ groups: DocumentGroupView[]; missingGroupIds: string[] }> {
   const loans = query.loanId
     ? [await loanOf(deps, caller, query.loanId)]
@@ -169,8 +169,7 @@ export async function listUserDocuments(
  */
 export async function attachUserDocument(
   deps: Pick<UseCaseDeps, 'db'>,
-  caller: UserDocumentsCaller,
-  input: { fileId: string; groupId: string },
+  { caller, ...input }: { caller: UserDocumentsCaller; fileId: string; groupId: string },
 ): Promise<{ document: UserDocumentView; created: boolean }> {
   const groups = await groupsOfTenant(deps, caller.tenantId);
   if (!groups.has(input.groupId))
@@ -203,8 +202,7 @@ export async function attachUserDocument(
 /** DELETE UserDocuments/{UserDocumentId}: the file out of its group (the file itself stays). */
 export async function removeUserDocument(
   deps: Pick<UseCaseDeps, 'db'>,
-  caller: UserDocumentsCaller,
-  userDocumentId: string,
+  { caller, userDocumentId }: { caller: UserDocumentsCaller; userDocumentId: string },
 ): Promise<void> {
   const removed = await deps.db
     .delete(lendingUserDocuments)

@@ -27,8 +27,7 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
  */
 export async function logIn(
   { db, config }: Pick<UseCaseDeps, 'db' | 'config'>,
-  tenantId: string,
-  credentials: { login: string; password: string },
+  { tenantId, ...credentials }: { tenantId: string; login: string; password: string },
 ): Promise<IssuedUserToken & { user: LendingUser }> {
   const attempt = await countLoginAttempt(db, config, tenantId, credentials.login);
   if (attempt.outcome === 'locked') {
@@ -55,8 +54,7 @@ export async function logIn(
 /** The operator lifts a login's block or lock (`npm run admin -- lending:unlock-login`, the admin API). */
 export async function unlockLogin(
   { db, config }: Pick<UseCaseDeps, 'db' | 'config'>,
-  tenantId: string,
-  login: string,
+  { tenantId, login }: { tenantId: string; login: string },
 ): Promise<{ unlocked: boolean }> {
   return { unlocked: await forgetLoginFailures(db, config, tenantId, login) };
 }
@@ -64,8 +62,14 @@ export async function unlockLogin(
 /** User/ChangePassword: the token presented (`tokenDigest`) stays signed in. */
 export async function changeUserPassword(
   { db }: Pick<UseCaseDeps, 'db'>,
-  user: { tenantId: string; userId: string; login: string; tokenDigest: string },
-  passwords: { currentPassword: string; newPassword: string },
+  {
+    user,
+    ...passwords
+  }: {
+    user: { tenantId: string; userId: string; login: string; tokenDigest: string };
+    currentPassword: string;
+    newPassword: string;
+  },
 ): Promise<void> {
   if (normalizeLogin(passwords.newPassword) === user.login) {
     throw Refusal.field('newPassword', 'must not be the login');
@@ -80,8 +84,7 @@ export async function changeUserPassword(
 /** User/ResetPassword with the one-time code of the e-mail. */
 export async function resetUserPassword(
   { db, config }: Pick<UseCaseDeps, 'db' | 'config'>,
-  tenantId: string,
-  input: { code: string; newPassword: string },
+  { tenantId, ...input }: { tenantId: string; code: string; newPassword: string },
 ): Promise<void> {
   if (!(await resetPassword(db, config, tenantId, input))) {
     throw new Refusal(400, 'invalid_reset_code', 'The reset code is not valid, was used or has expired', [
@@ -97,8 +100,10 @@ export async function resetUserPassword(
  */
 export async function requestPasswordReset(
   deps: Pick<UseCaseDeps, 'db' | 'config' | 'logger'>,
-  tenant: Pick<LendingTenant, 'id' | 'name'>,
-  input: { login: string; confirmationUrl?: string | undefined },
+  {
+    tenant,
+    ...input
+  }: { tenant: Pick<LendingTenant, 'id' | 'name'>; login: string; confirmationUrl?: string | undefined },
 ): Promise<void> {
   const { db, config } = deps;
   const { login, confirmationUrl } = input;

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { LoanView } from '../../application/lending/loans.ts';
+import type { LoanView } from '../../application/lending/index.ts';
 import { collectSavedCards } from '../../db/schema/collect-saved-cards.ts';
 import { lendingCards } from '../../db/schema/lending-payment-options.ts';
 import { addDays } from '../../domain/lending/servicing.ts';

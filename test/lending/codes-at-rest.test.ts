@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LoanView } from '../../application/lending/loans.ts';
+import type { LoanView } from '../../application/lending/index.ts';
 import { systemDocumentTypes } from '../../domain/lending/loan-documents.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { signingCodesSent, signLoanDocuments } from './documents-support.ts';

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { expect } from 'vitest';
-import type { LoanView } from '../../application/lending/loans.ts';
+import type { LoanView } from '../../application/lending/index.ts';
 import { saveCollectMerchant } from '../../credentials/lending/collect-merchants.ts';
 import type { CustomerDetails } from '../../domain/lending/customers.ts';
 import { eventually, type TestPlatform } from '../support/platform.ts';

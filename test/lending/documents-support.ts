@@ -1,6 +1,6 @@
 import { and, eq, isNotNull } from 'drizzle-orm';
 import { expect } from 'vitest';
-import type { LoanView } from '../../application/lending/loans.ts';
+import type { LoanView } from '../../application/lending/index.ts';
 import { lendingSigningCodes } from '../../db/schema/lending-documents.ts';
 import type { CustomerDetails } from '../../domain/lending/customers.ts';
 import { type DocTypeId, docTypeIds, systemDocumentTypes } from '../../domain/lending/loan-documents.ts';

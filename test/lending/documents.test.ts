@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LoanView } from '../../application/lending/loans.ts';
+import type { LoanView } from '../../application/lending/index.ts';
 import { lendingSigningCodes } from '../../db/schema/lending-documents.ts';
 import type { DocTypeId } from '../../domain/lending/loan-documents.ts';
 import { LoanRefusal, stepOf } from '../../domain/lending/loan-lifecycle.ts';

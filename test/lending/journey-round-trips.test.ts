@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { LoanView } from '../../application/lending/loans.ts';
+import type { LoanView } from '../../application/lending/index.ts';
 import { docTypeIds } from '../../domain/lending/loan-documents.ts';
 import { type CountedApi, type RoundTrips, startCountedApi } from '../support/counted-api.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { LoanView } from '../../application/lending/loans.ts';
+import type { LoanView } from '../../application/lending/index.ts';
 import { payDateOf } from '../../domain/lending/disbursement.ts';
 import { addDays } from '../../domain/lending/servicing.ts';
 import { type Desk, newOperator, openDesk } from '../collect/desk-client.ts';

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { LoanView } from '../../application/lending/loans.ts';
+import type { LoanView } from '../../application/lending/index.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { workerProcesses } from '../support/worker-process.ts';
 import { loanWaitingForApproval } from './documents-support.ts';

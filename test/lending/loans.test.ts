@@ -1,6 +1,6 @@
 import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LoanView } from '../../application/lending/loans.ts';
+import type { LoanView } from '../../application/lending/index.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { signLoanDocuments } from './documents-support.ts';
 import { createCreditProduct } from './products-support.ts';

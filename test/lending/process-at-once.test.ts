@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LoanView } from '../../application/lending/loans.ts';
+import type { LoanView } from '../../application/lending/index.ts';
 import { type SandboxBureau, startSandboxBureau } from '../../sandbox/lending/bureau.ts';
 import { TEST_BUREAU_API_KEY } from '../support/isolated-platform.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';

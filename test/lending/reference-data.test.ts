@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LoanView } from '../../application/lending/loans.ts';
+import type { LoanView } from '../../application/lending/index.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { createCreditProduct } from './products-support.ts';
 import {

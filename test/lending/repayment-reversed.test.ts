@@ -1,6 +1,6 @@
 import { and, asc, eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { LoanView } from '../../application/lending/loans.ts';
+import type { LoanView } from '../../application/lending/index.ts';
 import { collectNotifications } from '../../db/schema/collect-notifications.ts';
 import { lendingRepaymentSubmissions } from '../../db/schema/lending-servicing.ts';
 import { loanWorkflowId } from '../../domain/lending/loan-process.ts';

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { LoanView } from '../../application/lending/loans.ts';
+import type { LoanView } from '../../application/lending/index.ts';
 import { addDays } from '../../domain/lending/servicing.ts';
 import { camt054 } from '../collect/camt-builder.ts';
 import { expectLedgerBalanced } from '../support/ledger.ts';

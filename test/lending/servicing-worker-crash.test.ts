@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { LoanView } from '../../application/lending/loans.ts';
+import type { LoanView } from '../../application/lending/index.ts';
 import { creditProductSchema } from '../../domain/lending/credit-products.ts';
 import { calculateSchedule } from '../../domain/lending/schedule.ts';
 import { addDays } from '../../domain/lending/servicing.ts';

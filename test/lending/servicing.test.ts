@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LoanView } from '../../application/lending/loans.ts';
+import type { LoanView } from '../../application/lending/index.ts';
 import { addDays } from '../../domain/lending/servicing.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { createCreditProduct } from './products-support.ts';

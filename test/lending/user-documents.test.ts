@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FileInfo } from '../../application/lending/index.ts';
-import type { LoanView } from '../../application/lending/loans.ts';
-import type { DocumentGroupView, UserDocumentView } from '../../application/lending/user-documents.ts';
+import type {
+  DocumentGroupView,
+  FileInfo,
+  LoanView,
+  UserDocumentView,
+} from '../../application/lending/index.ts';
 import { stepOf } from '../../domain/lending/loan-lifecycle.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { customerLoanWaitingForApproval } from './documents-support.ts';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { type AddressInfo, createServer } from 'node:net';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requireTenantSiteUrl } from '../../application/lending/tenant-site.ts';
+import { lending } from '../../application/lending/index.ts';
 import {
   lendingEmailOutbox,
   lendingLoginThrottles,
@@ -454,7 +454,10 @@ describe('password reset', () => {
   it('in production a link must be https, also on the tenant’s site domain', async () => {
     const production = { PLATFORM_MODE: 'production' as const, OUTBOUND_URL_ALLOWLIST: [] };
     const check = (url: string) =>
-      requireTenantSiteUrl(platform.db, production, tenant.tenantId, 'confirmationUrl', url);
+      lending.checkTenantSiteUrl(
+        { db: platform.db, config: production },
+        { tenantId: tenant.tenantId, field: 'confirmationUrl', url },
+      );
     await expect(check(`http://${tenant.domain}/reset`)).rejects.toMatchObject({
       status: 400,
       fields: [{ field: 'confirmationUrl', message: 'must be an https URL' }],

@@ -8,8 +8,6 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { collect } from '../../application/collect/index.ts';
 import { lending } from '../../application/lending/index.ts';
-import { servicingView } from '../../application/lending/loan-servicing.ts';
-import { readLoan } from '../../application/lending/loans.ts';
 import { messaging } from '../../application/messaging/index.ts';
 import { openbanking } from '../../application/openbanking/index.ts';
 import type { UseCaseDeps } from '../../application/shared/deps.ts';
@@ -67,13 +65,24 @@ const PROBES: Record<string, Probe> = {
       where not exists (select 1 from lending_loan_servicing s where s.tenant_id = l.tenant_id and s.loan_id = l.loan_id)
       order by l.tenant_id, l.loan_id limit 1`);
     return (
-      row && (await readLoan(deps, { tenantId: row.tenant_id, actor: { role: 'management' } }, row.loan_id))
+      row &&
+      (await lending.readLoan(deps, {
+        caller: { tenantId: row.tenant_id, actor: { role: 'management' } },
+        loanId: row.loan_id,
+      }))
     );
   },
   async 'lending servicing of a paid-out loan'(deps, sql) {
     const row = await first(sql<{ loan_id: string; tenant_id: string }[]>`
       select tenant_id, loan_id from lending_loan_servicing order by tenant_id, loan_id limit 1`);
-    return row && (await servicingView(deps.db, row.tenant_id, row.loan_id, '2026-11-27'));
+    return (
+      row &&
+      (await lending.servicingView(deps, {
+        tenantId: row.tenant_id,
+        loanId: row.loan_id,
+        today: '2026-11-27',
+      }))
+    );
   },
   async 'messaging message'(deps, sql) {
     const row = await first(sql<{ id: string; account_id: string }[]>`

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { accountSummary } from '../../../application/lending/loan-reads.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { loanStatuses } from '../../../domain/lending/loan-lifecycle.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from '../auth.ts';
 import { customerCaller } from '../callers.ts';
@@ -45,6 +45,6 @@ export const customerAccountSummaryOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    return c.json(await accountSummary(c.get('deps'), customerCaller(c)), 200);
+    return c.json(await lending.accountSummary(c.get('deps'), { caller: customerCaller(c) }), 200);
   },
 });

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { acceptLoanOffer } from '../../../application/lending/loan-moves.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { publicBaseUrl } from '../../shared/public-url.ts';
 import { defineLendingOperation, lendingSecurity } from '../auth.ts';
 import { customerCaller } from '../callers.ts';
@@ -30,13 +30,12 @@ export const acceptLoanOfferOperation = defineLendingOperation({
   handler: () => async (c) => {
     const { loanId } = c.req.valid('param');
     const { offerId } = c.req.valid('query');
-    const accepted = await acceptLoanOffer(
-      c.get('deps'),
-      customerCaller(c),
+    const accepted = await lending.acceptLoanOffer(c.get('deps'), {
+      caller: customerCaller(c),
       loanId,
       offerId,
-      publicBaseUrl(c),
-    );
+      apiBaseUrl: publicBaseUrl(c),
+    });
     return c.json(accepted, 200);
   },
 });

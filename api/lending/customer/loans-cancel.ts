@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { cancelLoan } from '../../../application/lending/loan-moves.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingSecurity } from '../auth.ts';
 import { customerCaller } from '../callers.ts';
 import { loanAnswer, loanIdParams } from '../loan-schemas.ts';
@@ -32,6 +32,9 @@ export const loansCancelOperation = defineLendingOperation({
     }),
   handler: () => async (c) => {
     const { loanId } = c.req.valid('param');
-    return c.json(await cancelLoan(c.get('deps'), customerCaller(c), loanId, c.req.valid('query')), 200);
+    return c.json(
+      await lending.cancelLoan(c.get('deps'), { caller: customerCaller(c), loanId, ...c.req.valid('query') }),
+      200,
+    );
   },
 });

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { coApplicantOf } from '../../../application/lending/loan-moves.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from '../auth.ts';
 import { customerCaller } from '../callers.ts';
 import { coApplicantSchema, loanIdParams } from '../loan-schemas.ts';
@@ -29,6 +29,12 @@ export const coApplicantGetOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    return c.json(await coApplicantOf(c.get('deps'), customerCaller(c), c.req.valid('param').loanId), 200);
+    return c.json(
+      await lending.coApplicantOf(c.get('deps'), {
+        caller: customerCaller(c),
+        loanId: c.req.valid('param').loanId,
+      }),
+      200,
+    );
   },
 });

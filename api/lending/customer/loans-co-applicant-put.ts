@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { updateCoApplicant } from '../../../application/lending/loan-moves.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { jsonBody } from '../../shared/openapi.ts';
 import { defineLendingOperation, lendingSecurity } from '../auth.ts';
 import { customerCaller } from '../callers.ts';
@@ -27,7 +27,11 @@ export const coApplicantPutOperation = defineLendingOperation({
   handler: () => async (c) => {
     const { loanId } = c.req.valid('param');
     return c.json(
-      await updateCoApplicant(c.get('deps'), customerCaller(c), loanId, c.req.valid('json')),
+      await lending.updateCoApplicant(c.get('deps'), {
+        caller: customerCaller(c),
+        loanId,
+        coApplicant: c.req.valid('json'),
+      }),
       200,
     );
   },

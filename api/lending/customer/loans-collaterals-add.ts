@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { addCollateral } from '../../../application/lending/loan-moves.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { jsonBody } from '../../shared/openapi.ts';
 import { defineLendingOperation, lendingSecurity } from '../auth.ts';
 import { customerCaller } from '../callers.ts';
@@ -41,6 +41,13 @@ export const collateralsAddOperation = defineLendingOperation({
     }),
   handler: () => async (c) => {
     const { loanId } = c.req.valid('param');
-    return c.json(await addCollateral(c.get('deps'), customerCaller(c), loanId, c.req.valid('json')), 200);
+    return c.json(
+      await lending.addCollateral(c.get('deps'), {
+        caller: customerCaller(c),
+        loanId,
+        collateral: c.req.valid('json'),
+      }),
+      200,
+    );
   },
 });

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { deleteCollateral } from '../../../application/lending/loan-moves.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingSecurity } from '../auth.ts';
 import { customerCaller } from '../callers.ts';
 import { loanAnswer, loanIdParams } from '../loan-schemas.ts';
@@ -28,6 +28,9 @@ export const collateralsDeleteOperation = defineLendingOperation({
     }),
   handler: () => async (c) => {
     const { loanId, collateralId } = c.req.valid('param');
-    return c.json(await deleteCollateral(c.get('deps'), customerCaller(c), loanId, collateralId), 200);
+    return c.json(
+      await lending.deleteCollateral(c.get('deps'), { caller: customerCaller(c), loanId, collateralId }),
+      200,
+    );
   },
 });

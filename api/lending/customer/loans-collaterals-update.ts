@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { updateCollateral } from '../../../application/lending/loan-moves.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { jsonBody } from '../../shared/openapi.ts';
 import { defineLendingOperation, lendingSecurity } from '../auth.ts';
 import { customerCaller } from '../callers.ts';
@@ -30,6 +30,13 @@ export const collateralsUpdateOperation = defineLendingOperation({
     }),
   handler: () => async (c) => {
     const { loanId } = c.req.valid('param');
-    return c.json(await updateCollateral(c.get('deps'), customerCaller(c), loanId, c.req.valid('json')), 200);
+    return c.json(
+      await lending.updateCollateral(c.get('deps'), {
+        caller: customerCaller(c),
+        loanId,
+        collateral: c.req.valid('json'),
+      }),
+      200,
+    );
   },
 });

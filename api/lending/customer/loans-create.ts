@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { applyForLoan } from '../../../application/lending/loan-creation.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { jsonBody } from '../../shared/openapi.ts';
 import { defineLendingOperation, lendingSecurity } from '../auth.ts';
 import { customerCaller } from '../callers.ts';
@@ -36,7 +36,11 @@ export const customerLoansCreateOperation = defineLendingOperation({
     }),
   handler: () => async (c) => {
     const caller = customerCaller(c);
-    const view = await applyForLoan(c.get('deps'), c.get('lendingTenant'), caller, c.req.valid('json'));
+    const view = await lending.applyForLoan(c.get('deps'), {
+      tenant: c.get('lendingTenant'),
+      caller,
+      terms: c.req.valid('json'),
+    });
     return c.json(view, 201);
   },
 });

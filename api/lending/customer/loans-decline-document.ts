@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { declineLoanDocument } from '../../../application/lending/loan-documents.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingSecurity } from '../auth.ts';
 import { documentCaller } from '../callers.ts';
 import { docTypeQuery, documentErrorResponses } from '../document-schemas.ts';
@@ -30,6 +30,9 @@ export const declineDocumentOperation = defineLendingOperation({
   handler: () => async (c) => {
     const { loanId } = c.req.valid('param');
     const { docTypeId } = c.req.valid('query');
-    return c.json(await declineLoanDocument(c.get('deps'), documentCaller(c), loanId, docTypeId), 200);
+    return c.json(
+      await lending.declineLoanDocument(c.get('deps'), { caller: documentCaller(c), loanId, docTypeId }),
+      200,
+    );
   },
 });

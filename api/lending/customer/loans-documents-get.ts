@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { getLoanDocument } from '../../../application/lending/loan-documents.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingSecurity } from '../auth.ts';
 import { documentCaller } from '../callers.ts';
 import { documentErrorResponses, loanDocumentWithContentSchema } from '../document-schemas.ts';
@@ -36,6 +36,9 @@ export const documentsGetOperation = defineLendingOperation({
     }),
   handler: () => async (c) => {
     const { loanId, docTypeId } = c.req.valid('param');
-    return c.json(await getLoanDocument(c.get('deps'), documentCaller(c), loanId, docTypeId), 200);
+    return c.json(
+      await lending.getLoanDocument(c.get('deps'), { caller: documentCaller(c), loanId, docTypeId }),
+      200,
+    );
   },
 });

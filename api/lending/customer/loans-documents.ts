@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { listLoanDocuments } from '../../../application/lending/loan-documents.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingSecurity } from '../auth.ts';
 import { documentCaller } from '../callers.ts';
 import { documentErrorResponses, loanDocumentSchema } from '../document-schemas.ts';
@@ -36,7 +36,10 @@ export const documentsOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    const documents = await listLoanDocuments(c.get('deps'), documentCaller(c), c.req.valid('param').loanId);
+    const documents = await lending.listLoanDocuments(c.get('deps'), {
+      caller: documentCaller(c),
+      loanId: c.req.valid('param').loanId,
+    });
     return c.json({ documents }, 200);
   },
 });

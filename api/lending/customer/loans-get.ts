@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { readLoan } from '../../../application/lending/loans.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from '../auth.ts';
 import { customerCaller } from '../callers.ts';
 import { loanIdParams, loanSchema } from '../loan-schemas.ts';
@@ -22,6 +22,12 @@ export const customerLoansGetOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    return c.json(await readLoan(c.get('deps'), customerCaller(c), c.req.valid('param').loanId), 200);
+    return c.json(
+      await lending.readLoan(c.get('deps'), {
+        caller: customerCaller(c),
+        loanId: c.req.valid('param').loanId,
+      }),
+      200,
+    );
   },
 });

@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { updateLoanDetails } from '../../../application/lending/loan-moves.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { jsonBody } from '../../shared/openapi.ts';
 import { defineLendingOperation, lendingSecurity } from '../auth.ts';
 import { customerCaller } from '../callers.ts';
@@ -30,7 +30,11 @@ export const loanDetailsPutOperation = defineLendingOperation({
   handler: () => async (c) => {
     const { loanId } = c.req.valid('param');
     return c.json(
-      await updateLoanDetails(c.get('deps'), customerCaller(c), loanId, c.req.valid('json')),
+      await lending.updateLoanDetails(c.get('deps'), {
+        caller: customerCaller(c),
+        loanId,
+        terms: c.req.valid('json'),
+      }),
       200,
     );
   },

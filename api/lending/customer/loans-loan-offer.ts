@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { loanOffer } from '../../../application/lending/loan-reads.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingSecurity } from '../auth.ts';
 import { customerCaller } from '../callers.ts';
 import { scheduleSchema } from '../credit-product-schemas.ts';
@@ -36,7 +36,13 @@ export const loanOfferOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    return c.json(await loanOffer(c.get('deps'), customerCaller(c), c.req.valid('param').loanId), 200);
+    return c.json(
+      await lending.loanOffer(c.get('deps'), {
+        caller: customerCaller(c),
+        loanId: c.req.valid('param').loanId,
+      }),
+      200,
+    );
   },
 });
 

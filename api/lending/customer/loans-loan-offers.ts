@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { loanOffers } from '../../../application/lending/loan-reads.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingSecurity } from '../auth.ts';
 import { customerCaller } from '../callers.ts';
 import { loanErrorResponses, loanIdParams } from '../loan-schemas.ts';
@@ -28,6 +28,12 @@ export const loanOffersOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    return c.json(await loanOffers(c.get('deps'), customerCaller(c), c.req.valid('param').loanId), 200);
+    return c.json(
+      await lending.loanOffers(c.get('deps'), {
+        caller: customerCaller(c),
+        loanId: c.req.valid('param').loanId,
+      }),
+      200,
+    );
   },
 });

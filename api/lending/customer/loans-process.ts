@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { sendForProcessing } from '../../../application/lending/loan-moves.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingSecurity } from '../auth.ts';
 import { customerCaller } from '../callers.ts';
 import { loanAnswer, loanIdParams } from '../loan-schemas.ts';
@@ -31,6 +31,9 @@ export const customerLoansProcessOperation = defineLendingOperation({
   handler: () => async (c) => {
     const { loanId } = c.req.valid('param');
     const { comments } = c.req.valid('query');
-    return c.json(await sendForProcessing(c.get('deps'), customerCaller(c), loanId, comments), 200);
+    return c.json(
+      await lending.sendForProcessing(c.get('deps'), { caller: customerCaller(c), loanId, comments }),
+      200,
+    );
   },
 });

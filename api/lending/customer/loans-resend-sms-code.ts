@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { resendSigningCode } from '../../../application/lending/loan-documents.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { publicBaseUrl } from '../../shared/public-url.ts';
 import { defineLendingOperation, lendingSecurity } from '../auth.ts';
 import { documentCaller } from '../callers.ts';
@@ -37,13 +37,12 @@ export const resendSmsCodeOperation = defineLendingOperation({
   handler: () => async (c) => {
     const { loanId } = c.req.valid('param');
     const { docTypeId } = c.req.valid('query');
-    const sent = await resendSigningCode(
-      c.get('deps'),
-      documentCaller(c),
+    const sent = await lending.resendSigningCode(c.get('deps'), {
+      caller: documentCaller(c),
       loanId,
       docTypeId,
-      publicBaseUrl(c),
-    );
+      apiBaseUrl: publicBaseUrl(c),
+    });
     return c.json(sent, 202);
   },
 });

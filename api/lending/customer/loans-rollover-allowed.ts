@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { rolloverAllowed } from '../../../application/lending/loan-moves.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from '../auth.ts';
 import { customerCaller } from '../callers.ts';
 import { loanIdParams } from '../loan-schemas.ts';
@@ -36,6 +36,12 @@ export const rolloverAllowedOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    return c.json(await rolloverAllowed(c.get('deps'), customerCaller(c), c.req.valid('param').loanId), 200);
+    return c.json(
+      await lending.rolloverAllowed(c.get('deps'), {
+        caller: customerCaller(c),
+        loanId: c.req.valid('param').loanId,
+      }),
+      200,
+    );
   },
 });

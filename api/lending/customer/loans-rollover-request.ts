@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { requestRollover } from '../../../application/lending/loan-moves.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingSecurity } from '../auth.ts';
 import { customerCaller } from '../callers.ts';
 import { loanAnswer, loanIdParams } from '../loan-schemas.ts';
@@ -22,6 +22,6 @@ export const rolloverRequestOperation = defineLendingOperation({
     }),
   handler: () => async (c) => {
     const { loanId } = c.req.valid('param');
-    return c.json(await requestRollover(c.get('deps'), customerCaller(c), loanId), 200);
+    return c.json(await lending.requestRollover(c.get('deps'), { caller: customerCaller(c), loanId }), 200);
   },
 });

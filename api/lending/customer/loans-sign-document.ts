@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { signLoanDocument } from '../../../application/lending/loan-documents.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingSecurity } from '../auth.ts';
 import { documentCaller } from '../callers.ts';
 import { docTypeIdSchema, documentErrorResponses, loanDocumentSchema } from '../document-schemas.ts';
@@ -42,6 +42,9 @@ export const signDocumentOperation = defineLendingOperation({
   handler: () => async (c) => {
     const { code, docTypeId } = c.req.valid('query');
     const loanId = c.req.valid('param').loanId;
-    return c.json(await signLoanDocument(c.get('deps'), documentCaller(c), loanId, docTypeId, code), 200);
+    return c.json(
+      await lending.signLoanDocument(c.get('deps'), { caller: documentCaller(c), loanId, docTypeId, code }),
+      200,
+    );
   },
 });

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { customerActiveLoans } from '../../../application/lending/loans.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from '../auth.ts';
 import { customerCaller } from '../callers.ts';
 import { loanSchema } from '../loan-schemas.ts';
@@ -28,6 +28,9 @@ export const customerLoansOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    return c.json({ loans: await customerActiveLoans(c.get('deps'), customerCaller(c)) }, 200);
+    return c.json(
+      { loans: await lending.customerActiveLoans(c.get('deps'), { caller: customerCaller(c) }) },
+      200,
+    );
   },
 });

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { filteredDictionaryValues } from '../../../application/lending/reference-data.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { jsonBody } from '../../shared/openapi.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from '../auth.ts';
 import { lendingPath } from '../paths.ts';
@@ -76,7 +76,10 @@ export const dictionaryGetFilteredValuesOperation = defineLendingOperation({
     }),
   handler: () => async (c) =>
     c.json(
-      await filteredDictionaryValues(c.get('deps'), c.get('lendingTenant').id, c.req.valid('json')),
+      await lending.filteredDictionaryValues(c.get('deps'), {
+        tenantId: c.get('lendingTenant').id,
+        ...c.req.valid('json'),
+      }),
       200,
     ),
 });

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { dictionaryValues } from '../../../application/lending/reference-data.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from '../auth.ts';
 import { lendingPath } from '../paths.ts';
 import { dictionaryAnswerSchema, dictionaryNameParam } from '../reference-data-schemas.ts';
@@ -44,6 +44,9 @@ export const dictionaryGetValuesOperation = defineLendingOperation({
     }),
   handler: () => async (c) => {
     const { names } = c.req.valid('json') ?? {};
-    return c.json(await dictionaryValues(c.get('deps'), c.get('lendingTenant').id, names), 200);
+    return c.json(
+      await lending.dictionaryValues(c.get('deps'), { tenantId: c.get('lendingTenant').id, names }),
+      200,
+    );
   },
 });

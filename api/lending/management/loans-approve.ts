@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { approveLoan } from '../../../application/lending/loan-moves.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingSecurity } from '../auth.ts';
 import { managementCaller } from '../callers.ts';
 import { commentsQuery } from '../customer/loans-process.ts';
@@ -29,6 +29,6 @@ export const managementLoansApproveOperation = defineLendingOperation({
     const { loanId } = c.req.valid('param');
     const deps = c.get('deps');
     const { comments } = c.req.valid('query');
-    return c.json(await approveLoan(deps, managementCaller(c), loanId, comments), 200);
+    return c.json(await lending.approveLoan(deps, { caller: managementCaller(c), loanId, comments }), 200);
   },
 });

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { createLoanForCustomer } from '../../../application/lending/loan-creation.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { jsonBody } from '../../shared/openapi.ts';
 import { defineLendingOperation, lendingSecurity } from '../auth.ts';
 import { managementCaller } from '../callers.ts';
@@ -68,12 +68,11 @@ export const managementLoansCreateOperation = defineLendingOperation({
     }),
   handler: () => async (c) => {
     const caller = managementCaller(c);
-    const view = await createLoanForCustomer(
-      c.get('deps'),
-      c.get('lendingTenant'),
+    const view = await lending.createLoanForCustomer(c.get('deps'), {
+      tenant: c.get('lendingTenant'),
       caller,
-      c.req.valid('json'),
-    );
+      loan: c.req.valid('json'),
+    });
     return c.json(view, 201);
   },
 });

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { registerDisbursement } from '../../../application/lending/loan-moves.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { jsonBody } from '../../shared/openapi.ts';
 import { defineLendingOperation, lendingSecurity } from '../auth.ts';
 import { managementCaller } from '../callers.ts';
@@ -42,6 +42,12 @@ export const managementLoansDisbursementsOperation = defineLendingOperation({
       responses: loanAnswer('The loan, Active'),
     }),
   handler: () => async (c) => {
-    return c.json(await registerDisbursement(c.get('deps'), managementCaller(c), c.req.valid('json')), 200);
+    return c.json(
+      await lending.registerDisbursement(c.get('deps'), {
+        caller: managementCaller(c),
+        ...c.req.valid('json'),
+      }),
+      200,
+    );
   },
 });

@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { readLoan } from '../../../application/lending/loans.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from '../auth.ts';
 import { managementCaller } from '../callers.ts';
 import { loanIdParams, loanSchema } from '../loan-schemas.ts';
@@ -23,6 +23,12 @@ export const managementLoansGetOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    return c.json(await readLoan(c.get('deps'), managementCaller(c), c.req.valid('param').loanId), 200);
+    return c.json(
+      await lending.readLoan(c.get('deps'), {
+        caller: managementCaller(c),
+        loanId: c.req.valid('param').loanId,
+      }),
+      200,
+    );
   },
 });

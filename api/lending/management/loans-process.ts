@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { sendForProcessing } from '../../../application/lending/loan-moves.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingSecurity } from '../auth.ts';
 import { managementCaller } from '../callers.ts';
 import { commentsQuery } from '../customer/loans-process.ts';
@@ -25,6 +25,9 @@ export const managementLoansProcessOperation = defineLendingOperation({
   handler: () => async (c) => {
     const { loanId } = c.req.valid('param');
     const { comments } = c.req.valid('query');
-    return c.json(await sendForProcessing(c.get('deps'), managementCaller(c), loanId, comments), 200);
+    return c.json(
+      await lending.sendForProcessing(c.get('deps'), { caller: managementCaller(c), loanId, comments }),
+      200,
+    );
   },
 });

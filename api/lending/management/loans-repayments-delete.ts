@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { reverseRepayment } from '../../../application/lending/repayments.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingSecurity } from '../auth.ts';
 import { managementCaller } from '../callers.ts';
 import { lendingPath } from '../paths.ts';
@@ -28,6 +28,9 @@ export const loansRepaymentsDeleteOperation = defineLendingOperation({
     }),
   handler: () => async (c) => {
     const { id } = c.req.valid('param');
-    return c.json(await reverseRepayment(c.get('deps'), managementCaller(c), id), 200);
+    return c.json(
+      await lending.reverseRepayment(c.get('deps'), { caller: managementCaller(c), repaymentId: id }),
+      200,
+    );
   },
 });

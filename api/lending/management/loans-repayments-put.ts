@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { editRepayment } from '../../../application/lending/repayments.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { jsonBody } from '../../shared/openapi.ts';
 import { defineLendingOperation, lendingSecurity } from '../auth.ts';
 import { managementCaller } from '../callers.ts';
@@ -38,6 +38,13 @@ export const loansRepaymentsPutOperation = defineLendingOperation({
     }),
   handler: () => async (c) => {
     const { id } = c.req.valid('param');
-    return c.json(await editRepayment(c.get('deps'), managementCaller(c), id, c.req.valid('json')), 200);
+    return c.json(
+      await lending.editRepayment(c.get('deps'), {
+        caller: managementCaller(c),
+        repaymentId: id,
+        ...c.req.valid('json'),
+      }),
+      200,
+    );
   },
 });

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { registerRepayment } from '../../../application/lending/repayments.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { jsonBody } from '../../shared/openapi.ts';
 import { defineLendingOperation, lendingSecurity } from '../auth.ts';
 import { managementCaller } from '../callers.ts';
@@ -49,11 +49,10 @@ export const managementLoansRepaymentsOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    const { created, ...answer } = await registerRepayment(
-      c.get('deps'),
-      managementCaller(c),
-      c.req.valid('json'),
-    );
+    const { created, ...answer } = await lending.registerRepayment(c.get('deps'), {
+      caller: managementCaller(c),
+      ...c.req.valid('json'),
+    });
     return created ? c.json(answer, 201) : c.json(answer, 200);
   },
 });

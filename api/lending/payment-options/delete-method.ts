@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { deletePaymentMethod } from '../../../application/lending/payment-methods.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { errorBodySchema } from '../../shared/errors.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity, requireCustomer } from '../auth.ts';
 import { lendingPath } from '../paths.ts';
@@ -30,12 +30,11 @@ export const paymentOptionsDeleteMethodOperation = defineLendingOperation({
     }),
   handler: () => async (c) => {
     const { customerId } = requireCustomer(c);
-    await deletePaymentMethod(
-      c.get('deps'),
-      c.get('lendingTenant').id,
+    await lending.deletePaymentMethod(c.get('deps'), {
+      tenantId: c.get('lendingTenant').id,
       customerId,
-      c.req.valid('query').paymentMethodId,
-    );
+      paymentMethodId: c.req.valid('query').paymentMethodId,
+    });
     return c.body(null, 204);
   },
 });

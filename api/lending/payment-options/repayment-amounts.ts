@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { repaymentAmounts } from '../../../application/lending/loan-reads.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingSecurity } from '../auth.ts';
 import { customerCaller } from '../callers.ts';
 import { loanErrorResponses, loanIdParams } from '../loan-schemas.ts';
@@ -46,6 +46,6 @@ export const paymentOptionsRepaymentAmountsOperation = defineLendingOperation({
     }),
   handler: () => async (c) => {
     const { loanId } = c.req.valid('param');
-    return c.json(await repaymentAmounts(c.get('deps'), customerCaller(c), loanId), 200);
+    return c.json(await lending.repaymentAmounts(c.get('deps'), { caller: customerCaller(c), loanId }), 200);
   },
 });

@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { setDefaultPaymentMethod } from '../../../application/lending/payment-methods.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { errorBodySchema } from '../../shared/errors.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity, requireCustomer } from '../auth.ts';
 import { lendingPath } from '../paths.ts';
@@ -33,12 +33,11 @@ export const paymentOptionsSetDefaultMethodOperation = defineLendingOperation({
   handler: () => async (c) => {
     const { customerId } = requireCustomer(c);
     return c.json(
-      await setDefaultPaymentMethod(
-        c.get('deps'),
-        c.get('lendingTenant').id,
+      await lending.setDefaultPaymentMethod(c.get('deps'), {
+        tenantId: c.get('lendingTenant').id,
         customerId,
-        c.req.valid('query').paymentMethodId,
-      ),
+        paymentMethodId: c.req.valid('query').paymentMethodId,
+      }),
       200,
     );
   },

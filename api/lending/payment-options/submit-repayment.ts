@@ -1,5 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { type SubmissionInput, submitRepayment } from '../../../application/lending/repayment-submissions.ts';
+import type { SubmissionInput } from '../../../application/lending/index.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { Refusal } from '../../../application/shared/refusal.ts';
 import { submissionModes, submissionStatuses } from '../../../domain/lending/repayment-submissions.ts';
 import { repaymentModes } from '../../../domain/lending/servicing.ts';
@@ -175,7 +176,7 @@ export const paymentOptionsSubmitRepaymentOperation = defineLendingOperation({
     }),
   handler: () => async (c) => {
     const input = submissionInput(c.req.valid('query'), c.req.valid('json'));
-    const held = await submitRepayment(c.get('deps'), customerCaller(c), input);
+    const held = await lending.submitRepayment(c.get('deps'), { caller: customerCaller(c), ...input });
     const settled = held.status === 'paid' || held.status === 'declined';
     return c.json(held, settled ? 201 : 202);
   },

@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { coApplicantSettings } from '../../../application/lending/reference-data.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from '../auth.ts';
 import { lendingPath } from '../paths.ts';
 import { coApplicantSettingsAnswerSchema } from '../reference-data-schemas.ts';
@@ -27,5 +27,5 @@ export const settingsApplicationCoApplicantOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) =>
-    c.json(await coApplicantSettings(c.get('deps'), c.get('lendingTenant').id), 200),
+    c.json(await lending.coApplicantSettings(c.get('deps'), { tenantId: c.get('lendingTenant').id }), 200),
 });

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { changeUserPassword } from '../../../application/lending/users.ts';
+import { lending } from '../../../application/lending/index.ts';
 import {
   defineLendingOperation,
   lendingErrorResponses,
@@ -40,7 +40,10 @@ export const userChangePasswordOperation = defineLendingOperation({
     const user = requireUser(c);
     const scope = { tenantId: c.get('lendingTenant').id, userId: user.id, login: user.login };
     const tokenDigest = presentedUserTokenDigest(c);
-    await changeUserPassword(c.get('deps'), { ...scope, tokenDigest }, c.req.valid('query'));
+    await lending.changeUserPassword(c.get('deps'), {
+      user: { ...scope, tokenDigest },
+      ...c.req.valid('query'),
+    });
     return c.json({ passwordChanged: true as const }, 200);
   },
 });

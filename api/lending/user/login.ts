@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { logIn } from '../../../application/lending/users.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from '../auth.ts';
 import { lendingPath } from '../paths.ts';
 import { presentedPasswordParameter, userTokenAnswer, userTokenSchema } from '../user-schemas.ts';
@@ -44,7 +44,10 @@ export const userLoginOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    const loggedIn = await logIn(c.get('deps'), c.get('lendingTenant').id, c.req.valid('query'));
+    const loggedIn = await lending.logIn(c.get('deps'), {
+      tenantId: c.get('lendingTenant').id,
+      ...c.req.valid('query'),
+    });
     return c.json(userTokenAnswer(loggedIn, loggedIn.user), 200);
   },
 });

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { requestPasswordReset } from '../../../application/lending/users.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from '../auth.ts';
 import { lendingPath } from '../paths.ts';
 
@@ -41,7 +41,10 @@ export const userRequestPasswordResetOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    await requestPasswordReset(c.get('deps'), c.get('lendingTenant'), c.req.valid('query'));
+    await lending.requestPasswordReset(c.get('deps'), {
+      tenant: c.get('lendingTenant'),
+      ...c.req.valid('query'),
+    });
     return c.json({ accepted: true as const }, 202);
   },
 });

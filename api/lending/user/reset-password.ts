@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { resetUserPassword } from '../../../application/lending/users.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from '../auth.ts';
 import { lendingPath } from '../paths.ts';
 import { newPasswordParameter } from '../user-schemas.ts';
@@ -34,7 +34,10 @@ export const userResetPasswordOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) => {
-    await resetUserPassword(c.get('deps'), c.get('lendingTenant').id, c.req.valid('query'));
+    await lending.resetUserPassword(c.get('deps'), {
+      tenantId: c.get('lendingTenant').id,
+      ...c.req.valid('query'),
+    });
     return c.json({ passwordChanged: true as const }, 200);
   },
 });

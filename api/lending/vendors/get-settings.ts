@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { vendorSettings } from '../../../application/lending/reference-data.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from '../auth.ts';
 import { lendingPath } from '../paths.ts';
 import { vendorSettingsAnswerSchema } from '../reference-data-schemas.ts';
@@ -25,5 +25,6 @@ export const vendorsGetSettingsOperation = defineLendingOperation({
         ...lendingErrorResponses,
       },
     }),
-  handler: () => async (c) => c.json(await vendorSettings(c.get('deps'), c.get('lendingTenant').id), 200),
+  handler: () => async (c) =>
+    c.json(await lending.vendorSettings(c.get('deps'), { tenantId: c.get('lendingTenant').id }), 200),
 });

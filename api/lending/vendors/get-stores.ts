@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { storesOfVendor } from '../../../application/lending/reference-data.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from '../auth.ts';
 import { lendingPath } from '../paths.ts';
 import { storeAnswerSchema } from '../reference-data-schemas.ts';
@@ -43,7 +43,10 @@ export const vendorsGetStoresOperation = defineLendingOperation({
     }),
   handler: () => async (c) =>
     c.json(
-      await storesOfVendor(c.get('deps'), c.get('lendingTenant').id, c.req.valid('param').vendorId),
+      await lending.storesOfVendor(c.get('deps'), {
+        tenantId: c.get('lendingTenant').id,
+        vendorId: c.req.valid('param').vendorId,
+      }),
       200,
     ),
 });

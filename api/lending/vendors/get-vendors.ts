@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { activeVendors } from '../../../application/lending/reference-data.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from '../auth.ts';
 import { lendingPath } from '../paths.ts';
 
@@ -31,5 +31,8 @@ export const vendorsGetVendorsOperation = defineLendingOperation({
       },
     }),
   handler: () => async (c) =>
-    c.json({ vendors: await activeVendors(c.get('deps'), c.get('lendingTenant').id) }, 200),
+    c.json(
+      { vendors: await lending.activeVendors(c.get('deps'), { tenantId: c.get('lendingTenant').id }) },
+      200,
+    ),
 });

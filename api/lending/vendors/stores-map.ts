@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { storesMap } from '../../../application/lending/reference-data.ts';
+import { lending } from '../../../application/lending/index.ts';
 import { defineLendingOperation, lendingErrorResponses, lendingSecurity } from '../auth.ts';
 import { lendingPath } from '../paths.ts';
 import { storeAnswerSchema } from '../reference-data-schemas.ts';
@@ -61,7 +61,12 @@ export const vendorsStoresMapOperation = defineLendingOperation({
         ? { south, west, north, east }
         : undefined;
     return c.json(
-      { stores: await storesMap(c.get('deps'), c.get('lendingTenant').id, { box, vendorId }) },
+      {
+        stores: await lending.storesMap(c.get('deps'), {
+          tenantId: c.get('lendingTenant').id,
+          ...{ box, vendorId },
+        }),
+      },
       200,
     );
   },

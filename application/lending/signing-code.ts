@@ -19,7 +19,7 @@ import { LoanId, OwnerId, PlatformService, TenantId } from '../../domain/search-
 import type { lendingSigningCode } from '../../workflows/lending/signing-code.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
 import { Refusal } from '../shared/refusal.ts';
-import type { LoanRow } from './loans.ts';
+import type { LoanRow } from './loan/view.ts';
 
 /**
  * The codes that sign a loan's system documents (decision 0040): AcceptLoanOffer sends the first of each

@@ -1,23 +1,33 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Decimal } from 'decimal.js';
-import { minorUnitProblem } from '../../domain/lending/credit-products.ts';
-import { PAYOUT_CURRENCIES, payoutAmount } from '../../domain/lending/disbursement.ts';
-import { type LoanSnapshot, submitRepaymentUpdate } from '../../domain/lending/loan-process.ts';
+import { and, eq } from 'drizzle-orm';
+import type { Database } from '../../../db/client.ts';
+import { lendingLoanStatusHistory, lendingLoans } from '../../../db/schema/lending-loans.ts';
+import { lendingRepaymentSubmissions } from '../../../db/schema/lending-servicing.ts';
+import { minorUnitProblem } from '../../../domain/lending/credit-products.ts';
+import { PAYOUT_CURRENCIES, payoutAmount } from '../../../domain/lending/disbursement.ts';
+import { type LoanSnapshot, submitRepaymentUpdate } from '../../../domain/lending/loan-process.ts';
 import {
   type RepaymentSubmission,
   type SubmissionMode,
   type SubmissionStatus,
   submissionIdOf,
   submissionRepaymentMode,
-} from '../../domain/lending/repayment-submissions.ts';
-import type { RepaymentMode } from '../../domain/lending/servicing.ts';
-import type { UseCaseDeps } from '../shared/deps.ts';
-import { requireSameRequest } from '../shared/idempotency.ts';
-import { Refusal } from '../shared/refusal.ts';
-import { listBankAccounts } from './bank-accounts.ts';
-import { cardToCharge } from './cards.ts';
-import { requireCollectMerchant } from './collect-merchants.ts';
-import { type LoanCaller, loanOf, refuseOutsideStatuses, sendLoanUpdate } from './loans.ts';
+} from '../../../domain/lending/repayment-submissions.ts';
+import type { RepaymentMode } from '../../../domain/lending/servicing.ts';
+import type { UseCaseDeps } from '../../shared/deps.ts';
+import { requireSameRequest } from '../../shared/idempotency.ts';
+import { Refusal } from '../../shared/refusal.ts';
+import { listBankAccounts } from '../bank-accounts.ts';
+import { cardToCharge } from '../cards.ts';
+import { requireCollectMerchant } from '../collect-merchants.ts';
+import { type LoanCaller, loanOf, refuseOutsideStatuses } from './record.ts';
+import { sendLoanUpdate } from './workflow.ts';
+
+/**
+ * Submissions (workflows/lending/loan/submissions.ts, decision 0045): the customer repays through the
+ * collection gateway; the gateway's notifications find their submission here.
+ */
 
 /** What the customer submits (PaymentOptions/SubmitRepayment). */
 export interface SubmissionInput {
@@ -80,8 +90,7 @@ const submissionView = (loanId: string, held: RepaymentSubmission): SubmissionVi
  */
 export async function submitRepayment(
   deps: Pick<UseCaseDeps, 'db' | 'temporal' | 'config'>,
-  caller: LoanCaller & { customerId: string },
-  body: SubmissionInput,
+  { caller, ...body }: SubmissionInput & { caller: LoanCaller & { customerId: string } },
 ): Promise<SubmissionView> {
   const { db, config } = deps;
   const { customerId } = caller;
@@ -160,4 +169,91 @@ export async function submitRepayment(
       `The collection gateway did not take the repayment (submission ${held.submissionId}): ${held.reason}`,
     );
   return view;
+}
+
+/** A repayment submission of the tenant (decision 0045), from the read model the loan workflow writes. */
+export async function findSubmission(db: Database, tenantId: string, submissionId: string) {
+  const [row] = await db
+    .select()
+    .from(lendingRepaymentSubmissions)
+    .where(
+      and(
+        eq(lendingRepaymentSubmissions.tenantId, tenantId),
+        eq(lendingRepaymentSubmissions.submissionId, submissionId),
+      ),
+    )
+    .limit(1);
+  return row;
+}
+
+type SubmissionRow = NonNullable<Awaited<ReturnType<typeof findSubmission>>>;
+
+/**
+ * The gateway's REVERSED of a submission whose loan's workflow has ended (decision 0069: a loan closed,
+ * its reversal window passed): no workflow can take the money back any more, so the loan is left as it
+ * is and the reversal is put on record for an operator, once: the submission becomes `reversed` with the
+ * reason, and the loan's status history gets an entry (its status unchanged) under the next version. The
+ * loan's row and its history are the workflow's read model; with the workflow ended, nothing else writes
+ * them. Answers the history comment, or undefined when it was on record already.
+ */
+export async function recordReversalAfterEnd(
+  db: Database,
+  submission: SubmissionRow,
+): Promise<string | undefined> {
+  const { tenantId, loanId, submissionId } = submission;
+  return db.transaction(async (tx) => {
+    const [held] = await tx
+      .select()
+      .from(lendingRepaymentSubmissions)
+      .where(
+        and(
+          eq(lendingRepaymentSubmissions.tenantId, tenantId),
+          eq(lendingRepaymentSubmissions.submissionId, submissionId),
+        ),
+      )
+      .for('update');
+    if (!held || held.status === 'reversed') return undefined;
+    const [loan] = await tx
+      .select({ status: lendingLoans.status, version: lendingLoans.version })
+      .from(lendingLoans)
+      .where(and(eq(lendingLoans.tenantId, tenantId), eq(lendingLoans.loanId, loanId)))
+      .for('update');
+    if (!loan) return undefined;
+    const at = new Date();
+    const version = loan.version + 1;
+    const idn = held.idn ? `, IDN ${held.idn}` : '';
+    const taken =
+      held.status === 'paid' && held.repaymentId
+        ? `repayment ${held.repaymentId} stays booked (loan ${loan.status}): an operator must settle it`
+        : 'nothing of it was booked';
+    const comments = `the bank took back the transfer of ${held.amount} ${held.currency} for invoice ${held.invoice}${idn} after the loan's workflow had ended: ${taken}`;
+    await tx
+      .update(lendingLoans)
+      .set({ version, updatedAt: at })
+      .where(and(eq(lendingLoans.tenantId, tenantId), eq(lendingLoans.loanId, loanId)));
+    await tx
+      .update(lendingRepaymentSubmissions)
+      .set({
+        status: 'reversed',
+        reason: `the bank took the transfer back after the loan's workflow had ended: ${taken}`,
+        version,
+        updatedAt: at,
+      })
+      .where(
+        and(
+          eq(lendingRepaymentSubmissions.tenantId, tenantId),
+          eq(lendingRepaymentSubmissions.submissionId, submissionId),
+        ),
+      );
+    await tx.insert(lendingLoanStatusHistory).values({
+      tenantId,
+      loanId,
+      version,
+      status: loan.status,
+      at,
+      actorRole: 'system',
+      comments,
+    });
+    return comments;
+  });
 }

@@ -1,38 +1,31 @@
 import { and, eq, sql } from 'drizzle-orm';
-import type { Database } from '../../db/client.ts';
-import { qualifiedColumns } from '../../db/qualified.ts';
-import { lendingLoanDocumentDecisions } from '../../db/schema/lending-documents.ts';
-import { lendingLoanStatusHistory, lendingLoans } from '../../db/schema/lending-loans.ts';
-import type { CreditProduct } from '../../domain/lending/credit-products.ts';
+import type { Database } from '../../../db/client.ts';
+import { qualifiedColumns } from '../../../db/qualified.ts';
+import { lendingLoanDocumentDecisions } from '../../../db/schema/lending-documents.ts';
+import { lendingLoanStatusHistory, lendingLoans } from '../../../db/schema/lending-loans.ts';
+import type { CreditProduct } from '../../../domain/lending/credit-products.ts';
 import {
   type DocTypeId,
   type DocumentDecision,
   type SystemDocument,
   systemDocumentsOf,
-} from '../../domain/lending/loan-documents.ts';
-import { type LoanOperation, type LoanStatus, stepOf } from '../../domain/lending/loan-lifecycle.ts';
-import { cancelUpdate } from '../../domain/lending/loan-process.ts';
-import type { UseCaseDeps } from '../shared/deps.ts';
-import { Refusal } from '../shared/refusal.ts';
-import { calculateLoan } from './credit-products.ts';
-import {
-  invalidStatus,
-  type LoanCaller,
-  type LoanRow,
-  type LoanView,
-  loanOf,
-  moveLoan,
-  parsedJson,
-  viewOfLoan,
-} from './loans.ts';
+} from '../../../domain/lending/loan-documents.ts';
+import { type LoanOperation, type LoanStatus, stepOf } from '../../../domain/lending/loan-lifecycle.ts';
+import { cancelUpdate } from '../../../domain/lending/loan-process.ts';
+import type { UseCaseDeps } from '../../shared/deps.ts';
+import { Refusal } from '../../shared/refusal.ts';
+import { calculateLoan } from '../credit-products.ts';
 import {
   DOCUMENT_DECLINED_REASON,
   recordDecline,
   sendFirstSigningCodes,
   sendSigningCode,
   signWithCode,
-} from './signing-codes.ts';
+} from '../signing-code.ts';
 
+import { invalidStatus, type LoanCaller, loanOf, parsedJson } from './record.ts';
+import { type LoanRow, type LoanView, viewOfLoan } from './view.ts';
+import { moveLoan } from './workflow.ts';
 /**
  * The system documents of a loan (decision 0040): generated from the loan and its accepted offer
  * (domain/lending/loan-documents.ts) with the customer's decisions on them.
@@ -206,12 +199,14 @@ export async function documentToDecide(
 /** A customer acting on their own loan's documents. */
 export type DocumentCaller = LoanCaller & { customerId: string; userId: string };
 
+/** A request about the documents of one loan of the customer. */
+interface DocumentRequest {
+  caller: DocumentCaller;
+  loanId: string;
+}
+
 /** `GET …/Documents`: the loan's system documents as the customer sees them. */
-export async function listLoanDocuments(
-  deps: Pick<UseCaseDeps, 'db'>,
-  caller: DocumentCaller,
-  loanId: string,
-) {
+export async function listLoanDocuments(deps: Pick<UseCaseDeps, 'db'>, { caller, loanId }: DocumentRequest) {
   const loan = await documentsOfLoan(deps.db, await loanOf(deps, caller, loanId));
   return loan.documents.map((document) => documentView(loan, document));
 }
@@ -219,9 +214,7 @@ export async function listLoanDocuments(
 /** `GET …/Documents/{docTypeId}`: one document with its content (404 for a type the loan does not have). */
 export async function getLoanDocument(
   deps: Pick<UseCaseDeps, 'db'>,
-  caller: DocumentCaller,
-  loanId: string,
-  docTypeId: string,
+  { caller, loanId, docTypeId }: DocumentRequest & { docTypeId: string },
 ): Promise<LoanDocumentView & { content: string }> {
   const loan = await documentsOfLoan(deps.db, await loanOf(deps, caller, loanId));
   const document = loan.documents.find((candidate) => candidate.docTypeId === docTypeId);
@@ -232,10 +225,7 @@ export async function getLoanDocument(
 /** ResendSmsCode: a new code for the document, sent by SMS (the answer never carries it). */
 export async function resendSigningCode(
   deps: UseCaseDeps,
-  caller: DocumentCaller,
-  loanId: string,
-  docTypeId: DocTypeId,
-  apiBaseUrl: string,
+  { caller, loanId, docTypeId, apiBaseUrl }: DocumentRequest & { docTypeId: DocTypeId; apiBaseUrl: string },
 ) {
   const row = await loanOf(deps, caller, loanId);
   const { document } = await documentToDecide(deps.db, row, 'resendSmsCode', docTypeId);
@@ -261,10 +251,7 @@ export async function sendCodesOfAcceptedOffer(
 /** SignDocument: the document signed with the latest code sent for it; answers the document. */
 export async function signLoanDocument(
   deps: Pick<UseCaseDeps, 'db' | 'config'>,
-  caller: DocumentCaller,
-  loanId: string,
-  docTypeId: DocTypeId,
-  code: string,
+  { caller, loanId, docTypeId, code }: DocumentRequest & { docTypeId: DocTypeId; code: string },
 ): Promise<LoanDocumentView> {
   const row = await loanOf(deps, caller, loanId);
   const { loan, document } = await documentToDecide(deps.db, row, 'signDocument', docTypeId);
@@ -278,9 +265,7 @@ export async function signLoanDocument(
 /** DeclineDocument: the decline recorded, then the application cancelled through the loan workflow. */
 export async function declineLoanDocument(
   deps: UseCaseDeps,
-  caller: DocumentCaller,
-  loanId: string,
-  docTypeId: DocTypeId,
+  { caller, loanId, docTypeId }: DocumentRequest & { docTypeId: DocTypeId },
 ): Promise<LoanView> {
   const row = await loanOf(deps, caller, loanId);
   const { document } = await documentToDecide(deps.db, row, 'declineDocument', docTypeId);

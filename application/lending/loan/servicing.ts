@@ -1,41 +1,42 @@
 import { randomBytes } from 'node:crypto';
 import { Decimal } from 'decimal.js';
 import { and, eq } from 'drizzle-orm';
-import type { Database } from '../../db/client.ts';
-import { lendingLoanRepayments } from '../../db/schema/lending-servicing.ts';
-import { minorUnitProblem } from '../../domain/lending/credit-products.ts';
+import type { Database } from '../../../db/client.ts';
+import { lendingLoanRepayments } from '../../../db/schema/lending-servicing.ts';
+import { minorUnitProblem } from '../../../domain/lending/credit-products.ts';
 import {
+  cancelRolloverUpdate,
   editRepaymentUpdate,
   type LoanSnapshot,
   registerRepaymentUpdate,
+  requestRolloverUpdate,
   reverseRepaymentUpdate,
-} from '../../domain/lending/loan-process.ts';
-import type { RepaymentMode } from '../../domain/lending/servicing.ts';
-import type { UseCaseDeps } from '../shared/deps.ts';
-import { requireSameRequest } from '../shared/idempotency.ts';
-import { Refusal } from '../shared/refusal.ts';
-import { todayUtc } from './credit-products.ts';
-import { type RepaymentView, repaymentView } from './loan-servicing.ts';
-import {
-  type LoanCaller,
-  type LoanRow,
-  type LoanView,
-  loanOf,
-  loanView,
-  moveLoan,
-  refuseOutsideStatuses,
-  viewOfLoan,
-} from './loans.ts';
-
+} from '../../../domain/lending/loan-process.ts';
+import type { RepaymentMode } from '../../../domain/lending/servicing.ts';
+import type { UseCaseDeps } from '../../shared/deps.ts';
+import { requireSameRequest } from '../../shared/idempotency.ts';
+import { Refusal } from '../../shared/refusal.ts';
+import { todayUtc } from '../credit-products.ts';
+import type { LoanRequest } from './record.ts';
+import { type LoanCaller, loanOf, loanView, refuseOutsideStatuses } from './record.ts';
+import type { LoanRow } from './view.ts';
+import { type LoanView, type RepaymentView, repaymentView, viewOfLoan } from './view.ts';
+import { moveLoan, moveLoanOf } from './workflow.ts';
 /**
- * Repayments (decision 0043): Management/Loans/Repayments registers, edits and reverses them as Updates
- * of the loan's workflow; the read model (lending_loan_repayments) finds a repayment's loan by its id
- * and a repeated registration by its reference.
+ * Servicing (workflows/lending/loan/servicing.ts, decision 0043): management registers, edits and
+ * reverses repayments, the customer requests a rollover or cancels it. The read model
+ * (lending_loan_repayments) finds a repayment's loan by its id and a repeated registration by its reference.
  */
 
 export type RepaymentRow = typeof lendingLoanRepayments.$inferSelect;
 type Deps = Pick<UseCaseDeps, 'db' | 'temporal'>;
 type LoanHandle = Parameters<Parameters<typeof moveLoan>[3]>[0];
+
+/** A request about one repayment of the caller's tenant. */
+interface RepaymentRequest {
+  caller: LoanCaller;
+  repaymentId: string;
+}
 
 /** A repayment id: unique per tenant (random, 64 bits). */
 const newRepaymentId = () => `rpm_${randomBytes(8).toString('hex')}`;
@@ -114,8 +115,10 @@ function repaymentIn(
  */
 export async function registerRepayment(
   deps: Deps,
-  caller: LoanCaller,
-  input: RepaymentFields & { loanId: string; reference?: string | undefined },
+  {
+    caller,
+    ...input
+  }: RepaymentFields & { caller: LoanCaller; loanId: string; reference?: string | undefined },
 ): Promise<RepaymentAnswer & { created: boolean }> {
   const row = await loanOf(deps, caller, input.loanId);
   refuseUnpayableAmount(row, input.amount);
@@ -205,7 +208,10 @@ async function correctRepayment(
 }
 
 /** Edits a repayment in force; balances and status are recomputed, also for a Repaid loan. */
-export const editRepayment = (deps: Deps, caller: LoanCaller, repaymentId: string, input: RepaymentFields) =>
+export const editRepayment = (
+  deps: Deps,
+  { caller, repaymentId, ...input }: RepaymentFields & RepaymentRequest,
+) =>
   correctRepayment(deps, caller, repaymentId, (row) => {
     refuseUnpayableAmount(row, input.amount);
     const date = repaymentDate(row, input.date);
@@ -214,10 +220,20 @@ export const editRepayment = (deps: Deps, caller: LoanCaller, repaymentId: strin
   });
 
 /** Reverses a repayment; balances and status are recomputed, also for a Repaid loan. */
-export const reverseRepayment = (deps: Deps, caller: LoanCaller, repaymentId: string) =>
+export const reverseRepayment = (deps: Deps, { caller, repaymentId }: RepaymentRequest) =>
   correctRepayment(
     deps,
     caller,
     repaymentId,
     () => (loan) => loan.executeUpdate(reverseRepaymentUpdate, { args: [{ by: caller.actor, repaymentId }] }),
+  );
+
+export const requestRollover = (deps: Deps, { caller, loanId }: LoanRequest) =>
+  moveLoanOf(deps, caller, loanId, 'requestRollover', (loan) =>
+    loan.executeUpdate(requestRolloverUpdate, { args: [{ by: caller.actor }] }),
+  );
+
+export const cancelRollover = (deps: Deps, { caller, loanId }: LoanRequest) =>
+  moveLoanOf(deps, caller, loanId, 'cancelRollover', (loan) =>
+    loan.executeUpdate(cancelRolloverUpdate, { args: [{ by: caller.actor }] }),
   );

@@ -1,17 +1,30 @@
 import { Decimal } from 'decimal.js';
 import { and, eq } from 'drizzle-orm';
-import { lendingLoans } from '../../db/schema/lending-loans.ts';
-import { minorUnitDigits } from '../../domain/lending/credit-products.ts';
-import { isClosed, LoanRefusal, type LoanStatus, stepOf } from '../../domain/lending/loan-lifecycle.ts';
-import type { LoanOffer } from '../../domain/lending/loan-process.ts';
-import { calculateSchedule, type Schedule } from '../../domain/lending/schedule.ts';
-import type { UseCaseDeps } from '../shared/deps.ts';
-import { Refusal } from '../shared/refusal.ts';
-import { findCreditProduct, todayUtc } from './credit-products.ts';
-import { servicingView } from './loan-servicing.ts';
-import { type LoanCaller, type LoanRow, loanOf } from './loans.ts';
+import { lendingLoans } from '../../../db/schema/lending-loans.ts';
+import { lendingLoanServicing } from '../../../db/schema/lending-servicing.ts';
+import { minorUnitDigits } from '../../../domain/lending/credit-products.ts';
+import { isClosed, LoanRefusal, type LoanStatus, stepOf } from '../../../domain/lending/loan-lifecycle.ts';
+import type { LoanCoApplicant, LoanOffer } from '../../../domain/lending/loan-process.ts';
+import { calculateSchedule, type Schedule } from '../../../domain/lending/schedule.ts';
+import type { UseCaseDeps } from '../../shared/deps.ts';
+import { Refusal } from '../../shared/refusal.ts';
+import { findCreditProduct, todayUtc } from '../credit-products.ts';
+import type { LoanRequest } from './record.ts';
+import {
+  activeLoansOf,
+  audienceOf,
+  type LoanCaller,
+  loanOf,
+  loanRecordOf,
+  loanView,
+  mayRead,
+} from './record.ts';
+import { type LoanRow, type LoanView, type ServicingView, servicingViewOf, viewOfLoan } from './view.ts';
 
-/** What a customer reads of their loans besides the loan itself: offers, amounts to repay, a summary. */
+/**
+ * Reads of the loan: the loan as its caller sees it, the customer's loans, offers, amounts to repay, a
+ * summary, the servicing, and whether a rollover is allowed.
+ */
 
 type Deps = Pick<UseCaseDeps, 'db'>;
 type CustomerCaller = LoanCaller & { customerId: string };
@@ -53,8 +66,7 @@ async function readableLoan(
 /** Customer/Loans/{loanId}/LoanOffer: the first offer with its schedule; only in Offer confirmation. */
 export async function loanOffer(
   deps: Deps,
-  caller: CustomerCaller,
-  loanId: string,
+  { caller, loanId }: { caller: CustomerCaller; loanId: string },
 ): Promise<OfferWithSchedule> {
   const row = await readableLoan(deps, caller, loanId, 'readOffer');
   const [offer] = row.offers;
@@ -65,8 +77,7 @@ export async function loanOffer(
 /** Customer/Loans/{loanId}/LoanOffers: every offer (with the multiple-offers feature). */
 export async function loanOffers(
   deps: Deps,
-  caller: CustomerCaller,
-  loanId: string,
+  { caller, loanId }: { caller: CustomerCaller; loanId: string },
 ): Promise<{ offers: OfferWithSchedule[] }> {
   const row = await readableLoan(deps, caller, loanId, 'readOffers');
   return { offers: await Promise.all(row.offers.map((offer) => offerWithSchedule(deps, row, offer))) };
@@ -90,11 +101,10 @@ export interface RepaymentAmounts {
  */
 export async function repaymentAmounts(
   deps: Deps,
-  caller: CustomerCaller,
-  loanId: string,
+  { caller, loanId }: { caller: CustomerCaller; loanId: string },
 ): Promise<RepaymentAmounts> {
   const row = await loanOf(deps, caller, loanId);
-  const servicing = await servicingView(deps.db, row.tenantId, row.loanId);
+  const servicing = await servicingView(deps, { tenantId: row.tenantId, loanId: row.loanId });
   if (!servicing)
     throw Refusal.conflict(
       LoanRefusal.invalidStatus,
@@ -128,7 +138,10 @@ export interface AccountSummary {
  * Customer/AccountSummary: the customer's loans at a glance: how many are open, closed, in each status,
  * and the principal paid out on loans being repaid, per currency.
  */
-export async function accountSummary(deps: Deps, caller: CustomerCaller): Promise<AccountSummary> {
+export async function accountSummary(
+  deps: Deps,
+  { caller }: { caller: CustomerCaller },
+): Promise<AccountSummary> {
   const { customerId } = caller;
   const rows = await deps.db
     .select({ status: lendingLoans.status, amount: lendingLoans.amount, currency: lendingLoans.currency })
@@ -154,4 +167,52 @@ export async function accountSummary(deps: Deps, caller: CustomerCaller): Promis
     })),
     pastDue: rows.some((row) => row.status === 'Past Due'),
   };
+}
+
+/** The loan as the caller sees it (GET Customer/Loans/{loanId}, Management/Loans/{loanId}). */
+export async function readLoan(deps: Deps, { caller, loanId }: LoanRequest): Promise<LoanView> {
+  const record = await loanRecordOf(deps.db, caller.tenantId, loanId);
+  if (!record || !mayRead(caller, record.row)) throw Refusal.notFound('Loan');
+  return viewOfLoan(record, audienceOf(caller));
+}
+
+/** Customer/Loans: the customer's loans that are not closed, newest first. */
+export async function customerActiveLoans(
+  deps: Deps,
+  { caller }: { caller: CustomerCaller },
+): Promise<LoanView[]> {
+  const rows = await activeLoansOf(deps.db, caller.tenantId, caller.customerId);
+  return Promise.all(rows.map((row) => loanView(deps.db, row, 'customer')));
+}
+
+/** The loan's servicing, or null before it is paid out. */
+export async function servicingView(
+  { db }: Deps,
+  { tenantId, loanId, today = todayUtc() }: { tenantId: string; loanId: string; today?: string },
+): Promise<ServicingView | null> {
+  const [row] = await db
+    .select({ servicing: lendingLoanServicing.servicing })
+    .from(lendingLoanServicing)
+    .where(and(eq(lendingLoanServicing.tenantId, tenantId), eq(lendingLoanServicing.loanId, loanId)))
+    .limit(1);
+  return row ? servicingViewOf(row.servicing, today) : null;
+}
+
+/** Whether the customer may request a rollover now, and why not. */
+export async function rolloverAllowed(
+  deps: Deps,
+  { caller, loanId }: LoanRequest,
+): Promise<{ loanId: string; allowed: boolean; reason: string | null }> {
+  const row = await loanOf(deps, caller, loanId);
+  const step = stepOf('requestRollover', row.status, { rolloverRequested: row.rolloverRequested });
+  return { loanId: row.loanId, allowed: step.allowed, reason: step.allowed ? null : step.message };
+}
+
+/** The loan's co-applicant (null when none is given). */
+export async function coApplicantOf(
+  deps: Deps,
+  { caller, loanId }: LoanRequest,
+): Promise<{ loanId: string; coApplicant: LoanCoApplicant | null }> {
+  const row = await loanOf(deps, caller, loanId);
+  return { loanId: row.loanId, coApplicant: row.coApplicant ?? null };
 }
