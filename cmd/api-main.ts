@@ -3,7 +3,7 @@ import { loadConfigOrExit, requireDatabaseUrl } from '../platform/config.ts';
 import { createLogger } from '../platform/logger.ts';
 import { serveMetrics } from '../platform/metrics.ts';
 import { startTracing } from '../platform/tracing.ts';
-import { connectTemporal, serveApi } from './runtime.ts';
+import { connectTemporal, serveApi, stopOnSignal } from './runtime.ts';
 
 /** `npm run api`: a stateless API process for scale-out (any number, behind a load balancer). */
 const config = loadConfigOrExit();
@@ -18,13 +18,10 @@ const api = await serveApi({ config, db: database.db, client: temporal.client, l
 const metrics = await serveMetrics(config, logger);
 logger.info({ url: api.url, metrics: metrics?.url, tracing: tracing !== undefined }, 'API listening');
 
-const stop = async () => {
-  await api.stop();
-  await metrics?.stop();
-  await tracing?.shutdown();
-  await temporal.close();
-  await database.close();
-  process.exit(0);
-};
-process.on('SIGINT', () => void stop());
-process.on('SIGTERM', () => void stop());
+stopOnSignal([
+  () => api.stop(),
+  () => metrics?.stop(),
+  () => tracing?.shutdown(),
+  () => temporal.close(),
+  () => database.close(),
+]);

@@ -247,3 +247,16 @@ export async function serveApi(options: {
     },
   };
 }
+
+/**
+ * On SIGINT or SIGTERM, stops a process's parts in the order given (what takes work first: the API or
+ * the worker, then metrics, tracing, the Temporal connection, the database) and exits.
+ */
+export function stopOnSignal(parts: ReadonlyArray<() => Promise<void> | undefined>): void {
+  const stop = async () => {
+    for (const part of parts) await part();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
+}

@@ -5,7 +5,7 @@ import { createLogger } from '../platform/logger.ts';
 import { serveMetrics } from '../platform/metrics.ts';
 import { startTracing } from '../platform/tracing.ts';
 import { ensureWorkflowBundle } from '../platform/workflow-bundle.ts';
-import { connectTemporal, runWorker } from './runtime.ts';
+import { connectTemporal, runWorker, stopOnSignal } from './runtime.ts';
 
 /**
  * `npm run worker`: a worker process for scale-out; runs every workflow and activity of the platform,
@@ -39,13 +39,10 @@ logger.info(
   'worker running',
 );
 
-const stop = async () => {
-  await worker.stop();
-  await metrics?.stop();
-  await tracing?.shutdown();
-  await temporal.close();
-  await database.close();
-  process.exit(0);
-};
-process.on('SIGINT', () => void stop());
-process.on('SIGTERM', () => void stop());
+stopOnSignal([
+  () => worker.stop(),
+  () => metrics?.stop(),
+  () => tracing?.shutdown(),
+  () => temporal.close(),
+  () => database.close(),
+]);
