@@ -1,111 +1,29 @@
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LoanView } from '../../application/lending/index.ts';
-import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
-import { createCreditProduct } from './products-support.ts';
+import { describe, expect, it } from 'vitest';
 import {
-  completeDetails,
-  createLendingTenant,
-  type LendingTestTenant,
-  lendingCall,
-  registerCustomer,
-} from './support.ts';
+  admin,
+  adminCommand,
+  bare,
+  fieldsOf,
+  front,
+  other,
+  SEED,
+  seeded,
+  useReferenceDataPlatform,
+} from './reference-data-support.ts';
+import type { LendingTestTenant } from './support.ts';
 
 /**
  * A tenant's reference data over HTTP (issue 21 items 3 and 4): Dictionary/GetValues and
- * GetFilteredValues, Settings/Application/CoApplicant, Vendors/*, written by the operator (admin API and
- * `npm run admin -- lending:seed-reference-data`, which reads datasets/lending-reference-data.json); a
- * loan names the vendor and store it was sold at. Another tenant's data is never visible.
+ * GetFilteredValues, Settings/Application/CoApplicant, Vendors/GetSettings, written by the operator (admin
+ * API and `npm run admin -- lending:seed-reference-data`, which reads datasets/lending-reference-data.json).
+ * Another tenant's data is never visible. Vendors, stores and a loan sold at one:
+ * reference-data-vendors.test.ts.
  */
 
-const ADMIN_TOKEN = 'admin-token-for-lending-reference-data-0123';
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const SEED = JSON.parse(readFileSync(path.join(root, 'datasets/lending-reference-data.json'), 'utf8')) as {
-  dictionaries: { name: string; values: unknown[] }[];
-  vendors: { vendorId: string; stores: { storeId: string }[] }[];
-};
-
-let platform: TestPlatform;
-/** Seeded by the command from the dataset. */
-let seeded: LendingTestTenant;
-/** Written through the admin API: a dictionary and a vendor of its own. */
-let other: LendingTestTenant;
-/** Nothing set: the defaults. */
-let bare: LendingTestTenant;
-
-const admin = async (method: string, adminPath: string, body?: unknown) => {
-  const response = await fetch(`${platform.apiUrl}/admin${adminPath}`, {
-    method,
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await response.text();
-  return {
-    status: response.status,
-    body: (text ? JSON.parse(text) : {}) as Record<string, unknown> & {
-      error?: { code: string; fields?: { field: string; message: string }[] };
-    },
-  };
-};
-
-/** `npm run admin -- <args>` against the test platform's database. */
-async function adminCommand(...args: string[]) {
-  return promisify(execFile)(process.execPath, ['--import', 'tsx', 'cmd/admin.ts', ...args], {
-    cwd: root,
-    env: { ...process.env, ...platform.env },
-  });
-}
-
-const fieldsOf = (answer: { body: { error?: { fields?: { field: string }[] } } }) =>
-  (answer.body.error?.fields ?? []).map((field) => field.field);
-
-beforeAll(async () => {
-  platform = await startTestPlatform({ env: { ADMIN_TOKEN } });
-  [seeded, other, bare] = await Promise.all([
-    createLendingTenant(platform),
-    createLendingTenant(platform),
-    createLendingTenant(platform),
-  ]);
-  const { stdout } = await adminCommand('lending:seed-reference-data', '--tenant', seeded.tenantId);
-  expect(JSON.parse(stdout)).toMatchObject({ dictionaries: expect.arrayContaining(['Cities', 'Regions']) });
-  expect(
-    (
-      await admin('PUT', `/lending/tenants/${other.tenantId}/dictionaries/Cities`, {
-        values: [{ code: 'sofia', name: 'Sofia' }],
-      })
-    ).status,
-  ).toBe(201);
-  expect(
-    (
-      await admin('PUT', `/lending/tenants/${other.tenantId}/vendors/other-shop`, {
-        name: 'Other shop',
-        stores: [
-          {
-            storeId: 'other-1',
-            name: 'Other 1',
-            address: 'Vitosha 1, Sofia',
-            latitude: 42.69,
-            longitude: 23.32,
-          },
-        ],
-      })
-    ).status,
-  ).toBe(201);
-}, 120_000);
-afterAll(async () => {
-  await platform?.stop();
-});
-
-const front = (tenant: LendingTestTenant, method: string, specPath: string, request = {}) =>
-  lendingCall<Record<string, unknown>>(platform, method, specPath, {
-    key: tenant.keys.frontOffice,
-    ...request,
-  });
+useReferenceDataPlatform();
 
 describe('Dictionary/GetValues', () => {
   it('answers every dictionary of the tenant, values in the file’s order; no body needed', async () => {
@@ -509,111 +427,5 @@ describe('the operator’s management', () => {
       code: 2,
       stderr: expect.stringContaining('dictionaries.0.values.0.parentCode: not a code of Regions'),
     });
-  });
-});
-
-describe('a loan sold at a vendor’s store', () => {
-  let customer: Awaited<ReturnType<typeof registerCustomer>>;
-  beforeAll(async () => {
-    await createCreditProduct(platform, seeded.tenantId);
-    customer = await registerCustomer(platform, seeded, completeDetails());
-  });
-  const create = (body: Record<string, unknown>) =>
-    lendingCall<LoanView>(platform, 'POST', '/Customer/Loans/Create', {
-      key: seeded.keys.frontOffice,
-      token: customer.token,
-      body: { productName: 'Personal 12', amount: '5000', term: 12, ...body },
-    });
-
-  it('names the vendor and store; shown in the loan’s details', async () => {
-    const created = await create({ vendorId: 'lone-star-motors', storeId: 'lsm-austin' });
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const pointOfSale = {
-      vendorId: 'lone-star-motors',
-      vendorName: 'Lone Star Motors',
-      storeId: 'lsm-austin',
-      storeName: 'Lone Star Motors Austin',
-    };
-    expect(created.body.pointOfSale).toEqual(pointOfSale);
-    const read = await lendingCall<LoanView>(platform, 'GET', `/Customer/Loans/${created.body.loanId}`, {
-      key: seeded.keys.frontOffice,
-      token: customer.token,
-    });
-    expect(read.body.pointOfSale).toEqual(pointOfSale);
-    const managed = await lendingCall<LoanView>(platform, 'GET', `/Management/Loans/${created.body.loanId}`, {
-      key: seeded.keys.management,
-    });
-    expect(managed.body.pointOfSale).toEqual(pointOfSale);
-  });
-
-  it('refuses a store of another vendor or tenant, an unknown vendor, a store without vendor: field named', async () => {
-    for (const [body, field] of [
-      [{ vendorId: 'lone-star-motors', storeId: 'sunrise-nyc-herald' }, 'storeId'],
-      [{ vendorId: 'lone-star-motors', storeId: 'other-1' }, 'storeId'],
-      [{ vendorId: 'other-shop', storeId: 'other-1' }, 'vendorId'],
-      [{ vendorId: 'nobody', storeId: 'lsm-austin' }, 'vendorId'],
-      [{ storeId: 'lsm-austin' }, 'vendorId'],
-      // The seeded settings require the store of a vendor.
-      [{ vendorId: 'lone-star-motors' }, 'storeId'],
-      [{ vendorId: 'not a code' }, 'vendorId'],
-    ] as const) {
-      const answer = await create(body);
-      expect(answer.status, JSON.stringify(body)).toBe(400);
-      expect(fieldsOf(answer), JSON.stringify(body)).toEqual([field]);
-    }
-  });
-
-  it('management creates a loan sold at a store too; a loan without one has none', async () => {
-    const createForCustomer = (storeId: string) =>
-      lendingCall<LoanView>(platform, 'POST', '/Management/Loans', {
-        key: seeded.keys.management,
-        body: {
-          customerId: customer.customerId,
-          productName: 'Personal 12',
-          amount: '2000',
-          term: 6,
-          vendorId: 'empire-furniture',
-          storeId,
-        },
-      });
-    const created = await createForCustomer('empire-albany');
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    expect(created.body.pointOfSale).toMatchObject({
-      vendorId: 'empire-furniture',
-      storeId: 'empire-albany',
-    });
-    const wrong = await createForCustomer('lsm-austin');
-    expect(fieldsOf(wrong)).toEqual(['storeId']);
-    const plain = await create({});
-    expect(plain.status).toBe(201);
-    expect(plain.body.pointOfSale).toBeNull();
-  });
-
-  it('the co-applicant settings decide PUT CoApplicant', async () => {
-    const created = await create({ vendorId: 'sunrise-electronics', storeId: 'sunrise-la-downtown' });
-    const put = (body: Record<string, unknown>) =>
-      lendingCall<LoanView>(platform, 'PUT', `/Customer/Loans/${created.body.loanId}/CoApplicant`, {
-        key: seeded.keys.frontOffice,
-        token: customer.token,
-        body: { firstName: 'John', lastName: 'Doe', ...body },
-      });
-    const withoutBirthDate = await put({});
-    expect(withoutBirthDate.status).toBe(400);
-    expect(fieldsOf(withoutBirthDate)).toEqual(['birthDate']);
-    const strangeRelation = await put({ birthDate: '1980-01-01', relationship: 'landlord' });
-    expect(fieldsOf(strangeRelation)).toEqual(['relationship']);
-    const accepted = await put({ birthDate: '1980-01-01', relationship: 'spouse' });
-    expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
-    expect(accepted.body.coApplicant).toMatchObject({ firstName: 'John', relationship: 'spouse' });
-
-    await admin('PUT', `/lending/tenants/${seeded.tenantId}/settings/co-applicant`, {
-      allowed: false,
-      required: false,
-      requiredFields: [],
-      relationships: [],
-    });
-    const notAllowed = await put({ birthDate: '1980-01-01' });
-    expect(notAllowed.status).toBe(409);
-    expect(notAllowed.body.error?.code).toBe('co_applicant_not_allowed');
   });
 });
