@@ -4,6 +4,8 @@ import {
   chargeSavedCard,
   collectGatewayUrl,
   GatewayRefused,
+  type MerchantCredentials,
+  type MerchantPayment,
   registerDepositSlip,
 } from '../../connectors/lending/collect-gateway.ts';
 import { chargeableCard } from '../../credentials/lending/cards.ts';
@@ -67,6 +69,16 @@ async function merchantOf({ db, config }: ActivityDeps, tenantId: string) {
   return merchant;
 }
 
+/** What the gateway collects for a repayment (card or slip): the submission's INVOICE, the tenant's merchant. */
+const repaymentPayment = (merchant: MerchantCredentials, request: SlipRequest): MerchantPayment => ({
+  min: merchant.min,
+  secret: merchant.secret,
+  invoice: request.invoice,
+  amount: request.amount,
+  currency: request.currency,
+  description: `Repayment of loan ${request.loanId}`,
+});
+
 const refusalOf = (error: unknown): never => {
   if (error instanceof GatewayRefused)
     throw ApplicationFailure.nonRetryable(error.message, REPAYMENT_REFUSED, {
@@ -101,15 +113,7 @@ export function createRepaymentActivities(deps: ActivityDeps) {
       try {
         const answer = await chargeSavedCard(
           collectGatewayUrl(config),
-          {
-            min: merchant.min,
-            secret: merchant.secret,
-            invoice: request.invoice,
-            amount: request.amount,
-            currency: request.currency,
-            description: `Repayment of loan ${request.loanId}`,
-            cardToken: card.token,
-          },
+          { ...repaymentPayment(merchant, request), cardToken: card.token },
           config.LENDING_COLLECT_REQUEST_TIMEOUT,
         );
         if (answer.outcome === 'paid')
@@ -143,14 +147,7 @@ export function createRepaymentActivities(deps: ActivityDeps) {
       try {
         const slip = await registerDepositSlip(
           collectGatewayUrl(config),
-          {
-            min: merchant.min,
-            secret: merchant.secret,
-            invoice: request.invoice,
-            amount: request.amount,
-            currency: request.currency,
-            description: `Repayment of loan ${request.loanId}`,
-          },
+          repaymentPayment(merchant, request),
           config.LENDING_COLLECT_REQUEST_TIMEOUT,
         );
         return { idn: slip.idn, expiresAt: slip.expiresAt, iban: slip.iban, beneficiary: slip.beneficiary };
