@@ -141,8 +141,11 @@ describe('the typed client as a package (clients/)', () => {
       readFileSync(path.join(consumer, 'node_modules/@integration-platform/client/package.json'), 'utf8'),
     ) as { version: string };
     expect(installed.version).toBe(
-      (JSON.parse(readFileSync(path.join(projectRoot, 'clients/package.json'), 'utf8')) as { version: string })
-        .version,
+      (
+        JSON.parse(readFileSync(path.join(projectRoot, 'clients/package.json'), 'utf8')) as {
+          version: string;
+        }
+      ).version,
     );
     writeFileSync(path.join(consumer, 'consumer.ts'), CONSUMER);
     // Node's resolution (exports, ESM) and a bundler's, without @types/node: the package needs neither.
@@ -168,7 +171,11 @@ describe('the typed client as a package (clients/)', () => {
 
     writeFileSync(path.join(consumer, 'check.mjs'), RUNTIME_CHECK);
     const { stdout } = await run(process.execPath, ['check.mjs'], { cwd: consumer, env });
-    const ran = JSON.parse(stdout) as { exports: string[]; seen: { url: string; method: string }; data: unknown };
+    const ran = JSON.parse(stdout) as {
+      exports: string[];
+      seen: { url: string; method: string };
+      data: unknown;
+    };
     expect(ran.exports).toEqual(
       expect.arrayContaining([
         'createCollectClient',
