@@ -161,7 +161,6 @@ describe('npm run webhooks -- listen', () => {
       const secret = (
         await lineMatching(listen.output, /Signing secret[^:]*: (whsec_\S+)/, 'the secret')
       )[1] as string;
-      expect(listen.output.text).toMatch(/the last 10000 forwarded webhook-ids/);
       const id = `whd_${randomUUID()}`;
       const body = JSON.stringify({ type: 'message.status', timestamp: new Date().toISOString(), data: {} });
       // Each attempt as the platform sends it: the same webhook-id, a fresh timestamp and signature.
@@ -185,6 +184,8 @@ describe('npm run webhooks -- listen', () => {
         new RegExp(`${id} {2}dropped: webhook-id already forwarded`),
         'the drop',
       );
+      // The listener says so when it starts.
+      expect(listen.output.text).toMatch(/the last 10000 forwarded webhook-ids/);
     } finally {
       listen.child.kill('SIGTERM');
       await listen.exited;
