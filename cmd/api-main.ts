@@ -1,12 +1,12 @@
 import { openDatabase } from '../db/client.ts';
-import { loadConfigOrExit, requireDatabaseUrl } from '../platform/config.ts';
+import { loadConfigAtStartOrExit, requireDatabaseUrl } from '../platform/config.ts';
 import { createLogger } from '../platform/logger.ts';
 import { serveMetrics } from '../platform/metrics.ts';
 import { startTracing } from '../platform/tracing.ts';
 import { connectTemporal, serveApi, stopOnSignal } from './runtime.ts';
 
 /** `npm run api`: a stateless API process for scale-out (any number, behind a load balancer). */
-const config = loadConfigOrExit();
+const config = await loadConfigAtStartOrExit();
 const logger = createLogger(config.LOG_LEVEL, { process: 'api' });
 const database = await openDatabase({
   url: requireDatabaseUrl(config, 'npm run api'),

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { rotateSandboxToken } from '../credentials/messaging/access-tokens.ts';
 import { openDatabase } from '../db/client.ts';
-import { loadConfigOrExit } from '../platform/config.ts';
+import { loadConfigAtStartOrExit } from '../platform/config.ts';
 import { prepareDataDir, writePrivateFile } from '../platform/data-dir.ts';
 import { freePort, portAnswers, waitForPort } from '../platform/net.ts';
 import { startTemporalServer, type TemporalServer } from '../platform/temporal-server.ts';
@@ -58,7 +58,7 @@ if (!Number.isInteger(workerCount) || workerCount < 1 || workerCount > 32) {
   console.error('--workers: a whole number from 1 to 32');
   process.exit(2);
 }
-const config = loadConfigOrExit();
+const config = await loadConfigAtStartOrExit();
 if (!config.DATABASE_URL) {
   console.error(
     'DATABASE_URL: required for `npm run stack` (a PostgreSQL server; a user that may create databases, for Temporal’s)',

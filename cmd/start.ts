@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { rotateSandboxToken } from '../credentials/messaging/access-tokens.ts';
 import { openDatabase } from '../db/client.ts';
-import { loadConfigOrExit } from '../platform/config.ts';
+import { loadConfigAtStartOrExit } from '../platform/config.ts';
 import { prepareDataDir, writePrivateFile } from '../platform/data-dir.ts';
 import { type DevServer, startDevServer } from '../platform/dev-server.ts';
 import { createEmbeddedLogger, createLogger } from '../platform/logger.ts';
@@ -19,7 +19,7 @@ import { ensureSandboxAdminToken, provisionSandboxParties } from './sandbox-part
  * DATA_DIR), database (PGlite in DATA_DIR unless DATABASE_URL), sandbox parties, worker and API.
  * Ctrl-C stops everything it started; data survives to the next start.
  */
-const config = loadConfigOrExit();
+const config = await loadConfigAtStartOrExit();
 // Everything this process tree writes (DATA_DIR, PGlite, the key, token and log files, the Temporal dev
 // server's SQLite files) is readable by its owner only.
 process.umask(0o077);

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { checksumMatches, parseNotification, signatureMatches } from '../domain/epay-merchant.ts';
+import { RecentDeliveries } from '../domain/webhooks/recent-deliveries.ts';
 import { verifyWebhook } from '../domain/webhooks/signature.ts';
 import { readSandboxParties } from './sandbox-parties.ts';
 
@@ -18,7 +19,9 @@ import { readSandboxParties } from './sandbox-parties.ts';
  * (`POST <service>/webhooks/endpoints`), verifies every delivery's Standard Webhooks signature with the
  * endpoint's secret, forwards the exact body and the signature headers to `--forward-to`, answers the
  * platform with the forward target's status (so a failing local app sees the platform's retries), and
- * prints one line per event. Ctrl-C (SIGINT) or SIGTERM deletes the endpoint.
+ * prints one line per event. Ctrl-C (SIGINT) or SIGTERM deletes the endpoint. A delivery whose
+ * `webhook-id` was already forwarded (a replay; one of the last REMEMBERED_DELIVERIES) is acknowledged
+ * and dropped; a retry of one the forward target failed goes through.
  *
  * Callbacks go to the URL given with each request (`dlrUrl`, `callBackUrl`, a hook's `url`): use the
  * printed URL there. `--events` filters on this side: other events are acknowledged and not forwarded.
@@ -141,6 +144,9 @@ const fetchFailure = (error: unknown) => String((error as Error).cause ?? (error
 
 const FORWARDED_HEADERS = ['content-type', 'webhook-id', 'webhook-timestamp', 'webhook-signature'] as const;
 
+/** How many forwarded `webhook-id`s the listener remembers to drop their replays (the oldest go first). */
+const REMEMBERED_DELIVERIES = 10_000;
+
 async function listen(argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv,
@@ -168,6 +174,7 @@ async function listen(argv: string[]): Promise<void> {
   const api = webhookApi(apiUrlOf(dataDir), service, dataDir);
 
   let endpoint: Endpoint | undefined;
+  const recent = new RecentDeliveries(REMEMBERED_DELIVERIES);
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
     const raw = await readBody(request);
     const body = raw.toString('utf8');
@@ -201,6 +208,15 @@ async function listen(argv: string[]): Promise<void> {
       response.writeHead(200).end();
       return;
     }
+    // A verified id: the signature checked it, so a replay cannot change it.
+    const seen = recent.claim(id);
+    if (seen !== 'new') {
+      line(
+        seen === 'handled' ? 'dropped: webhook-id already forwarded' : 'dropped: webhook-id being forwarded',
+      );
+      response.writeHead(seen === 'handled' ? 200 : 409).end();
+      return;
+    }
     const headers: Record<string, string> = {};
     for (const name of FORWARDED_HEADERS) {
       const value = header(name);
@@ -209,9 +225,11 @@ async function listen(argv: string[]): Promise<void> {
     try {
       const forwarded = await fetch(forwardTo, { method: 'POST', headers, body: raw });
       await forwarded.body?.cancel();
+      recent.settle(id, forwarded.ok);
       line(`→ ${forwarded.status}`);
       response.writeHead(forwarded.status).end();
     } catch (error) {
+      recent.settle(id, false);
       line(`→ failed (${fetchFailure(error)})`);
       response.writeHead(502).end();
     }
@@ -249,6 +267,10 @@ async function listen(argv: string[]): Promise<void> {
   console.log(
     `Use the URL as ${service === 'messaging' ? 'dlrUrl / callBackUrl' : 'the hook url (createhook)'}; ` +
       `forwarding${events ? ` ${events.join(', ')}` : ''} to ${forwardTo}. Ctrl-C deletes the endpoint.`,
+  );
+  console.log(
+    `Replays are dropped: a delivery whose webhook-id is one of the last ${REMEMBERED_DELIVERIES} forwarded ` +
+      'webhook-ids is answered 200 and not forwarded again (a retry of a failed one is forwarded).',
   );
 }
 

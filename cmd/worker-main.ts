@@ -1,6 +1,6 @@
 import { openDatabase } from '../db/client.ts';
 import { platformTaskQueues } from '../domain/task-queues.ts';
-import { loadConfigOrExit, requireDatabaseUrl } from '../platform/config.ts';
+import { loadConfigAtStartOrExit, requireDatabaseUrl } from '../platform/config.ts';
 import { createLogger } from '../platform/logger.ts';
 import { serveMetrics } from '../platform/metrics.ts';
 import { startTracing } from '../platform/tracing.ts';
@@ -11,7 +11,7 @@ import { connectTemporal, runWorker, stopOnSignal } from './runtime.ts';
  * `npm run worker`: a worker process for scale-out; runs every workflow and activity of the platform,
  * polling both of its task queues (business and delivery, decision 0024).
  */
-const config = loadConfigOrExit();
+const config = await loadConfigAtStartOrExit();
 const logger = createLogger(config.LOG_LEVEL, { process: 'worker' });
 const database = await openDatabase({
   url: requireDatabaseUrl(config, 'npm run worker'),

@@ -43,7 +43,7 @@ import {
 } from './messaging/config.ts';
 import { openBankingConfig, openBankingPartyUrls, openBankingProductionKeys } from './openbanking/config.ts';
 import { DEVELOPMENT_PAYLOAD_KEY, parsePayloadKeys } from './payload-codec.ts';
-import { productionPartyProblems } from './production-parties.ts';
+import { productionPartyProblems, resolvedPartyProblems } from './production-parties.ts';
 import { webhookConfig, webhookProductionKeys } from './webhooks/config.ts';
 
 /**
@@ -297,4 +297,36 @@ export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
     }
     throw error;
   }
+}
+
+/**
+ * Configuration for a process that talks to the outside parties (`npm start`, `npm run api`, `worker`,
+ * `stack`): loadConfigOrExit's checks, and with PLATFORM_MODE=production the party URLs' host names
+ * resolved and refused when any address is inward (platform/production-parties.ts), every problem named
+ * at once; a name that does not resolve yet is printed as a warning.
+ */
+export async function loadConfigAtStartOrExit(env: NodeJS.ProcessEnv = process.env): Promise<Config> {
+  const problems: { variable: string; message: string }[] = [];
+  let config: Config | undefined;
+  try {
+    config = loadConfig(env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    problems.push(...error.problems);
+  }
+  if (env.PLATFORM_MODE === 'production') {
+    const parsed = config ?? configSchema.safeParse(env).data;
+    const resolved = await resolvedPartyProblems(env, PRODUCTION_PARTY_RULES, {
+      allowList: parsed?.PRODUCTION_ALLOW_PRIVATE_PARTIES,
+      banks: parsed?.OPENBANKING_BANKS,
+    });
+    for (const warning of resolved.warnings)
+      console.error(`Warning: ${warning.variable}: ${warning.message}`);
+    problems.push(...resolved.problems);
+  }
+  if (!config || problems.length > 0) {
+    console.error(new ConfigError(problems).message);
+    process.exit(78); // EX_CONFIG
+  }
+  return config;
 }

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WebhookRequest } from '../../domain/webhooks/processes.ts';
-import { verifyWebhook } from '../../domain/webhooks/signature.ts';
+import { signWebhook, verifyWebhook } from '../../domain/webhooks/signature.ts';
 import { startReceiver } from '../../sandbox/webhook-receiver.ts';
 import type { deliverEvent } from '../../workflows/webhooks/delivery.ts';
 import { messagingClient } from '../support/messaging-client.ts';
@@ -123,6 +123,21 @@ describe('npm run webhooks -- listen', () => {
         'the event line',
       );
 
+      // The same delivery replayed (its signature still valid, within the tolerance): acknowledged, and
+      // not forwarded a second time.
+      const replayed = await fetch(listenUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: forwarded.body,
+      });
+      expect(replayed.status).toBe(200);
+      expect(target.requests).toHaveLength(1);
+      await lineMatching(
+        output,
+        new RegExp(`message\\.status {2}${headers['webhook-id']} {2}dropped: webhook-id already forwarded`),
+        'the replay line',
+      );
+
       // Ctrl-C: the temporary endpoint is deleted, and the process ends.
       listen.child.kill('SIGINT');
       expect(await listen.exited).toBe(0);
@@ -132,6 +147,48 @@ describe('npm run webhooks -- listen', () => {
       expect((await api('DELETE', `/webhooks/endpoints/${endpointId}`)).status).toBe(404);
     } finally {
       if (listen && listen.child.exitCode === null) listen.child.kill('SIGKILL');
+      await target.stop();
+    }
+  }, 90_000);
+
+  it('forwards a retry of a delivery the local app failed, and drops a repeat of one it took', async () => {
+    // The local app fails the first attempt, then takes them.
+    const target = await startReceiver((attempt) => ({ status: attempt === 1 ? 500 : 200 }));
+    const listen = startListen(['--forward-to', target.url]);
+    try {
+      const ready = await lineMatching(listen.output, /Ready\. Endpoint whe_\S+: (http:\/\/\S+)/, 'ready');
+      const listenUrl = ready[1] as string;
+      const secret = (
+        await lineMatching(listen.output, /Signing secret[^:]*: (whsec_\S+)/, 'the secret')
+      )[1] as string;
+      const id = `whd_${randomUUID()}`;
+      const body = JSON.stringify({ type: 'message.status', timestamp: new Date().toISOString(), data: {} });
+      // Each attempt as the platform sends it: the same webhook-id, a fresh timestamp and signature.
+      const attempt = (at: number) =>
+        fetch(listenUrl, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...signWebhook(secret, id, at, body) },
+          body,
+        });
+      const now = Math.floor(Date.now() / 1000);
+
+      expect((await attempt(now)).status).toBe(500);
+      expect((await attempt(now + 1)).status).toBe(200);
+      expect(target.requests).toHaveLength(2);
+      expect((await attempt(now + 2)).status).toBe(200);
+      expect(target.requests).toHaveLength(2);
+      await lineMatching(listen.output, new RegExp(`${id} {2}→ 500`), 'the failed attempt');
+      await lineMatching(listen.output, new RegExp(`${id} {2}→ 200`), 'the retry');
+      await lineMatching(
+        listen.output,
+        new RegExp(`${id} {2}dropped: webhook-id already forwarded`),
+        'the drop',
+      );
+      // The listener says so when it starts.
+      expect(listen.output.text).toMatch(/the last 10000 forwarded webhook-ids/);
+    } finally {
+      listen.child.kill('SIGTERM');
+      await listen.exited;
       await target.stop();
     }
   }, 90_000);
