@@ -5,7 +5,7 @@ import {
   createOutboundFetch,
   describeFetchError,
   type ResolveAll,
-} from '../../activities/shared/outbound-http.ts';
+} from '../../platform/outbound-http.ts';
 import {
   addressRefusal,
   checkOutboundUrl,
