@@ -17,6 +17,7 @@ import {
   newCustomer,
   startConsent,
 } from './consent-helpers.ts';
+import { bankOf } from './payment-helpers.ts';
 
 /**
  * Open-banking links the way banks publish them (decision 0082), served by the sandbox banks over
@@ -104,9 +105,12 @@ describe('a transactions download on another host of the bank (Bank A, _links.do
   ])('%s: followed, the host being in the bank’s directory entry', async (_, links) => {
     await publishLinks('bank-a', links);
     await downloadAbove('bank-a', 0);
+    const downloads = bankOf(platform, 'bank-a').transactionDownloads.size;
     const customer = await newCustomer(platform);
     await addAccounts(customer, 'bob', { bankHash: bankHashOf('bank-a') });
     expect(await transactionCounts(customer)).toEqual([25]);
+    // The list came as a download link, and was read there.
+    expect(bankOf(platform, 'bank-a').transactionDownloads.size).toBeGreaterThan(downloads);
   });
 });
 
