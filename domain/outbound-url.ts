@@ -4,7 +4,7 @@ import ipaddr from 'ipaddr.js';
  * The outbound-URL policy (decision 0027): which destinations a tenant-controlled URL (`dlrUrl`,
  * `callBackUrl`, open-banking hook and redirect URLs, a merchant's `notifyUrl` and `billingUrl`) may
  * point at. Pure rules; the resolution of names and the connect-time check are in
- * activities/shared/outbound-http.ts.
+ * platform/outbound-http.ts.
  *
  * Only http(s) to public unicast addresses is allowed. Loopback, private (RFC 1918, RFC 4193),
  * link-local (with the cloud metadata address 169.254.169.254), multicast, unspecified, broadcast,

@@ -17,7 +17,7 @@ import { DEFAULT_CURRENCY } from '../../domain/collect/payloads.ts';
 import type { BillingPaymentStart, SettlementSource } from '../../domain/collect/processes.ts';
 import type { Config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
-import { describeFetchError, outboundFetchFor, refusedByPolicy } from '../shared/outbound-http.ts';
+import { describeFetchError, outboundFetchFor, refusedByPolicy } from '../../platform/outbound-http.ts';
 
 export interface BillingActivityDeps {
   db: Database;

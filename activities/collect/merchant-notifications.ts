@@ -26,7 +26,7 @@ import { BusinessStatus, OwnerId, PlatformService } from '../../domain/search-at
 import { deliveryTaskQueue } from '../../domain/task-queues.ts';
 import type { Config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
-import { describeFetchError, outboundFetchFor, refusedByPolicy } from '../shared/outbound-http.ts';
+import { describeFetchError, outboundFetchFor, refusedByPolicy } from '../../platform/outbound-http.ts';
 
 export interface MerchantNotificationActivityDeps {
   db: Database;

@@ -22,6 +22,7 @@ export function createBankDirectoryActivities(deps: ActivityDeps) {
       country: entry.country,
       bic: entry.bic,
       xs2aBaseUrl: entry.xs2aBaseUrl,
+      linkHosts: entry.linkHosts,
       bankFlowType: entry.bankFlowType,
       supportsPagedTransactions: entry.supportsPagedTransactions,
       source,

@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { and, eq, isNull, notInArray } from 'drizzle-orm';
-import { xs2aClientFor, xs2aErrorTypeOf } from '../../connectors/openbanking/xs2a-client.ts';
+import { type Xs2aBank, xs2aClientFor, xs2aErrorTypeOf } from '../../connectors/openbanking/xs2a-client.ts';
 import { signJws, TOKEN_ISSUER } from '../../credentials/openbanking/jws.ts';
 import { scaSecretSubject } from '../../credentials/openbanking/sca-secrets.ts';
 import { obBanks, obHooks, obUsers } from '../../db/schema/openbanking.ts';
@@ -82,7 +82,7 @@ export function createPaymentActivities(deps: ActivityDeps) {
     return row;
   }
 
-  const clientOf = (bank: { xs2aBaseUrl: string }) => xs2aClientFor(bank, config, deps.fetch);
+  const clientOf = (bank: Xs2aBank) => xs2aClientFor(bank, config, deps.fetch);
 
   const psuOf = (payment: typeof obPayments.$inferSelect): PsuPresence | undefined =>
     payment.psuIpAddress

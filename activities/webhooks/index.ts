@@ -12,7 +12,7 @@ import { mapConcurrently } from '../../platform/concurrency.ts';
 import type { Config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { WebhookOutcomes } from '../../platform/metrics.ts';
-import { describeFetchError, outboundFetchFor, refusedByPolicy } from '../shared/outbound-http.ts';
+import { describeFetchError, outboundFetchFor, refusedByPolicy } from '../../platform/outbound-http.ts';
 
 export interface WebhookActivityDeps {
   db: Database;

@@ -1,5 +1,6 @@
 import { type RequestSigner, tppSignerOf } from '../../credentials/openbanking/tpp-signing.ts';
 import type { Config } from '../../platform/config.ts';
+import { outboundFetchFor } from '../../platform/outbound-http.ts';
 import { type Xs2aAccounts, xs2aAccounts } from './xs2a/accounts.ts';
 import { type Xs2aAuthorisations, xs2aAuthorisations } from './xs2a/authorisations.ts';
 import { type Xs2aBulkPayments, xs2aBulkPayments } from './xs2a/bulk-payments.ts';
@@ -65,10 +66,32 @@ export function createXs2aClient(options: Xs2aClientOptions): Xs2aClient {
   };
 }
 
-/** The connector of one bank, with the configured timeout. */
+/** What the connector needs of a bank (an ob_banks row): its base URL and its other hosts. */
+export interface Xs2aBank {
+  xs2aBaseUrl: string;
+  linkHosts?: readonly string[] | null;
+}
+
+type PolicyConfig = Pick<Config, 'PLATFORM_MODE' | 'OUTBOUND_URL_ALLOWLIST'>;
+/** One outbound-policy fetch (and its connection pool) per configuration. */
+const linkFetches = new WeakMap<PolicyConfig, typeof fetch>();
+function linkFetchFor(config: PolicyConfig): typeof fetch {
+  const known = linkFetches.get(config);
+  if (known) return known;
+  const linkFetch = outboundFetchFor(config);
+  linkFetches.set(config, linkFetch);
+  return linkFetch;
+}
+
+/**
+ * The connector of one bank, with the configured timeout. Requests to a host other than the base
+ * URL's (the bank's other hosts, its OAuth2 authorisation server) go through the outbound-URL policy
+ * of the configuration (decision 0082).
+ */
 export function xs2aClientFor(
-  bank: { xs2aBaseUrl: string },
+  bank: Xs2aBank,
   config: Pick<Config, 'OPENBANKING_BANK_REQUEST_TIMEOUT'> &
+    PolicyConfig &
     Partial<
       Pick<
         Config,
@@ -83,6 +106,8 @@ export function xs2aClientFor(
   const signer = tppSignerOf(config);
   return createXs2aClient({
     baseUrl: bank.xs2aBaseUrl,
+    linkHosts: bank.linkHosts ?? [],
+    linkFetch: linkFetchFor(config),
     requestTimeoutMs: config.OPENBANKING_BANK_REQUEST_TIMEOUT,
     ...(fetchImpl ? { fetch: fetchImpl } : {}),
     ...(signer ? { signer } : {}),

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import {
   accessTokenExpired,
+  type Xs2aBank,
   type Xs2aClient,
   xs2aClientFor,
 } from '../../connectors/openbanking/xs2a-client.ts';
@@ -62,7 +63,7 @@ export async function storeBankTokens(
  */
 export async function aisClientFor(
   deps: { db: Database; config: Config; fetch?: typeof fetch },
-  bank: { xs2aBaseUrl: string },
+  bank: Xs2aBank,
   consent: Pick<
     typeof obConsents.$inferSelect,
     'id' | 'bankTokenEndpoint' | 'bankAccessTokenSealed' | 'bankRefreshTokenSealed' | 'bankTokenExpiresAt'

@@ -216,6 +216,11 @@ export const obBanks = pgTable(
     bic: text('bic').notNull(),
     /** The bank's XS2A (NextGenPSD2 1.3) base URL; `/v1/...` paths are appended. */
     xs2aBaseUrl: text('xs2a_base_url').notNull(),
+    /**
+     * Hosts besides the base URL's whose links (`_links.download`, start links, …) the gateway follows
+     * as this bank's own (`host` or `host:port`, as the directory lists them; decision 0082).
+     */
+    linkHosts: jsonb('link_hosts').$type<string[]>().notNull().default([]),
     bankFlowType: text('bank_flow_type', { enum: BANK_FLOW_TYPES }).notNull(),
     /** The bank pages its transactions (`_links.next`): GET paged-transactions works for it. */
     supportsPagedTransactions: boolean('supports_paged_transactions').notNull(),

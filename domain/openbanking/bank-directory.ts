@@ -3,6 +3,19 @@ import { isValidBIC } from 'ibantools';
 import { z } from 'zod';
 import { BANK_FLOW_TYPES } from './xs2a.ts';
 
+/** A host a bank's links may name besides its base URL's: `host` or `host:port`, lower-case. */
+const linkHost = z
+  .string()
+  .max(260)
+  .refine((text) => {
+    try {
+      return new URL(`http://${text}`).host === text.toLowerCase();
+    } catch {
+      return false;
+    }
+  }, 'a host name or host:port')
+  .transform((text) => text.toLowerCase());
+
 /**
  * One bank of the directory, as configured (OPENBANKING_BANKS, a JSON array of these) or as a bank
  * directory answers (`GET {OPENBANKING_BANK_DIRECTORY_URL}` → `{ banks: [...] }`, what the sandbox
@@ -14,6 +27,11 @@ export const bankDirectoryEntrySchema = z.object({
   country: z.string().regex(/^[A-Z]{2}$/, 'ISO 3166-1 alpha-2 country code'),
   bic: z.string().refine((bic) => isValidBIC(bic), 'not a valid BIC'),
   xs2aBaseUrl: z.url({ protocol: /^https?$/ }),
+  /**
+   * Other hosts the bank publishes links on (its downloads, authorisations, …): `host` or `host:port`.
+   * A link on a host neither the base URL's nor listed here is refused (decision 0082).
+   */
+  linkHosts: z.array(linkHost).max(20).default([]),
   bankFlowType: z.enum(BANK_FLOW_TYPES).default('redirect'),
   supportsPagedTransactions: z.boolean().default(false),
 });

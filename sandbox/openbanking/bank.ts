@@ -104,6 +104,14 @@ export function weeklyMaintenanceWindow(now: Date): MaintenanceNotice {
   };
 }
 
+export const PUBLISHED_LINKS = [
+  'own-host',
+  'second-host',
+  'second-host-without-scheme',
+  'psd2-path',
+] as const;
+export type PublishedLinks = (typeof PUBLISHED_LINKS)[number];
+
 export class SandboxBank {
   readonly psus = new Map<string, SandboxPsu>();
   readonly accounts = new Map<string, SandboxAccount>();
@@ -135,6 +143,15 @@ export class SandboxBank {
   transactionsDownloadAbove: number | null = null;
   /** Reports behind download links, by token: the account they belong to and the answer's body. */
   readonly transactionDownloads = new Map<string, { resourceId: string; body: unknown }>();
+  /**
+   * How the bank publishes its `scaOAuth` and `_links.download` links (decision 0082), set by a sandbox
+   * control: on its own host (default), on the sandbox's second host (absolute, or without the scheme as
+   * in the Berlin Group's examples), or as a `/psd2/v1/…` path (the bank's interface at the root of the
+   * second host).
+   */
+  publishedLinks: PublishedLinks = 'own-host';
+  /** The sandbox banks' second host (another loopback port), http://host:port; set at start. */
+  secondUrl = '';
   private nextAccountNumber = 50_000_000;
 
   constructor(
@@ -145,6 +162,20 @@ export class SandboxBank {
     for (const user of SANDBOX_USERS[definition.code] ?? []) {
       this.addPsu(user.psuId, user.password, user.ownerName, user.accounts);
     }
+  }
+
+  /**
+   * A link of the bank (`path`: `/{code}/…` or `/.well-known/…`) as it publishes it (publishedLinks):
+   * relative, or absolute on the host the request reached (`requestUrl`), or on its second host.
+   */
+  publishedHref(path: string, requestUrl?: string): string {
+    const second = new URL(this.secondUrl || 'http://second.invalid');
+    if (this.publishedLinks === 'second-host') return `${second.origin}${path}`;
+    if (this.publishedLinks === 'second-host-without-scheme') return `${second.host}${path}`;
+    const own = `/${this.definition.code}/v1/`;
+    if (this.publishedLinks === 'psd2-path' && path.startsWith(own))
+      return `/psd2/v1/${path.slice(own.length)}`;
+    return requestUrl ? new URL(path, requestUrl).toString() : path;
   }
 
   addPsu(psuId: string, password: string, ownerName: string, definitions: SandboxAccountDefinition[]) {

@@ -3,7 +3,7 @@ import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { MaintenanceNotice } from '../../domain/openbanking/xs2a.ts';
-import { SandboxBank } from './bank.ts';
+import { PUBLISHED_LINKS, SandboxBank } from './bank.ts';
 import { registerBulkPaymentRoutes } from './bulk-payments.ts';
 import { bookedTransaction, ibanOf, SANDBOX_BANKS, type SandboxBankDefinition } from './catalogue.ts';
 import { registerEmbeddedConsentControls } from './embedded-consents.ts';
@@ -27,8 +27,16 @@ import { registerXs2aRoutes } from './xs2a-routes.ts';
  *   PUT  /{code}/sandbox/maintenance                    replace the bank's maintenance notices
  *   DELETE /{code}/sandbox/maintenance                  back to the bank's default notices
  *   PUT  /{code}/sandbox/transactions-download          { above: N | null }: longer lists as a download link
+ *   PUT  /{code}/sandbox/published-links                { links }: where the bank's scaOAuth and download
+ *        links point: `own-host` (default), `second-host`, `second-host-without-scheme`, `psd2-path`
  *
  * The /sandbox endpoints are test controls with no counterpart at a real bank (and no authentication).
+ *
+ * The second host (`secondUrl`, another port on the same loopback address) is the banks' other host,
+ * as a bank's downloads or authorisation server may live on one (decision 0082): it serves everything
+ * the first does, and at its root one bank's XS2A interface as a bank with a host of its own publishes
+ * it, under `/v1/…` and `/psd2/v1/…` (`rootBank`, default Bank A). The directory lists it in every
+ * bank's `linkHosts`.
  */
 
 export interface SandboxBanksOptions {
@@ -53,6 +61,10 @@ export interface SandboxBanksOptions {
   sms?: SmsCarrierAccount;
   /** How long a one-time code stays valid (default 5 minutes). */
   otpTtlMs?: number;
+  /** The port of the banks' second host (0 or undefined picks a free port). */
+  secondPort?: number;
+  /** The bank whose XS2A interface the second host serves at its root (default bank-a). */
+  rootBank?: string;
 }
 
 export interface SandboxBanks {
@@ -62,6 +74,8 @@ export interface SandboxBanks {
   publicUrl: string;
   /** GET it for the directory of banks (OPENBANKING_BANK_DIRECTORY_URL). */
   directoryUrl: string;
+  /** The banks' second host (http://host:port): the same banks, and `rootBank` at its root. */
+  secondUrl: string;
   banks: Map<string, SandboxBank>;
   stop(): Promise<void>;
 }
@@ -74,6 +88,7 @@ export interface DirectoryEntry {
   xs2aBaseUrl: string;
   bankFlowType: SandboxBankDefinition['bankFlowType'];
   supportsPagedTransactions: boolean;
+  linkHosts: string[];
 }
 
 const noticesSchema = z.object({
@@ -138,8 +153,9 @@ export async function startSandboxBanks(options: SandboxBanksOptions = {}): Prom
   const stopped = new AbortController();
   const sendSms = options.sms ? smppSmsSender(options.sms) : undefined;
   const app = new Hono();
+  let secondPort = 0;
   app.get('/directory', (c) => {
-    const origin = new URL(c.req.url).origin;
+    const { origin, hostname } = new URL(c.req.url);
     return c.json({
       banks: [...banks.values()].map(
         ({ definition }): DirectoryEntry => ({
@@ -150,6 +166,7 @@ export async function startSandboxBanks(options: SandboxBanksOptions = {}): Prom
           xs2aBaseUrl: `${origin}/${definition.code}`,
           bankFlowType: definition.bankFlowType,
           supportsPagedTransactions: definition.transactionPageSize !== null,
+          linkHosts: [`${hostname}:${secondPort}`],
         }),
       ),
     });
@@ -258,28 +275,53 @@ export async function startSandboxBanks(options: SandboxBanksOptions = {}): Prom
       bank.transactionsDownloadAbove = above;
       return c.json({ above }, 200);
     });
+
+    app.put(`${admin}/published-links`, async (c) => {
+      const parsed = z
+        .object({ links: z.enum(PUBLISHED_LINKS) })
+        .safeParse(await c.req.json().catch(() => undefined));
+      if (!parsed.success) return c.json({ error: `links: one of ${PUBLISHED_LINKS.join(', ')}` }, 400);
+      bank.publishedLinks = parsed.data.links;
+      return c.json({ links: bank.publishedLinks }, 200);
+    });
   }
   app.notFound((c) => tppError(c, 'RESOURCE_UNKNOWN', `${c.req.method} ${c.req.path} does not exist`));
 
-  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    const started = serve({ fetch: app.fetch, port: options.port ?? 0, hostname: host }, () =>
-      resolve(started),
-    );
-  });
-  const { port } = server.address() as AddressInfo;
-  const url = `http://${host}:${port}`;
+  const listen = (fetch: (request: Request) => Response | Promise<Response>, port: number) =>
+    new Promise<ReturnType<typeof serve>>((resolve) => {
+      const started = serve({ fetch, port, hostname: host }, () => resolve(started));
+    });
+  const server = await listen(app.fetch, options.port ?? 0);
+  // The second host: `/v1/…` and `/psd2/v1/…` are the root bank's interface; every other path as on the first.
+  const rootBank = `/${options.rootBank ?? 'bank-a'}/v1`;
+  const second = await listen(async (request) => {
+    const target = new URL(request.url);
+    const rest = /^(?:\/psd2)?(\/v1(?:\/.*)?)$/.exec(target.pathname)?.[1];
+    if (rest === undefined) return app.fetch(request);
+    target.pathname = `${rootBank}${rest.slice('/v1'.length)}`;
+    const body = ['GET', 'HEAD'].includes(request.method) ? undefined : await request.arrayBuffer();
+    return app.fetch(new Request(target, { method: request.method, headers: request.headers, body }));
+  }, options.secondPort ?? 0);
+  const url = `http://${host}:${(server.address() as AddressInfo).port}`;
+  secondPort = (second.address() as AddressInfo).port;
+  const secondUrl = `http://${host}:${secondPort}`;
+  for (const bank of banks.values()) bank.secondUrl = secondUrl;
   if (!publicUrl) publicUrl = url;
+  const close = (listening: ReturnType<typeof serve>) =>
+    new Promise<void>((resolve) => {
+      listening.close(() => resolve());
+      if ('closeAllConnections' in listening) listening.closeAllConnections();
+    });
   return {
     url,
     publicUrl,
     directoryUrl: `${url}/directory`,
+    secondUrl,
     banks,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        stopped.abort();
-        server.close(() => resolve());
-        if ('closeAllConnections' in server) server.closeAllConnections();
-      }),
+    stop: async () => {
+      stopped.abort();
+      await Promise.all([close(server), close(second)]);
+    },
   };
 }
 

@@ -213,7 +213,7 @@ export function registerXs2aRoutes(
             self: { href: self },
             status: { href: `${self}/status` },
             scaOAuth: {
-              href: new URL(`/.well-known/oauth-authorization-server${base}`, c.req.url).toString(),
+              href: bank.publishedHref(`/.well-known/oauth-authorization-server${base}`, c.req.url),
             },
           },
         },
@@ -521,7 +521,9 @@ export function registerXs2aRoutes(
         {
           account: report.account,
           _links: {
-            download: { href: `${v1}/accounts/${account.resourceId}/transactions/download/${token}` },
+            download: {
+              href: bank.publishedHref(`${v1}/accounts/${account.resourceId}/transactions/download/${token}`),
+            },
           },
         },
         200,

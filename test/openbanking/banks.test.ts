@@ -328,6 +328,7 @@ describe('bank directory from configuration', () => {
       country: 'DE',
       bic: 'CONFDEFFXXX',
       xs2aBaseUrl: 'https://xs2a.example.com/psd2',
+      linkHosts: [],
       bankFlowType: 'embedded' as const,
       supportsPagedTransactions: false,
     };

@@ -1,18 +1,18 @@
 import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import {
-  classifyFetchError,
-  createOutboundFetch,
-  describeFetchError,
-  type ResolveAll,
-} from '../../activities/shared/outbound-http.ts';
-import {
   addressRefusal,
   checkOutboundUrl,
   outboundUrlPolicy,
   parseOutboundAllowList,
 } from '../../domain/outbound-url.ts';
 import { ConfigError, loadConfig } from '../../platform/config.ts';
+import {
+  classifyFetchError,
+  createOutboundFetch,
+  describeFetchError,
+  type ResolveAll,
+} from '../../platform/outbound-http.ts';
 import { startReceiver } from '../../sandbox/webhook-receiver.ts';
 
 const production = outboundUrlPolicy({ PLATFORM_MODE: 'production', OUTBOUND_URL_ALLOWLIST: undefined });

@@ -84,7 +84,7 @@ export interface Xs2aAccounts {
 }
 
 export function xs2aAccounts(t: Xs2aTransport): Xs2aAccounts {
-  const { call, url, base, consentHeaders } = t;
+  const { call, url, consentHeaders } = t;
   const maxPages = t.options.maxPages ?? 1000;
 
   function transactionPageOf(what: string, body: Record<string, unknown>): TransactionPage {
@@ -97,14 +97,15 @@ export function xs2aAccounts(t: Xs2aTransport): Xs2aAccounts {
       account: (isObject(account) ? account : {}) as unknown as AccountReference,
       booked: list(report.booked),
       pending: list(report.pending),
-      nextPageUrl: next ? new URL(next, `${base.origin}/`).toString() : null,
+      nextPageUrl: next ? t.absolute(next) : null,
     };
   }
 
   /**
    * A link the bank gives for this account's transactions (`_links.next`, `_links.download`) must stay
-   * on this bank and under this account's transactions (never an arbitrary URL): a next page is the
-   * transactions path itself, a download one below it.
+   * on this bank (its origin or a host its directory entry lists) and under this account's
+   * transactions (never an arbitrary URL): a next page is the transactions path itself, a download one
+   * below it. Relative and `/psd2/v1/…` links resolve against the base URL (links.ts).
    */
   function checkedTransactionsLink(
     what: string,
@@ -112,31 +113,22 @@ export function xs2aAccounts(t: Xs2aTransport): Xs2aAccounts {
     href: string,
     kind: 'nextPageUrl' | 'download',
   ): string {
-    const refuse = (text: string) =>
-      failure(Xs2aErrorType.FormatError, `${what}: ${text}`, {
-        status: null,
-        code: 'FORMAT_ERROR',
-        text,
-        retryAfterSeconds: null,
-      });
-    let target: URL;
-    try {
-      target = new URL(href, `${base.origin}/`);
-    } catch {
-      throw refuse(`${kind} is not a URL`);
-    }
-    const expectedPath = `${base.pathname.replace(/\/+$/, '')}${accountPath(accountId)}/transactions`;
-    const onPath =
+    const target = t.bankLink(
+      href,
+      `${accountPath(accountId)}/transactions`,
+      kind === 'nextPageUrl' ? 'exactly' : 'below',
+    );
+    if (target !== null) return target;
+    const text =
       kind === 'nextPageUrl'
-        ? target.pathname === expectedPath
-        : target.pathname.startsWith(`${expectedPath}/`);
-    if (target.origin !== base.origin || !onPath)
-      throw refuse(
-        kind === 'nextPageUrl'
-          ? 'nextPageUrl is not a page of this account'
-          : 'download is not a report of this account',
-      );
-    return target.toString();
+        ? 'nextPageUrl is not a page of this account'
+        : 'download is not a report of this account';
+    throw failure(Xs2aErrorType.FormatError, `${what}: ${text}`, {
+      status: null,
+      code: 'FORMAT_ERROR',
+      text,
+      retryAfterSeconds: null,
+    });
   }
 
   const accounts: Xs2aAccounts = {

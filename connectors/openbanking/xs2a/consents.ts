@@ -85,7 +85,7 @@ export interface Xs2aConsents {
 }
 
 export function xs2aConsents(t: Xs2aTransport): Xs2aConsents {
-  const { call, url, base, resourceLink } = t;
+  const { call, url, resourceLink } = t;
   return {
     async createConsent(request, redirect, psu) {
       const what = 'create consent';
@@ -112,13 +112,8 @@ export function xs2aConsents(t: Xs2aTransport): Xs2aConsents {
           consentStatus: body.consentStatus,
           ...(await oauthAuthorisation(t, what, scaOAuth, consentId, redirect.redirectUri)),
         };
-      const scaRedirect = hrefOf(body._links, 'scaRedirect');
-      if (scaRedirect)
-        return {
-          consentId,
-          consentStatus: body.consentStatus,
-          scaRedirectUrl: new URL(scaRedirect, `${base.origin}/`).toString(),
-        };
+      const scaRedirectUrl = t.absolute(hrefOf(body._links, 'scaRedirect'));
+      if (scaRedirectUrl) return { consentId, consentStatus: body.consentStatus, scaRedirectUrl };
       // Redirect with an explicit start: POST the authorisation; its answer carries the SCA page.
       const start = firstLink(body._links, ['startAuthorisation', 'startAuthorisationWithPsuIdentification']);
       if (!start) throw protocolError(what, '_links has neither scaRedirect nor startAuthorisation');

@@ -5,6 +5,7 @@ import {
   type Xs2aErrorDetails,
   Xs2aErrorType,
 } from '../../../domain/openbanking/xs2a.ts';
+import { classifyFetchError } from '../../../platform/outbound-http.ts';
 import { isObject } from './answers.ts';
 import { failure, protocolError, retryAfterSeconds } from './errors.ts';
 import type { Xs2aTransport } from './transport.ts';
@@ -29,7 +30,7 @@ async function oauthRequest(
 ): Promise<Record<string, unknown>> {
   let response: Response;
   try {
-    response = await t.fetch(target, {
+    response = await t.fetchFor(target)(target, {
       method: form ? 'POST' : 'GET',
       headers: {
         accept: 'application/json',
@@ -40,6 +41,8 @@ async function oauthRequest(
       redirect: 'manual',
     });
   } catch (error) {
+    if (classifyFetchError(error) === 'refused_by_policy')
+      throw protocolError(what, `${new URL(target).host} is refused by the outbound-URL policy`);
     const problem = (error as Error).message;
     throw failure(Xs2aErrorType.BankUnavailable, `${what}: ${problem}`, {
       status: null,
@@ -84,6 +87,31 @@ function tokensOf(what: string, body: Record<string, unknown>, previousRefresh: 
   };
 }
 
+const WELL_KNOWN = '/.well-known/oauth-authorization-server';
+
+/**
+ * RFC 8414 §3.3: the metadata's `issuer` must be the one whose well-known URL it was read from — the
+ * well-known path inserted after the host (`https://as.example/.well-known/…/tenant` for
+ * `https://as.example/tenant`) or, as many servers and the Berlin Group's examples publish it,
+ * appended to the issuer (`https://as.example/tenant/.well-known/…`).
+ */
+function issuerMatches(issuer: unknown, metadataUrl: string): boolean {
+  if (typeof issuer !== 'string') return false;
+  let url: URL;
+  try {
+    url = new URL(issuer);
+  } catch {
+    return false;
+  }
+  if (url.search || url.hash) return false;
+  const path = url.pathname.replace(/\/+$/, '');
+  const read = new URL(metadataUrl);
+  const readPath = read.pathname.replace(/\/+$/, '');
+  return (
+    read.origin === url.origin && (readPath === `${WELL_KNOWN}${path}` || readPath === `${path}${WELL_KNOWN}`)
+  );
+}
+
 /**
  * OAuth2 as SCA approach (decision 0067): the bank's authorisation-server metadata (`_links.scaOAuth`,
  * RFC 8414), a PKCE code_verifier (S256), and the authorisation request the PSU's browser is sent to
@@ -96,11 +124,12 @@ export async function oauthAuthorisation(
   consentId: string,
   redirectUri: string,
 ): Promise<{ scaRedirectUrl: string; oauth: OAuthScaPending }> {
-  const metadata = await oauthRequest(
-    t,
-    `${what} (authorisation server metadata)`,
-    t.onBankOrigin(what, href),
-  );
+  // The authorisation server may live on another host than the XS2A interface (decision 0082): the
+  // bank's answer announces it; the outbound-URL policy still applies to every request there.
+  const metadataUrl = t.oauthLink(what, href);
+  const metadata = await oauthRequest(t, `${what} (authorisation server metadata)`, metadataUrl);
+  if (!issuerMatches(metadata.issuer, metadataUrl))
+    throw protocolError(what, 'the metadata names an issuer other than the one it was read from');
   const methods = metadata.code_challenge_methods_supported;
   if (!Array.isArray(methods) || !methods.includes('S256'))
     throw protocolError(what, 'the authorisation server does not offer PKCE with S256');
@@ -109,7 +138,7 @@ export async function oauthAuthorisation(
   let authorize: URL;
   try {
     // The PSU's browser goes there (it may be the bank's public host, as scaRedirect is).
-    authorize = new URL(metadata.authorization_endpoint, `${t.base.origin}/`);
+    authorize = new URL(metadata.authorization_endpoint, metadataUrl);
   } catch {
     throw protocolError(what, 'authorization_endpoint is not a URL');
   }
@@ -133,7 +162,7 @@ export async function oauthAuthorisation(
     oauth: {
       codeVerifier,
       state,
-      tokenEndpoint: t.onBankOrigin(what, metadata.token_endpoint),
+      tokenEndpoint: t.oauthLink(what, metadata.token_endpoint, metadataUrl),
       clientId,
       redirectUri,
     },
@@ -155,7 +184,7 @@ export function xs2aOAuth(t: Xs2aTransport): Xs2aOAuth {
   return {
     async exchangeAuthorisationCode(pending, code) {
       const what = 'exchange the authorization code';
-      const body = await oauthRequest(t, what, t.onBankOrigin(what, pending.tokenEndpoint), {
+      const body = await oauthRequest(t, what, t.oauthLink(what, pending.tokenEndpoint), {
         grant_type: 'authorization_code',
         code,
         redirect_uri: pending.redirectUri,
@@ -167,7 +196,7 @@ export function xs2aOAuth(t: Xs2aTransport): Xs2aOAuth {
 
     async refreshAccessToken(tokenEndpoint, clientId, refreshToken) {
       const what = 'refresh the access token';
-      const body = await oauthRequest(t, what, t.onBankOrigin(what, tokenEndpoint), {
+      const body = await oauthRequest(t, what, t.oauthLink(what, tokenEndpoint), {
         grant_type: 'refresh_token',
         refresh_token: refreshToken,
         client_id: clientId,

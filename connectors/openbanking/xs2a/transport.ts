@@ -6,18 +6,33 @@ import {
   type Xs2aErrorDetails,
   Xs2aErrorType,
 } from '../../../domain/openbanking/xs2a.ts';
+import { outboundUrlPolicy } from '../../../domain/outbound-url.ts';
+import { classifyFetchError, createOutboundFetch } from '../../../platform/outbound-http.ts';
 import { isObject } from './answers.ts';
 import { errorOf, failure, protocolError } from './errors.ts';
+import { bankLinks, type LinkPlace, xs2aRootOf } from './links.ts';
 
 /**
  * How the XS2A client's requests reach one bank: the base URL, a fresh X-Request-ID, the timeout, the
  * TPP's signature, the consent's bearer token (renewed once on TOKEN_EXPIRED), errors mapped to the
- * connector's failures; and the checks that keep a link the bank gives on that bank.
+ * connector's failures; and the checks that keep a link the bank gives on that bank (links.ts). A
+ * request to a host other than the base URL's goes through the outbound-URL policy (`linkFetch`).
  */
 
 export interface Xs2aClientOptions {
-  /** The bank's XS2A base URL; paths `/v1/...` are appended (e.g. http://127.0.0.1:4020/bank-a). */
+  /**
+   * The bank's XS2A base URL; paths `/v1/...` are appended (e.g. http://127.0.0.1:4020/bank-a). A
+   * base that ends in `/v1` (`https://api.bank.example/psd2/v1`) is taken without it.
+   */
   baseUrl: string;
+  /** Other hosts whose links are the bank's own (its directory entry's `linkHosts`, decision 0082). */
+  linkHosts?: readonly string[];
+  /**
+   * The fetch for every host other than the base URL's (the bank's other hosts, its OAuth2
+   * authorisation server): under the outbound-URL policy (platform/outbound-http.ts). Default: the
+   * policy of production, which refuses loopback and private addresses.
+   */
+  linkFetch?: typeof fetch;
   /** Per HTTP request (OPENBANKING_BANK_REQUEST_TIMEOUT). */
   requestTimeoutMs: number;
   fetch?: typeof fetch;
@@ -56,10 +71,11 @@ export const paymentPath = (product: PaymentProduct, paymentId?: string) =>
 /** What every part of the client (consents, accounts, payments, …) sends its requests through. */
 export interface Xs2aTransport {
   readonly options: Xs2aClientOptions;
-  /** The base URL without its trailing slash. */
+  /** The base URL without its trailing slash (nor `/v1`). */
   readonly baseUrl: string;
   readonly base: URL;
-  readonly fetch: typeof fetch;
+  /** The fetch for a URL: the given one on the base URL's origin, else the outbound-policy one. */
+  fetchFor(url: string): typeof fetch;
   call(
     what: string,
     method: string,
@@ -78,16 +94,29 @@ export interface Xs2aTransport {
   url(path: string, query?: Record<string, string | undefined>): string;
   /** The headers of an account-information read: Consent-ID, the bearer token (OAuth2 SCA), the PSU's. */
   consentHeaders(consentId: string, psu?: PsuPresence): Record<string, string>;
-  /** A link of the bank, absolute (relative ones resolved on the bank's origin). */
+  /** A link of the bank, absolute (relative ones resolved against the base URL, links.ts). */
   absolute(href: string | undefined): string | null;
-  onBankOrigin(what: string, href: string): string;
+  /**
+   * A link of the bank's OAuth2 authorisation server the TPP itself calls (the scaOAuth link, the
+   * token endpoint): an http(s) URL on any host the bank announced (`against`: the document it came in).
+   */
+  oauthLink(what: string, href: string, against?: string): string;
   resourceLink(what: string, href: string, under: string): string;
+  /** A link the bank gives for `under` on the bank (links.ts), else null. */
+  bankLink(href: string, under: string, place: LinkPlace): string | null;
 }
 
 export function createXs2aTransport(options: Xs2aClientOptions): Xs2aTransport {
-  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const baseUrl = xs2aRootOf(options.baseUrl);
   const base = new URL(baseUrl);
   const doFetch = options.fetch ?? fetch;
+  const links = bankLinks(baseUrl, options.linkHosts);
+  let linkFetch = options.linkFetch;
+  const fetchFor = (target: string): typeof fetch => {
+    if (new URL(target).origin === base.origin) return doFetch;
+    linkFetch ??= createOutboundFetch(outboundUrlPolicy({ PLATFORM_MODE: 'production' }));
+    return linkFetch;
+  };
   /** OAuth2 SCA: the consent's current access token (renewed on TOKEN_EXPIRED). */
   let accessToken = options.accessToken;
 
@@ -120,7 +149,7 @@ export function createXs2aTransport(options: Xs2aClientOptions): Xs2aTransport {
       ...headers,
     };
     try {
-      response = await doFetch(url, {
+      response = await fetchFor(url)(url, {
         method,
         headers: {
           ...requestHeaders,
@@ -131,6 +160,8 @@ export function createXs2aTransport(options: Xs2aClientOptions): Xs2aTransport {
         redirect: 'manual',
       });
     } catch (error) {
+      if (classifyFetchError(error) === 'refused_by_policy')
+        throw protocolError(what, `${new URL(url).host} is refused by the outbound-URL policy`);
       const timedOut = (error as Error).name === 'TimeoutError';
       const problem = timedOut ? `no answer within ${options.requestTimeoutMs} ms` : (error as Error).message;
       throw failure(Xs2aErrorType.BankUnavailable, `${what}: ${problem}`, {
@@ -175,53 +206,49 @@ export function createXs2aTransport(options: Xs2aClientOptions): Xs2aTransport {
     ...psuHeaders(psu),
   });
 
-  /** A link of the bank's OAuth2 authorisation server the TPP itself calls: on the bank's origin only. */
-  function onBankOrigin(what: string, href: string): string {
+  function oauthLink(what: string, href: string, against?: string): string {
     let target: URL;
     try {
-      target = new URL(href, `${base.origin}/`);
+      target = against ? new URL(href, against) : (links.resolve(href) ?? new URL(href));
     } catch {
       throw protocolError(what, `the link ${href} is not a URL`);
     }
-    if (target.origin !== base.origin) throw protocolError(what, `the link ${href} leaves the bank`);
+    if (target.protocol !== 'https:' && target.protocol !== 'http:')
+      throw protocolError(what, `the link ${href} is not an http(s) URL`);
     return target.toString();
   }
 
-  const absolute = (href: string | undefined) => (href ? new URL(href, `${base.origin}/`).toString() : null);
+  const absolute = (href: string | undefined) => (href ? (links.resolve(href)?.toString() ?? null) : null);
+
+  function bankLink(href: string, under: string, place: LinkPlace): string | null {
+    const target = links.resolve(href);
+    return target && links.onBank(target) && links.names(target, under, place) ? target.toString() : null;
+  }
 
   /**
    * A link the bank gives to go on with a resource (`_links.startAuthorisation`, …): followed as given
-   * (never rebuilt), but only on this bank and below the resource it belongs to (`under`, a path
-   * relative to the base URL), so a bank's answer cannot send the TPP's requests elsewhere.
+   * (never rebuilt), but only on the bank (its origin, or a host its directory entry lists) and below
+   * the resource it belongs to (`under`, a path below the XS2A root), so a bank's answer cannot send
+   * the TPP's requests elsewhere.
    */
   function resourceLink(what: string, href: string, under: string): string {
-    const refuse = (text: string) => protocolError(what, text);
-    let target: URL;
-    try {
-      target = new URL(href, `${base.origin}/`);
-    } catch {
-      throw refuse(`the link ${href} is not a URL`);
-    }
-    const prefix = `${base.pathname.replace(/\/+$/, '')}${under}`;
-    if (
-      target.origin !== base.origin ||
-      !(target.pathname === prefix || target.pathname.startsWith(`${prefix}/`))
-    )
-      throw refuse(`the link ${href} leaves the resource ${under}`);
-    return target.toString();
+    const target = bankLink(href, under, 'within');
+    if (target === null) throw protocolError(what, `the link ${href} leaves the resource ${under}`);
+    return target;
   }
 
   return {
     options,
     baseUrl,
     base,
-    fetch: doFetch,
+    fetchFor,
     call,
     exchange,
     url,
     consentHeaders,
     absolute,
-    onBankOrigin,
+    oauthLink,
     resourceLink,
+    bankLink,
   };
 }

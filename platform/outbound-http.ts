@@ -6,8 +6,8 @@ import {
   checkOutboundUrl,
   type OutboundUrlPolicy,
   outboundUrlPolicy,
-} from '../../domain/outbound-url.ts';
-import type { Config } from '../../platform/config.ts';
+} from '../domain/outbound-url.ts';
+import type { Config } from './config.ts';
 
 /**
  * Outbound HTTP to tenant-controlled URLs (webhooks, merchant notifications, billing callbacks) under

@@ -1,0 +1,1 @@
+ALTER TABLE "ob_banks" ADD COLUMN "link_hosts" jsonb DEFAULT '[]'::jsonb NOT NULL;
