@@ -66,7 +66,11 @@ async function signedInOperator(deps: UseCaseDeps, bearer: string): Promise<stri
     throw new Refusal(503, 'sign_in_unavailable', 'The identity provider cannot be reached; try again');
   });
   if (!signedIn) return undefined;
-  const operator = [signedIn.email, signedIn.subject].find((name) => name && operators.includes(name));
+  // E-mail addresses compare without case; subjects are the provider's exact identifiers.
+  const email = signedIn.email?.toLowerCase();
+  const operator =
+    operators.find((name) => email !== undefined && name.toLowerCase() === email) ??
+    operators.find((name) => name === signedIn.subject);
   if (!operator) {
     throw new Refusal(403, 'not_an_operator', "This sign-in is not one of the codec server's operators");
   }
