@@ -9,7 +9,7 @@ import { loadConfigAtStartOrExit } from '../platform/config.ts';
 import { prepareDataDir, writePrivateFile } from '../platform/data-dir.ts';
 import { freePort, portAnswers, waitForPort } from '../platform/net.ts';
 import { startTemporalServer, type TemporalServer } from '../platform/temporal-server.ts';
-import { startTemporalUi, type TemporalUi } from '../platform/temporal-ui.ts';
+import { startTemporalUi, type TemporalUi, temporalUiAccess } from '../platform/temporal-ui.ts';
 import { ensureWorkflowBundle } from '../platform/workflow-bundle.ts';
 import { provisionSandboxLendingMessaging } from './lending-messaging-account.ts';
 import { ensureSandboxAdminToken, provisionSandboxParties, SANDBOX_PARTIES_FILE } from './sandbox-parties.ts';
@@ -286,7 +286,6 @@ async function main() {
   await startManaged('migrate', 'migrate', { DATABASE_URL: databaseUrl }, 'exit');
 
   // Sandbox: the operator token and lending's messaging account, generated here once for every process.
-  const adminTokenGiven = config.ADMIN_TOKEN !== undefined;
   ensureSandboxAdminToken(config);
   const database = await openDatabase({ url: databaseUrl, poolSize: 2 });
   try {
@@ -312,6 +311,7 @@ async function main() {
   const sandboxUrl = (port: number) => `http://127.0.0.1:${port}`;
   const uiUrl = args['no-ui'] ? undefined : `http://127.0.0.1:${config.TEMPORAL_UI_PORT}`;
   const address = temporal.address;
+  const uiAccess = temporalUiAccess(process.env, publicBaseUrl);
   const uiStarted = args['no-ui']
     ? undefined
     : startTemporalUi({
@@ -319,9 +319,9 @@ async function main() {
         port: config.TEMPORAL_UI_PORT,
         namespace: config.TEMPORAL_NAMESPACE,
         corsOrigins: [publicBaseUrl],
-        // The UI decodes sealed payloads for an operator only (docs/security.md), as with `npm start`:
-        // with an ADMIN_TOKEN the operator set (checked before the sandbox generates one).
-        codecEndpoint: adminTokenGiven ? `${publicBaseUrl}/codec` : undefined,
+        // The UI decodes for a signed-in operator only (decision 0081): its sign-in's token goes to the
+        // codec server, which checks it (CODEC_OIDC_*); without a sign-in, payloads show sealed.
+        ...uiAccess,
         rootDir: path.join(config.DATA_DIR, 'temporal-ui'),
         log: say,
       }).then(
@@ -478,6 +478,11 @@ async function main() {
   say(
     `  Temporal Web UI      ${ui ? ui.url : args['no-ui'] ? '(--no-ui)' : '(not running: see the warning above)'}`,
   );
+  if (ui) {
+    say(
+      `  Web UI decoding      ${uiAccess.auth && uiAccess.codecEndpoint ? `signed-in operators, through ${uiAccess.codecEndpoint}` : 'none: payloads sealed (sign-in: docs/operations.md#inspecting-workflows-in-the-web-ui)'}`,
+    );
+  }
   say('  Database             PostgreSQL (DATABASE_URL)');
   for (const process_ of managed.filter((entry) => entry.command !== 'migrate'))
     say(`  ${process_.name.padEnd(20)} pid ${process_.child?.pid}`);

@@ -1,5 +1,5 @@
 import { TEMPORAL_SERVER_VERSION } from '../platform/temporal-server.ts';
-import { TEMPORAL_UI_VERSION } from '../platform/temporal-ui.ts';
+import { TEMPORAL_UI_ACCESS_ENV, TEMPORAL_UI_VERSION } from '../platform/temporal-ui.ts';
 
 /**
  * The scale-out topology, described once: what `npm run stack` (cmd/stack-main.ts) starts on this
@@ -26,6 +26,9 @@ export const PLATFORM_PROCESS_ENV = [
   'LENDING_OPENBANKING_URL',
   'OUTBOUND_URL_ALLOWLIST',
 ] as const;
+
+/** The codec server's check of an operator's Web UI sign-in (the API's only). */
+export const CODEC_SIGN_IN_ENV = ['CODEC_OIDC_ISSUER', 'CODEC_OIDC_AUDIENCE', 'CODEC_OPERATORS'] as const;
 
 /** The outside parties' URLs, pointed at the sandbox process in sandbox mode. */
 export const SANDBOX_PARTY_ENV = [
@@ -116,8 +119,9 @@ export const STACK_SERVICES: readonly StackService[] = [
     lifetime: 'long-running',
     replicas: 'one',
     onExit: 'report',
-    // The image's names of the settings the stack writes to the UI server's configuration file.
-    env: ['TEMPORAL_ADDRESS', 'TEMPORAL_CORS_ORIGINS'],
+    // The image's names of the settings the stack writes to the UI server's configuration file; the
+    // sign-in and codec settings (decision 0081) are read from the stack's own environment.
+    env: ['TEMPORAL_ADDRESS', 'TEMPORAL_CORS_ORIGINS', ...TEMPORAL_UI_ACCESS_ENV],
   },
   {
     name: 'sandbox',
@@ -144,7 +148,15 @@ export const STACK_SERVICES: readonly StackService[] = [
     lifetime: 'long-running',
     replicas: 'one',
     onExit: 'restart',
-    env: [...PLATFORM_PROCESS_ENV, ...SANDBOX_PARTY_ENV, 'HOST', 'PORT', 'METRICS_PORT'],
+    // CODEC_OIDC_*: the codec server's check of the Web UI's sign-in (decision 0081), passed through.
+    env: [
+      ...PLATFORM_PROCESS_ENV,
+      ...SANDBOX_PARTY_ENV,
+      ...CODEC_SIGN_IN_ENV,
+      'HOST',
+      'PORT',
+      'METRICS_PORT',
+    ],
   },
   {
     name: 'worker',

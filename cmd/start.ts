@@ -13,6 +13,7 @@ import { startConfiguredSandbox } from '../sandbox/index.ts';
 import { provisionSandboxLendingMessaging } from './lending-messaging-account.ts';
 import { connectTemporal, runWorker, serveApi } from './runtime.ts';
 import { ensureSandboxAdminToken, provisionSandboxParties } from './sandbox-parties.ts';
+import { reserveWebUiCodec, type WebUiCodec } from './web-ui-codec.ts';
 
 /**
  * `npm start`: the embedded stack in one process tree — Temporal dev server (with Web UI, data file in
@@ -38,6 +39,7 @@ const stops: (() => Promise<void>)[] = [];
 async function main() {
   say('Starting the integration platform (embedded mode)...');
   let devServer: DevServer | undefined;
+  let webUiCodec: WebUiCodec | undefined;
   let temporalAddress = config.TEMPORAL_ADDRESS;
   // Traces only when an OTLP endpoint is configured (decision 0059); flushed last on the way out.
   const tracing = startTracing(config, 'embedded');
@@ -48,6 +50,12 @@ async function main() {
     const [host, port] = config.TEMPORAL_ADDRESS.split(':');
     if (host !== '127.0.0.1' && host !== 'localhost')
       throw new Error('TEMPORAL_ADDRESS must be local in embedded mode');
+    // Sandbox: the UI decodes through a loopback codec endpoint of its own (decision 0081); production
+    // mode decodes for a signed-in operator only, which the dev server's UI cannot do: sealed there.
+    webUiCodec =
+      config.PLATFORM_MODE === 'sandbox'
+        ? await reserveWebUiCodec({ uiPort: config.TEMPORAL_UI_PORT })
+        : undefined;
     devServer = await startDevServer({
       cliPath,
       dbFile: path.join(config.DATA_DIR, 'temporal.sqlite'),
@@ -55,9 +63,7 @@ async function main() {
       pidFile: path.join(config.DATA_DIR, 'temporal.pid'),
       port: Number(port),
       uiPort: config.TEMPORAL_UI_PORT,
-      // The UI decodes sealed payloads for an operator only (docs/security.md): without ADMIN_TOKEN
-      // there is no codec server, and the UI shows them sealed.
-      uiCodecEndpoint: config.ADMIN_TOKEN ? `${apiBaseUrl(config)}/codec` : undefined,
+      uiCodecEndpoint: webUiCodec?.url,
       namespace: config.TEMPORAL_NAMESPACE,
       log: say,
     });
@@ -80,9 +86,7 @@ async function main() {
   // Sandbox: lending's own account at the messaging gateway (decision 0040), before the worker copies the
   // configuration: the signing-code activity sends with its token (decision 0047).
   await provisionSandboxLendingMessaging(database.db, config);
-  // Sandbox: an operator token for the operator's steps of `npm run demo`, unless ADMIN_TOKEN is set;
-  // generated after the dev server started, so that its Web UI is pointed at the codec server only when
-  // the operator set ADMIN_TOKEN (else the UI shows sealed payloads, as before; docs/security.md).
+  // Sandbox: an operator token for the operator's steps of `npm run demo`, unless ADMIN_TOKEN is set.
   ensureSandboxAdminToken(config);
   // The worker runs in this process: starts hand their first task straight to it (eager start).
   const temporal = await connectTemporal({ ...config, TEMPORAL_ADDRESS: temporalAddress }, logger, {
@@ -104,6 +108,10 @@ async function main() {
   // The sandbox merchant verifies notification SIGNATUREs with the key this API publishes.
   sandbox?.merchant.trustGateway(`${api.url}/collect/.well-known/notification-key.pem`);
   stops.unshift(() => api.stop());
+  if (webUiCodec) {
+    const codec = await webUiCodec.serve({ db: database.db, temporal: temporal.client, config, logger });
+    stops.unshift(() => codec.stop());
+  }
   // One metrics listener for the API and the worker of this process (decision 0059).
   const metrics = await serveMetrics(config, logger);
   if (metrics) stops.unshift(() => metrics.stop());
@@ -173,9 +181,12 @@ async function main() {
       `  Operator token       in ${path.join(config.DATA_DIR, 'sandbox-parties.json')} (adminToken; bearer of ${api.url}/admin)`,
     );
   }
-  if (config.ADMIN_TOKEN && uiUrl) {
-    say(`  Web UI decoding      GET ${api.url}/admin/codec/session-url (bearer ADMIN_TOKEN) names the`);
-    say('                       codec endpoint to enter in the Web UI (docs/security.md)');
+  if (webUiCodec && devServer?.uiUrl) {
+    say(
+      `  Web UI decoding      through ${webUiCodec.url} (loopback, the UI's origin only; docs/security.md)`,
+    );
+  } else if (uiUrl) {
+    say('  Web UI decoding      for operators only: docs/operations.md#inspecting-workflows-in-the-web-ui');
   }
   if (config.PLATFORM_MODE !== 'production')
     say(
@@ -184,10 +195,6 @@ async function main() {
   if (parties) say('Walk every service with `npm run demo` (it reads DATA_DIR).');
   say('Press Ctrl-C to stop.');
 }
-
-/** The API as this machine's browser reaches it (the Web UI calls its codec server from there). */
-const apiBaseUrl = (settings: typeof config) =>
-  (settings.PUBLIC_BASE_URL ?? `http://${settings.HOST}:${settings.PORT}`).replace(/\/+$/, '');
 
 let stopping = false;
 async function shutdown(code: number) {

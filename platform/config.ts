@@ -105,6 +105,18 @@ const platformConfig = z.object({
   TEMPORAL_UI_PORT: port(8233),
   TEMPORAL_UI_URL: optionalUrl,
   TEMPORAL_CLI_PATH: z.string().optional(),
+  /**
+   * The operators' sign-in the codec server accepts from the Web UI (decision 0081): an OpenID Connect
+   * issuer (the identity provider the UI signs its users in with, TEMPORAL_AUTH_PROVIDER_URL), the
+   * audience its tokens carry (the UI's client id) and the operators allowed to decode, by e-mail or
+   * subject, comma- or space-separated. Unset: only ADMIN_TOKEN opens the codec server.
+   */
+  CODEC_OIDC_ISSUER: optionalUrl,
+  CODEC_OIDC_AUDIENCE: z.string().min(1).optional(),
+  CODEC_OPERATORS: z
+    .string()
+    .optional()
+    .transform((value) => (value ?? '').split(/[\s,]+/).filter((entry) => entry !== '')),
   /** Embedded mode only: start a Temporal dev server (default) or use TEMPORAL_ADDRESS as it is. */
   TEMPORAL_EMBEDDED: z
     .enum(['true', 'false'])
@@ -249,6 +261,14 @@ function productionProblems(env: NodeJS.ProcessEnv, parsed: Partial<Config> | un
   return problems;
 }
 
+/** The codec server's sign-in (decision 0081) is whole or absent: an issuer with no audience or operators is refused. */
+function codecSignInProblems(env: NodeJS.ProcessEnv) {
+  if ((env.CODEC_OIDC_ISSUER ?? '').trim() === '') return [];
+  return ['CODEC_OIDC_AUDIENCE', 'CODEC_OPERATORS']
+    .filter((variable) => (env[variable] ?? '').trim() === '')
+    .map((variable) => ({ variable, message: 'required with CODEC_OIDC_ISSUER' }));
+}
+
 function usesDevelopmentPayloadKey(text: string | undefined): boolean {
   try {
     return parsePayloadKeys(text ?? '').some((entry) => entry.key.equals(DEVELOPMENT_PAYLOAD_KEY.key));
@@ -265,6 +285,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       message: issue.message,
     })),
     ...productionProblems(env, result.data),
+    ...codecSignInProblems(env),
   ];
   if (!result.success || problems.length > 0) throw new ConfigError(problems);
   return {

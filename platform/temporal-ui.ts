@@ -44,9 +44,68 @@ export interface TemporalUiOptions {
   corsOrigins?: string[];
   /** The codec server the UI decodes payloads through (`<api>/codec`); unset, payloads show sealed. */
   codecEndpoint?: string | undefined;
+  /** The UI passes its sign-in's token to the codec server as a bearer token (decision 0081). */
+  codecPassAccessToken?: boolean | undefined;
+  /** The operators' sign-in (OpenID Connect); unset, the UI signs no one in. */
+  auth?: TemporalUiAuth | undefined;
   /** Where its generated configuration lives. */
   rootDir: string;
   log?: (line: string) => void;
+}
+
+/** The UI's OpenID Connect sign-in: the image's TEMPORAL_AUTH_* settings. */
+export interface TemporalUiAuth {
+  providerUrl: string;
+  clientId: string;
+  clientSecret: string;
+  callbackUrl: string;
+  scopes: string[];
+}
+
+/** The UI's sign-in and codec settings the image takes from its environment (docker-compose.yml). */
+export const TEMPORAL_UI_ACCESS_ENV = [
+  'TEMPORAL_AUTH_ENABLED',
+  'TEMPORAL_AUTH_PROVIDER_URL',
+  'TEMPORAL_AUTH_CLIENT_ID',
+  'TEMPORAL_AUTH_CLIENT_SECRET',
+  'TEMPORAL_AUTH_CALLBACK_URL',
+  'TEMPORAL_AUTH_SCOPES',
+  'TEMPORAL_CODEC_ENDPOINT',
+  'TEMPORAL_CODEC_PASS_ACCESS_TOKEN',
+] as const;
+
+/**
+ * How the UI signs operators in and decodes (decision 0081), from the image's variable names: with
+ * `TEMPORAL_AUTH_ENABLED=true` it signs them in at the provider and passes the sign-in's token to the
+ * codec server (`<api>/codec` unless TEMPORAL_CODEC_ENDPOINT), which checks it (CODEC_OIDC_*); without
+ * a sign-in it is given no codec endpoint unless one is named, and shows payloads sealed.
+ */
+export function temporalUiAccess(
+  env: Partial<Record<(typeof TEMPORAL_UI_ACCESS_ENV)[number], string>>,
+  apiBaseUrl: string,
+): Pick<TemporalUiOptions, 'auth' | 'codecEndpoint' | 'codecPassAccessToken'> {
+  const value = (name: (typeof TEMPORAL_UI_ACCESS_ENV)[number]) => env[name]?.trim() || undefined;
+  const required = (name: (typeof TEMPORAL_UI_ACCESS_ENV)[number]) => {
+    const given = value(name);
+    if (!given) throw new Error(`${name}: required with TEMPORAL_AUTH_ENABLED=true`);
+    return given;
+  };
+  const auth: TemporalUiAuth | undefined =
+    value('TEMPORAL_AUTH_ENABLED') === 'true'
+      ? {
+          providerUrl: required('TEMPORAL_AUTH_PROVIDER_URL'),
+          clientId: required('TEMPORAL_AUTH_CLIENT_ID'),
+          clientSecret: value('TEMPORAL_AUTH_CLIENT_SECRET') ?? '',
+          callbackUrl: required('TEMPORAL_AUTH_CALLBACK_URL'),
+          scopes: (value('TEMPORAL_AUTH_SCOPES') ?? 'openid,email,profile').split(','),
+        }
+      : undefined;
+  const passAccessToken = value('TEMPORAL_CODEC_PASS_ACCESS_TOKEN');
+  return {
+    auth,
+    codecEndpoint: value('TEMPORAL_CODEC_ENDPOINT') ?? (auth ? `${apiBaseUrl}/codec` : undefined),
+    codecPassAccessToken: passAccessToken === undefined ? auth !== undefined : passAccessToken === 'true',
+  };
 }
 
 export interface TemporalUi {
@@ -69,14 +128,30 @@ notifyOnNewVersion: false
 refreshInterval: 1m
 hideLogs: true
 cors:
-  cookieInsecure: true
+  cookieInsecure: ${!options.auth?.callbackUrl.startsWith('https:')}
   allowOrigins:${list(options.corsOrigins ?? [])}
-codec:
+${authSection(options.auth)}codec:
   endpoint: ${JSON.stringify(options.codecEndpoint ?? '')}
-  passAccessToken: false
+  passAccessToken: ${options.codecPassAccessToken === true}
   includeCredentials: false
 forwardHeaders:
   - X-Forwarded-For
+`;
+}
+
+function authSection(auth: TemporalUiAuth | undefined): string {
+  if (!auth) return 'auth:\n  enabled: false\n';
+  const scopes = auth.scopes.map((scope) => `\n      - ${JSON.stringify(scope.trim())}`).join('');
+  return `auth:
+  enabled: true
+  providers:
+    - label: "sso"
+      type: "oidc"
+      providerUrl: ${JSON.stringify(auth.providerUrl)}
+      clientId: ${JSON.stringify(auth.clientId)}
+      clientSecret: ${JSON.stringify(auth.clientSecret)}
+      callbackUrl: ${JSON.stringify(auth.callbackUrl)}
+      scopes:${scopes}
 `;
 }
 
