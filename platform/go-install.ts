@@ -1,5 +1,14 @@
 import { spawn } from 'node:child_process';
-import { accessSync, constants, mkdirSync } from 'node:fs';
+import {
+  accessSync,
+  closeSync,
+  constants,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -29,8 +38,68 @@ export function findGo(what: string): string {
   throw new Error(`Go is needed to build ${what} (https://go.dev/dl/).`);
 }
 
-/** `go install <packages>` into `dir`, logging progress every 30 s; resolves with the seconds it took. */
+/** True while a process with this pid runs (a lock whose holder died is stale). */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Takes `<dir>.lock` (O_EXCL, holding our pid); answers the pid of a live holder instead, if there is one. */
+function tryLock(lockFile: string): number | undefined {
+  for (;;) {
+    try {
+      const fd = openSync(lockFile, 'wx');
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return undefined;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const holder = Number.parseInt(readFileSync(lockFile, 'utf8'), 10);
+    if (Number.isInteger(holder) && holder > 0 && isAlive(holder)) return holder;
+    // A build killed half-way left its lock behind: take it over.
+    unlinkSync(lockFile);
+  }
+}
+
+/**
+ * `go install <packages>` into `dir`, logging progress every 30 s; resolves with the seconds it took.
+ * One build per folder at a time: test files and processes started together all want the same binaries,
+ * and parallel `go install`s of one module only slow each other down; a second caller waits for the first
+ * and builds nothing when `isBuilt` then holds.
+ */
 export async function goInstall(options: {
+  go: string;
+  dir: string;
+  packages: string[];
+  what: string;
+  log: (line: string) => void;
+  isBuilt: () => boolean;
+}): Promise<number> {
+  const { dir, log } = options;
+  mkdirSync(path.dirname(dir), { recursive: true });
+  const lockFile = `${dir}.lock`;
+  let waitingFor: number | undefined;
+  for (;;) {
+    const holder = tryLock(lockFile);
+    if (holder === undefined) break;
+    if (waitingFor !== holder) log(`Waiting for process ${holder}, which is building ${options.what}...`);
+    waitingFor = holder;
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+  }
+  try {
+    if (options.isBuilt()) return 0;
+    return await runGoInstall(options);
+  } finally {
+    unlinkSync(lockFile);
+  }
+}
+
+async function runGoInstall(options: {
   go: string;
   dir: string;
   packages: string[];

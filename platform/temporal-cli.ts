@@ -1,7 +1,7 @@
-import { spawn, spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
-import os from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { findGo, goInstall, isExecutable, platformCacheDir } from './go-install.ts';
 
 /**
  * Finds (or provisions) the Temporal CLI that runs the embedded dev server, in this order:
@@ -12,17 +12,7 @@ import path from 'node:path';
 export const TEMPORAL_CLI_VERSION = 'v1.5.1';
 
 export function temporalCliCacheDir(): string {
-  const cacheRoot = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
-  return path.join(cacheRoot, 'integration-platform', `temporal-${TEMPORAL_CLI_VERSION}`);
-}
-
-function isExecutable(file: string): boolean {
-  try {
-    accessSync(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
+  return platformCacheDir(`temporal-${TEMPORAL_CLI_VERSION}`);
 }
 
 function onPath(command: string): string | undefined {
@@ -31,10 +21,6 @@ function onPath(command: string): string | undefined {
     if (dir && isExecutable(candidate)) return candidate;
   }
   return undefined;
-}
-
-function findGo(): string | undefined {
-  return onPath('go') ?? (isExecutable('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : undefined);
 }
 
 export class TemporalCliNotFound extends Error {
@@ -65,39 +51,21 @@ export async function resolveTemporalCli(
   const cached = path.join(cacheDir, 'temporal');
   if (isExecutable(cached)) return cached;
 
-  const go = findGo();
-  if (!go)
+  let go: string;
+  try {
+    go = findGo(`the Temporal CLI ${TEMPORAL_CLI_VERSION}`);
+  } catch {
     throw new TemporalCliNotFound('no TEMPORAL_CLI_PATH, no `temporal` on PATH, no cached build, no Go');
-
-  mkdirSync(cacheDir, { recursive: true });
-  log(
-    `Building the Temporal CLI ${TEMPORAL_CLI_VERSION} with Go into ${cacheDir} (first run only, ~5 min)...`,
-  );
-  const started = Date.now();
-  await new Promise<void>((resolve, reject) => {
-    const child = spawn(go, ['install', `github.com/temporalio/cli/cmd/temporal@${TEMPORAL_CLI_VERSION}`], {
-      env: { ...process.env, GOBIN: cacheDir, GOFLAGS: '-mod=mod' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const progress = setInterval(
-      () => log(`  ...still building the Temporal CLI (${Math.round((Date.now() - started) / 1000)} s)`),
-      30_000,
-    );
-    let output = '';
-    const collect = (chunk: Buffer) => {
-      output = (output + chunk.toString()).slice(-4000);
-    };
-    child.stdout.on('data', collect);
-    child.stderr.on('data', collect);
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      clearInterval(progress);
-      if (code === 0) resolve();
-      else reject(new TemporalCliNotFound(`go install failed with exit code ${code}:\n${output}`));
-    });
+  }
+  await goInstall({
+    go,
+    dir: cacheDir,
+    what: `the Temporal CLI ${TEMPORAL_CLI_VERSION} (first run only, ~5 min)`,
+    log,
+    isBuilt: () => isExecutable(cached),
+    packages: [`github.com/temporalio/cli/cmd/temporal@${TEMPORAL_CLI_VERSION}`],
   });
   if (!existsSync(cached)) throw new TemporalCliNotFound(`go install finished but ${cached} is missing`);
-  log(`Temporal CLI built in ${Math.round((Date.now() - started) / 1000)} s.`);
   return cached;
 }
 

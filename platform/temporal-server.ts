@@ -50,6 +50,7 @@ export async function resolveTemporalServer(
     dir,
     what,
     log,
+    isBuilt: () => isExecutable(binaries.server) && isExecutable(binaries.sqlTool),
     packages: [
       `${module}/cmd/server@${TEMPORAL_SERVER_VERSION}`,
       `${module}/cmd/tools/sql@${TEMPORAL_SERVER_VERSION}`,

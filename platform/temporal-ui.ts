@@ -30,6 +30,7 @@ export async function resolveTemporalUi(log: (line: string) => void = console.er
     dir,
     what,
     log,
+    isBuilt: () => isExecutable(binary),
     packages: [`github.com/temporalio/ui-server/v2/cmd/server@${TEMPORAL_UI_VERSION}`],
   });
   return binary;
