@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { and, desc, eq, lt, sql } from 'drizzle-orm';
 import { verificationCodeMatches } from '../../credentials/messaging/senders.ts';
 import { messagingSenderNumbers } from '../../db/schema/messaging.ts';
-import { normaliseNumber } from '../../domain/messaging/phone.ts';
+import { normaliseNumber } from '../../domain/phone-numbers.ts';
 import {
   type NumberVerificationInput,
   numberVerificationWorkflowId,

@@ -9,7 +9,8 @@ import {
   usableSender,
 } from '../../credentials/messaging/senders.ts';
 import { messagingSenderIds } from '../../db/schema/messaging.ts';
-import { isAlphanumericSender, normaliseNumber } from '../../domain/messaging/phone.ts';
+import { isAlphanumericSender } from '../../domain/messaging/phone.ts';
+import { normaliseNumber } from '../../domain/phone-numbers.ts';
 import {
   confirmSenderIdUpdate,
   type SenderIdDecision,
