@@ -1,8 +1,4 @@
-import {
-  type CountryCode,
-  isSupportedCountry,
-  parsePhoneNumberFromString,
-} from 'libphonenumber-js/max';
+import { type CountryCode, isSupportedCountry, parsePhoneNumberFromString } from 'libphonenumber-js/max';
 
 /**
  * The one rule for a phone number an SMS can be sent to, on libphonenumber's metadata: the messaging

@@ -131,7 +131,12 @@ function sendRefusal(error: unknown, phone?: string): Refusal | undefined {
   // The gateway refused the number itself: name the field the customer can correct.
   const fields =
     field === 'phone' && phone ? [phoneField(phone, 'was refused by the messaging gateway')] : undefined;
-  return new Refusal(502, 'sms_not_sent', `the SMS with the code could not be sent: ${cause.message}`, fields);
+  return new Refusal(
+    502,
+    'sms_not_sent',
+    `the SMS with the code could not be sent: ${cause.message}`,
+    fields,
+  );
 }
 
 /** Starts the signing-code workflow and waits until the gateway accepted the SMS (or refused it). */

@@ -1,4 +1,8 @@
-import { type CountryCode, parsePhoneNumberFromString, validatePhoneNumberLength } from 'libphonenumber-js/max';
+import {
+  type CountryCode,
+  parsePhoneNumberFromString,
+  validatePhoneNumberLength,
+} from 'libphonenumber-js/max';
 import { type NumberType, normaliseNumber } from '../phone-numbers.ts';
 
 /**

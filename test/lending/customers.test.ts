@@ -95,7 +95,8 @@ describe('Customer/Details', () => {
     expect(registered.body.error?.fields).toEqual([
       {
         field: 'phone',
-        message: 'not a valid phone number in international format: the messaging gateway would not send to it',
+        message:
+          'not a valid phone number in international format: the messaging gateway would not send to it',
       },
     ]);
     const customer = await registerCustomer(platform, tenant, { firstName: 'Ann' });

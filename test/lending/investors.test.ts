@@ -188,9 +188,15 @@ describe('an investor journey over HTTP', () => {
       investedOn: today(),
     });
     expect((await submit(ada, loanId, '1.00')).body.error?.code).toBe('loan_not_open_for_funding');
-    const investments = await asInvestor<{ items: InvestmentView[] }>(ada, 'GET', '/Investor/ActiveInvestments');
+    const investments = await asInvestor<{ items: InvestmentView[] }>(
+      ada,
+      'GET',
+      '/Investor/ActiveInvestments',
+    );
     // A list answers `{ items }`; an investment's key is `id` (its bid's), as the spec names it.
-    expect(investments.body).toEqual({ items: [expect.not.objectContaining({ investmentId: expect.anything() })] });
+    expect(investments.body).toEqual({
+      items: [expect.not.objectContaining({ investmentId: expect.anything() })],
+    });
     expect(investments.body.items).toEqual([
       expect.objectContaining({
         id: adaBid.body.id,
@@ -223,9 +229,7 @@ describe('an investor journey over HTTP', () => {
       `/Investor/ActiveInvestments/${bobBid.body.id}`,
     );
     expect(bobInvestment.body).toMatchObject({ repaid: '66.67' });
-    expect((await asInvestor(bob, 'GET', `/Investor/ActiveInvestments/${adaBid.body.id}`)).status).toBe(
-      404,
-    );
+    expect((await asInvestor(bob, 'GET', `/Investor/ActiveInvestments/${adaBid.body.id}`)).status).toBe(404);
   });
 });
 

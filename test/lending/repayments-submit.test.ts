@@ -358,7 +358,11 @@ describe('SubmitRepayment as the spec calls it (query parameters, repayment mode
     });
     expect(legacyConflict.status).toBe(400);
     expect(legacyConflict.body.error?.fields?.[0]?.field).toBe('channel');
-    const missing = await submitByQuery({ loanId: loan.loanId, mode: 'Regular payment', channel: 'bankTransfer' });
+    const missing = await submitByQuery({
+      loanId: loan.loanId,
+      mode: 'Regular payment',
+      channel: 'bankTransfer',
+    });
     expect(missing.status).toBe(400);
     expect(missing.body.error?.fields?.[0]?.field).toBe('amount');
     const badMode = await submitByQuery({ loanId: loan.loanId, amount: '10.00', mode: 'Later' });

@@ -86,9 +86,7 @@ describe('document groups', () => {
     ]);
     expect(all.body.items.every((group) => !group.required && group.documents.length === 0)).toBe(true);
     // Nothing required and nothing placed: the dashboard is empty.
-    expect((await listGroups(customer, { dashboardMode: 'true', loanMode: 'false' })).body.items).toEqual(
-      [],
-    );
+    expect((await listGroups(customer, { dashboardMode: 'true', loanMode: 'false' })).body.items).toEqual([]);
 
     const fileId = await uploadPdf(customer);
     const placed = await attach(customer, fileId, 'id-card');
@@ -119,9 +117,7 @@ describe('document groups', () => {
       asCustomer(customer),
     );
     expect(removed.status).toBe(204);
-    expect((await listGroups(customer, { dashboardMode: 'true', loanMode: 'false' })).body.items).toEqual(
-      [],
-    );
+    expect((await listGroups(customer, { dashboardMode: 'true', loanMode: 'false' })).body.items).toEqual([]);
     // The file stays uploaded.
     const info = await lendingCall(platform, 'GET', `/Files/GetInfo/${fileId}`, asCustomer(customer));
     expect(info.status).toBe(200);

@@ -4,8 +4,8 @@ import { codeMessageDigest, sealCodeMessage } from '../../../credentials/messagi
 import { messagingMessages, messagingOutbox } from '../../../db/schema/messaging.ts';
 import { maskedCodeMessage } from '../../../domain/messaging/code-messages.ts';
 import { isAlphanumericSender } from '../../../domain/messaging/phone.ts';
-import { normaliseNumber, SMS_RECIPIENT_RULE } from '../../../domain/phone-numbers.ts';
 import { countSegments, MAX_SMS_PARTS } from '../../../domain/messaging/segments.ts';
+import { normaliseNumber, SMS_RECIPIENT_RULE } from '../../../domain/phone-numbers.ts';
 import type { UseCaseDeps } from '../../shared/deps.ts';
 import { type RequestFields, requireSameRequest } from '../../shared/idempotency.ts';
 import { assertOutboundUrlField } from '../../shared/outbound-url.ts';
