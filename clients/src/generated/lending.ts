@@ -4960,7 +4960,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description `invalid_loan_status` (documents are signed in Waiting for approval), `documents_not_available` (no accepted offer), `document_already_signed`, `document_declined`, `signing_code_not_sent`, `customer_phone_missing` */
+                /** @description `invalid_loan_status` (documents are signed in Waiting for approval), `documents_not_available` (no accepted offer), `document_already_signed`, `document_declined`, `signing_code_not_sent` (with `fields` naming `phone` when the customer’s phone is missing or one the messaging gateway refuses), `customer_phone_missing` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -4978,7 +4978,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description `sms_not_sent`: the messaging gateway did not accept the SMS (the previous code stays valid) */
+                /** @description `sms_not_sent`: the messaging gateway did not accept the SMS (the previous code stays valid); `fields` names `phone` when the gateway refused the customer’s number (correct it with Customer/Details) */
                 502: {
                     headers: {
                         [name: string]: unknown;
@@ -5074,7 +5074,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description `invalid_loan_status` (documents are signed in Waiting for approval), `documents_not_available` (no accepted offer), `document_already_signed`, `document_declined`, `signing_code_not_sent`, `customer_phone_missing` */
+                /** @description `invalid_loan_status` (documents are signed in Waiting for approval), `documents_not_available` (no accepted offer), `document_already_signed`, `document_declined`, `signing_code_not_sent` (with `fields` naming `phone` when the customer’s phone is missing or one the messaging gateway refuses), `customer_phone_missing` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -5092,7 +5092,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description `sms_not_sent`: the messaging gateway did not accept the SMS (the previous code stays valid) */
+                /** @description `sms_not_sent`: the messaging gateway did not accept the SMS (the previous code stays valid); `fields` names `phone` when the gateway refused the customer’s number (correct it with Customer/Details) */
                 502: {
                     headers: {
                         [name: string]: unknown;
@@ -5192,7 +5192,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description `invalid_loan_status` (documents are signed in Waiting for approval), `documents_not_available` (no accepted offer), `document_already_signed`, `document_declined`, `signing_code_not_sent`, `customer_phone_missing` */
+                /** @description `invalid_loan_status` (documents are signed in Waiting for approval), `documents_not_available` (no accepted offer), `document_already_signed`, `document_declined`, `signing_code_not_sent` (with `fields` naming `phone` when the customer’s phone is missing or one the messaging gateway refuses), `customer_phone_missing` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -5210,7 +5210,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description `sms_not_sent`: the messaging gateway did not accept the SMS (the previous code stays valid) */
+                /** @description `sms_not_sent`: the messaging gateway did not accept the SMS (the previous code stays valid); `fields` names `phone` when the gateway refused the customer’s number (correct it with Customer/Details) */
                 502: {
                     headers: {
                         [name: string]: unknown;
@@ -5247,7 +5247,7 @@ export interface paths {
         put?: never;
         /**
          * Sign a system document with the SMS code
-         * @description `code` is the latest code sent for the document (ResendSmsCode). 400 naming `code`: `invalid_signing_code` (wrong; the message says how many attempts are left), `signing_code_expired`, `signing_code_exhausted` (tried too often: ask for a new one), `signing_code_used`; 409 `signing_code_not_sent`. Only in Waiting for approval with an accepted offer.
+         * @description `code` is the latest code sent for the document (ResendSmsCode). 400 naming `code`: `invalid_signing_code` (wrong; the message says how many attempts are left), `signing_code_expired`, `signing_code_exhausted` (tried too often: ask for a new one), `signing_code_used`; 409 `signing_code_not_sent` (naming `phone` when the phone is why no code was sent). Only in Waiting for approval with an accepted offer.
          */
         post: {
             parameters: {
@@ -5309,7 +5309,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description `invalid_loan_status` (documents are signed in Waiting for approval), `documents_not_available` (no accepted offer), `document_already_signed`, `document_declined`, `signing_code_not_sent`, `customer_phone_missing` */
+                /** @description `invalid_loan_status` (documents are signed in Waiting for approval), `documents_not_available` (no accepted offer), `document_already_signed`, `document_declined`, `signing_code_not_sent` (with `fields` naming `phone` when the customer’s phone is missing or one the messaging gateway refuses), `customer_phone_missing` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -5327,7 +5327,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description `sms_not_sent`: the messaging gateway did not accept the SMS (the previous code stays valid) */
+                /** @description `sms_not_sent`: the messaging gateway did not accept the SMS (the previous code stays valid); `fields` names `phone` when the gateway refused the customer’s number (correct it with Customer/Details) */
                 502: {
                     headers: {
                         [name: string]: unknown;
@@ -5425,7 +5425,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description `invalid_loan_status` (documents are signed in Waiting for approval), `documents_not_available` (no accepted offer), `document_already_signed`, `document_declined`, `signing_code_not_sent`, `customer_phone_missing` */
+                /** @description `invalid_loan_status` (documents are signed in Waiting for approval), `documents_not_available` (no accepted offer), `document_already_signed`, `document_declined`, `signing_code_not_sent` (with `fields` naming `phone` when the customer’s phone is missing or one the messaging gateway refuses), `customer_phone_missing` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -5443,7 +5443,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description `sms_not_sent`: the messaging gateway did not accept the SMS (the previous code stays valid) */
+                /** @description `sms_not_sent`: the messaging gateway did not accept the SMS (the previous code stays valid); `fields` names `phone` when the gateway refused the customer’s number (correct it with Customer/Details) */
                 502: {
                     headers: {
                         [name: string]: unknown;
