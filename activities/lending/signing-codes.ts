@@ -87,10 +87,15 @@ export function createSigningCodeActivities({ db, config, logger }: ActivityDeps
               docTypeId: request.docTypeId,
               httpStatus: error.httpStatus,
               code: error.code,
+              fields: error.fields,
             },
             'signing code SMS not accepted by the messaging gateway',
           );
-          throw ApplicationFailure.nonRetryable(error.message, SMS_NOT_SENT, { code: 'sms_not_sent' });
+          // The gateway refused the recipient: the answer names the customer's phone (issue 37 item 4).
+          throw ApplicationFailure.nonRetryable(error.message, SMS_NOT_SENT, {
+            code: 'sms_not_sent',
+            ...(error.fields.includes('to') ? { field: 'phone' } : {}),
+          });
         }
         throw error;
       }

@@ -37,7 +37,8 @@ export const documentErrorResponses = {
   409: {
     description:
       '`invalid_loan_status` (documents are signed in Waiting for approval), `documents_not_available` (no accepted ' +
-      'offer), `document_already_signed`, `document_declined`, `signing_code_not_sent`, `customer_phone_missing`',
+      'offer), `document_already_signed`, `document_declined`, `signing_code_not_sent` (with `fields` naming ' +
+      '`phone` when the customer’s phone is missing or one the messaging gateway refuses), `customer_phone_missing`',
     content: { 'application/json': { schema: errorBodySchema } },
   },
   429: {
@@ -48,7 +49,8 @@ export const documentErrorResponses = {
   },
   502: {
     description:
-      '`sms_not_sent`: the messaging gateway did not accept the SMS (the previous code stays valid)',
+      '`sms_not_sent`: the messaging gateway did not accept the SMS (the previous code stays valid); `fields` names ' +
+      '`phone` when the gateway refused the customer’s number (correct it with Customer/Details)',
     content: { 'application/json': { schema: errorBodySchema } },
   },
   503: {

@@ -109,7 +109,9 @@ export const fileIdQuery = z.object({
 
 const userDocumentSchema = z
   .object({
-    userDocumentId: z.string().openapi({ example: 'udoc_Xk3EXAMPLEexample' }),
+    UserDocumentId: z
+      .string()
+      .openapi({ description: 'The spec’s key of a user document', example: 'udoc_Xk3EXAMPLEexample' }),
     groupId: z.string().openapi({ example: 'id-card' }),
     fileId: z.string(),
     attachedAt: z.string(),
@@ -127,7 +129,7 @@ export const userDocumentAnswerSchema = userDocumentSchema;
 
 export const userDocumentsSchema = z
   .object({
-    groups: z.array(
+    items: z.array(
       z.object({
         groupId: z.string().openapi({ example: 'id-card' }),
         name: z.string().openapi({ example: 'ID card' }),

@@ -74,7 +74,7 @@ export const opportunitySchema = z
 
 export const bidSchema = z
   .object({
-    bidId: z.string().openapi({ example: 'bid_3f2a9c1d7e5b4a60c1d7e5b4' }),
+    id: z.string().openapi({ description: 'The bid’s id', example: 'bid_3f2a9c1d7e5b4a60c1d7e5b4' }),
     loanId: z.string(),
     amount: z.string().openapi({ example: '500.00' }),
     status: z.enum(bidStatuses).openapi({
@@ -97,7 +97,10 @@ const shareSchema = z
 
 export const investmentSchema = z
   .object({
-    investmentId: z.string().openapi({ description: 'The id of the bid that became the investment' }),
+    id: z.string().openapi({
+      description: 'The investment’s id: the id of the bid that became the investment',
+      example: 'bid_3f2a9c1d7e5b4a60c1d7e5b4',
+    }),
     loanId: z.string(),
     loanStatus: z.enum(loanStatuses),
     amount: z.string(),

@@ -98,7 +98,7 @@ export const coApplicantSchema = z
     email: z.email().max(254).optional().openapi({ example: 'john.doe@example.com' }),
     phone: z
       .string()
-      .regex(/^\+[1-9]\d{6,14}$/, 'an international number, e.g. +15551234567')
+      .regex(/^\+[1-9]\d{6,14}$/, 'an international number, e.g. +12025550143')
       .optional(),
     relationship: z.string().trim().max(50).optional().openapi({ example: 'spouse' }),
   })

@@ -1,5 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { correctNumber, isCountryCode } from '../../domain/messaging/phone.ts';
+import { correctNumber } from '../../domain/messaging/phone.ts';
+import { isCountryCode } from '../../domain/phone-numbers.ts';
 import { errorResponses } from '../shared/errors.ts';
 import { defineMessagingOperation } from './auth.ts';
 

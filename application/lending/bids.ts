@@ -32,7 +32,8 @@ type Deps = Pick<UseCaseDeps, 'db' | 'temporal'>;
 // --- bids --------------------------------------------------------------------------------------------
 
 export interface BidView {
-  bidId: string;
+  /** The bid's id, `id` as the spec names investor objects' keys. */
+  id: string;
   loanId: string;
   amount: string;
   status: BidStatus;
@@ -43,7 +44,7 @@ export interface BidView {
 
 type BidRow = typeof lendingInvestorBids.$inferSelect;
 const bidView = (row: BidRow): BidView => ({
-  bidId: row.bidId,
+  id: row.bidId,
   loanId: row.loanId,
   amount: row.amount,
   status: row.status,
@@ -65,11 +66,11 @@ async function bidRow(db: Database, caller: InvestorCaller, bidId: string): Prom
   return row;
 }
 
-/** Investor/Bids: the investor's bids, newest first. */
+/** Investor/Bids: the investor's bids, newest first (a list answers `{ items }`, decision 0086). */
 export async function listBids(
   { db }: Pick<UseCaseDeps, 'db'>,
   { caller }: { caller: InvestorCaller },
-): Promise<BidView[]> {
+): Promise<{ items: BidView[] }> {
   const rows = await db
     .select()
     .from(lendingInvestorBids)
@@ -80,7 +81,7 @@ export async function listBids(
       ),
     )
     .orderBy(desc(lendingInvestorBids.placedAt), asc(lendingInvestorBids.bidId));
-  return rows.map(bidView);
+  return { items: rows.map(bidView) };
 }
 
 export async function readBid(

@@ -197,7 +197,8 @@ export interface InvestmentShareView {
 }
 
 export interface InvestmentView {
-  investmentId: string;
+  /** The investment's id (its bid's), `id` as the spec names investor objects' keys. */
+  id: string;
   loanId: string;
   loanStatus: LoanStatus;
   amount: string;
@@ -251,7 +252,7 @@ async function investments(db: Database, caller: InvestorCaller, bidId?: string)
     )
     .orderBy(desc(lendingInvestorBids.investedOn), asc(lendingInvestorBids.bidId));
   return rows.map((row) => ({
-    investmentId: row.bid.bidId,
+    id: row.bid.bidId,
     loanId: row.bid.loanId,
     loanStatus: row.loanStatus as LoanStatus,
     amount: row.bid.amount,
@@ -262,12 +263,15 @@ async function investments(db: Database, caller: InvestorCaller, bidId?: string)
   }));
 }
 
-/** Investor/ActiveInvestments: the investor's investments in loans being repaid (Active, Past Due). */
+/**
+ * Investor/ActiveInvestments: the investor's investments in loans being repaid (Active, Past Due); a
+ * list answers `{ items }` (decision 0086).
+ */
 export async function activeInvestments(
   { db }: Pick<UseCaseDeps, 'db'>,
   { caller }: { caller: InvestorCaller },
-) {
-  return investments(db, caller);
+): Promise<{ items: InvestmentView[] }> {
+  return { items: await investments(db, caller) };
 }
 
 /** Investor/ActiveInvestments/{id}: one, with its share of each repayment. */

@@ -15,10 +15,11 @@ import {
   signingCodeBinding,
 } from '../../domain/lending/loan-documents.ts';
 import { SMS_NOT_SENT, signingCodeWorkflowId } from '../../domain/lending/sibling-processes.ts';
+import { isSmsRecipient, SMS_RECIPIENT_RULE } from '../../domain/phone-numbers.ts';
 import { LoanId, OwnerId, PlatformService, TenantId } from '../../domain/search-attributes.ts';
 import type { lendingSigningCode } from '../../workflows/lending/signing-code.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
-import { Refusal } from '../shared/refusal.ts';
+import { type FieldError, Refusal } from '../shared/refusal.ts';
 import type { LoanRow } from './loan/view.ts';
 
 /**
@@ -113,15 +114,29 @@ const phoneMissing = () =>
     'the customer has no phone number to send the code to (Customer/Details)',
   );
 
+/** What to correct when the customer's phone is why no code can be sent: the `phone` field, named. */
+const phoneField = (phone: string, why: string): FieldError => ({
+  field: 'phone',
+  message: `the customer's phone ${maskedPhone(phone)} ${why}: correct it with Customer/Details, then ask for a code with ResendSmsCode`,
+});
+
 /** The refusal a failed send is answered with, or undefined for a failure that is not a refusal. */
-function sendRefusal(error: unknown): Refusal | undefined {
+function sendRefusal(error: unknown, phone?: string): Refusal | undefined {
   let cause: unknown = error;
   while (cause instanceof WorkflowFailedError || cause instanceof ActivityFailure) cause = cause.cause;
   if (!(cause instanceof ApplicationFailure) || cause.type !== SMS_NOT_SENT) return undefined;
-  const { code } = (cause.details?.[0] ?? {}) as { code?: string };
+  const { code, field } = (cause.details?.[0] ?? {}) as { code?: string; field?: string };
   if (code === 'messaging_not_configured') return notConfigured();
   if (code === 'customer_phone_missing') return phoneMissing();
-  return new Refusal(502, 'sms_not_sent', `the SMS with the code could not be sent: ${cause.message}`);
+  // The gateway refused the number itself: name the field the customer can correct.
+  const fields =
+    field === 'phone' && phone ? [phoneField(phone, 'was refused by the messaging gateway')] : undefined;
+  return new Refusal(
+    502,
+    'sms_not_sent',
+    `the SMS with the code could not be sent: ${cause.message}`,
+    fields,
+  );
 }
 
 /** Starts the signing-code workflow and waits until the gateway accepted the SMS (or refused it). */
@@ -176,7 +191,7 @@ export async function sendSigningCode(
   try {
     sent = await runSigningCodeWorkflow(deps, loan, document, caller.apiBaseUrl);
   } catch (error) {
-    const refusal = sendRefusal(error);
+    const refusal = sendRefusal(error, phone);
     // Not sent (the gateway refused): the send does not count against the limit.
     if (refusal) await sends.giveBack();
     throw refusal ?? error;
@@ -266,9 +281,19 @@ export async function signWithCode(
   const max = config.LENDING_SIGNING_CODE_ATTEMPTS;
   const latest = await latestCode(db, loan, document.docTypeId);
   if (!latest) {
-    throw Refusal.conflict(
+    // When the phone is why no code went out, say so: asking again would not help until it is corrected.
+    const phone = await customerPhone(db, loan);
+    const fields =
+      phone === undefined
+        ? [{ field: 'phone', message: 'the customer has no phone number: add it with Customer/Details' }]
+        : isSmsRecipient(phone)
+          ? undefined
+          : [phoneField(phone, `is ${SMS_RECIPIENT_RULE}; the messaging gateway does not send to it`)];
+    throw new Refusal(
+      409,
       'signing_code_not_sent',
       'no code was sent for this document: ask for one with ResendSmsCode',
+      fields,
     );
   }
   if (latest.usedAt) throw codeRefused('signing_code_used', 'this code was used already');

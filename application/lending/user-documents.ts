@@ -28,7 +28,8 @@ export interface UserDocumentsCaller {
 }
 
 export interface UserDocumentView {
-  userDocumentId: string;
+  /** The spec's key of a user document (DELETE UserDocuments/{UserDocumentId}). */
+  UserDocumentId: string;
   groupId: string;
   fileId: string;
   attachedAt: string;
@@ -96,7 +97,7 @@ async function documentsOfUser(deps: Pick<UseCaseDeps, 'db'>, caller: UserDocume
     const { fileName, contentType, size, sha256, createdAt } = file;
     return [
       {
-        userDocumentId: row.id,
+        UserDocumentId: row.id,
         groupId: row.groupId,
         fileId: row.fileId,
         attachedAt: row.createdAt.toISOString(),
@@ -125,7 +126,7 @@ async function groupsOfTenant(deps: Pick<UseCaseDeps, 'db'>, tenantId: string) {
 export async function listUserDocuments(
   deps: Pick<UseCaseDeps, 'db'>,
   { caller, ...query }: UserDocumentsQuery & { caller: UserDocumentsCaller },
-): Promise<{ groups: DocumentGroupView[]; missingGroupIds: string[] }> {
+): Promise<{ items: DocumentGroupView[]; missingGroupIds: string[] }> {
   const loans = query.loanId
     ? [await loanOf(deps, caller, query.loanId)]
     : await activeLoansOf(deps.db, caller.tenantId, caller.customerId);
@@ -154,8 +155,9 @@ export async function listUserDocuments(
       documents: documents.filter((document) => document.groupId === group.groupId),
     }))
     .filter((group) => !query.dashboardMode || group.required || group.documents.length > 0);
+  // The groups are the answer's list: `items`, as every list of lending's newer modules (decision 0086).
   return {
-    groups,
+    items: groups,
     missingGroupIds: groups
       .filter((group) => group.required && group.documents.length === 0)
       .map((group) => group.groupId),

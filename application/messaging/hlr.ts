@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { messagingHlrLookups } from '../../db/schema/messaging.ts';
-import { normaliseNumber } from '../../domain/messaging/phone.ts';
 import { type HlrLookupInput, type HlrResult, hlrWorkflowId } from '../../domain/messaging/processes.ts';
+import { normaliseNumber } from '../../domain/phone-numbers.ts';
 import { BusinessStatus, OwnerId, PlatformService } from '../../domain/search-attributes.ts';
 import type { hlrLookup } from '../../workflows/messaging/hlr.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';

@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { and, desc, eq, lt, sql } from 'drizzle-orm';
 import { verificationCodeMatches } from '../../credentials/messaging/senders.ts';
 import { messagingSenderNumbers } from '../../db/schema/messaging.ts';
-import { normaliseNumber } from '../../domain/messaging/phone.ts';
 import {
   type NumberVerificationInput,
   numberVerificationWorkflowId,
 } from '../../domain/messaging/processes.ts';
+import { normaliseNumber } from '../../domain/phone-numbers.ts';
 import { OwnerId, PlatformService } from '../../domain/search-attributes.ts';
 import type { numberVerification } from '../../workflows/messaging/numbers.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';

@@ -9,7 +9,7 @@ import {
   usableSender,
 } from '../../credentials/messaging/senders.ts';
 import { messagingSenderIds } from '../../db/schema/messaging.ts';
-import { isAlphanumericSender, normaliseNumber } from '../../domain/messaging/phone.ts';
+import { isAlphanumericSender } from '../../domain/messaging/phone.ts';
 import {
   confirmSenderIdUpdate,
   type SenderIdDecision,
@@ -17,6 +17,7 @@ import {
   type SenderIdRegistrationInput,
   senderIdWorkflowId,
 } from '../../domain/messaging/processes.ts';
+import { normaliseNumber } from '../../domain/phone-numbers.ts';
 import { BusinessStatus, OwnerId, PlatformService } from '../../domain/search-attributes.ts';
 import type { senderIdRegistration } from '../../workflows/messaging/sender-id.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';

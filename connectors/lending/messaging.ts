@@ -20,12 +20,14 @@ export interface MessagingClientOptions {
   timeoutMs: number;
 }
 
-/** The gateway did not accept the message: its error code and message (never the text sent). */
+/** The gateway did not accept the message: its error code, the fields it named (never the text sent). */
 export class SmsNotSent extends Error {
   constructor(
     message: string,
     readonly httpStatus: number | undefined,
     readonly code: string | undefined,
+    /** The request fields the gateway's answer named (`to`: it refused the recipient's number). */
+    readonly fields: string[] = [],
   ) {
     super(message);
     this.name = 'SmsNotSent';
@@ -56,13 +58,14 @@ export async function sendSms(
     );
   }
   const answer = (await response.json().catch(() => undefined)) as
-    | { id?: string; error?: { code?: string; message?: string } }
+    | { id?: string; error?: { code?: string; message?: string; fields?: { field?: unknown }[] } }
     | undefined;
   if (response.status !== 202 || typeof answer?.id !== 'string') {
     throw new SmsNotSent(
       `the messaging gateway answered ${response.status}${answer?.error?.code ? ` ${answer.error.code}` : ''}`,
       response.status,
       answer?.error?.code,
+      (answer?.error?.fields ?? []).flatMap(({ field }) => (typeof field === 'string' ? [field] : [])),
     );
   }
   return { id: answer.id };

@@ -1,5 +1,6 @@
 import { electronicFormatIBAN, isValidBIC, isValidIBAN } from 'ibantools';
 import { z } from 'zod';
+import { isSmsRecipient, SMS_RECIPIENT_RULE } from '../phone-numbers.ts';
 
 /**
  * A lending customer's personal details, the rules for what makes them complete, and the search
@@ -20,6 +21,15 @@ const calendarDate = z
   }, 'not a calendar date');
 
 const name = z.string().trim().min(1).max(100);
+
+/**
+ * A phone signing codes can be sent to: E.164 as stored and searched, and a number the messaging
+ * gateway takes (its own rule, domain/phone-numbers.ts), so no code is refused later for the number.
+ */
+const smsPhone = z
+  .string()
+  .regex(/^\+[1-9]\d{6,14}$/, { message: 'an international number, e.g. +12025550143', abort: true })
+  .refine(isSmsRecipient, `${SMS_RECIPIENT_RULE}: the messaging gateway would not send to it`);
 
 /** National ids: letters, digits, spaces and dashes (normalised away when compared). */
 const nationalId = (max: number) =>
@@ -64,11 +74,7 @@ export const customerDetailsSchema = z
       .optional()
       .meta({ example: '1990-04-01' }),
     email: z.email().max(254).optional().meta({ example: 'jane.doe@example.com' }),
-    phone: z
-      .string()
-      .regex(/^\+[1-9]\d{6,14}$/, 'an international number, e.g. +15551234567')
-      .optional()
-      .meta({ example: '+15551234567' }),
+    phone: smsPhone.optional().meta({ example: '+12025550143' }),
     /** Social security (or national identity) number; kept encrypted at rest. */
     ssn: nationalId(20).optional().meta({ example: '123-45-6789' }),
     /** Kept encrypted at rest. */

@@ -1,45 +1,14 @@
 import {
   type CountryCode,
-  isSupportedCountry,
   parsePhoneNumberFromString,
   validatePhoneNumberLength,
 } from 'libphonenumber-js/max';
+import { type NumberType, normaliseNumber } from '../phone-numbers.ts';
 
 /**
- * Phone-number rules of the messaging gateway, on libphonenumber's metadata.
- * Numbers are accepted in international form (+359..., 00359...) or in national form with a country.
+ * Phone-number rules of the messaging gateway. Whether a number is valid is the shared rule of
+ * domain/phone-numbers.ts (lending checks its customers' phones with the same one).
  */
-export type NumberType = 'mobile' | 'landline' | 'unknown';
-
-export interface NormalisedNumber {
-  e164: string;
-  countryIso: string | undefined;
-  numberType: NumberType;
-  mobile: boolean;
-}
-
-export function isCountryCode(value: string): value is CountryCode {
-  return isSupportedCountry(value.toUpperCase());
-}
-
-/** Parses and validates a number; returns undefined when it is not a valid number. */
-export function normaliseNumber(input: string, defaultCountry?: string): NormalisedNumber | undefined {
-  const trimmed = input.trim().replace(/^00/, '+');
-  const country =
-    defaultCountry && isCountryCode(defaultCountry)
-      ? (defaultCountry.toUpperCase() as CountryCode)
-      : undefined;
-  const parsed = parsePhoneNumberFromString(trimmed, country);
-  if (!parsed?.isValid()) return undefined;
-  const type = parsed.getType();
-  const numberType: NumberType =
-    type === 'MOBILE' || type === 'FIXED_LINE_OR_MOBILE'
-      ? 'mobile'
-      : type === 'FIXED_LINE'
-        ? 'landline'
-        : 'unknown';
-  return { e164: parsed.number, countryIso: parsed.country, numberType, mobile: numberType === 'mobile' };
-}
 
 /** An alphanumeric sender ID: 1-11 characters of letters, digits, space and a few symbols (GSM 03.38 safe). */
 export function isAlphanumericSender(value: string): boolean {

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LoanView } from '../../application/lending/index.ts';
+import { lendingCustomers } from '../../db/schema/lending.ts';
 import { lendingSigningCodes } from '../../db/schema/lending-documents.ts';
 import type { DocTypeId } from '../../domain/lending/loan-documents.ts';
 import { LoanRefusal, stepOf } from '../../domain/lending/loan-lifecycle.ts';
@@ -407,6 +408,28 @@ describe('signing with the SMS code', () => {
       platform.config.LENDING_MESSAGING_TOKEN = token;
     }
     expect((await sign(customer, loanId, doc, code)).body.status).toBe('signed');
+  });
+
+  it('a phone the gateway refuses, kept from before the shared rule: the 409 and the 502 name `phone`', async () => {
+    const customer = await registerCustomer(platform, tenant, completeDetails());
+    // Register now refuses the spec's example +15551234567 (customers.test.ts); a customer of 0.1.0 may
+    // still have it, as written here.
+    await platform.db
+      .update(lendingCustomers)
+      .set({ details: sql`${lendingCustomers.details} || '{"phone":"+15551234567"}'::jsonb` })
+      .where(eq(lendingCustomers.id, customer.customerId));
+    // The acceptance's codes were refused by the gateway (logged): nothing to sign with, and why.
+    const loanId = await acceptedLoan(customer);
+    const doc = 'loan-agreement';
+    const unsent = await sign(customer, loanId, doc, '123456');
+    expectRefused(unsent, 409, 'signing_code_not_sent', 'phone');
+    expect(unsent.body.error?.fields?.[0]?.message).toContain('+1555****567');
+    const refused = await asCustomer(customer, 'POST', `/Customer/Loans/${loanId}/ResendSmsCode`, {
+      docTypeId: doc,
+    });
+    expectRefused(refused, 502, 'sms_not_sent', 'phone');
+    expect(refused.body.error?.fields?.[0]?.message).toContain('+1555****567');
+    expect(refused.body.error?.message).toContain('400 validation_failed');
   });
 });
 

@@ -138,6 +138,9 @@ describe('an investor journey over HTTP', () => {
     const adaBid = await submit(ada, loanId, '1000.00');
     expect(adaBid.status, JSON.stringify(adaBid.body)).toBe(201);
     expect(adaBid.body).toMatchObject({ loanId, amount: '1000.00', status: 'active', investedOn: null });
+    // The spec's key of a bid is `id` (decision 0086); no `bidId` beside it (investors came after 0.1.0).
+    expect(adaBid.body.id).toMatch(/^bid_/);
+    expect(adaBid.body).not.toHaveProperty('bidId');
     // Above Ada's own maxBid: refused naming the amount.
     const tooBig = await submit(ada, loanId, '2600.00');
     expect(tooBig.status).toBe(400);
@@ -150,7 +153,7 @@ describe('an investor journey over HTTP', () => {
     expect(await opportunityOf(ada, loanId)).toBeUndefined();
 
     // Ada's change: up is refused (covered), down frees the difference, back up covers it again.
-    const adaPath = `/Investor/Bids/${adaBid.body.bidId}`;
+    const adaPath = `/Investor/Bids/${adaBid.body.id}`;
     const up = await asInvestor(ada, 'PUT', adaPath, { body: { amount: '1200.00' } });
     expect(up.status).toBe(409);
     expect(up.body.error?.code).toBe('funding_exceeds_amount');
@@ -185,10 +188,18 @@ describe('an investor journey over HTTP', () => {
       investedOn: today(),
     });
     expect((await submit(ada, loanId, '1.00')).body.error?.code).toBe('loan_not_open_for_funding');
-    const investments = await asInvestor<InvestmentView[]>(ada, 'GET', '/Investor/ActiveInvestments');
-    expect(investments.body).toEqual([
+    const investments = await asInvestor<{ items: InvestmentView[] }>(
+      ada,
+      'GET',
+      '/Investor/ActiveInvestments',
+    );
+    // A list answers `{ items }`; an investment's key is `id` (its bid's), as the spec names it.
+    expect(investments.body).toEqual({
+      items: [expect.not.objectContaining({ investmentId: expect.anything() })],
+    });
+    expect(investments.body.items).toEqual([
       expect.objectContaining({
-        investmentId: adaBid.body.bidId,
+        id: adaBid.body.id,
         loanId,
         loanStatus: 'Active',
         amount: '1000.00',
@@ -205,22 +216,20 @@ describe('an investor journey over HTTP', () => {
     const adaInvestment = await asInvestor<InvestmentView>(
       ada,
       'GET',
-      `/Investor/ActiveInvestments/${adaBid.body.bidId}`,
+      `/Investor/ActiveInvestments/${adaBid.body.id}`,
     );
     expect(adaInvestment.status).toBe(200);
-    expect(adaInvestment.body).toMatchObject({ repaid: '33.33' });
+    expect(adaInvestment.body).toMatchObject({ id: adaBid.body.id, repaid: '33.33' });
     expect(adaInvestment.body.shares).toEqual([
       expect.objectContaining({ repaymentAmount: '100.00', amount: '33.33' }),
     ]);
     const bobInvestment = await asInvestor<InvestmentView>(
       bob,
       'GET',
-      `/Investor/ActiveInvestments/${bobBid.body.bidId}`,
+      `/Investor/ActiveInvestments/${bobBid.body.id}`,
     );
     expect(bobInvestment.body).toMatchObject({ repaid: '66.67' });
-    expect((await asInvestor(bob, 'GET', `/Investor/ActiveInvestments/${adaBid.body.bidId}`)).status).toBe(
-      404,
-    );
+    expect((await asInvestor(bob, 'GET', `/Investor/ActiveInvestments/${adaBid.body.id}`)).status).toBe(404);
   });
 });
 
@@ -248,11 +257,11 @@ describe('funding decided by the loan workflow', () => {
     const owner = investors[
       answers.indexOf(accepted[0] as (typeof answers)[number]) % investors.length
     ] as Investor;
-    const withdrawn = await asInvestor<BidView>(owner, 'DELETE', `/Investor/Bids/${first.bidId}`);
+    const withdrawn = await asInvestor<BidView>(owner, 'DELETE', `/Investor/Bids/${first.id}`);
     expect(withdrawn.status).toBe(200);
     expect(withdrawn.body.status).toBe('withdrawn');
     expect(await fundedInReadModel(loanId)).toBe('2850.00');
-    expect((await asInvestor(owner, 'DELETE', `/Investor/Bids/${first.bidId}`)).body.error?.code).toBe(
+    expect((await asInvestor(owner, 'DELETE', `/Investor/Bids/${first.id}`)).body.error?.code).toBe(
       'bid_closed',
     );
     const [again, beyond] = await Promise.all([
@@ -261,8 +270,8 @@ describe('funding decided by the loan workflow', () => {
     ]);
     expect([again.status, beyond.status].sort()).toEqual([201, 409]);
     expect(await fundedInReadModel(loanId)).toBe('3000.00');
-    const listed = await asInvestor<BidView[]>(owner, 'GET', '/Investor/Bids');
-    expect(listed.body.find((held) => held.bidId === first.bidId)?.status).toBe('withdrawn');
+    const listed = await asInvestor<{ items: BidView[] }>(owner, 'GET', '/Investor/Bids');
+    expect(listed.body.items.find((held) => held.id === first.id)?.status).toBe('withdrawn');
   });
 });
 
@@ -308,7 +317,7 @@ describe('investor credentials and validation', () => {
       token: loggedIn.body.userAuthToken,
     });
     expect(bids.status).toBe(200);
-    expect(bids.body).toEqual([]);
+    expect(bids.body).toEqual({ items: [] });
   });
 
   it('names the offending field', async () => {

@@ -85,7 +85,7 @@ async function submitTransfer(loanId: string, amount: string, reference: string)
   const answer = await lendingCall<Submission>(platform, 'POST', '/PaymentOptions/SubmitRepayment', {
     key: tenant.keys.paymentOptions,
     token: customer.token,
-    body: { loanId, amount, channel: 'bankTransfer', reference },
+    body: { loanId, amount, mode: 'Regular payment', channel: 'bankTransfer', reference },
   });
   // 202 while the slip waits for its money; a repeat after it was paid answers 201 as a paid charge does.
   expect(answer.status, JSON.stringify(answer.body)).toBe(answer.body.status === 'paid' ? 201 : 202);

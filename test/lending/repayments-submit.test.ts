@@ -326,18 +326,26 @@ describe('SubmitRepayment as the spec calls it (query parameters, repayment mode
     expect(Number(instalments.at(-1)?.paid)).toBe(100);
   }, 90_000);
 
-  it('mode defaults to Regular payment, channel to card; query and body must agree; Early is at most the principal', async () => {
+  it('mode is required (0.1.0’s body form aside), channel defaults to card; query and body must agree; Early is at most the principal', async () => {
     const loan = await disbursedLoan(10);
     // The spec's three parameters only: a Regular payment charged to the card (this customer has none).
     const specCall = await submitByQuery({ loanId: loan.loanId, amount: '10.00', mode: 'Regular payment' });
     expect(specCall.status).toBe(409);
     expect(specCall.body.error?.code).toBe('no_card');
+    // `mode` is required, as the spec marks it (decision 0086): missing, 400 naming it.
     const noMode = await submitByQuery({ loanId: loan.loanId, amount: '10.00', channel: 'bankTransfer' });
-    expect(noMode.status, JSON.stringify(noMode.body)).toBe(202);
-    expect(noMode.body).toMatchObject({ mode: 'Regular payment', channel: 'bankTransfer' });
+    expect(noMode.status, JSON.stringify(noMode.body)).toBe(400);
+    expect(noMode.body.error?.fields?.map((field) => field.field)).toEqual(['mode']);
+    const noModeInBody = await submit({ loanId: loan.loanId, amount: '10.00', channel: 'bankTransfer' });
+    expect(noModeInBody.status, JSON.stringify(noModeInBody.body)).toBe(400);
+    expect(noModeInBody.body.error?.fields?.map((field) => field.field)).toEqual(['mode']);
+    // 0.1.0's body, whose `mode` named the channel, still books a Regular payment.
+    const legacy = await submit({ loanId: loan.loanId, amount: '10.00', mode: 'bankTransfer' });
+    expect(legacy.status, JSON.stringify(legacy.body)).toBe(202);
+    expect(legacy.body).toMatchObject({ mode: 'Regular payment', channel: 'bankTransfer' });
 
     const conflict = await submitByQuery(
-      { loanId: loan.loanId, amount: '10.00', channel: 'bankTransfer' },
+      { loanId: loan.loanId, amount: '10.00', mode: 'Regular payment', channel: 'bankTransfer' },
       { amount: '11.00' },
     );
     expect(conflict.status).toBe(400);
@@ -350,7 +358,11 @@ describe('SubmitRepayment as the spec calls it (query parameters, repayment mode
     });
     expect(legacyConflict.status).toBe(400);
     expect(legacyConflict.body.error?.fields?.[0]?.field).toBe('channel');
-    const missing = await submitByQuery({ loanId: loan.loanId, channel: 'bankTransfer' });
+    const missing = await submitByQuery({
+      loanId: loan.loanId,
+      mode: 'Regular payment',
+      channel: 'bankTransfer',
+    });
     expect(missing.status).toBe(400);
     expect(missing.body.error?.fields?.[0]?.field).toBe('amount');
     const badMode = await submitByQuery({ loanId: loan.loanId, amount: '10.00', mode: 'Later' });

@@ -52,7 +52,7 @@ type Customer = Awaited<ReturnType<typeof registerCustomer>>;
 const asCustomer = (customer: Customer, t = tenant) => ({ key: t.keys.frontOffice, token: customer.token });
 
 const listGroups = (customer: Customer, query: Record<string, string>) =>
-  lendingCall<{ groups: DocumentGroupView[]; missingGroupIds: string[] }>(platform, 'GET', '/UserDocuments', {
+  lendingCall<{ items: DocumentGroupView[]; missingGroupIds: string[] }>(platform, 'GET', '/UserDocuments', {
     ...asCustomer(customer),
     query,
   });
@@ -79,16 +79,14 @@ describe('document groups', () => {
     const customer = await registerCustomer(platform, tenant, completeDetails());
     const all = await listGroups(customer, { dashboardMode: 'false', loanMode: 'false' });
     expect(all.status).toBe(200);
-    expect(all.body.groups.map((group) => group.groupId).sort()).toEqual([
+    expect(all.body.items.map((group) => group.groupId).sort()).toEqual([
       'bank-statement',
       'id-card',
       'proof-of-income',
     ]);
-    expect(all.body.groups.every((group) => !group.required && group.documents.length === 0)).toBe(true);
+    expect(all.body.items.every((group) => !group.required && group.documents.length === 0)).toBe(true);
     // Nothing required and nothing placed: the dashboard is empty.
-    expect((await listGroups(customer, { dashboardMode: 'true', loanMode: 'false' })).body.groups).toEqual(
-      [],
-    );
+    expect((await listGroups(customer, { dashboardMode: 'true', loanMode: 'false' })).body.items).toEqual([]);
 
     const fileId = await uploadPdf(customer);
     const placed = await attach(customer, fileId, 'id-card');
@@ -101,22 +99,25 @@ describe('document groups', () => {
     // The same file in the same group again: the same placement.
     const again = await attach(customer, fileId, 'id-card');
     expect(again.status).toBe(200);
-    expect(again.body.userDocumentId).toBe(placed.body.userDocumentId);
+    expect(again.body.UserDocumentId).toBe(placed.body.UserDocumentId);
+    // The spec's key of a user document, `UserDocumentId` (decision 0086; files came after 0.1.0).
+    expect(placed.body.UserDocumentId).toMatch(/^udoc_/);
+    expect(placed.body).not.toHaveProperty('userDocumentId');
 
     const dashboard = await listGroups(customer, { dashboardMode: 'true', loanMode: 'false' });
-    expect(dashboard.body.groups).toHaveLength(1);
-    expect(dashboard.body.groups[0]).toMatchObject({ ...ID_CARD, required: false, documents: [{ fileId }] });
+    // A list answers `{ items }`, here the groups (decision 0086).
+    expect(Object.keys(dashboard.body).sort()).toEqual(['items', 'missingGroupIds']);
+    expect(dashboard.body.items).toHaveLength(1);
+    expect(dashboard.body.items[0]).toMatchObject({ ...ID_CARD, required: false, documents: [{ fileId }] });
 
     const removed = await lendingCall(
       platform,
       'DELETE',
-      `/UserDocuments/${placed.body.userDocumentId}`,
+      `/UserDocuments/${placed.body.UserDocumentId}`,
       asCustomer(customer),
     );
     expect(removed.status).toBe(204);
-    expect((await listGroups(customer, { dashboardMode: 'true', loanMode: 'false' })).body.groups).toEqual(
-      [],
-    );
+    expect((await listGroups(customer, { dashboardMode: 'true', loanMode: 'false' })).body.items).toEqual([]);
     // The file stays uploaded.
     const info = await lendingCall(platform, 'GET', `/Files/GetInfo/${fileId}`, asCustomer(customer));
     expect(info.status).toBe(200);
@@ -142,7 +143,7 @@ describe('document groups', () => {
     const bobDeletes = await lendingCall(
       platform,
       'DELETE',
-      `/UserDocuments/${placed.body.userDocumentId}`,
+      `/UserDocuments/${placed.body.UserDocumentId}`,
       asCustomer(bob),
     );
     expect(bobDeletes.status).toBe(404);
@@ -176,8 +177,8 @@ describe('approval waits for the required documents (design row of the transitio
     const loanId = await customerLoanWaitingForApproval(platform, tenant, customer);
 
     const inLoan = await listGroups(customer, { dashboardMode: 'false', loanMode: 'true', loanId });
-    expect(inLoan.body.groups.map((group) => group.groupId)).toEqual(['id-card', 'proof-of-income']);
-    expect(inLoan.body.groups.every((group) => group.required && group.loanIds.includes(loanId))).toBe(true);
+    expect(inLoan.body.items.map((group) => group.groupId)).toEqual(['id-card', 'proof-of-income']);
+    expect(inLoan.body.items.every((group) => group.required && group.loanIds.includes(loanId))).toBe(true);
     expect(inLoan.body.missingGroupIds).toEqual(['id-card', 'proof-of-income']);
 
     const approve = () =>

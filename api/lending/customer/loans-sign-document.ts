@@ -18,7 +18,8 @@ export const signDocumentOperation = defineLendingOperation({
         '`code` is the latest code sent for the document (ResendSmsCode). 400 naming `code`: ' +
         '`invalid_signing_code` (wrong; the message says how many attempts are left), `signing_code_expired`, ' +
         '`signing_code_exhausted` (tried too often: ask for a new one), `signing_code_used`; 409 ' +
-        '`signing_code_not_sent`. Only in Waiting for approval with an accepted offer.',
+        '`signing_code_not_sent` (naming `phone` when the phone is why no code was sent). Only in Waiting for ' +
+        'approval with an accepted offer.',
       security: lendingSecurity.user,
       request: {
         params: loanIdParams,

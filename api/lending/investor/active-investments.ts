@@ -20,7 +20,7 @@ export const investorActiveInvestmentsOperation = defineLendingOperation({
       responses: {
         200: {
           description: 'The investments',
-          content: { 'application/json': { schema: z.array(investmentSchema) } },
+          content: { 'application/json': { schema: z.object({ items: z.array(investmentSchema) }) } },
         },
         ...lendingErrorResponses,
       },

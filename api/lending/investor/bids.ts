@@ -17,7 +17,10 @@ export const investorBidsOperation = defineLendingOperation({
         'Every bid of yours, newest first: active, withdrawn, or invested at the loan’s disbursement.',
       security: lendingSecurity.user,
       responses: {
-        200: { description: 'The bids', content: { 'application/json': { schema: z.array(bidSchema) } } },
+        200: {
+          description: 'The bids',
+          content: { 'application/json': { schema: z.object({ items: z.array(bidSchema) }) } },
+        },
         ...lendingErrorResponses,
       },
     }),

@@ -38,7 +38,7 @@ export const managementCustomersSearchOperation = defineLendingOperation({
           email: filter('jane.doe@example.com', 'E-mail'),
           ssn: filter('123-45-6789', 'Social security number'),
           driverLicenseId: filter('D1234567', 'Driver’s licence'),
-          phone: filter('+15551234567', 'Phone'),
+          phone: filter('+12025550143', 'Phone'),
           pageNumber: z.coerce.number().int().min(1).max(1_000_000).default(1).openapi({ example: 1 }),
           pageSize: z.coerce
             .number()

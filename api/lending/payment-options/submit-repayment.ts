@@ -13,8 +13,8 @@ import { repaymentErrorResponses, repaymentFields } from '../repayment-schemas.t
 const loanId = z.string().min(1).max(40).openapi({ example: '482913675' });
 const repaymentMode = z.enum(repaymentModes).openapi({
   description:
-    'The spec’s repayment mode. `Regular payment` (default): fees, interest, then principal of the oldest ' +
-    'instalment first; `Early repayment`: principal only, from the last instalment backwards (decision 0043)',
+    'The spec’s repayment mode, required (decision 0086). `Regular payment`: fees, interest, then principal of the ' +
+    'oldest instalment first; `Early repayment`: principal only, from the last instalment backwards (decision 0043)',
 });
 const channel = z.enum(submissionModes).openapi({
   description:
@@ -38,11 +38,11 @@ const reference = z
     example: 'front-7f3a-2026-03-10',
   });
 
-/** The spec's call: everything in the query (`loanId`, `amount`, `mode` are the spec's). */
+/** The spec's call: everything in the query (`loanId`, `amount`, `mode` are the spec's, all required). */
 const submissionQuery = z.object({
   loanId: loanId.optional().openapi({ param: { required: true } }),
   amount: repaymentFields.amount.optional().openapi({ param: { required: true } }),
-  mode: repaymentMode.optional(),
+  mode: repaymentMode.optional().openapi({ param: { required: true } }),
   channel: channel.optional(),
   paymentMethodId: paymentMethodId.optional(),
   reference: reference.optional(),
@@ -58,7 +58,8 @@ const submissionBody = z
       .optional()
       .openapi({
         description:
-          'The repayment mode; deprecated: `card` or `bankTransfer` here is the `channel` (the earlier meaning of `mode`)',
+          'The repayment mode (required, here or in the query); deprecated: `card` or `bankTransfer` here is the ' +
+          '`channel` and books a Regular payment (0.1.0’s meaning of `mode`, kept for its clients: decision 0086)',
       }),
     channel: channel.optional(),
     paymentMethodId: paymentMethodId.optional(),
@@ -73,7 +74,8 @@ type Fields = z.infer<typeof submissionQuery>;
 function submissionInput(query: Fields, body: z.infer<typeof submissionBody> | undefined): SubmissionInput {
   const { mode: bodyMode, ...rest } = body ?? {};
   const fromBody: Fields = { ...rest };
-  if (bodyMode === 'card' || bodyMode === 'bankTransfer') {
+  const legacyChannel = bodyMode === 'card' || bodyMode === 'bankTransfer';
+  if (legacyChannel) {
     if (rest.channel && rest.channel !== bodyMode)
       throw Refusal.field('channel', 'the body’s `mode` (the deprecated channel) and `channel` differ');
     fromBody.channel = bodyMode;
@@ -88,10 +90,13 @@ function submissionInput(query: Fields, body: z.infer<typeof submissionBody> | u
   }
   if (!merged.loanId) throw Refusal.field('loanId', 'is required');
   if (!merged.amount) throw Refusal.field('amount', 'is required');
+  // Required as the spec marks it; 0.1.0's body (`mode` card / bankTransfer) always booked a Regular payment.
+  const mode = merged.mode ?? (legacyChannel ? 'Regular payment' : undefined);
+  if (!mode) throw Refusal.field('mode', 'is required: `Regular payment` or `Early repayment`');
   return {
     loanId: merged.loanId,
     amount: merged.amount,
-    mode: merged.mode ?? 'Regular payment',
+    mode,
     channel: merged.channel ?? 'card',
     paymentMethodId: merged.paymentMethodId,
     reference: merged.reference,
@@ -141,10 +146,10 @@ export const paymentOptionsSubmitRepaymentOperation = defineLendingOperation({
       tags: ['Payment options'],
       summary: 'Submit a repayment (card or bank transfer)',
       description:
-        'The spec’s query parameters `loanId`, `amount`, `mode` (`Regular payment`, default, or `Early repayment`: ' +
-        'principal only, at most the outstanding principal), plus `channel` (`card`, default, or `bankTransfer`), ' +
+        'The spec’s query parameters `loanId`, `amount`, `mode` (all three required; `Regular payment`, or `Early ' +
+        'repayment`: principal only, at most the outstanding principal), plus `channel` (`card`, default, or `bankTransfer`), ' +
         '`paymentMethodId` and `reference`; the same fields may come as a JSON body instead (its `mode` `card` / ' +
-        '`bankTransfer` is the deprecated channel). A field given differently in the query and the body: 400 naming it. ' +
+        '`bankTransfer` is the deprecated channel, 0.1.0’s form, and books a Regular payment). A field given differently in the query and the body: 400 naming it. ' +
         'For the customer’s own Active or Past Due loan (else 409 `invalid_loan_status`; another customer’s: 404), at ' +
         'most what it owes (400 `repayment_exceeds_balance` naming `amount`). `card`: the default card is charged ' +
         '(409 `no_card` without one, `card_not_active` for a card not saved); 201 `paid` (booked at once) or ' +

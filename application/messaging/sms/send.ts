@@ -3,8 +3,9 @@ import { and, eq, sql } from 'drizzle-orm';
 import { codeMessageDigest, sealCodeMessage } from '../../../credentials/messaging/code-messages.ts';
 import { messagingMessages, messagingOutbox } from '../../../db/schema/messaging.ts';
 import { maskedCodeMessage } from '../../../domain/messaging/code-messages.ts';
-import { isAlphanumericSender, normaliseNumber } from '../../../domain/messaging/phone.ts';
+import { isAlphanumericSender } from '../../../domain/messaging/phone.ts';
 import { countSegments, MAX_SMS_PARTS } from '../../../domain/messaging/segments.ts';
+import { normaliseNumber, SMS_RECIPIENT_RULE } from '../../../domain/phone-numbers.ts';
 import type { UseCaseDeps } from '../../shared/deps.ts';
 import { type RequestFields, requireSameRequest } from '../../shared/idempotency.ts';
 import { assertOutboundUrlField } from '../../shared/outbound-url.ts';
@@ -66,7 +67,7 @@ async function validateMessage(
 ): Promise<ValidatedMessage> {
   assertOutboundUrlField(deps.config, 'dlrUrl', body.dlrUrl);
   const recipient = normaliseNumber(body.to);
-  if (!recipient) throw Refusal.field('to', 'not a valid phone number in international format');
+  if (!recipient) throw Refusal.field('to', SMS_RECIPIENT_RULE);
   if (!isAlphanumericSender(body.from) && !normaliseNumber(body.from)) {
     throw Refusal.field('from', 'must be a phone number or an alphanumeric sender ID of 1-11 characters');
   }

@@ -44,7 +44,7 @@ export interface paths {
                          * @example jane.doe@example.com
                          */
                         email?: string;
-                        /** @example +15551234567 */
+                        /** @example +12025550143 */
                         phone?: string;
                         /** @example 123-45-6789 */
                         ssn?: string;
@@ -568,7 +568,7 @@ export interface paths {
                          * @example jane.doe@example.com
                          */
                         email?: string;
-                        /** @example +15551234567 */
+                        /** @example +12025550143 */
                         phone?: string;
                         /** @example 123-45-6789 */
                         ssn?: string;
@@ -1237,7 +1237,7 @@ export interface paths {
                          * @example jane.doe@example.com
                          */
                         email?: string;
-                        /** @example +15551234567 */
+                        /** @example +12025550143 */
                         phone?: string;
                         /** @example 123-45-6789 */
                         ssn?: string;
@@ -1350,7 +1350,7 @@ export interface paths {
                          * @example jane.doe@example.com
                          */
                         email?: string;
-                        /** @example +15551234567 */
+                        /** @example +12025550143 */
                         phone?: string;
                         /** @example 123-45-6789 */
                         ssn?: string;
@@ -4960,7 +4960,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description `invalid_loan_status` (documents are signed in Waiting for approval), `documents_not_available` (no accepted offer), `document_already_signed`, `document_declined`, `signing_code_not_sent`, `customer_phone_missing` */
+                /** @description `invalid_loan_status` (documents are signed in Waiting for approval), `documents_not_available` (no accepted offer), `document_already_signed`, `document_declined`, `signing_code_not_sent` (with `fields` naming `phone` when the customer’s phone is missing or one the messaging gateway refuses), `customer_phone_missing` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -4978,7 +4978,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description `sms_not_sent`: the messaging gateway did not accept the SMS (the previous code stays valid) */
+                /** @description `sms_not_sent`: the messaging gateway did not accept the SMS (the previous code stays valid); `fields` names `phone` when the gateway refused the customer’s number (correct it with Customer/Details) */
                 502: {
                     headers: {
                         [name: string]: unknown;
@@ -5074,7 +5074,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description `invalid_loan_status` (documents are signed in Waiting for approval), `documents_not_available` (no accepted offer), `document_already_signed`, `document_declined`, `signing_code_not_sent`, `customer_phone_missing` */
+                /** @description `invalid_loan_status` (documents are signed in Waiting for approval), `documents_not_available` (no accepted offer), `document_already_signed`, `document_declined`, `signing_code_not_sent` (with `fields` naming `phone` when the customer’s phone is missing or one the messaging gateway refuses), `customer_phone_missing` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -5092,7 +5092,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description `sms_not_sent`: the messaging gateway did not accept the SMS (the previous code stays valid) */
+                /** @description `sms_not_sent`: the messaging gateway did not accept the SMS (the previous code stays valid); `fields` names `phone` when the gateway refused the customer’s number (correct it with Customer/Details) */
                 502: {
                     headers: {
                         [name: string]: unknown;
@@ -5192,7 +5192,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description `invalid_loan_status` (documents are signed in Waiting for approval), `documents_not_available` (no accepted offer), `document_already_signed`, `document_declined`, `signing_code_not_sent`, `customer_phone_missing` */
+                /** @description `invalid_loan_status` (documents are signed in Waiting for approval), `documents_not_available` (no accepted offer), `document_already_signed`, `document_declined`, `signing_code_not_sent` (with `fields` naming `phone` when the customer’s phone is missing or one the messaging gateway refuses), `customer_phone_missing` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -5210,7 +5210,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description `sms_not_sent`: the messaging gateway did not accept the SMS (the previous code stays valid) */
+                /** @description `sms_not_sent`: the messaging gateway did not accept the SMS (the previous code stays valid); `fields` names `phone` when the gateway refused the customer’s number (correct it with Customer/Details) */
                 502: {
                     headers: {
                         [name: string]: unknown;
@@ -5247,7 +5247,7 @@ export interface paths {
         put?: never;
         /**
          * Sign a system document with the SMS code
-         * @description `code` is the latest code sent for the document (ResendSmsCode). 400 naming `code`: `invalid_signing_code` (wrong; the message says how many attempts are left), `signing_code_expired`, `signing_code_exhausted` (tried too often: ask for a new one), `signing_code_used`; 409 `signing_code_not_sent`. Only in Waiting for approval with an accepted offer.
+         * @description `code` is the latest code sent for the document (ResendSmsCode). 400 naming `code`: `invalid_signing_code` (wrong; the message says how many attempts are left), `signing_code_expired`, `signing_code_exhausted` (tried too often: ask for a new one), `signing_code_used`; 409 `signing_code_not_sent` (naming `phone` when the phone is why no code was sent). Only in Waiting for approval with an accepted offer.
          */
         post: {
             parameters: {
@@ -5309,7 +5309,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description `invalid_loan_status` (documents are signed in Waiting for approval), `documents_not_available` (no accepted offer), `document_already_signed`, `document_declined`, `signing_code_not_sent`, `customer_phone_missing` */
+                /** @description `invalid_loan_status` (documents are signed in Waiting for approval), `documents_not_available` (no accepted offer), `document_already_signed`, `document_declined`, `signing_code_not_sent` (with `fields` naming `phone` when the customer’s phone is missing or one the messaging gateway refuses), `customer_phone_missing` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -5327,7 +5327,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description `sms_not_sent`: the messaging gateway did not accept the SMS (the previous code stays valid) */
+                /** @description `sms_not_sent`: the messaging gateway did not accept the SMS (the previous code stays valid); `fields` names `phone` when the gateway refused the customer’s number (correct it with Customer/Details) */
                 502: {
                     headers: {
                         [name: string]: unknown;
@@ -5425,7 +5425,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description `invalid_loan_status` (documents are signed in Waiting for approval), `documents_not_available` (no accepted offer), `document_already_signed`, `document_declined`, `signing_code_not_sent`, `customer_phone_missing` */
+                /** @description `invalid_loan_status` (documents are signed in Waiting for approval), `documents_not_available` (no accepted offer), `document_already_signed`, `document_declined`, `signing_code_not_sent` (with `fields` naming `phone` when the customer’s phone is missing or one the messaging gateway refuses), `customer_phone_missing` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -5443,7 +5443,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description `sms_not_sent`: the messaging gateway did not accept the SMS (the previous code stays valid) */
+                /** @description `sms_not_sent`: the messaging gateway did not accept the SMS (the previous code stays valid); `fields` names `phone` when the gateway refused the customer’s number (correct it with Customer/Details) */
                 502: {
                     headers: {
                         [name: string]: unknown;
@@ -6124,15 +6124,15 @@ export interface paths {
         put?: never;
         /**
          * Submit a repayment (card or bank transfer)
-         * @description The spec’s query parameters `loanId`, `amount`, `mode` (`Regular payment`, default, or `Early repayment`: principal only, at most the outstanding principal), plus `channel` (`card`, default, or `bankTransfer`), `paymentMethodId` and `reference`; the same fields may come as a JSON body instead (its `mode` `card` / `bankTransfer` is the deprecated channel). A field given differently in the query and the body: 400 naming it. For the customer’s own Active or Past Due loan (else 409 `invalid_loan_status`; another customer’s: 404), at most what it owes (400 `repayment_exceeds_balance` naming `amount`). `card`: the default card is charged (409 `no_card` without one, `card_not_active` for a card not saved); 201 `paid` (booked at once) or `declined` (nothing charged). `bankTransfer`: 202 `pending` with `reference` (the IDN to quote), `iban`, `beneficiary` and `expiresAt`; booked when the gateway’s statement import settles it. 202 `charging` / `registering` when the gateway has not answered within 20 s (the call goes on). 502 `collect_gateway_refused` when the gateway refused the payment. 409 `collect_merchant_not_configured`, `repayment_currency_unsupported` (the gateway takes BGN, EUR and USD).
+         * @description The spec’s query parameters `loanId`, `amount`, `mode` (all three required; `Regular payment`, or `Early repayment`: principal only, at most the outstanding principal), plus `channel` (`card`, default, or `bankTransfer`), `paymentMethodId` and `reference`; the same fields may come as a JSON body instead (its `mode` `card` / `bankTransfer` is the deprecated channel, 0.1.0’s form, and books a Regular payment). A field given differently in the query and the body: 400 naming it. For the customer’s own Active or Past Due loan (else 409 `invalid_loan_status`; another customer’s: 404), at most what it owes (400 `repayment_exceeds_balance` naming `amount`). `card`: the default card is charged (409 `no_card` without one, `card_not_active` for a card not saved); 201 `paid` (booked at once) or `declined` (nothing charged). `bankTransfer`: 202 `pending` with `reference` (the IDN to quote), `iban`, `beneficiary` and `expiresAt`; booked when the gateway’s statement import settles it. 202 `charging` / `registering` when the gateway has not answered within 20 s (the call goes on). 502 `collect_gateway_refused` when the gateway refused the payment. 409 `collect_merchant_not_configured`, `repayment_currency_unsupported` (the gateway takes BGN, EUR and USD).
          */
         post: {
             parameters: {
                 query: {
                     loanId: string;
                     amount: string;
-                    /** @description The spec’s repayment mode. `Regular payment` (default): fees, interest, then principal of the oldest instalment first; `Early repayment`: principal only, from the last instalment backwards (decision 0043) */
-                    mode?: "Regular payment" | "Early repayment";
+                    /** @description The spec’s repayment mode, required (decision 0086). `Regular payment`: fees, interest, then principal of the oldest instalment first; `Early repayment`: principal only, from the last instalment backwards (decision 0043) */
+                    mode: "Regular payment" | "Early repayment";
                     /** @description How the money comes in (default `card`). `card`: charged now to the customer’s default card (or `paymentMethodId`); `bankTransfer`: a deposit slip the customer pays by a bank transfer quoting its reference */
                     channel?: "card" | "bankTransfer";
                     /** @description card: the card to charge (`card_…`); bankTransfer: the customer’s bank account paid from (`bac_…`) */
@@ -7087,7 +7087,9 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Bid"][];
+                        "application/json": {
+                            items: components["schemas"]["Bid"][];
+                        };
                     };
                 };
                 /** @description Validation failed; `fields` names each offending field */
@@ -7485,7 +7487,9 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Investment"][];
+                        "application/json": {
+                            items: components["schemas"]["Investment"][];
+                        };
                     };
                 };
                 /** @description Validation failed; `fields` names each offending field */
@@ -9286,7 +9290,7 @@ export interface components {
                  * @example jane.doe@example.com
                  */
                 email?: string;
-                /** @example +15551234567 */
+                /** @example +12025550143 */
                 phone?: string;
                 /** @example 123-45-6789 */
                 ssn?: string;
@@ -9356,7 +9360,7 @@ export interface components {
                  * @example jane.doe@example.com
                  */
                 email?: string;
-                /** @example +15551234567 */
+                /** @example +12025550143 */
                 phone?: string;
                 /** @example 123-45-6789 */
                 ssn?: string;
@@ -10297,7 +10301,7 @@ export interface components {
             /** @example 150.00 */
             amount?: string;
             /**
-             * @description The repayment mode; deprecated: `card` or `bankTransfer` here is the `channel` (the earlier meaning of `mode`)
+             * @description The repayment mode (required, here or in the query); deprecated: `card` or `bankTransfer` here is the `channel` and books a Regular payment (0.1.0’s meaning of `mode`, kept for its clients: decision 0086)
              * @enum {string}
              */
             mode?: "Regular payment" | "Early repayment" | "card" | "bankTransfer";
@@ -10369,7 +10373,7 @@ export interface components {
              * @example jane.doe@example.com
              */
             email?: string;
-            /** @example +15551234567 */
+            /** @example +12025550143 */
             phone?: string;
             /** @example US */
             country?: string;
@@ -10425,8 +10429,11 @@ export interface components {
             available: string;
         };
         Bid: {
-            /** @example bid_3f2a9c1d7e5b4a60c1d7e5b4 */
-            bidId: string;
+            /**
+             * @description The bid’s id
+             * @example bid_3f2a9c1d7e5b4a60c1d7e5b4
+             */
+            id: string;
             loanId: string;
             /** @example 500.00 */
             amount: string;
@@ -10441,8 +10448,11 @@ export interface components {
             investedOn: string | null;
         };
         Investment: {
-            /** @description The id of the bid that became the investment */
-            investmentId: string;
+            /**
+             * @description The investment’s id: the id of the bid that became the investment
+             * @example bid_3f2a9c1d7e5b4a60c1d7e5b4
+             */
+            id: string;
             loanId: string;
             /** @enum {string} */
             loanStatus: "Pre-Origination" | "Origination" | "Reprocessing" | "Collateral" | "Offer confirmation" | "Waiting for approval" | "Approved" | "Active" | "Past Due" | "Repaid" | "Rejected" | "Cancelled" | "Offer declined" | "Written off";
@@ -10611,7 +10621,7 @@ export interface components {
             status?: string;
         };
         LendingUserDocuments: {
-            groups: {
+            items: {
                 /** @example id-card */
                 groupId: string;
                 /** @example ID card */
@@ -10627,8 +10637,11 @@ export interface components {
             missingGroupIds: string[];
         };
         LendingUserDocument: {
-            /** @example udoc_Xk3EXAMPLEexample */
-            userDocumentId: string;
+            /**
+             * @description The spec’s key of a user document
+             * @example udoc_Xk3EXAMPLEexample
+             */
+            UserDocumentId: string;
             /** @example id-card */
             groupId: string;
             fileId: string;
