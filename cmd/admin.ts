@@ -33,7 +33,9 @@ import {
 import { connectTemporal } from './runtime.ts';
 
 /**
- * Operator commands, run against the configured database:
+ * Operator commands, run against the configured database — or, without DATABASE_URL while `npm start` or
+ * `npm run stack` runs on the same DATA_DIR (DATA_DIR/stack.json), through that platform's admin API
+ * (cmd/admin-remote.ts; decision 0085):
  *   npm run admin -- messaging:token --name "Acme Ltd"      new account + access token
  *   npm run admin -- messaging:token --account acc_...      another token for an account
  *   npm run admin -- messaging:revoke --token-id tok_...    revoke a token
@@ -444,9 +446,10 @@ function reportFailure(error: unknown) {
   process.exitCode = 2;
 }
 
-// One writer per embedded database (decision 0085): while a platform runs on this DATA_DIR, the command
-// goes through its admin API; otherwise it opens the database, and a PGlite one is locked while it runs.
-const stack = findRunningStack(config.DATA_DIR);
+// One writer per embedded database (decision 0085): without DATABASE_URL the command would open PGlite in
+// DATA_DIR, so while a platform runs on this DATA_DIR it goes through that platform's admin API instead;
+// otherwise it opens the database itself (PGlite locked while it runs; PostgreSQL takes many writers).
+const stack = config.DATABASE_URL ? undefined : findRunningStack(config.DATA_DIR);
 try {
   if (!isAdminCommand(positionals[0]))
     throw new AdminUsageError(positionals[0] ? `unknown command ${positionals[0]}` : 'a command is required');
