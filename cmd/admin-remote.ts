@@ -299,6 +299,8 @@ export async function runThroughStack(stack: RunningStack, config: Config, args:
         'or stop the platform to run the command on the database directly.',
     );
   const call = await CALLS[args.command]!(args);
+  // On stderr, so that what a script reads on stdout is the same either way.
+  console.error(`(through the admin API of ${stack.command}, pid ${stack.stackPid}: ${stack.adminUrl})`);
   const raw = call.raw;
   const body = raw
     ? 'form' in raw
