@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lending } from '../../application/lending/index.ts';
 import { SANDBOX_CREDIT_PRODUCT, type SandboxParties } from '../../cmd/sandbox-parties.ts';
 import { createLendingTenant } from '../../credentials/lending/tenants.ts';
-import { openDatabase, pgliteLockFile } from '../../db/client.ts';
+import { openDatabase } from '../../db/client.ts';
 import { referenceDataSeedSchema } from '../../domain/lending/reference-data.ts';
 import { freePort } from '../../platform/net.ts';
 import { camt053 } from '../collect/camt-builder.ts';
@@ -26,6 +26,8 @@ const SEED = referenceDataSeedSchema.parse(
   JSON.parse(readFileSync(path.join(root, 'datasets/lending-reference-data.json'), 'utf8')),
 );
 let dataDir: string;
+/** Where the lock of a PGlite folder is (db/client.ts): beside the folder. */
+const pgliteLockFile = (pgliteDir: string) => `${pgliteDir}.lock`;
 let env: Record<string, string>;
 let platform: Running;
 let parties: SandboxParties;
@@ -233,7 +235,7 @@ describe('npm run admin while npm start runs on PGlite', () => {
     const second = await adminThroughApi('messaging:token', '--account', String(account.accountId));
     expect(second.accountId).toBe(account.accountId);
     const smsList = () =>
-      fetch(`${platform.apiUrl}/messaging/sms`, { headers: { authorization: `Bearer ${second.token}` } });
+      fetch(`${platform.apiUrl}/messaging/sms?at=${encodeURIComponent(String(second.token))}`);
     expect((await smsList()).status).toBe(200);
     await adminThroughApi('messaging:revoke', '--token-id', String(second.tokenId));
     expect((await smsList()).status).toBe(401);
