@@ -115,15 +115,26 @@ function admin(...args: string[]) {
   });
 }
 
-/** A command that must succeed through the running platform's admin API; its JSON answer. */
+/** A command that must succeed; its JSON answer. */
+async function adminOk(...args: string[]): Promise<Record<string, unknown>> {
+  const run = await admin(...args);
+  expect(run.code, `${args.join(' ')}\n${run.stdout}\n${run.stderr}`).toBe(0);
+  return adminJson(run.stdout);
+}
+
+/** The JSON a command printed, without the line that may follow it ("Keep the key now: ..."). */
+function adminJson(stdout: string): Record<string, unknown> {
+  const lines = stdout.split('\n');
+  const end = lines.findLastIndex((line) => line === '}' || line === ']');
+  return end < 0 ? {} : (JSON.parse(lines.slice(0, end + 1).join('\n')) as Record<string, unknown>);
+}
+
+/** A command that must succeed through the running platform's admin API (it says so on stderr). */
 async function adminThroughApi(...args: string[]): Promise<Record<string, unknown>> {
   const run = await admin(...args);
   expect(run.code, `${args.join(' ')}\n${run.stdout}\n${run.stderr}`).toBe(0);
   expect(run.stderr).toMatch(/through the admin API of npm start/);
-  // The answer's JSON, without the line that may follow it ("Keep the key now: ...").
-  const lines = run.stdout.split('\n');
-  const end = lines.findLastIndex((line) => line === '}' || line === ']');
-  return end < 0 ? {} : (JSON.parse(lines.slice(0, end + 1).join('\n')) as Record<string, unknown>);
+  return adminJson(run.stdout);
 }
 
 const adminApi = async (method: string, adminPath: string) => {
@@ -191,13 +202,13 @@ describe('a second opener of the running platform’s PGlite folder', () => {
 
 describe('npm run admin while npm start runs on PGlite', () => {
   it('creates a lending tenant and its key, seeds its reference data, and the running API serves them', async () => {
-    const created = await adminThroughApi('lending:tenant', '--name', 'Writer test lender');
+    const created = await adminOk('lending:tenant', '--name', 'Writer test lender');
     const tenantId = String(created.tenantId);
-    const key = await adminThroughApi('lending:api-key', '--tenant', tenantId, '--level', 'front_office');
+    const key = await adminOk('lending:api-key', '--tenant', tenantId, '--level', 'front_office');
     tenant = { tenantId, frontOffice: String(key.apiKey) };
     expect(await dictionaryNames(tenant.frontOffice)).toEqual([]);
 
-    await adminThroughApi('lending:seed-reference-data', '--tenant', tenantId);
+    await adminOk('lending:seed-reference-data', '--tenant', tenantId);
     expect(await dictionaryNames(tenant.frontOffice)).toEqual(SEED.dictionaries.map((d) => d.name).sort());
   }, 60_000);
 
@@ -205,14 +216,14 @@ describe('npm run admin while npm start runs on PGlite', () => {
     const before = await adminApi('GET', `/lending/tenants/${tenant.tenantId}/reference-data`);
     expect(before.status).toBe(200);
     expect((before.body.vendors as unknown[]).length).toBe(SEED.vendors.length);
-    await adminThroughApi('lending:seed-reference-data', '--tenant', tenant.tenantId);
+    await adminOk('lending:seed-reference-data', '--tenant', tenant.tenantId);
     expect(await adminApi('GET', `/lending/tenants/${tenant.tenantId}/reference-data`)).toEqual(before);
   }, 60_000);
 
   it('sets a merchant’s return origins, and the running card page honours them', async () => {
     const urlCancel = 'https://shop.example/epay/cancel?order=1';
     expect(await cancelledCheckoutLandsOn(urlCancel)).not.toBe(urlCancel);
-    await adminThroughApi(
+    await adminOk(
       'collect:return-origins',
       '--min',
       parties.collect.min,
@@ -228,8 +239,8 @@ describe('npm run admin while npm start runs on PGlite', () => {
       writeFileSync(path.join(files, name), content);
       return path.join(files, name);
     };
-    const account = await adminThroughApi('messaging:token', '--name', 'Writer test account');
-    const second = await adminThroughApi('messaging:token', '--account', String(account.accountId));
+    const account = await adminOk('messaging:token', '--name', 'Writer test account');
+    const second = await adminOk('messaging:token', '--account', String(account.accountId));
     expect(second.accountId).toBe(account.accountId);
     const smsList = () =>
       fetch(`${platform.apiUrl}/messaging/sms?at=${encodeURIComponent(String(second.token))}`);
@@ -316,7 +327,7 @@ describe('npm run admin while npm start runs on PGlite', () => {
   }, 180_000);
 
   it('leaves nothing behind when a seed is refused half-way', async () => {
-    const created = await adminThroughApi('lending:tenant', '--name', 'Writer half-seeded lender');
+    const created = await adminOk('lending:tenant', '--name', 'Writer half-seeded lender');
     const broken = writeBrokenSeed();
     const run = await admin('lending:seed-reference-data', '--tenant', String(created.tenantId), broken);
     expect(run.code, run.stderr).toBe(2);
@@ -370,7 +381,7 @@ describe('after the platform stops', () => {
     expect(await dictionaryNames(tenant.frontOffice)).toEqual(SEED.dictionaries.map((d) => d.name).sort());
     const urlCancel = 'https://shop.example/epay/cancel?order=2';
     expect(await cancelledCheckoutLandsOn(urlCancel)).toBe(urlCancel);
-    await adminThroughApi('lending:seed-reference-data', '--tenant', tenant.tenantId);
+    await adminOk('lending:seed-reference-data', '--tenant', tenant.tenantId);
   }, 300_000);
 });
 
