@@ -9,13 +9,16 @@ import { jsonBody } from '../shared/openapi.ts';
  * Operator endpoint: remove lending file content without a row (the HTTP twin of `npm run admin --
  * lending:files-sweep`, so the CLI can go through a running platform: decision 0085).
  */
-const durationSchema = z.string().refine((text) => {
-  try {
-    return parseDurationMs(text) >= 0;
-  } catch {
-    return false;
-  }
-}, 'a duration such as 30m, 1h or 2d');
+const durationSchema = z
+  .string()
+  .max(20)
+  .refine((text) => {
+    try {
+      return Number.isFinite(parseDurationMs(text));
+    } catch {
+      return false;
+    }
+  }, 'a duration such as 30m, 1h or 2d');
 
 const sweepRoute = createRoute({
   method: 'post',
