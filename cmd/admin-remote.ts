@@ -38,8 +38,8 @@ interface AdminCall {
   json?: unknown;
   /** A body sent as is, with its content type (a price list's CSV), or a form (a statement file). */
   raw?: { type: string; body: string } | { form: FormData };
-  /** What to print of the answer: a field of it, a table, or a fixed line (204 answers). */
-  print?: { field?: string; table?: boolean; line?: string };
+  /** What to print of the answer: a field of it, as a table, or as text (a 204's fixed line). */
+  print?: { field?: string; table?: boolean; text?: (answer: Record<string, unknown>) => string };
 }
 
 export class AdminUsageError extends Error {}
@@ -72,6 +72,10 @@ function fileArgument(args: AdminArgs, what: string): string {
   return file;
 }
 
+/** What `lending:files-sweep` prints. */
+export const sweptLine = (removed: string[]) =>
+  `${removed.length} orphan content(s) removed${removed.length ? `:\n  ${removed.join('\n  ')}` : ''}`;
+
 const CALLS: Record<string, (args: AdminArgs) => AdminCall | Promise<AdminCall>> = {
   'messaging:token': ({ values }) => {
     const account = text(values, 'account');
@@ -86,7 +90,7 @@ const CALLS: Record<string, (args: AdminArgs) => AdminCall | Promise<AdminCall>>
   },
   'messaging:revoke': ({ values }) => {
     const [tokenId] = required(values, 'token-id');
-    return { method: 'DELETE', path: at`/messaging/tokens/${tokenId!}`, print: { line: 'revoked' } };
+    return { method: 'DELETE', path: at`/messaging/tokens/${tokenId!}`, print: { text: () => 'revoked' } };
   },
   'messaging:sender-ids': () => ({ method: 'GET', path: '/messaging/sender-ids', print: { field: 'items' } }),
   'messaging:approve-sender-id': ({ values }) => senderIdDecision(values, 'approve'),
@@ -208,7 +212,7 @@ const CALLS: Record<string, (args: AdminArgs) => AdminCall | Promise<AdminCall>>
   },
   'lending:revoke-key': ({ values }) => {
     const [keyId] = required(values, 'key-id');
-    return { method: 'DELETE', path: at`/lending/api-keys/${keyId!}`, print: { line: 'revoked' } };
+    return { method: 'DELETE', path: at`/lending/api-keys/${keyId!}`, print: { text: () => 'revoked' } };
   },
   'lending:unlock-login': ({ values }) => {
     const [tenant, login] = required(values, 'tenant', 'login');
@@ -232,6 +236,7 @@ const CALLS: Record<string, (args: AdminArgs) => AdminCall | Promise<AdminCall>>
     method: 'POST',
     path: '/lending/files/sweep',
     json: { olderThan: rest[0] ?? '1h' },
+    print: { text: (answer) => sweptLine(answer.removed as string[]) },
   }),
   'lending:collect-merchant': ({ values }) => {
     const [tenant, min, secret] = required(values, 'tenant', 'min', 'secret');
@@ -257,7 +262,7 @@ const CALLS: Record<string, (args: AdminArgs) => AdminCall | Promise<AdminCall>>
     return {
       method: 'DELETE',
       path: at`/lending/tenants/${tenant!}/dictionaries/${name!}`,
-      print: { line: 'deleted' },
+      print: { text: () => 'deleted' },
     };
   },
 };
@@ -344,7 +349,7 @@ export async function runThroughStack(stack: RunningStack, config: Config, args:
     throw new AdminApiRefusal(response.status, message, error.fields ?? []);
   }
   const shown = call.print?.field ? parsed[call.print.field] : parsed;
-  if (call.print?.line) console.log(call.print.line);
+  if (call.print?.text) console.log(call.print.text(parsed));
   else if (call.print?.table) console.table(shown);
   else console.log(JSON.stringify(shown, null, 2));
   const note = ONCE_NOTES[args.command];

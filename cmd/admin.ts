@@ -29,6 +29,7 @@ import {
   ONCE_NOTES,
   runThroughStack,
   SEED_FILE,
+  sweptLine,
 } from './admin-remote.ts';
 import { connectTemporal } from './runtime.ts';
 
@@ -368,9 +369,7 @@ async function runLocally(database: DatabaseHandle) {
       case 'lending:files-sweep': {
         const olderThanMs = parseDurationMs(positionals[1] ?? '1h');
         const removed = await lending.sweepOrphanFiles({ db: database.db, config }, { olderThanMs });
-        console.log(
-          `${removed.length} orphan content(s) removed${removed.length ? `:\n  ${removed.join('\n  ')}` : ''}`,
-        );
+        console.log(sweptLine(removed));
         break;
       }
       case 'lending:collect-merchant': {
