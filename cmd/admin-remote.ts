@@ -339,7 +339,14 @@ export async function runThroughStack(stack: RunningStack, config: Config, args:
     );
   }
   const answer = await response.text();
-  const parsed = answer ? (JSON.parse(answer) as Record<string, unknown>) : {};
+  let parsed: Record<string, unknown>;
+  try {
+    parsed = answer ? (JSON.parse(answer) as Record<string, unknown>) : {};
+  } catch {
+    throw new Error(
+      `${stack.adminUrl} answered ${response.status} with no JSON: is it the platform's admin API?`,
+    );
+  }
   if (!response.ok) {
     const error = (parsed.error ?? {}) as { message?: string; fields?: { field: string; message: string }[] };
     const message =

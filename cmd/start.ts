@@ -129,7 +129,8 @@ async function main() {
   // `npm run admin` finds the admin API here and goes through it rather than opening the database.
   recordRunningStack(config.DATA_DIR, {
     ...stack,
-    adminUrl: `${api.url}/admin`,
+    // An API bound to every address (HOST=0.0.0.0 or ::) is reached on loopback from this machine.
+    adminUrl: `${api.url.replace(/^http:\/\/(0\.0\.0\.0|::):/, 'http://127.0.0.1:')}/admin`,
     adminToken: sandboxMode ? config.ADMIN_TOKEN : undefined,
   });
   if (webUiCodec) {
