@@ -14,17 +14,29 @@ import { issueAccessToken, revokeAccessToken } from '../credentials/messaging/ac
 import { decideSenderId, senderIdsAwaitingApproval } from '../credentials/messaging/senders.ts';
 import { enrolAgent, issueAdminHash } from '../credentials/openbanking/identity.ts';
 import { rotateSigningKey } from '../credentials/openbanking/jws.ts';
-import { openDatabase } from '../db/client.ts';
+import { type DatabaseHandle, openDatabase } from '../db/client.ts';
 import { ledgerAccountKinds } from '../domain/collect/ledger.ts';
 import { parseDurationMs } from '../domain/durations.ts';
 import { creditProductSchema } from '../domain/lending/credit-products.ts';
 import { referenceDataSeedSchema } from '../domain/lending/reference-data.ts';
 import { loadConfigOrExit } from '../platform/config.ts';
 import { createLogger } from '../platform/logger.ts';
+import { findRunningStack } from '../platform/running-stack.ts';
+import {
+  AdminApiRefusal,
+  AdminUsageError,
+  isAdminCommand,
+  ONCE_NOTES,
+  runThroughStack,
+  SEED_FILE,
+  sweptLine,
+} from './admin-remote.ts';
 import { connectTemporal } from './runtime.ts';
 
 /**
- * Operator commands, run against the configured database:
+ * Operator commands, run against the configured database — or, without DATABASE_URL while `npm start` or
+ * `npm run stack` runs on the same DATA_DIR (DATA_DIR/stack.json), through that platform's admin API
+ * (cmd/admin-remote.ts; decision 0080):
  *   npm run admin -- messaging:token --name "Acme Ltd"      new account + access token
  *   npm run admin -- messaging:token --account acc_...      another token for an account
  *   npm run admin -- messaging:revoke --token-id tok_...    revoke a token
@@ -65,8 +77,6 @@ import { connectTemporal } from './runtime.ts';
  *                    (default datasets/lending-reference-data.json)
  *   npm run admin -- lending:delete-dictionary --tenant ten_... --name <dictionary>
  */
-/** The sandbox tenants' reference data (docs/lending.md#dictionaries-settings-vendors). */
-const SEED_FILE = 'datasets/lending-reference-data.json';
 
 const USAGE = `usage:
   npm run admin -- messaging:token --name "<account name>"
@@ -134,299 +144,321 @@ const { positionals, values } = parseArgs({
   },
 });
 
-const database = await openDatabase({
-  url: config.DATABASE_URL,
-  pgliteDir: path.join(config.DATA_DIR, 'pglite'),
-});
-try {
-  switch (positionals[0]) {
-    case 'messaging:token': {
-      if (!values.name && !values.account) throw new Error(`--name or --account is required\n${USAGE}`);
-      const issued = await issueAccessToken(database.db, {
-        accountName: values.name ?? '',
-        label: values.label ?? 'admin',
-        ...(values.account ? { accountId: values.account } : {}),
-      });
-      console.log(JSON.stringify(issued, null, 2));
-      console.log('Keep the token now: only its hash is stored.');
-      break;
-    }
-    case 'messaging:revoke': {
-      if (!values['token-id']) throw new Error(`--token-id is required\n${USAGE}`);
-      console.log(
-        (await revokeAccessToken(database.db, values['token-id'])) ? 'revoked' : 'no such active token',
-      );
-      break;
-    }
-    case 'messaging:sender-ids': {
-      console.log(JSON.stringify(await senderIdsAwaitingApproval(database.db), null, 2));
-      break;
-    }
-    case 'messaging:approve-sender-id':
-    case 'messaging:reject-sender-id': {
-      if (!values.id || !values.reason?.trim()) throw new Error(`--id and --reason are required\n${USAGE}`);
-      const temporal = await connectTemporal(config, createLogger(config.LOG_LEVEL));
-      try {
-        const decided = await decideSenderId({ db: database.db, temporal: temporal.client }, values.id, {
-          decision: positionals[0] === 'messaging:approve-sender-id' ? 'approved' : 'rejected',
-          reason: values.reason.trim(),
-          note: values.note,
+/** Runs the command on the configured database (PostgreSQL, or PGlite in DATA_DIR, which it locks). */
+async function runLocally(database: DatabaseHandle) {
+  try {
+    switch (positionals[0]) {
+      case 'messaging:token': {
+        if (!values.name && !values.account) throw new Error(`--name or --account is required\n${USAGE}`);
+        const issued = await issueAccessToken(database.db, {
+          accountName: values.name ?? '',
+          label: values.label ?? 'admin',
+          ...(values.account ? { accountId: values.account } : {}),
         });
-        console.log(JSON.stringify(decided, null, 2));
-      } finally {
-        await temporal.close();
+        console.log(JSON.stringify(issued, null, 2));
+        console.log(ONCE_NOTES['messaging:token']);
+        break;
       }
-      break;
-    }
-    case 'messaging:price-list': {
-      const file = positionals[1];
-      if (!file || !!values.account === !!values.default) {
-        throw new Error(`--account <id> or --default, and the CSV file, are required\n${USAGE}`);
-      }
-      const stored = await messaging.uploadPriceList(
-        { db: database.db },
-        { scope: values.account ?? DEFAULT_PRICE_LIST, text: await readFile(file, 'utf8') },
-      );
-      console.log(JSON.stringify(stored, null, 2));
-      break;
-    }
-    case 'collect:merchant': {
-      if (!values.name) throw new Error(`--name is required\n${USAGE}`);
-      const created = await createMerchant(database.db, config, {
-        name: values.name,
-        min: values.min,
-        notifyUrl: values['notify-url'],
-        billingUrl: values['billing-url'],
-        billingIdnPrefix: values['billing-prefix'],
-        returnOrigins: values['return-origin'],
-      });
-      console.log(JSON.stringify(created, null, 2));
-      console.log('Keep the secret now: it is stored encrypted and never shown again.');
-      break;
-    }
-    case 'collect:return-origins': {
-      if (!values.min) throw new Error(`--min is required\n${USAGE}`);
-      const returnOrigins = await setReturnOrigins(database.db, values.min, values['return-origin'] ?? []);
-      if (!returnOrigins) throw new Error(`no merchant ${values.min}`);
-      console.log(JSON.stringify({ min: values.min, returnOrigins }, null, 2));
-      break;
-    }
-    case 'collect:notify-url': {
-      if (!values.min) throw new Error(`--min is required\n${USAGE}`);
-      const change = await setNotifyUrl(database.db, config, values.min, values['notify-url'] ?? null);
-      if (!change) throw new Error(`no merchant ${values.min}`);
-      console.log(JSON.stringify({ min: values.min, ...change }, null, 2));
-      break;
-    }
-    case 'collect:desk-operator': {
-      const officeKind = values['office-kind'] ?? 'office';
-      if (!values.login || !values.name || !values['office-id']) {
-        throw new Error(`--login, --name and --office-id are required\n${USAGE}`);
-      }
-      if (officeKind !== 'office' && officeKind !== 'atm')
-        throw new Error(`--office-kind: office or atm\n${USAGE}`);
-      const operator = await createDeskOperator(database.db, {
-        login: values.login,
-        name: values.name,
-        officeId: values['office-id'],
-        officeKind,
-        password: values.password,
-      });
-      console.log(JSON.stringify(operator, null, 2));
-      console.log('Keep the password now: only its scrypt hash is stored.');
-      break;
-    }
-    case 'collect:balances': {
-      const kind = ledgerAccountKinds.find((known) => known === values.kind);
-      if (values.kind && !kind) throw new Error(`--kind: one of ${ledgerAccountKinds.join(', ')}\n${USAGE}`);
-      const accounts = await collect.listLedgerAccounts(
-        { db: database.db },
-        { kind, currency: values.currency },
-      );
-      console.table(accounts);
-      break;
-    }
-    case 'collect:statement': {
-      const file = positionals[1];
-      if (!file) throw new Error(`the statement file is required\n${USAGE}`);
-      const xml = await readFile(file);
-      // Matching and settlement run in the statement's import workflow: Temporal must be running.
-      const temporal = await connectTemporal(config, createLogger(config.LOG_LEVEL));
-      try {
-        const statements = await collect.importStatement(
-          { db: database.db, config, temporal: temporal.client },
-          { xml, origin: 'admin', fileName: path.basename(file) },
+      case 'messaging:revoke': {
+        if (!values['token-id']) throw new Error(`--token-id is required\n${USAGE}`);
+        console.log(
+          (await revokeAccessToken(database.db, values['token-id'])) ? 'revoked' : 'no such active token',
         );
-        console.log(JSON.stringify(statements, null, 2));
-        console.log('Follow the import: GET /admin/collect/statements/<statementId> (review: .../review).');
-      } finally {
-        await temporal.close();
+        break;
       }
-      break;
-    }
-    case 'openbanking:agent': {
-      if (!values.name) throw new Error(`--name is required\n${USAGE}`);
-      const agent = await enrolAgent(database.db, { name: values.name, email: values.email });
-      console.log(JSON.stringify(agent, null, 2));
-      console.log('Keep the hashes now: only their digests are stored.');
-      break;
-    }
-    case 'openbanking:admin-hash': {
-      console.log(JSON.stringify(await issueAdminHash(database.db, values.label ?? 'admin'), null, 2));
-      console.log('Keep the hash now: only its digest is stored.');
-      break;
-    }
-    case 'openbanking:rotate-keys': {
-      console.log(JSON.stringify(await rotateSigningKey(database.db, config), null, 2));
-      break;
-    }
-    case 'lending:tenant': {
-      if (!values.name) throw new Error(`--name is required\n${USAGE}`);
-      const tenant = await createLendingTenant(database.db, {
-        name: values.name,
-        siteDomains: values.domain,
-        stagingSiteDomains: values['staging-domain'],
-        features: { stateManagement: values['state-management'], multipleOffers: values['multiple-offers'] },
-        states: values.states?.split(',').map((state) => state.trim()),
-      });
-      console.log(JSON.stringify(tenant, null, 2));
-      console.log(
-        'Issue its keys: npm run admin -- lending:api-key --tenant <tenantId or stagingTenantId> --level ...',
-      );
-      break;
-    }
-    case 'lending:api-key': {
-      const levels = (values.level ?? '').split(',').map((level) => level.trim());
-      const permissions = LENDING_PERMISSIONS.filter((level) => levels.includes(level));
-      if (!values.tenant || permissions.length !== levels.length) {
-        throw new Error(`--tenant and --level (${LENDING_PERMISSIONS.join(', ')}) are required\n${USAGE}`);
+      case 'messaging:sender-ids': {
+        console.log(JSON.stringify(await senderIdsAwaitingApproval(database.db), null, 2));
+        break;
       }
-      const expiresAt = values.expires ? new Date(values.expires) : undefined;
-      if (expiresAt && Number.isNaN(expiresAt.getTime())) throw new Error(`--expires: an ISO date\n${USAGE}`);
-      const issued = await issueApiKey(database.db, {
-        tenantId: values.tenant,
-        permissions,
-        label: values.label,
-        ...(expiresAt ? { expiresAt } : {}),
-      });
-      console.log(JSON.stringify(issued, null, 2));
-      console.log('Keep the key now: only its digest is stored.');
-      break;
-    }
-    case 'lending:revoke-key': {
-      if (!values['key-id']) throw new Error(`--key-id is required\n${USAGE}`);
-      console.log((await revokeApiKey(database.db, values['key-id'])) ? 'revoked' : 'no such active key');
-      break;
-    }
-    case 'lending:unlock-login': {
-      if (!values.tenant || !values.login) throw new Error(`--tenant and --login are required\n${USAGE}`);
-      const { unlocked } = await lending.unlockLogin(
-        { db: database.db, config },
-        { tenantId: values.tenant, login: values.login },
-      );
-      console.log(unlocked ? 'unlocked' : 'the login was neither blocked nor locked');
-      break;
-    }
-    case 'lending:credit-product': {
-      const file = positionals[1];
-      if (!values.tenant || !file) throw new Error(`--tenant and the product file are required\n${USAGE}`);
-      const parsed = creditProductSchema.safeParse(JSON.parse(await readFile(file, 'utf8')));
-      if (!parsed.success) {
-        const problems = parsed.error.issues.map(
-          (issue) => `  ${issue.path.join('.') || '(product)'}: ${issue.message}`,
+      case 'messaging:approve-sender-id':
+      case 'messaging:reject-sender-id': {
+        if (!values.id || !values.reason?.trim()) throw new Error(`--id and --reason are required\n${USAGE}`);
+        const temporal = await connectTemporal(config, createLogger(config.LOG_LEVEL));
+        try {
+          const decided = await decideSenderId({ db: database.db, temporal: temporal.client }, values.id, {
+            decision: positionals[0] === 'messaging:approve-sender-id' ? 'approved' : 'rejected',
+            reason: values.reason.trim(),
+            note: values.note,
+          });
+          console.log(JSON.stringify(decided, null, 2));
+        } finally {
+          await temporal.close();
+        }
+        break;
+      }
+      case 'messaging:price-list': {
+        const file = positionals[1];
+        if (!file || !!values.account === !!values.default) {
+          throw new Error(`--account <id> or --default, and the CSV file, are required\n${USAGE}`);
+        }
+        const stored = await messaging.uploadPriceList(
+          { db: database.db },
+          { scope: values.account ?? DEFAULT_PRICE_LIST, text: await readFile(file, 'utf8') },
         );
-        throw new Error(`the product is not valid:\n${problems.join('\n')}`);
+        console.log(JSON.stringify(stored, null, 2));
+        break;
       }
-      const saved = await lending.saveCreditProduct(database, {
-        tenantId: values.tenant,
-        product: parsed.data,
-      });
-      if (!saved) throw new Error(`no lending tenant ${values.tenant}`);
-      console.log(JSON.stringify(saved.product, null, 2));
-      console.log(saved.created ? 'Created.' : 'Replaced.');
-      break;
-    }
-    case 'lending:credit-products': {
-      if (!values.tenant) throw new Error(`--tenant is required\n${USAGE}`);
-      console.log(
-        JSON.stringify(await lending.listCreditProducts(database, { tenantId: values.tenant }), null, 2),
-      );
-      break;
-    }
-    case 'lending:files-sweep': {
-      const olderThanMs = parseDurationMs(positionals[1] ?? '1h');
-      const removed = await lending.sweepOrphanFiles({ db: database.db, config }, { olderThanMs });
-      console.log(
-        `${removed.length} orphan content(s) removed${removed.length ? `:\n  ${removed.join('\n  ')}` : ''}`,
-      );
-      break;
-    }
-    case 'lending:collect-merchant': {
-      if (!values.tenant || !values.min || !values.secret)
-        throw new Error(`--tenant, --min and --secret are required\n${USAGE}`);
-      if (!COLLECT_MIN_PATTERN.test(values.min)) throw new Error(`--min: D followed by 9 digits\n${USAGE}`);
-      const saved = await saveCollectMerchant(database.db, config, values.tenant, {
-        min: values.min,
-        secret: values.secret,
-      });
-      if (!saved) throw new Error(`no lending tenant ${values.tenant}`);
-      const base = (config.PUBLIC_BASE_URL ?? `http://127.0.0.1:${config.PORT}`).replace(/\/+$/, '');
-      console.log(JSON.stringify(saved, null, 2));
-      console.log(
-        `The merchant's notify URL at the gateway: ${base}/lending/collect/notifications/${values.tenant}`,
-      );
-      break;
-    }
-    case 'lending:reference-data':
-    case 'lending:seed-reference-data': {
-      const file =
-        positionals[1] ?? (positionals[0] === 'lending:seed-reference-data' ? SEED_FILE : undefined);
-      if (!values.tenant) throw new Error(`--tenant is required\n${USAGE}`);
-      if (file) {
-        const parsed = referenceDataSeedSchema.safeParse(JSON.parse(await readFile(file, 'utf8')));
+      case 'collect:merchant': {
+        if (!values.name) throw new Error(`--name is required\n${USAGE}`);
+        const created = await createMerchant(database.db, config, {
+          name: values.name,
+          min: values.min,
+          notifyUrl: values['notify-url'],
+          billingUrl: values['billing-url'],
+          billingIdnPrefix: values['billing-prefix'],
+          returnOrigins: values['return-origin'],
+        });
+        console.log(JSON.stringify(created, null, 2));
+        console.log(ONCE_NOTES['collect:merchant']);
+        break;
+      }
+      case 'collect:return-origins': {
+        if (!values.min) throw new Error(`--min is required\n${USAGE}`);
+        const returnOrigins = await setReturnOrigins(database.db, values.min, values['return-origin'] ?? []);
+        if (!returnOrigins) throw new Error(`no merchant ${values.min}`);
+        console.log(JSON.stringify({ min: values.min, returnOrigins }, null, 2));
+        break;
+      }
+      case 'collect:notify-url': {
+        if (!values.min) throw new Error(`--min is required\n${USAGE}`);
+        const change = await setNotifyUrl(database.db, config, values.min, values['notify-url'] ?? null);
+        if (!change) throw new Error(`no merchant ${values.min}`);
+        console.log(JSON.stringify({ min: values.min, ...change }, null, 2));
+        break;
+      }
+      case 'collect:desk-operator': {
+        const officeKind = values['office-kind'] ?? 'office';
+        if (!values.login || !values.name || !values['office-id']) {
+          throw new Error(`--login, --name and --office-id are required\n${USAGE}`);
+        }
+        if (officeKind !== 'office' && officeKind !== 'atm')
+          throw new Error(`--office-kind: office or atm\n${USAGE}`);
+        const operator = await createDeskOperator(database.db, {
+          login: values.login,
+          name: values.name,
+          officeId: values['office-id'],
+          officeKind,
+          password: values.password,
+        });
+        console.log(JSON.stringify(operator, null, 2));
+        console.log(ONCE_NOTES['collect:desk-operator']);
+        break;
+      }
+      case 'collect:balances': {
+        const kind = ledgerAccountKinds.find((known) => known === values.kind);
+        if (values.kind && !kind)
+          throw new Error(`--kind: one of ${ledgerAccountKinds.join(', ')}\n${USAGE}`);
+        const accounts = await collect.listLedgerAccounts(
+          { db: database.db },
+          { kind, currency: values.currency },
+        );
+        console.table(accounts);
+        break;
+      }
+      case 'collect:statement': {
+        const file = positionals[1];
+        if (!file) throw new Error(`the statement file is required\n${USAGE}`);
+        const xml = await readFile(file);
+        // Matching and settlement run in the statement's import workflow: Temporal must be running.
+        const temporal = await connectTemporal(config, createLogger(config.LOG_LEVEL));
+        try {
+          const statements = await collect.importStatement(
+            { db: database.db, config, temporal: temporal.client },
+            { xml, origin: 'admin', fileName: path.basename(file) },
+          );
+          console.log(JSON.stringify(statements, null, 2));
+          console.log('Follow the import: GET /admin/collect/statements/<statementId> (review: .../review).');
+        } finally {
+          await temporal.close();
+        }
+        break;
+      }
+      case 'openbanking:agent': {
+        if (!values.name) throw new Error(`--name is required\n${USAGE}`);
+        const agent = await enrolAgent(database.db, { name: values.name, email: values.email });
+        console.log(JSON.stringify(agent, null, 2));
+        console.log(ONCE_NOTES['openbanking:agent']);
+        break;
+      }
+      case 'openbanking:admin-hash': {
+        console.log(JSON.stringify(await issueAdminHash(database.db, values.label ?? 'admin'), null, 2));
+        console.log(ONCE_NOTES['openbanking:admin-hash']);
+        break;
+      }
+      case 'openbanking:rotate-keys': {
+        console.log(JSON.stringify(await rotateSigningKey(database.db, config), null, 2));
+        break;
+      }
+      case 'lending:tenant': {
+        if (!values.name) throw new Error(`--name is required\n${USAGE}`);
+        const tenant = await createLendingTenant(database.db, {
+          name: values.name,
+          siteDomains: values.domain,
+          stagingSiteDomains: values['staging-domain'],
+          features: {
+            stateManagement: values['state-management'],
+            multipleOffers: values['multiple-offers'],
+          },
+          states: values.states?.split(',').map((state) => state.trim()),
+        });
+        console.log(JSON.stringify(tenant, null, 2));
+        console.log(
+          'Issue its keys: npm run admin -- lending:api-key --tenant <tenantId or stagingTenantId> --level ...',
+        );
+        break;
+      }
+      case 'lending:api-key': {
+        const levels = (values.level ?? '').split(',').map((level) => level.trim());
+        const permissions = LENDING_PERMISSIONS.filter((level) => levels.includes(level));
+        if (!values.tenant || permissions.length !== levels.length) {
+          throw new Error(`--tenant and --level (${LENDING_PERMISSIONS.join(', ')}) are required\n${USAGE}`);
+        }
+        const expiresAt = values.expires ? new Date(values.expires) : undefined;
+        if (expiresAt && Number.isNaN(expiresAt.getTime()))
+          throw new Error(`--expires: an ISO date\n${USAGE}`);
+        const issued = await issueApiKey(database.db, {
+          tenantId: values.tenant,
+          permissions,
+          label: values.label,
+          ...(expiresAt ? { expiresAt } : {}),
+        });
+        console.log(JSON.stringify(issued, null, 2));
+        console.log(ONCE_NOTES['lending:api-key']);
+        break;
+      }
+      case 'lending:revoke-key': {
+        if (!values['key-id']) throw new Error(`--key-id is required\n${USAGE}`);
+        console.log((await revokeApiKey(database.db, values['key-id'])) ? 'revoked' : 'no such active key');
+        break;
+      }
+      case 'lending:unlock-login': {
+        if (!values.tenant || !values.login) throw new Error(`--tenant and --login are required\n${USAGE}`);
+        const { unlocked } = await lending.unlockLogin(
+          { db: database.db, config },
+          { tenantId: values.tenant, login: values.login },
+        );
+        console.log(unlocked ? 'unlocked' : 'the login was neither blocked nor locked');
+        break;
+      }
+      case 'lending:credit-product': {
+        const file = positionals[1];
+        if (!values.tenant || !file) throw new Error(`--tenant and the product file are required\n${USAGE}`);
+        const parsed = creditProductSchema.safeParse(JSON.parse(await readFile(file, 'utf8')));
         if (!parsed.success) {
           const problems = parsed.error.issues.map(
-            (issue) => `  ${issue.path.join('.') || '(file)'}: ${issue.message}`,
+            (issue) => `  ${issue.path.join('.') || '(product)'}: ${issue.message}`,
           );
-          throw new Error(`${file} is not valid:\n${problems.join('\n')}`);
+          throw new Error(`the product is not valid:\n${problems.join('\n')}`);
         }
-        console.log(
-          JSON.stringify(
-            await lending.seedReferenceData(
-              { db: database.db },
-              { tenantId: values.tenant, seed: parsed.data },
-            ),
-            null,
-            2,
-          ),
-        );
-      } else {
-        console.log(
-          JSON.stringify(
-            await lending.referenceDataOfTenant({ db: database.db }, { tenantId: values.tenant }),
-            null,
-            2,
-          ),
-        );
+        const saved = await lending.saveCreditProduct(database, {
+          tenantId: values.tenant,
+          product: parsed.data,
+        });
+        if (!saved) throw new Error(`no lending tenant ${values.tenant}`);
+        console.log(JSON.stringify(saved.product, null, 2));
+        console.log(saved.created ? 'Created.' : 'Replaced.');
+        break;
       }
-      break;
+      case 'lending:credit-products': {
+        if (!values.tenant) throw new Error(`--tenant is required\n${USAGE}`);
+        console.log(
+          JSON.stringify(await lending.listCreditProducts(database, { tenantId: values.tenant }), null, 2),
+        );
+        break;
+      }
+      case 'lending:files-sweep': {
+        const olderThanMs = parseDurationMs(positionals[1] ?? '1h');
+        const removed = await lending.sweepOrphanFiles({ db: database.db, config }, { olderThanMs });
+        console.log(sweptLine(removed));
+        break;
+      }
+      case 'lending:collect-merchant': {
+        if (!values.tenant || !values.min || !values.secret)
+          throw new Error(`--tenant, --min and --secret are required\n${USAGE}`);
+        if (!COLLECT_MIN_PATTERN.test(values.min)) throw new Error(`--min: D followed by 9 digits\n${USAGE}`);
+        const saved = await saveCollectMerchant(database.db, config, values.tenant, {
+          min: values.min,
+          secret: values.secret,
+        });
+        if (!saved) throw new Error(`no lending tenant ${values.tenant}`);
+        const base = (config.PUBLIC_BASE_URL ?? `http://127.0.0.1:${config.PORT}`).replace(/\/+$/, '');
+        console.log(JSON.stringify(saved, null, 2));
+        console.log(
+          `The merchant's notify URL at the gateway: ${base}/lending/collect/notifications/${values.tenant}`,
+        );
+        break;
+      }
+      case 'lending:reference-data':
+      case 'lending:seed-reference-data': {
+        const file =
+          positionals[1] ?? (positionals[0] === 'lending:seed-reference-data' ? SEED_FILE : undefined);
+        if (!values.tenant) throw new Error(`--tenant is required\n${USAGE}`);
+        if (file) {
+          const parsed = referenceDataSeedSchema.safeParse(JSON.parse(await readFile(file, 'utf8')));
+          if (!parsed.success) {
+            const problems = parsed.error.issues.map(
+              (issue) => `  ${issue.path.join('.') || '(file)'}: ${issue.message}`,
+            );
+            throw new Error(`${file} is not valid:\n${problems.join('\n')}`);
+          }
+          console.log(
+            JSON.stringify(
+              await lending.seedReferenceData(
+                { db: database.db },
+                { tenantId: values.tenant, seed: parsed.data },
+              ),
+              null,
+              2,
+            ),
+          );
+        } else {
+          console.log(
+            JSON.stringify(
+              await lending.referenceDataOfTenant({ db: database.db }, { tenantId: values.tenant }),
+              null,
+              2,
+            ),
+          );
+        }
+        break;
+      }
+      case 'lending:delete-dictionary': {
+        if (!values.tenant || !values.name) throw new Error(`--tenant and --name are required\n${USAGE}`);
+        await lending.deleteDictionary({ db: database.db }, { tenantId: values.tenant, name: values.name });
+        console.log('deleted');
+        break;
+      }
+      default:
+        throw new Error(USAGE);
     }
-    case 'lending:delete-dictionary': {
-      if (!values.tenant || !values.name) throw new Error(`--tenant and --name are required\n${USAGE}`);
-      await lending.deleteDictionary({ db: database.db }, { tenantId: values.tenant, name: values.name });
-      console.log('deleted');
-      break;
-    }
-    default:
-      throw new Error(USAGE);
+  } finally {
+    await database.close();
+  }
+}
+
+/** Prints why the command failed; a refusal names its fields (dictionaries.0.values.3.parentCode …). */
+function reportFailure(error: unknown) {
+  console.error((error as Error).message);
+  if (error instanceof AdminUsageError) console.error(USAGE);
+  const fields = error instanceof Refusal || error instanceof AdminApiRefusal ? (error.fields ?? []) : [];
+  for (const field of fields) console.error(`  ${field.field}: ${field.message}`);
+  process.exitCode = 2;
+}
+
+// One writer per embedded database (decision 0080): without DATABASE_URL the command would open PGlite in
+// DATA_DIR, so while a platform runs on this DATA_DIR it goes through that platform's admin API instead;
+// otherwise it opens the database itself (PGlite locked while it runs; PostgreSQL takes many writers).
+const stack = config.DATABASE_URL ? undefined : findRunningStack(config.DATA_DIR);
+try {
+  if (!isAdminCommand(positionals[0]))
+    throw new AdminUsageError(positionals[0] ? `unknown command ${positionals[0]}` : 'a command is required');
+  if (stack) {
+    await runThroughStack(stack, config, { command: positionals[0], rest: positionals.slice(1), values });
+  } else {
+    await runLocally(
+      await openDatabase({ url: config.DATABASE_URL, pgliteDir: path.join(config.DATA_DIR, 'pglite') }),
+    );
   }
 } catch (error) {
-  console.error((error as Error).message);
-  // A use case's refusal names its fields (file paths: dictionaries.0.values.3.parentCode …).
-  for (const field of error instanceof Refusal ? (error.fields ?? []) : []) {
-    console.error(`  ${field.field}: ${field.message}`);
-  }
-  process.exitCode = 2;
-} finally {
-  await database.close();
+  reportFailure(error);
 }

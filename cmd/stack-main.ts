@@ -8,6 +8,7 @@ import { openDatabase } from '../db/client.ts';
 import { loadConfigAtStartOrExit } from '../platform/config.ts';
 import { prepareDataDir, writePrivateFile } from '../platform/data-dir.ts';
 import { freePort, portAnswers, waitForPort } from '../platform/net.ts';
+import { STACK_FILE, thisStack } from '../platform/running-stack.ts';
 import { startTemporalServer, type TemporalServer } from '../platform/temporal-server.ts';
 import { startTemporalUi, type TemporalUi, temporalUiAccess } from '../platform/temporal-ui.ts';
 import { ensureWorkflowBundle } from '../platform/workflow-bundle.ts';
@@ -214,7 +215,7 @@ const timeout = (ms: number, what: string) =>
 
 function writeState(extra: Record<string, unknown> = {}) {
   writePrivateFile(
-    path.join(config.DATA_DIR, 'stack.json'),
+    path.join(config.DATA_DIR, STACK_FILE),
     `${JSON.stringify(
       {
         ...state,
@@ -232,7 +233,7 @@ function writeState(extra: Record<string, unknown> = {}) {
     )}\n`,
   );
 }
-const state: Record<string, unknown> = { stackPid: process.pid };
+const state: Record<string, unknown> = { ...thisStack('npm run stack') };
 
 async function main() {
   const started = Date.now();
@@ -265,7 +266,7 @@ async function main() {
   if (taken.length > 0)
     throw new Error(
       `already in use: ${taken.join(', ')}; stop what listens there (\`npm start\`? a stack killed with ` +
-        `SIGKILL leaves its processes: their pids are in ${path.join(config.DATA_DIR, 'stack.json')}) or set other ports`,
+        `SIGKILL leaves its processes: their pids are in ${path.join(config.DATA_DIR, STACK_FILE)}) or set other ports`,
     );
   const bundle = ensureWorkflowBundle(undefined, say);
 
@@ -462,6 +463,9 @@ async function main() {
   // The UI started beside the rest; its first build takes minutes, and the banner names its URL.
   await uiStarted;
   state.apiUrl = apiUrl;
+  // `npm run admin` on this DATA_DIR goes through the admin API (decision 0080); sandbox: with this token.
+  state.adminUrl = `${apiUrl}/admin`;
+  if (sandboxMode) state.adminToken = config.ADMIN_TOKEN;
   state.temporalAddress = temporal.address;
   state.temporalUiUrl = ui?.url;
   writeState();
@@ -499,7 +503,7 @@ async function main() {
     if (partiesFile) say(`  Sandbox parties      ${partiesFile}   (merchant, lender keys, operator token)`);
   }
   say(`  Logs                 ${logDir}/<process>.log${verbose ? '   (also here)' : ''}`);
-  say(`  Processes            ${path.join(config.DATA_DIR, 'stack.json')}`);
+  say(`  Processes            ${path.join(config.DATA_DIR, STACK_FILE)}`);
   if (partiesFile) say('Walk every service with `npm run demo` (same DATA_DIR).');
   say('A worker or the API that dies is started again. Press Ctrl-C to stop.');
 }

@@ -6,6 +6,12 @@ import { prepareDataDir, writePrivateFile } from '../platform/data-dir.ts';
 import { type DevServer, startDevServer } from '../platform/dev-server.ts';
 import { createEmbeddedLogger, createLogger } from '../platform/logger.ts';
 import { serveMetrics } from '../platform/metrics.ts';
+import {
+  findRunningStack,
+  forgetRunningStack,
+  recordRunningStack,
+  thisStack,
+} from '../platform/running-stack.ts';
 import { resolveTemporalCli } from '../platform/temporal-cli.ts';
 import { otlpTracesUrl, startTracing } from '../platform/tracing.ts';
 import { ensureWorkflowBundle } from '../platform/workflow-bundle.ts';
@@ -37,6 +43,18 @@ const say = (line: string) => process.stdout.write(`${line}\n`);
 const stops: (() => Promise<void>)[] = [];
 
 async function main() {
+  // One platform per DATA_DIR (decision 0080): a second start would stop the first's dev server (its pid
+  // file) and open its database a second time.
+  const running = findRunningStack(config.DATA_DIR);
+  if (running) {
+    throw new Error(
+      `${running.command} already runs on DATA_DIR ${config.DATA_DIR} (pid ${running.stackPid}): stop it first, ` +
+        'or give this start another DATA_DIR (and other ports).',
+    );
+  }
+  const stack = thisStack('npm start');
+  recordRunningStack(config.DATA_DIR, stack);
+  stops.push(async () => forgetRunningStack(config.DATA_DIR));
   say('Starting the integration platform (embedded mode)...');
   let devServer: DevServer | undefined;
   let webUiCodec: WebUiCodec | undefined;
@@ -108,6 +126,13 @@ async function main() {
   // The sandbox merchant verifies notification SIGNATUREs with the key this API publishes.
   sandbox?.merchant.trustGateway(`${api.url}/collect/.well-known/notification-key.pem`);
   stops.unshift(() => api.stop());
+  // `npm run admin` finds the admin API here and goes through it rather than opening the database.
+  recordRunningStack(config.DATA_DIR, {
+    ...stack,
+    // An API bound to every address (HOST=0.0.0.0 or ::) is reached on loopback from this machine.
+    adminUrl: `${api.url.replace(/^http:\/\/(0\.0\.0\.0|::):/, 'http://127.0.0.1:')}/admin`,
+    adminToken: sandboxMode ? config.ADMIN_TOKEN : undefined,
+  });
   if (webUiCodec) {
     const codec = await webUiCodec.serve({ db: database.db, temporal: temporal.client, config, logger });
     stops.unshift(() => codec.stop());

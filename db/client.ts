@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { prepareDataDir, restrictToOwner } from '../platform/data-dir.ts';
+import { takeLock } from '../platform/process-lock.ts';
 import type { Database } from './database.ts';
 import { registerListen } from './notifications.ts';
 import { installQueryErrorRedaction } from './query-errors.ts';
@@ -15,6 +16,9 @@ export interface DatabaseHandle {
   driver: 'postgres' | 'pglite';
   close(): Promise<void>;
 }
+
+/** The lock file of a PGlite folder: beside it (PGlite's own folder holds only its files). */
+export const pgliteLockFile = (pgliteDir: string) => `${path.resolve(pgliteDir)}.lock`;
 
 export const migrationsFolder = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 
@@ -58,12 +62,21 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   // users out) and what an older start left readable is tightened; `npm start` runs under umask 077.
   prepareDataDir(options.pgliteDir);
   restrictToOwner(options.pgliteDir);
+  // One writer per PGlite folder (decision 0080): each PGlite keeps its own buffers and WAL position, so a
+  // second one on the same files is never seen by the first and can lose data. A second opener fails now.
+  const lock = takeLock(pgliteLockFile(options.pgliteDir), `The embedded database in ${options.pgliteDir}`);
   const { PGlite } = await import('@electric-sql/pglite');
   const { drizzle } = await import('drizzle-orm/pglite');
   const { migrate } = await import('drizzle-orm/pglite/migrator');
-  const client = new PGlite(options.pgliteDir);
+  let client: InstanceType<typeof PGlite>;
+  try {
+    client = new PGlite(options.pgliteDir);
+    await migrate(drizzle(client, { schema }), { migrationsFolder });
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
   const db = drizzle(client, { schema });
-  await migrate(db, { migrationsFolder });
   // One process owns a PGlite database: its notifications never leave it, and it never reconnects.
   registerListen(db, async (channel, onPayload, onListening) => {
     await client.listen(channel, onPayload);
@@ -71,5 +84,15 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   });
   // PGlite wrote its files with the process's umask; the folder's 0700 guards what it writes later.
   restrictToOwner(options.pgliteDir);
-  return { db, driver: 'pglite', close: () => client.close() };
+  return {
+    db,
+    driver: 'pglite',
+    close: async () => {
+      try {
+        await client.close();
+      } finally {
+        lock.release();
+      }
+    },
+  };
 }

@@ -24,10 +24,12 @@ import { registerOneTouchAdminRoutes } from './collect-one-touch.ts';
 import { registerStatementAdminRoutes } from './collect-statements.ts';
 import { registerLendingCollectMerchantAdminRoutes } from './lending-collect-merchants.ts';
 import { registerLendingCreditProductAdminRoutes } from './lending-credit-products.ts';
+import { registerLendingFileAdminRoutes } from './lending-files.ts';
 import { registerLendingReferenceDataAdminRoutes } from './lending-reference-data.ts';
 import { registerLendingTenantAdminRoutes } from './lending-tenants.ts';
 import { registerMessagingPriceListAdminRoutes } from './messaging-price-lists.ts';
 import { registerMessagingSenderIdAdminRoutes } from './messaging-sender-id.ts';
+import { registerMessagingTokenAdminRoutes } from './messaging-tokens.ts';
 import { registerOpenBankingAdminRoutes } from './openbanking.ts';
 
 /**
@@ -269,6 +271,7 @@ export function createAdminApi(): OpenAPIHono<AppEnv> {
     if (!revoked) throw Refusal.notFound('Active token');
     return c.body(null, 204);
   });
+  registerMessagingTokenAdminRoutes(app);
   registerMessagingSenderIdAdminRoutes(app);
   registerMessagingPriceListAdminRoutes(app);
   registerOneTouchAdminRoutes(app);
@@ -280,6 +283,7 @@ export function createAdminApi(): OpenAPIHono<AppEnv> {
   registerLendingCreditProductAdminRoutes(app);
   registerLendingReferenceDataAdminRoutes(app);
   registerLendingCollectMerchantAdminRoutes(app);
+  registerLendingFileAdminRoutes(app);
   registerCodecAdminRoutes(app);
   return app;
 }

@@ -32,13 +32,24 @@ async function inSeed<T>(place: string, write: () => Promise<T>): Promise<T> {
 /**
  * Writes a seed file's reference data into a tenant (`npm run admin -- lending:seed-reference-data`):
  * each dictionary and vendor it names is created or replaced (parents before their children), the
- * settings it gives are set; what it does not name is left as it is. Running it twice changes nothing.
+ * settings it gives are set; what it does not name is left as it is. Running it twice changes nothing;
+ * a refused seed writes nothing.
  */
 export async function seedReferenceData(
   deps: Deps,
   { tenantId, seed }: { tenantId: string; seed: ReferenceDataSeed },
 ) {
   await requireTenant(deps.db, tenantId);
+  // One transaction (decision 0080): a seed refused half-way (a vendor's bad store) leaves nothing behind.
+  await deps.db.transaction((tx) => writeSeed({ db: tx }, tenantId, seed));
+  return {
+    dictionaries: seed.dictionaries.map((dictionary) => dictionary.name),
+    vendors: seed.vendors.map((vendor) => vendor.vendorId),
+    settings: [...(seed.coApplicant ? ['coApplicant'] : []), ...(seed.vendorSettings ? ['vendors'] : [])],
+  };
+}
+
+async function writeSeed(deps: Deps, tenantId: string, seed: ReferenceDataSeed) {
   const pending = seed.dictionaries.map((dictionary, index) => ({ dictionary, index }));
   const written = new Set<string>();
   while (pending.length > 0) {
@@ -60,11 +71,6 @@ export async function seedReferenceData(
   for (const [index, vendor] of seed.vendors.entries()) {
     await inSeed(`vendors.${index}`, () => putVendor(deps, { tenantId, vendor }));
   }
-  return {
-    dictionaries: seed.dictionaries.map((dictionary) => dictionary.name),
-    vendors: seed.vendors.map((vendor) => vendor.vendorId),
-    settings: [...(seed.coApplicant ? ['coApplicant'] : []), ...(seed.vendorSettings ? ['vendors'] : [])],
-  };
 }
 
 /** Everything of a tenant's reference data, inactive vendors and stores too (the operator's view). */

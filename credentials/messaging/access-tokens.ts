@@ -56,6 +56,18 @@ export async function issueAccessToken(
   return { accountId, tokenId, token };
 }
 
+/** Another access token for an existing account; undefined when there is no such account. */
+export async function issueAccountToken(
+  db: Database,
+  { accountId, label }: { accountId: string; label: string },
+): Promise<IssuedToken | undefined> {
+  const [account] = await db
+    .select({ id: messagingAccounts.id })
+    .from(messagingAccounts)
+    .where(eq(messagingAccounts.id, accountId));
+  return account ? issueAccessToken(db, { accountName: '', label, accountId }) : undefined;
+}
+
 export async function revokeAccessToken(db: Database, tokenId: string): Promise<boolean> {
   const rows = await db
     .update(messagingAccessTokens)
