@@ -1,16 +1,8 @@
 import { spawn } from 'node:child_process';
-import {
-  accessSync,
-  closeSync,
-  constants,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs';
+import { accessSync, constants, mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { type HeldLock, LockHeld, takeLock } from './process-lock.ts';
 
 /**
  * Builds Go programs from the Go module proxy into the per-user cache (`go install` with GOBIN), once
@@ -38,34 +30,6 @@ export function findGo(what: string): string {
   throw new Error(`Go is needed to build ${what} (https://go.dev/dl/).`);
 }
 
-/** True while a process with this pid runs (a lock whose holder died is stale). */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** Takes `<dir>.lock` (O_EXCL, holding our pid); answers the pid of a live holder instead, if there is one. */
-function tryLock(lockFile: string): number | undefined {
-  for (;;) {
-    try {
-      const fd = openSync(lockFile, 'wx');
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
-      return undefined;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-    const holder = Number.parseInt(readFileSync(lockFile, 'utf8'), 10);
-    if (Number.isInteger(holder) && holder > 0 && isAlive(holder)) return holder;
-    // A build killed half-way left its lock behind: take it over.
-    unlinkSync(lockFile);
-  }
-}
-
 /**
  * `go install <packages>` into `dir`, logging progress every 30 s; resolves with the seconds it took.
  * One build per folder at a time: test files and processes started together all want the same binaries,
@@ -82,20 +46,26 @@ export async function goInstall(options: {
 }): Promise<number> {
   const { dir, log } = options;
   mkdirSync(path.dirname(dir), { recursive: true });
-  const lockFile = `${dir}.lock`;
+  let lock: HeldLock | undefined;
   let waitingFor: number | undefined;
-  for (;;) {
-    const holder = tryLock(lockFile);
-    if (holder === undefined) break;
-    if (waitingFor !== holder) log(`Waiting for process ${holder}, which is building ${options.what}...`);
-    waitingFor = holder;
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
+  while (!lock) {
+    try {
+      lock = takeLock(`${dir}.lock`, `the build of ${options.what}`);
+    } catch (error) {
+      const racedForIt = (error as NodeJS.ErrnoException).code === 'EEXIST';
+      if (!(error instanceof LockHeld) && !racedForIt) throw error;
+      const holder = error instanceof LockHeld ? error.holder.pid : undefined;
+      if (holder !== undefined && holder !== waitingFor)
+        log(`Waiting for process ${holder}, which is building ${options.what}...`);
+      waitingFor = holder;
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+    }
   }
   try {
     if (options.isBuilt()) return 0;
     return await runGoInstall(options);
   } finally {
-    unlinkSync(lockFile);
+    lock.release();
   }
 }
 

@@ -43,7 +43,7 @@ describe('goInstall', () => {
   it('takes over the lock of a build that died half-way', async () => {
     const dir = path.join(root, 'stale');
     // A pid far above any the kernel hands out here: its holder is gone.
-    writeFileSync(`${dir}.lock`, '4194000');
+    writeFileSync(`${dir}.lock`, JSON.stringify({ pid: 4194000, since: '2026-12-07T00:00:00Z' }));
     const before = runCount();
     await install(dir);
     expect(runCount()).toBe(before + 1);
