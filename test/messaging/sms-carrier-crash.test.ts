@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
@@ -54,7 +54,7 @@ async function startCarrier(): Promise<number> {
 
 /** Every submit_sm the carrier logged: its destination and text. */
 const carrierSubmissions = () =>
-  readFileSync(carrierLog, 'utf8')
+  (existsSync(carrierLog) ? readFileSync(carrierLog, 'utf8') : '')
     .split('\n')
     .filter((line) => line.includes('"submit_sm"'))
     .map((line) => JSON.parse(line) as { destination: string; text: string });
@@ -101,12 +101,14 @@ describe('the stack killed mid-burst, against an independent SMPP carrier', () =
     const receiver = await startReceiver();
     try {
       const started = [await apis.start(), await workers.start()];
-      const api = started[0]!;
+      // Where the senders send: the API process, or (while it is down) the promise of the next one.
+      let apiUrl: Promise<string> = Promise.resolve(started[0]!.url!);
+      let restarted: (url: string) => void = () => {};
       const answered = new Map<string, number>();
       let next = 0;
-      let killed = false;
+      let killing = false;
       const sender = async () => {
-        while (!killed && next < MESSAGES) {
+        while (next < MESSAGES) {
           const i = next++;
           const body = {
             to: destination(i),
@@ -116,32 +118,38 @@ describe('the stack killed mid-burst, against an independent SMPP carrier', () =
             ...(isCode(i) ? { containsCode: true } : {}),
           };
           try {
-            const response = await fetch(`${api.url}/messaging/sms?at=${platform.token}`, {
+            const response = await fetch(`${await apiUrl}/messaging/sms?at=${platform.token}`, {
               method: 'POST',
               headers: { 'content-type': 'application/json' },
               body: JSON.stringify(body),
             });
             const json = (await response.json()) as { id?: string };
-            if (response.status === 202 && json.id) answered.set(json.id, i);
-            else if (!killed)
+            if (response.status !== 202 || !json.id)
               throw new Error(`POST /sms answered ${response.status}: ${JSON.stringify(json)}`);
+            answered.set(json.id, i);
           } catch (error) {
-            if (!killed) throw error; // killed: this one may or may not have been written
+            // Cut by the kill: this one may or may not have been written; the next waits for the new API.
+            if (!killing) throw error;
           }
         }
       };
       const sending = Promise.all(Array.from({ length: SENDERS }, sender));
+      sending.catch(() => {}); // awaited below; a failure before that must not go unhandled
 
       await eventually(
         async () => (carrierSubmissions().length >= KILL_AFTER ? true : undefined),
         60_000,
         `${KILL_AFTER} submit_sm at the carrier`,
       );
-      killed = true;
+      killing = true;
+      apiUrl = new Promise((resolve) => {
+        restarted = resolve;
+      });
       await Promise.all(started.map((each) => each.kill()));
-      await sending;
-      const atKill = carrierSubmissions().length;
+      const atKill = { submitted: carrierSubmissions().length, answered: answered.size };
       started.push(await apis.start(), await workers.start());
+      restarted(started[2]!.url!);
+      await sending;
 
       // Every message written (answered or not) ends in a final status.
       const rowsOf = () =>
@@ -154,29 +162,37 @@ describe('the stack killed mid-burst, against an independent SMPP carrier', () =
           })
           .from(messagingMessages)
           .where(eq(messagingMessages.accountId, platform.accountId));
+      let waiting = '';
       const rows = await eventually(
         async () => {
           const all = await rowsOf();
-          return all.every((row) => FINAL.has(row.status)) ? all : undefined;
+          const open = all.filter((row) => !FINAL.has(row.status)).map((row) => row.status);
+          waiting = `${open.length} (${[...new Set(open)].join(', ')})`;
+          return open.length === 0 ? all : undefined;
         },
-        100_000,
+        90_000,
         'every written message to end in a final status',
-      );
+      ).catch((error: Error) => {
+        throw new Error(`${error.message}; still open: ${waiting}`);
+      });
       for (const id of answered.keys()) expect(rows.map((row) => row.id)).toContain(id);
 
       // The carrier's own log: how often each message reached it.
       const counts = new Map<string, number>();
-      for (const sms of carrierSubmissions())
-        counts.set(`+${sms.destination}`, (counts.get(`+${sms.destination}`) ?? 0) + 1);
+      for (const sms of carrierSubmissions()) {
+        const to = `+${sms.destination}`;
+        counts.set(to, (counts.get(to) ?? 0) + 1);
+      }
       const doubt = inDoubt(started);
       const twice = rows.filter((row) => (counts.get(row.to) ?? 0) >= 2);
       const statuses: Record<string, number> = {};
       for (const row of rows) statuses[row.status] = (statuses[row.status] ?? 0) + 1;
       console.log(
-        `carrier crash: ${rows.length} written (${answered.size} answered), killed after ${atKill} submit_sm; ` +
-          `${[...counts.values()].reduce((a, b) => a + b, 0)} submit_sm for ${counts.size} messages, ` +
-          `${twice.length} submitted twice (${twice.filter((row) => row.containsCode).length} codes); ` +
-          `in doubt ${doubt.resubmitted.size + doubt.unknown.size} (${doubt.resubmitted.size} resubmitted, ` +
+        `carrier crash: ${rows.length} written (${answered.size} answered; ${atKill.answered} before the kill, ` +
+          `which came after ${atKill.submitted} submit_sm); ${[...counts.values()].reduce((a, b) => a + b, 0)} ` +
+          `submit_sm for ${counts.size} messages; ${twice.length} submitted twice ` +
+          `(${twice.filter((row) => row.containsCode).length} one-time codes); in doubt ` +
+          `${doubt.resubmitted.size + doubt.unknown.size} (${doubt.resubmitted.size} resubmitted, ` +
           `${doubt.unknown.size} ended unknown); final statuses ${JSON.stringify(statuses)}`,
       );
 
@@ -187,7 +203,7 @@ describe('the stack killed mid-burst, against an independent SMPP carrier', () =
         else expect(submitted, `${row.to} at the carrier`).toBeGreaterThanOrEqual(1);
         // Twice only when in doubt and the policy sends it again (ordinary messages); a code never.
         if (submitted >= 2) {
-          expect(row.containsCode, `${row.to}: a one-time code submitted twice`).toBe(false);
+          expect(row.containsCode, `${row.to}: a one-time code submitted ${submitted} times`).toBe(false);
           expect(doubt.resubmitted.has(row.id), `${row.to} submitted ${submitted} times, not in doubt`).toBe(
             true,
           );
