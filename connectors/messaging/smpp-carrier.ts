@@ -280,9 +280,10 @@ export function createSmppCarrier(options: SmppCarrierOptions): SmsCarrier {
     const reason = smppStatusText(response.command_status);
     // The SMSC no longer counts us as bound: drop the session so the next attempt binds afresh.
     if (response.command_status === smpp.errors.ESME_RINVBNDSTS) s.destroy();
-    if (response.command_status === 0 || TRANSIENT.has(response.command_status)) {
+    // Accepted without an id: taken, but its receipt cannot be matched (in doubt, not "not taken").
+    if (response.command_status === 0) throw new Error(`SMPP submit_sm failed for now: ${reason}`);
+    if (TRANSIENT.has(response.command_status))
       throw new NotTakenError(`SMPP submit_sm failed for now: ${reason}`);
-    }
     log.info({ messageId, reason }, 'smpp submit_sm rejected');
     return { outcome: 'rejected', error: reason };
   }
