@@ -1,10 +1,13 @@
 import { Context } from '@temporalio/activity';
 import { and, eq, inArray, or, type SQL, sql } from 'drizzle-orm';
-import type { SmsCarrier } from '../../connectors/messaging/carriers.ts';
+import { NotTakenError, type SmsCarrier } from '../../connectors/messaging/carriers.ts';
 import type { Database } from '../../db/client.ts';
 import { messagingMessages } from '../../db/schema/messaging.ts';
 import type { MessageFinalStatus } from '../../domain/messaging/delivery-receipt.ts';
+import { inDoubtAction } from '../../domain/messaging/in-doubt.ts';
+import type { Config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
+import { coalescing } from '../shared/coalesce.ts';
 import { permanentFailureOf } from '../shared/permanent-failures.ts';
 import { type SubmissionRecord, submitTraced } from './sms.ts';
 
@@ -17,6 +20,7 @@ export interface SmsBatchActivityDeps {
   db: Database;
   carrier: SmsCarrier;
   logger: Logger;
+  config: Pick<Config, 'SMS_IN_DOUBT' | 'SMS_IN_DOUBT_CODES'>;
 }
 
 /** What one hand-over of a batch (or of its messages not handed over yet) achieved. */
@@ -29,6 +33,11 @@ export interface BatchHandOver {
   unsent: Array<{ messageId: string; error: string }>;
   /** Taken by another batch (a hand-over repeated after a crash) or deleted: not this batch's to follow. */
   elsewhere: string[];
+  /**
+   * In doubt and not sent again (SMS_IN_DOUBT `unknown`, decision 0084): the workflow ends them
+   * `unknown`. Absent from hand-overs recorded before 0084.
+   */
+  inDoubt?: string[];
 }
 
 export interface MessageOutcome {
@@ -44,7 +53,8 @@ const HEARTBEAT_MS = 2_000;
 
 const valuesList = (rows: SQL[]) => sql.join(rows, sql`, `);
 
-export function createSmsBatchActivities({ db, carrier, logger }: SmsBatchActivityDeps) {
+export function createSmsBatchActivities({ db, carrier, logger, config }: SmsBatchActivityDeps) {
+  const policy = { ordinary: config.SMS_IN_DOUBT, codes: config.SMS_IN_DOUBT_CODES };
   /** One statement for many submissions: the carrier ids, parts and times of each. */
   async function recordSubmissions(records: SubmissionRecord[]): Promise<void> {
     if (records.length === 0) return;
@@ -84,44 +94,22 @@ export function createSmsBatchActivities({ db, carrier, logger }: SmsBatchActivi
       .where(and(sql`${m.id} = v.id`, eq(m.status, 'sending')));
   }
 
-  /**
-   * Writes submissions as the carrier answers them, a statement per burst: what has been written is
-   * never submitted again by a retry, so a crash doubles at most what was outstanding or unwritten.
-   */
-  function submissionWriter() {
-    let queued: SubmissionRecord[] = [];
-    const written = new Set<string>();
-    let writing: Promise<void> | undefined;
-    const writeQueued = async (): Promise<void> => {
-      while (queued.length > 0) {
-        const taking = queued;
-        queued = [];
-        try {
-          await recordSubmissions(taking);
-          for (const record of taking) written.add(record.messageId);
-        } catch (error) {
-          // The database is away: these stay unwritten; the workflow records them (never a resubmit).
-          logger.warn(
-            { err: (error as Error).message, count: taking.length },
-            'submissions not recorded yet',
-          );
-          return;
-        }
-      }
-    };
-    return {
-      add(record: SubmissionRecord) {
-        queued.push(record);
-        writing ??= writeQueued().finally(() => {
-          writing = undefined;
-        });
-      },
-      async flush(): Promise<Set<string>> {
-        await writing;
-        if (queued.length > 0) await writeQueued();
-        return written;
-      },
-    };
+  /** The wire mark of decision 0084, written (many at a time) just before each message's submit_sm. */
+  const markOnWire = coalescing(async (ids: string[]) => {
+    await db.update(messagingMessages).set({ wireAt: sql`now()` }).where(inArray(messagingMessages.id, ids));
+  });
+  /** Each submission written as the carrier answers it (many at a time): never submitted again. */
+  const recordSubmission = coalescing(recordSubmissions);
+
+  /** A submission the carrier certainly did not take is not in doubt: its mark goes. */
+  async function clearWireMarks(ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    try {
+      await db.update(messagingMessages).set({ wireAt: null }).where(inArray(messagingMessages.id, ids));
+    } catch (error) {
+      // Left marked, they count as in doubt: the safe side of the policy.
+      logger.warn({ err: (error as Error).message, count: ids.length }, 'wire marks not cleared');
+    }
   }
 
   return {
@@ -129,7 +117,9 @@ export function createSmsBatchActivities({ db, carrier, logger }: SmsBatchActivi
      * Hands a batch's messages to the carrier once each. The messages are first claimed for this batch
      * (`sending` with its process id, written before any submit_sm goes out): a message another batch
      * claimed is left to it, and a retry finds the ones whose carrier id was written and does not send
-     * them again. All go out together over the bind's window (SMPP_WINDOW).
+     * them again. All go out together over the bind's window (SMPP_WINDOW), each after its wire mark
+     * (decision 0084): after a crash, only a message marked without a carrier id is in doubt, and the
+     * policy (domain/messaging/in-doubt.ts) sends it again or ends it `unknown`; the others go out again.
      */
     async submitMessageBatch(input: {
       processId: string;
@@ -160,10 +150,14 @@ export function createSmsBatchActivities({ db, carrier, logger }: SmsBatchActivi
           carrierPartIds: messagingMessages.carrierPartIds,
           carrier: messagingMessages.carrier,
           submittedAt: messagingMessages.submittedAt,
+          wireAt: messagingMessages.wireAt,
+          containsCode: messagingMessages.containsCode,
         });
       const byId = new Map(claimed.map((row) => [row.id, row]));
-      const result: BatchHandOver = { submitted: [], rejected: [], unsent: [], elsewhere: [] };
+      const inDoubt: string[] = [];
+      const result: BatchHandOver = { submitted: [], rejected: [], unsent: [], elsewhere: [], inDoubt };
       const toSend: typeof input.messages = [];
+      const resentInDoubt: string[] = [];
       for (const message of input.messages) {
         const row = byId.get(message.messageId);
         if (!row) result.elsewhere.push(message.messageId);
@@ -176,21 +170,39 @@ export function createSmsBatchActivities({ db, carrier, logger }: SmsBatchActivi
             submittedAt: (row.submittedAt ?? new Date()).toISOString(),
             recorded: true,
           });
-        else if (row.status === 'sending') toSend.push(message);
-        // Refused earlier (a retry after the refusal was written): final.
-        else result.rejected.push({ messageId: row.id, error: row.error ?? `${row.status} earlier` });
+        else if (row.status !== 'sending')
+          // Refused earlier (a retry after the refusal was written): final.
+          result.rejected.push({ messageId: row.id, error: row.error ?? `${row.status} earlier` });
+        else if (!row.wireAt) toSend.push(message);
+        else if (inDoubtAction(policy, row) === 'unknown') inDoubt.push(row.id);
+        else {
+          resentInDoubt.push(row.id);
+          toSend.push(message);
+        }
       }
+      if (resentInDoubt.length + inDoubt.length > 0)
+        logger.warn(
+          { processId: input.processId, resubmitted: resentInDoubt, unknown: inDoubt },
+          'submit_sm in doubt (sent, unanswered before a crash)',
+        );
 
       const context = Context.current();
       const heartbeat = setInterval(() => context.heartbeat(), HEARTBEAT_MS);
-      const writer = submissionWriter();
       const fresh: SubmissionRecord[] = [];
+      const written = new Set<string>();
+      const writes: Promise<void>[] = [];
       const rejected: BatchHandOver['rejected'] = [];
+      const notTaken: string[] = [];
       try {
         await Promise.all(
           toSend.map(async (message) => {
+            let marked = false;
+            const beforeWire = async () => {
+              await markOnWire(message.messageId);
+              marked = true;
+            };
             try {
-              const answer = await submitTraced(carrier, 'sms', message);
+              const answer = await submitTraced(carrier, 'sms', { ...message, beforeWire });
               if (answer.outcome === 'rejected') {
                 rejected.push({ messageId: message.messageId, error: answer.error });
                 return;
@@ -203,15 +215,23 @@ export function createSmsBatchActivities({ db, carrier, logger }: SmsBatchActivi
                 submittedAt: new Date().toISOString(),
               };
               fresh.push(record);
-              writer.add(record);
+              writes.push(
+                recordSubmission(record).then(
+                  () => void written.add(record.messageId),
+                  // The database is away: unwritten; the workflow records it (never a resubmit).
+                  (error: Error) => logger.warn({ err: error.message }, 'submission not recorded yet'),
+                ),
+              );
             } catch (error) {
+              if (marked && error instanceof NotTakenError) notTaken.push(message.messageId);
               result.unsent.push({ messageId: message.messageId, error: (error as Error).message });
             }
           }),
         );
-        const written = await writer.flush();
+        await Promise.all(writes);
         for (const record of fresh)
           result.submitted.push({ ...record, recorded: written.has(record.messageId) });
+        await clearWireMarks(notTaken);
         await recordRejections(rejected);
         result.rejected.push(...rejected);
       } finally {

@@ -367,47 +367,59 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
     async deliverWebhooks(input: {
       requests: WebhookRequest[];
     }): Promise<Array<{ eventId: string; delivery: RegisteredDelivery; retry: boolean }>> {
-      const registered = await registerDeliveries(input.requests);
-      const pending = registered.filter((entry) => entry.status === 'pending');
-      // A retried activity finds the first attempts it already made.
-      const outcomes = await recordedOutcomes(
-        1,
-        pending.map((entry) => entry.deliveryId),
-      );
-      const toAttempt = pending.filter((entry) => !outcomes.has(entry.deliveryId));
-      const deliveries = await deliveriesForAttempt(toAttempt.map((entry) => entry.deliveryId));
-      const made = await mapConcurrently(toAttempt, CONCURRENT_ATTEMPTS, ({ request, deliveryId }) => {
-        const delivery = deliveries.get(deliveryId);
-        if (!delivery)
-          throw ApplicationFailure.nonRetryable(`webhook delivery ${deliveryId} is not recorded`);
-        return callReceiver(delivery, {
-          attempt: 1,
-          format: request.format ?? 'standard-webhooks',
-          requestTimeoutMs: config.WEBHOOK_REQUEST_TIMEOUT,
-        });
-      });
-      await recordAttempts(made);
-      for (const each of made) outcomes.set(each.delivery.deliveryId, each.outcome);
-      const ended = (ok: boolean) =>
-        pending
-          .filter((entry) => {
-            const outcome = outcomes.get(entry.deliveryId);
-            return outcome && (ok ? outcome.ok : !outcome.ok && outcome.permanent === true);
-          })
-          .map((entry) => entry.deliveryId);
-      await completeDeliveries(ended(true), 'delivered', 1);
-      await completeDeliveries(ended(false), 'failed', 1);
-      return registered.map(({ request, deliveryId, status }) => {
-        const outcome = outcomes.get(deliveryId);
-        const retry = status === 'pending' && !outcome?.ok && !outcome?.permanent;
-        return {
-          eventId: request.eventId,
-          delivery: { deliveryId, completed: !retry, ...schedule() },
-          retry,
-        };
-      });
+      // Alive while its requests run: a worker that dies mid-burst is noticed by its silence (issue 37).
+      const context = Context.current();
+      const heartbeat = setInterval(() => context.heartbeat(), 2_000);
+      try {
+        return await deliverBurst(input.requests);
+      } finally {
+        clearInterval(heartbeat);
+      }
     },
   };
+
+  async function deliverBurst(
+    requests: WebhookRequest[],
+  ): Promise<Array<{ eventId: string; delivery: RegisteredDelivery; retry: boolean }>> {
+    const registered = await registerDeliveries(requests);
+    const pending = registered.filter((entry) => entry.status === 'pending');
+    // A retried activity finds the first attempts it already made.
+    const outcomes = await recordedOutcomes(
+      1,
+      pending.map((entry) => entry.deliveryId),
+    );
+    const toAttempt = pending.filter((entry) => !outcomes.has(entry.deliveryId));
+    const deliveries = await deliveriesForAttempt(toAttempt.map((entry) => entry.deliveryId));
+    const made = await mapConcurrently(toAttempt, CONCURRENT_ATTEMPTS, ({ request, deliveryId }) => {
+      const delivery = deliveries.get(deliveryId);
+      if (!delivery) throw ApplicationFailure.nonRetryable(`webhook delivery ${deliveryId} is not recorded`);
+      return callReceiver(delivery, {
+        attempt: 1,
+        format: request.format ?? 'standard-webhooks',
+        requestTimeoutMs: config.WEBHOOK_REQUEST_TIMEOUT,
+      });
+    });
+    await recordAttempts(made);
+    for (const each of made) outcomes.set(each.delivery.deliveryId, each.outcome);
+    const ended = (ok: boolean) =>
+      pending
+        .filter((entry) => {
+          const outcome = outcomes.get(entry.deliveryId);
+          return outcome && (ok ? outcome.ok : !outcome.ok && outcome.permanent === true);
+        })
+        .map((entry) => entry.deliveryId);
+    await completeDeliveries(ended(true), 'delivered', 1);
+    await completeDeliveries(ended(false), 'failed', 1);
+    return registered.map(({ request, deliveryId, status }) => {
+      const outcome = outcomes.get(deliveryId);
+      const retry = status === 'pending' && !outcome?.ok && !outcome?.permanent;
+      return {
+        eventId: request.eventId,
+        delivery: { deliveryId, completed: !retry, ...schedule() },
+        retry,
+      };
+    });
+  }
 }
 
 /** Attempts of one deliverWebhooks call in flight at once. */

@@ -6,6 +6,20 @@ export interface CarrierSubmission {
   to: string;
   from: string;
   message: string;
+  /**
+   * Called once a submit_sm may go out (a place in the window held), awaited just before the first
+   * one is written: the activity's durable wire mark (decision 0084). When it throws, nothing is sent.
+   */
+  beforeWire?: () => Promise<void>;
+}
+
+/**
+ * A submission the carrier certainly did not take: nothing was written to the wire, or the carrier
+ * answered "not now" (throttled, no bind...). Thrown (transient, retried); unlike a lost answer, it
+ * leaves the message out of doubt (decision 0084).
+ */
+export class NotTakenError extends Error {
+  override name = 'NotTakenError';
 }
 
 export type CarrierSubmitResult =

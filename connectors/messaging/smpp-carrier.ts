@@ -11,7 +11,12 @@ import {
 } from '../../domain/messaging/segments.ts';
 import { deliveryReceiptFromSmpp } from '../../domain/messaging/smpp-receipt.ts';
 import type { Logger } from '../../platform/logger.ts';
-import type { CarrierSubmission, CarrierSubmitResult, SmsCarrier } from './carriers.ts';
+import {
+  type CarrierSubmission,
+  type CarrierSubmitResult,
+  NotTakenError,
+  type SmsCarrier,
+} from './carriers.ts';
 
 /**
  * SMS carrier over SMPP 3.4: one transceiver session to the SMSC, opened on first use (a submission,
@@ -216,9 +221,16 @@ export function createSmppCarrier(options: SmppCarrierOptions): SmsCarrier {
     s.send(pdu.response({ command_status: status }));
   }
 
-  async function submitPdu(s: Session, fields: PduFields): Promise<Pdu> {
+  async function submitPdu(s: Session, fields: PduFields, beforeWire?: () => Promise<void>): Promise<Pdu> {
     await window.enter();
     try {
+      if (beforeWire) {
+        try {
+          await beforeWire();
+        } catch (error) {
+          throw new NotTakenError(`not submitted: ${(error as Error).message}`);
+        }
+      }
       return await sendSubmitPdu(s, fields);
     } finally {
       window.leave();
@@ -243,7 +255,7 @@ export function createSmppCarrier(options: SmppCarrierOptions): SmsCarrier {
         s.destroy();
       }, responseTimeoutMs);
       const sent = s.submit_sm(fields, (pdu) => done(undefined, pdu));
-      if (!sent) done(new Error('SMPP session is not writable'));
+      if (!sent) done(new NotTakenError('SMPP session is not writable'));
     });
   }
 
@@ -252,10 +264,12 @@ export function createSmppCarrier(options: SmppCarrierOptions): SmsCarrier {
     s: Session,
     messageId: string,
     fields: PduFields,
+    beforeWire?: () => Promise<void>,
   ): Promise<{ outcome: 'submitted'; carrierMessageId: string } | { outcome: 'rejected'; error: string }> {
-    const response = await submitPdu(s, fields);
+    const response = await submitPdu(s, fields, beforeWire);
+    // Answered, but not taken: the message is not in doubt.
     if (response.command === 'generic_nack') {
-      throw new Error(
+      throw new NotTakenError(
         `SMPP submit_sm answered with generic_nack: ${smppStatusText(response.command_status)}`,
       );
     }
@@ -266,9 +280,10 @@ export function createSmppCarrier(options: SmppCarrierOptions): SmsCarrier {
     const reason = smppStatusText(response.command_status);
     // The SMSC no longer counts us as bound: drop the session so the next attempt binds afresh.
     if (response.command_status === smpp.errors.ESME_RINVBNDSTS) s.destroy();
-    if (response.command_status === 0 || TRANSIENT.has(response.command_status)) {
-      throw new Error(`SMPP submit_sm failed for now: ${reason}`);
-    }
+    // Accepted without an id: taken, but its receipt cannot be matched (in doubt, not "not taken").
+    if (response.command_status === 0) throw new Error(`SMPP submit_sm failed for now: ${reason}`);
+    if (TRANSIENT.has(response.command_status))
+      throw new NotTakenError(`SMPP submit_sm failed for now: ${reason}`);
     log.info({ messageId, reason }, 'smpp submit_sm rejected');
     return { outcome: 'rejected', error: reason };
   }
@@ -302,6 +317,7 @@ export function createSmppCarrier(options: SmppCarrierOptions): SmsCarrier {
           total === 1
             ? { ...envelope, short_message: submission.message }
             : { ...envelope, message_payload: submission.message },
+          submission.beforeWire,
         );
       }
       // Each part a short message of its own, under one reference derived from the message id: a
@@ -327,7 +343,16 @@ export function createSmppCarrier(options: SmppCarrierOptions): SmsCarrier {
                 sar_total_segments: total,
                 sar_segment_seqnum: seq,
               };
-        const answer = await submitOne(s, submission.messageId, fields);
+        // The wire mark before the first part; once a part was taken, a later "not now" leaves the
+        // message in doubt (its first parts are at the carrier).
+        const answer = await submitOne(
+          s,
+          submission.messageId,
+          fields,
+          seq === 1 ? submission.beforeWire : undefined,
+        ).catch((error: Error) => {
+          throw seq > 1 && error instanceof NotTakenError ? new Error(error.message) : error;
+        });
         // A part refused for good: the text cannot arrive whole, so the message is rejected.
         if (answer.outcome === 'rejected')
           return { outcome: 'rejected', error: `part ${seq} of ${total}: ${answer.error}` };

@@ -63,6 +63,12 @@ export const messagingMessages = pgTable(
      * are signalled there, and the API shows it so the message leads to its process in the Web UI.
      */
     processId: text('process_id'),
+    /**
+     * The wire mark (decision 0084): written just before the message's submit_sm goes out, cleared when
+     * the carrier certainly did not take it. Set with no carrier id after a crash: the message is in
+     * doubt (the carrier may have it), and SMS_IN_DOUBT / SMS_IN_DOUBT_CODES say what becomes of it.
+     */
+    wireAt: timestamp('wire_at', { withTimezone: true }),
     error: text('error'),
     idempotencyKey: text('idempotency_key'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),

@@ -2,7 +2,17 @@
  * Delivery outcome of a message, as reported by the carrier (SMPP deliver_sm receipt) or the
  * chat-app provider. Pure: shared by activities, the receipt router and workflows.
  */
-export type MessageFinalStatus = 'delivered' | 'undeliverable' | 'expired' | 'rejected' | 'failed';
+/**
+ * `unknown`: the submit_sm went out and its answer was lost in a crash, and the message was not sent
+ * again (SMS_IN_DOUBT `unknown`, decision 0084): the carrier may or may not have it.
+ */
+export type MessageFinalStatus =
+  | 'delivered'
+  | 'undeliverable'
+  | 'expired'
+  | 'rejected'
+  | 'failed'
+  | 'unknown';
 
 /** Every status a message can have in the read model, in lifecycle order. */
 export const MESSAGE_STATUSES = [
@@ -15,6 +25,7 @@ export const MESSAGE_STATUSES = [
   'expired',
   'rejected',
   'failed',
+  'unknown',
 ] as const;
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { IN_DOUBT_ACTIONS } from '../../domain/messaging/in-doubt.ts';
 import { LONG_MESSAGE_MODES } from '../../domain/messaging/segments.ts';
 import { duration, port } from '../config-fields.ts';
 
@@ -67,6 +68,13 @@ export const messagingConfig = z.object({
   SMS_RECEIPT_TIMEOUT: duration('48h'),
   /** How long the hand-over to the carrier is retried before the message is reported as failed. */
   SMS_SUBMIT_TIMEOUT: duration('1h'),
+  /**
+   * What becomes of an SMS whose submit_sm went out but whose answer was lost in a crash (decision 0084):
+   * `resubmit` (at least once) or `unknown` (final status `unknown`, never submitted twice); for ordinary
+   * messages, and for messages flagged `containsCode` (one-time codes).
+   */
+  SMS_IN_DOUBT: z.enum(IN_DOUBT_ACTIONS).default('resubmit'),
+  SMS_IN_DOUBT_CODES: z.enum(IN_DOUBT_ACTIONS).default('unknown'),
   /**
    * How long an API process holds accepted messages it is handing over to their workflows; after a crash,
    * another process takes them once it has passed (decision 0066).

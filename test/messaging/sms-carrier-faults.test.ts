@@ -30,7 +30,7 @@ afterAll(async () => {
 });
 
 const api = messagingClient(() => platform);
-const FINAL = ['delivered', 'undeliverable', 'expired', 'rejected', 'failed'];
+const FINAL = ['delivered', 'undeliverable', 'expired', 'rejected', 'failed', 'unknown'];
 
 /** The message once it has a final status; well before the receipt timeout could expire it. */
 async function finalMessage(id: string, timeoutMs = 25_000): Promise<AnswerJson> {
@@ -151,5 +151,21 @@ describe('an SMSC that refuses every bind', () => {
       platform.sandbox.smpp.refuseBinds(false);
       await receiver.stop();
     }
+  });
+});
+
+describe('an SMSC that throttles a one-time code', () => {
+  it('sends it again: an answered "not now" is not doubt (decision 0084), so the code is not ended unknown', async () => {
+    platform.sandbox.smpp.throttle(1);
+    const id = await send('+359888125011', { message: 'Your code is 123456', containsCode: true });
+    const done = await finalMessage(id);
+    expect(done.status).toBe('delivered');
+    expect(
+      platform.sandbox.smpp.submitted
+        .filter((sms) => sms.destination === '359888125011')
+        .map((sms) => sms.text),
+    ).toEqual(['Your code is 123456']);
+    // The mark of the throttled submission was cleared, then written again for the one the SMSC took.
+    expect((await row(id)).wireAt).not.toBeNull();
   });
 });

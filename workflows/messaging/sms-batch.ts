@@ -13,6 +13,7 @@ import {
   type DeliveryReceipt,
   type MessageFinalStatus,
 } from '../../domain/messaging/delivery-receipt.ts';
+import { IN_DOUBT_ERROR } from '../../domain/messaging/in-doubt.ts';
 import {
   type BatchedMessage,
   deliveryReceiptSignal,
@@ -75,6 +76,7 @@ export async function messageBatch(input: MessageBatchInput): Promise<Record<Mes
     rejected: 0,
     failed: 0,
     expired: 0,
+    unknown: 0,
   };
   let ready: MessageOutcome[] = [];
 
@@ -127,6 +129,9 @@ export async function messageBatch(input: MessageBatchInput): Promise<Record<Mes
     }
     for (const refused of handed.rejected)
       ready.push({ messageId: refused.messageId, status: 'rejected', error: refused.error });
+    // Sent before a crash, answer lost, not sent again (decision 0084): the carrier may have it or not.
+    for (const messageId of handed.inDoubt ?? [])
+      ready.push({ messageId, status: 'unknown', error: IN_DOUBT_ERROR });
     // Taken by another batch (a repeated hand-over): that batch follows and reports them.
     for (const id of handed.elsewhere) followed.delete(id);
     for (const receipt of early.splice(0)) take(receipt);

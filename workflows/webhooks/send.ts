@@ -42,6 +42,8 @@ export async function sendWebhooks(requests: WebhookRequest[]): Promise<void> {
   const { deliverWebhooks } = proxyActivities<WebhookActivities>({
     // Every first attempt in the batch may wait its request timeout (at most 16 at a time).
     startToCloseTimeout: '5 minutes',
+    // The activity heartbeats: a worker that dies mid-burst is replaced in seconds, not 5 minutes.
+    heartbeatTimeout: '10 seconds',
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
   });
   const outcomes = await deliverWebhooks({ requests });

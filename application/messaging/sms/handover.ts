@@ -212,7 +212,14 @@ async function startWorkflows(deps: UseCaseDeps, handed: Handed[]): Promise<stri
   const { config } = deps;
   const starts: Array<{ ids: string[]; start: () => Promise<void> }> = [];
   const byAccount = new Map<string, Handed[]>();
+  const followed: string[] = [];
   for (const message of handed) {
+    // Claimed by a batch already (a hand-over repeated after a crash): that batch follows it, and a
+    // workflow of its own would submit it a second time (issue 37).
+    if (message.row.processId) {
+      followed.push(message.row.id);
+      continue;
+    }
     if (!batchable(config, message.row)) {
       const accepted = propagation.extract(ROOT_CONTEXT, message.traceContext ?? {});
       starts.push({
@@ -249,7 +256,7 @@ async function startWorkflows(deps: UseCaseDeps, handed: Handed[]): Promise<stri
       return [];
     }
   });
-  return started.flat();
+  return [...followed, ...started.flat()];
 }
 
 /**

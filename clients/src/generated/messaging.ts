@@ -1956,7 +1956,7 @@ export interface components {
              * @description accepted → scheduled → sending → submitted → a final status
              * @enum {string}
              */
-            status: "accepted" | "scheduled" | "sending" | "submitted" | "delivered" | "undeliverable" | "expired" | "rejected" | "failed";
+            status: "accepted" | "scheduled" | "sending" | "submitted" | "delivered" | "undeliverable" | "expired" | "rejected" | "failed" | "unknown";
             to: string;
             from: string;
             /** @description The text; masked (digits as `*`) when `containsCode` */

@@ -1,0 +1,1 @@
+ALTER TABLE "messaging_messages" ADD COLUMN "wire_at" timestamp with time zone;
