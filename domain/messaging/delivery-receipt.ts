@@ -3,8 +3,10 @@
  * chat-app provider. Pure: shared by activities, the receipt router and workflows.
  */
 /**
- * `unknown`: the submit_sm went out and its answer was lost in a crash, and the message was not sent
- * again (SMS_IN_DOUBT `unknown`, decision 0084): the carrier may or may not have it.
+ * `expired`: the carrier's own word (SMPP `stat:EXPIRED`: its validity period passed undelivered).
+ * `unknown` (decision 0084): whether the message arrived is not known — its submit_sm went out and its
+ * answer was lost in a crash and it was not sent again (SMS_IN_DOUBT `unknown`), or the carrier took it
+ * and no receipt came by SMS_RECEIPT_TIMEOUT.
  */
 export type MessageFinalStatus =
   | 'delivered'

@@ -34,7 +34,7 @@ export interface MessageDeliveryInput {
   /** ISO time; the message is not handed to the carrier before it. */
   scheduled?: string;
   dlrUrl?: string;
-  /** How long to wait for the delivery receipt before the message counts as expired. */
+  /** How long to wait for the delivery receipt before the message ends `unknown` (no receipt). */
   receiptTimeoutMs: number;
   /**
    * How long the hand-over to the carrier is retried before the message counts as failed

@@ -64,7 +64,7 @@ export const messagingConfig = z.object({
   HLR_API_SECRET: z.string().min(1).default(SANDBOX_HLR_API_SECRET),
   SANDBOX_HTTP_PORT: port(4010),
 
-  /** How long a message waits for its delivery receipt before it is reported as expired. */
+  /** How long a message waits for its delivery receipt before it is reported `unknown` (no receipt). */
   SMS_RECEIPT_TIMEOUT: duration('48h'),
   /** How long the hand-over to the carrier is retried before the message is reported as failed. */
   SMS_SUBMIT_TIMEOUT: duration('1h'),

@@ -23,6 +23,7 @@ import {
 } from '../../domain/messaging/processes.ts';
 import type { WebhookRequest } from '../../domain/webhooks/processes.ts';
 import { sendWebhooks } from '../webhooks/send.ts';
+import { noReceiptOutcome } from './no-receipt.ts';
 
 const { submitMessageBatch } = proxyActivities<MessagingActivities>({
   // A batch goes out over the bind's window; a worker that dies mid-batch is noticed by its silence.
@@ -58,8 +59,8 @@ interface Followed {
  * Up to MESSAGING_BATCH_SIZE SMS from their hand-over to their delivery reports (decision 0074):
  * hand them all to the carrier over the bind's window → wait for their receipts, which the router
  * signals in bursts → write each burst's final statuses in one statement and report them to their
- * dlrUrls together → at the receipt timeout, the rest are expired. Each message's row names this
- * workflow (process_id), so a message still leads to its process in the Web UI.
+ * dlrUrls together → at the receipt timeout, the rest are `unknown` (no receipt). Each message's row
+ * names this workflow (process_id), so a message still leads to its process in the Web UI.
  */
 export async function messageBatch(input: MessageBatchInput): Promise<Record<MessageFinalStatus, number>> {
   const processId = workflowInfo().workflowId;
@@ -160,11 +161,15 @@ export async function messageBatch(input: MessageBatchInput): Promise<Record<Mes
     if (ready.length === 0 && !(left > 0 && (await condition(() => ready.length > 0, left)))) break;
     await report(takeReady(), counts, followed);
   }
-  // Whatever is still waiting when the receipt timeout passes is expired.
-  const expired = [...followed.values()].map(
-    ({ message }): MessageOutcome => ({ messageId: message.messageId, status: 'expired' }),
-  );
-  await report(expired, counts, followed);
+  // Whatever is still waiting when the receipt timeout passes has no receipt: `unknown` (decision
+  // 0084, amended; `expired` in histories from before).
+  if (followed.size > 0) {
+    const outcome = noReceiptOutcome();
+    const unanswered = [...followed.values()].map(
+      ({ message }): MessageOutcome => ({ messageId: message.messageId, ...outcome }),
+    );
+    await report(unanswered, counts, followed);
+  }
   return counts;
 }
 

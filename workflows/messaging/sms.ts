@@ -23,6 +23,7 @@ import {
 import { dataRefusalOf } from '../../domain/permanent-failures.ts';
 import { BusinessStatus } from '../../domain/search-attributes.ts';
 import { sendWebhook } from '../webhooks/send.ts';
+import { noReceiptOutcome } from './no-receipt.ts';
 
 const { markMessageStatus, recordMessageOutcome, recordCarrierSubmission } =
   proxyActivities<MessagingActivities>({
@@ -104,7 +105,7 @@ async function pollChatAppReceipt(
   try {
     return await awaitChatAppReceipt({ carrierMessageId });
   } catch (error) {
-    if (error instanceof ActivityFailure) return undefined; // deadline passed: reported as expired
+    if (error instanceof ActivityFailure) return undefined; // deadline passed: no receipt
     throw error;
   }
 }
@@ -171,8 +172,9 @@ export async function messageDelivery(input: MessageDeliveryInput): Promise<Mess
       receipt = (await pollChatAppReceipt(submission.carrierMessageId, input.receiptTimeoutMs)) ?? receipt;
     const arrived = await condition(() => messageReceipt() !== undefined, input.receiptTimeoutMs);
     receipt = messageReceipt();
-    status = arrived && receipt ? receipt.status : 'expired';
-    error = receipt?.errorCode;
+    // No receipt in time: `unknown` (decision 0084, amended); `expired` in histories from before.
+    ({ status, error } =
+      arrived && receipt ? { status: receipt.status, error: receipt.errorCode } : noReceiptOutcome());
   }
   upsertSearchAttributes([{ key: BusinessStatus, value: status }]);
   const recordOutcome = shorter ? recordMessageOutcomeLocally : recordMessageOutcome;
