@@ -21,7 +21,8 @@ const messaging = () => createMessagingClient(platform.apiUrl, platform.token);
 const finalStatus = (id: string) =>
   eventually(async () => {
     const { data } = await messaging().GET('/sms/{id}', { params: { path: { id } } });
-    return data && ['delivered', 'undeliverable', 'expired', 'rejected', 'failed'].includes(data.status)
+    return data &&
+      ['delivered', 'undeliverable', 'expired', 'rejected', 'failed', 'unknown'].includes(data.status)
       ? data
       : undefined;
   });

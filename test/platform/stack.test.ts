@@ -304,7 +304,9 @@ describe('npm run stack', () => {
       async () => {
         const response = await fetch(`${apiUrl}/messaging/sms/${smsId}?at=${encodeURIComponent(token)}`);
         const message = (await response.json()) as { status: string };
-        return ['delivered', 'failed', 'rejected', 'undeliverable', 'expired'].includes(message.status)
+        return ['delivered', 'failed', 'rejected', 'undeliverable', 'expired', 'unknown'].includes(
+          message.status,
+        )
           ? message
           : undefined;
       },
