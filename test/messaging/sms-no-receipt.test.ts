@@ -37,7 +37,7 @@ describe('a message without a delivery receipt', () => {
         async () => {
           const read = await Promise.all(ids.map(async (id) => (await api('GET', `/sms/${id}`)).json));
           return read.every(
-            (view) => !['accepted', 'scheduled', 'sending', 'submitted'].includes(view.status),
+            (view) => !['accepted', 'scheduled', 'sending', 'submitted'].includes(view.status as string),
           )
             ? read
             : undefined;
