@@ -1,0 +1,32 @@
+import { Refusal } from './refusal.ts';
+
+/**
+ * The engine cannot take an Update yet (decision 0087): Temporal admits a bounded number of Updates in
+ * flight per workflow (`history.maxInFlightUpdates`, 10 by default) and a bounded size of their payloads;
+ * past either it answers RESOURCE_EXHAUSTED ("limit on number of concurrent in-flight updates has been
+ * reached (10)", "limit on total payload size of in-flight updates …"). The clients send such an Update
+ * again for a while (cmd/runtime.ts, TEMPORAL_UPDATE_QUEUE_TIMEOUT); when the workflow is still that
+ * busy, the caller is answered 503 `process_busy` with a `Retry-After`, never 500. The facade maps it
+ * for every use case (application/shared/facade.ts).
+ */
+
+/** Whether `error` (or one of its causes) is the engine's refusal of an Update for its in-flight limits. */
+export function isUpdateCapacityError(error: unknown): boolean {
+  for (let cause = error, depth = 0; cause instanceof Error && depth < 8; cause = cause.cause, depth++) {
+    if (/in-flight updates/i.test(cause.message)) return true;
+  }
+  return false;
+}
+
+/** When to try again: the Updates ahead of it usually complete within a second or two. */
+export const PROCESS_BUSY_RETRY_AFTER_MS = 2_000;
+
+/** The refusal a caller gets for an error the engine raised because the process is busy, else undefined. */
+export function engineBusyRefusal(error: unknown): Refusal | undefined {
+  if (!isUpdateCapacityError(error)) return undefined;
+  return Refusal.unavailable(
+    'process_busy',
+    'The process is handling as many requests as it takes at once; try again after Retry-After seconds',
+    PROCESS_BUSY_RETRY_AFTER_MS,
+  );
+}
