@@ -12,7 +12,7 @@ import {
 } from '@temporalio/worker';
 import { answerClientErrors, createApp } from '../api/app.ts';
 import { messaging } from '../application/messaging/index.ts';
-import { isUpdateCapacityError } from '../application/shared/engine-busy.ts';
+import { isUpdateNotTakenYet } from '../application/shared/engine-busy.ts';
 import type { Database } from '../db/client.ts';
 import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
@@ -51,8 +51,9 @@ const eagerStarts: WorkflowClientInterceptor = {
  * The server takes at most 10 Updates in flight per workflow (`history.maxInFlightUpdates`); an eleventh is
  * refused with RESOURCE_EXHAUSTED, and the SDK's own retries (5, quick) run out under load (50 concurrent
  * bids on one loan). Such an Update is sent again with backoff, 50 ms doubling to 1 s, jittered, for up
- * to TEMPORAL_UPDATE_QUEUE_TIMEOUT (30 s): concurrent callers queue instead of failing. Past it the
- * refusal is thrown, and the facade answers it 503 `process_busy` with a Retry-After (decision 0087).
+ * to TEMPORAL_UPDATE_QUEUE_TIMEOUT (30 s): concurrent callers queue instead of failing. So is an Update
+ * the server aborted for its registry being cleared (the same Update id: taken once). Past the timeout
+ * the refusal is thrown, and the facade answers it 503 `process_busy` with a Retry-After (decision 0087).
  */
 function updateCapacity(queueTimeoutMs: number): WorkflowClientInterceptor {
   async function withUpdateCapacity<T>(send: () => Promise<T>): Promise<T> {
@@ -61,7 +62,7 @@ function updateCapacity(queueTimeoutMs: number): WorkflowClientInterceptor {
       try {
         return await send();
       } catch (error) {
-        if (!isUpdateCapacityError(error) || Date.now() >= deadline) throw error;
+        if (!isUpdateNotTakenYet(error) || Date.now() >= deadline) throw error;
         await new Promise((resolve) => setTimeout(resolve, delay / 2 + Math.random() * delay));
       }
     }
