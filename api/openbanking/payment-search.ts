@@ -6,6 +6,7 @@ import {
   PAYMENT_STATUSES,
 } from '../../domain/openbanking/payments.ts';
 import { paymentSchema } from './payment-schemas.ts';
+import { decimalAmount } from '../../domain/decimal-amount.ts';
 
 /**
  * The schemas of the agent's payment searches (`POST payments`, `POST payments/search-last-updated`,
@@ -41,9 +42,7 @@ export const pagingFields = {
     .openapi({ description: `Items per page, 1-${PAGE_SIZE.max}`, example: PAGE_SIZE.default }),
 };
 
-const amountFilter = z
-  .string()
-  .regex(/^\d{1,12}(\.\d{1,2})?$/, 'a decimal with at most two decimals, e.g. "12.50"');
+const amountFilter = decimalAmount({ integerDigits: 12, min: 'non-negative' });
 
 export const paymentCriteriaSchema = z
   .object({
