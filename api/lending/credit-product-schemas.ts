@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import { AMORTISATION_METHODS, type CreditProduct } from '../../domain/lending/credit-products.ts';
 import { decimalAmount } from '../../domain/decimal-amount.ts';
+import { AMORTISATION_METHODS, type CreditProduct } from '../../domain/lending/credit-products.ts';
 
 /**
  * Credit products, loan terms and schedules as the API shows them (the use cases:

@@ -1,10 +1,10 @@
 import { z } from '@hono/zod-openapi';
+import { decimalAmount } from '../../domain/decimal-amount.ts';
 import { bidStatuses } from '../../domain/lending/bids.ts';
 import { customerAddressSchema, customerDetailsSchema } from '../../domain/lending/customers.ts';
 import { loanStatuses } from '../../domain/lending/loan-lifecycle.ts';
 import { errorBodySchema } from '../shared/errors.ts';
 import { lendingErrorResponses } from './auth.ts';
-import { decimalAmount } from '../../domain/decimal-amount.ts';
 
 /** Request and answer schemas of the Investor operations (decision 0052). */
 

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
+import { decimalAmount } from '../../domain/decimal-amount.ts';
 import { repaymentModes } from '../../domain/lending/servicing.ts';
 import { loanErrorResponses, loanSchema, repaymentSchema } from './loan-schemas.ts';
-import { decimalAmount } from '../../domain/decimal-amount.ts';
 
 /** Repayments as the API takes and answers them (the use cases: application/lending/repayments.ts). */
 

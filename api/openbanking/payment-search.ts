@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { decimalAmount } from '../../domain/decimal-amount.ts';
 import {
   minorOf,
   PAYMENT_KINDS,
@@ -6,7 +7,6 @@ import {
   PAYMENT_STATUSES,
 } from '../../domain/openbanking/payments.ts';
 import { paymentSchema } from './payment-schemas.ts';
-import { decimalAmount } from '../../domain/decimal-amount.ts';
 
 /**
  * The schemas of the agent's payment searches (`POST payments`, `POST payments/search-last-updated`,

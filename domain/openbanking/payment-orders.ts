@@ -1,6 +1,5 @@
 import { electronicFormatIBAN, isValidIBAN } from 'ibantools';
 import { z } from 'zod';
-import { minorOf } from './payments.ts';
 import { decimalAmount } from '../decimal-amount.ts';
 
 /**

@@ -38,7 +38,8 @@ describe('the rule', () => {
       ['10.001', 'has more than 2 decimals'],
       ['1234567890123456', 'has more than 15 digits before the decimal point'],
     ];
-    for (const [text, problem] of cases) expect(decimalAmountProblem(text), JSON.stringify(text)).toBe(problem);
+    for (const [text, problem] of cases)
+      expect(decimalAmountProblem(text), JSON.stringify(text)).toBe(problem);
   });
 });
 
@@ -64,7 +65,9 @@ describe('over HTTP', () => {
       });
     const spaced = await create(' 5000.00 ');
     expect(spaced.status, JSON.stringify(spaced.body)).toBe(400);
-    expect(spaced.body.error?.fields).toEqual([{ field: 'amount', message: 'must not have spaces around it' }]);
+    expect(spaced.body.error?.fields).toEqual([
+      { field: 'amount', message: 'must not have spaces around it' },
+    ]);
     const exact = await create('5000.00');
     expect(exact.status, JSON.stringify(exact.body)).toBe(201);
 

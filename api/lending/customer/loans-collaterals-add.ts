@@ -1,11 +1,11 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { lending } from '../../../application/lending/index.ts';
+import { decimalAmount } from '../../../domain/decimal-amount.ts';
 import { jsonBody } from '../../shared/openapi.ts';
 import { defineLendingOperation, lendingSecurity } from '../auth.ts';
 import { customerCaller } from '../callers.ts';
 import { loanAnswer, loanIdParams } from '../loan-schemas.ts';
 import { lendingPath } from '../paths.ts';
-import { decimalAmount } from '../../../domain/decimal-amount.ts';
 
 export const collateralBodySchema = z
   .object({

@@ -1,5 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { lending } from '../../../application/lending/index.ts';
+import { decimalAmount } from '../../../domain/decimal-amount.ts';
 import { jsonBody } from '../../shared/openapi.ts';
 import { defineLendingOperation, lendingSecurity } from '../auth.ts';
 import { managementCaller } from '../callers.ts';
@@ -7,7 +8,6 @@ import { loanTermsBodySchema } from '../credit-product-schemas.ts';
 import { loanErrorResponses, loanSchema } from '../loan-schemas.ts';
 import { lendingPath } from '../paths.ts';
 import { pointOfSaleBodyFields } from '../reference-data-schemas.ts';
-import { decimalAmount } from '../../../domain/decimal-amount.ts';
 
 const disbursedAmount = decimalAmount({ decimals: 6, example: '1500.00' });
 

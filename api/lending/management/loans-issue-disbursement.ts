@@ -1,10 +1,10 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { lending } from '../../../application/lending/index.ts';
+import { decimalAmount } from '../../../domain/decimal-amount.ts';
 import { defineLendingOperation, lendingSecurity } from '../auth.ts';
 import { managementCaller } from '../callers.ts';
 import { loanErrorResponses, loanIdParams, loanSchema } from '../loan-schemas.ts';
 import { lendingPath } from '../paths.ts';
-import { decimalAmount } from '../../../domain/decimal-amount.ts';
 
 /**
  * `POST /Management/Loans/{loanId}/IssueDisbursement?amount=`: pays an Approved loan out as a cash payout
