@@ -12,6 +12,7 @@ import {
 } from '@temporalio/worker';
 import { answerClientErrors, createApp } from '../api/app.ts';
 import { messaging } from '../application/messaging/index.ts';
+import { isUpdateNotTakenYet } from '../application/shared/engine-busy.ts';
 import type { Database } from '../db/client.ts';
 import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
@@ -47,33 +48,30 @@ const eagerStarts: WorkflowClientInterceptor = {
 };
 
 /**
- * The server takes at most 10 Updates in flight per workflow (`limit.maxInFlightUpdates`); an eleventh is
+ * The server takes at most 10 Updates in flight per workflow (`history.maxInFlightUpdates`); an eleventh is
  * refused with RESOURCE_EXHAUSTED, and the SDK's own retries (5, quick) run out under load (50 concurrent
  * bids on one loan). Such an Update is sent again with backoff, 50 ms doubling to 1 s, jittered, for up
- * to 30 s: concurrent callers queue instead of failing.
+ * to TEMPORAL_UPDATE_QUEUE_TIMEOUT (30 s): concurrent callers queue instead of failing. So is an Update
+ * the server aborted for its registry being cleared (the same Update id: taken once). Past the timeout
+ * the refusal is thrown, and the facade answers it 503 `process_busy` with a Retry-After (decision 0085).
  */
-const IN_FLIGHT_UPDATES_RETRY_MS = 30_000;
-const isInFlightUpdateLimit = (error: unknown): boolean => {
-  for (let cause = error; cause instanceof Error; cause = cause.cause) {
-    if (/in-flight updates/i.test(cause.message)) return true;
-  }
-  return false;
-};
-async function withUpdateCapacity<T>(send: () => Promise<T>): Promise<T> {
-  const deadline = Date.now() + IN_FLIGHT_UPDATES_RETRY_MS;
-  for (let delay = 50; ; delay = Math.min(1_000, delay * 2)) {
-    try {
-      return await send();
-    } catch (error) {
-      if (!isInFlightUpdateLimit(error) || Date.now() >= deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, delay / 2 + Math.random() * delay));
+function updateCapacity(queueTimeoutMs: number): WorkflowClientInterceptor {
+  async function withUpdateCapacity<T>(send: () => Promise<T>): Promise<T> {
+    const deadline = Date.now() + queueTimeoutMs;
+    for (let delay = 50; ; delay = Math.min(1_000, delay * 2)) {
+      try {
+        return await send();
+      } catch (error) {
+        if (!isUpdateNotTakenYet(error) || Date.now() >= deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, delay / 2 + Math.random() * delay));
+      }
     }
   }
+  return {
+    startUpdate: (input, next) => withUpdateCapacity(() => next(input)),
+    startUpdateWithStart: (input, next) => withUpdateCapacity(() => next(input)),
+  };
 }
-const updateCapacity: WorkflowClientInterceptor = {
-  startUpdate: (input, next) => withUpdateCapacity(() => next(input)),
-  startUpdateWithStart: (input, next) => withUpdateCapacity(() => next(input)),
-};
 
 /**
  * The client of a process. `eagerStart` (a process that also runs the workers: `npm start`, tests,
@@ -93,6 +91,7 @@ export async function connectTemporal(
   const traced: WorkflowClientInterceptor[] = options.tracing
     ? [new OpenTelemetryWorkflowClientInterceptor()]
     : [];
+  const queued = updateCapacity(config.TEMPORAL_UPDATE_QUEUE_TIMEOUT);
   if (options.eagerStart) {
     // The SDK's runtime is installed once, before its first native connection.
     installTemporalRuntime(logger);
@@ -101,7 +100,7 @@ export async function connectTemporal(
     const client = new Client({
       connection,
       ...clientOptions,
-      interceptors: { workflow: [...traced, updateCapacity, eagerStarts] },
+      interceptors: { workflow: [...traced, queued, eagerStarts] },
     });
     return { client, connection, close: () => connection.close() };
   }
@@ -110,7 +109,7 @@ export async function connectTemporal(
   const client = new Client({
     connection,
     ...clientOptions,
-    interceptors: { workflow: [...traced, updateCapacity] },
+    interceptors: { workflow: [...traced, queued] },
   });
   return { client, close: () => connection.close() };
 }

@@ -9,7 +9,7 @@ import {
   collectProductionKeys,
   collectSandboxValues,
 } from './collect/config.ts';
-import { optionalUrl, parsedText, port } from './config-fields.ts';
+import { duration, optionalUrl, parsedText, port } from './config-fields.ts';
 import {
   lendingBureauConfig,
   lendingBureauPartyUrls,
@@ -105,6 +105,11 @@ const platformConfig = z.object({
   TEMPORAL_UI_PORT: port(8233),
   TEMPORAL_UI_URL: optionalUrl,
   TEMPORAL_CLI_PATH: z.string().optional(),
+  /**
+   * How long a client keeps sending an Update the server refuses for its in-flight limit (cmd/runtime.ts);
+   * then the caller is answered 503 `process_busy` with a Retry-After (decision 0085).
+   */
+  TEMPORAL_UPDATE_QUEUE_TIMEOUT: duration('30s'),
   /**
    * The operators' sign-in the codec server accepts from the Web UI (decision 0081): an OpenID Connect
    * issuer (the identity provider the UI signs its users in with, TEMPORAL_AUTH_PROVIDER_URL), the

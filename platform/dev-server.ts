@@ -14,6 +14,11 @@ export interface DevServerOptions {
   port?: number;
   /** SQLite pragmas of a persisted server; defaults to the throughput settings below (benchmarks vary them). */
   sqlitePragmas?: string[];
+  /**
+   * Dynamic config of the server (`--dynamic-config-value key=<JSON value>`), e.g. a test's low
+   * `{ 'history.maxInFlightUpdates': 1 }`; none by default.
+   */
+  dynamicConfig?: Record<string, string | number | boolean>;
   /** Web UI port; `false` runs headless. */
   uiPort?: number | false;
   /** The codec server the Web UI decodes payloads through (`<api>/codec`, api/admin/codec.ts). */
@@ -82,6 +87,8 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       args.push('--sqlite-pragma', pragma);
   }
   for (const key of platformSearchAttributes) args.push('--search-attribute', `${key.name}=Keyword`);
+  for (const [key, value] of Object.entries(options.dynamicConfig ?? {}))
+    args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
 
   // The SQLite files hold every workflow's history: readable by their owner only. Files of an older
   // start are tightened; the server creates new ones (and SQLite its WAL and SHM files) under umask 077,

@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { decimalAmount } from '../../domain/decimal-amount.ts';
 import { AMORTISATION_METHODS, type CreditProduct } from '../../domain/lending/credit-products.ts';
 
 /**
@@ -79,11 +80,10 @@ export const loanTermsBodySchema = z
       description: 'The credit product’s Name, or a promo code standing in for it',
       example: 'Personal 12',
     }),
-    amount: z
-      .string()
-      .trim()
-      .regex(/^\d{1,15}(\.\d+)?$/, 'must be a positive decimal amount like 1500.00')
-      .openapi({ description: 'In the product’s currency', example: '5000.00' }),
+    amount: decimalAmount({ decimals: 6, example: '1500.00' }).openapi({
+      description: 'In the product’s currency',
+      example: '5000.00',
+    }),
     term: z
       .number()
       .int()

@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { decimalAmount } from '../../domain/decimal-amount.ts';
 import { bidStatuses } from '../../domain/lending/bids.ts';
 import { customerAddressSchema, customerDetailsSchema } from '../../domain/lending/customers.ts';
 import { loanStatuses } from '../../domain/lending/loan-lifecycle.ts';
@@ -8,12 +9,9 @@ import { lendingErrorResponses } from './auth.ts';
 /** Request and answer schemas of the Investor operations (decision 0052). */
 
 /** A money amount: positive, at most 2 decimals. */
-export const bidAmount = z
-  .string()
-  .trim()
-  .regex(/^\d{1,13}(\.\d{1,2})?$/, 'a positive amount with at most 2 decimals, like 500.00')
-  .refine((text) => Number(text) > 0, 'must be more than 0')
-  .openapi({ example: '500.00' });
+export const bidAmount = decimalAmount({ integerDigits: 13, example: '500.00' }).openapi({
+  example: '500.00',
+});
 
 const customer = customerDetailsSchema.shape;
 

@@ -1,15 +1,11 @@
 import { z } from '@hono/zod-openapi';
+import { decimalAmount } from '../../domain/decimal-amount.ts';
 import { repaymentModes } from '../../domain/lending/servicing.ts';
 import { loanErrorResponses, loanSchema, repaymentSchema } from './loan-schemas.ts';
 
 /** Repayments as the API takes and answers them (the use cases: application/lending/repayments.ts). */
 
-const amount = z
-  .string()
-  .trim()
-  .regex(/^\d{1,15}(\.\d+)?$/, 'must be a positive decimal amount like 150.00')
-  .refine((text) => Number(text) > 0, 'must be more than 0')
-  .openapi({ example: '150.00' });
+const amount = decimalAmount({ decimals: 6, example: '150.00' }).openapi({ example: '150.00' });
 
 /** What a repayment's amount, date and mode are in a POST or PUT. */
 export const repaymentFields = {

@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { decimalAmount } from '../../domain/decimal-amount.ts';
 import {
   minorOf,
   PAYMENT_KINDS,
@@ -41,9 +42,7 @@ export const pagingFields = {
     .openapi({ description: `Items per page, 1-${PAGE_SIZE.max}`, example: PAGE_SIZE.default }),
 };
 
-const amountFilter = z
-  .string()
-  .regex(/^\d{1,12}(\.\d{1,2})?$/, 'a decimal with at most two decimals, e.g. "12.50"');
+const amountFilter = decimalAmount({ integerDigits: 12, min: 'non-negative' });
 
 export const paymentCriteriaSchema = z
   .object({

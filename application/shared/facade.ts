@@ -1,5 +1,6 @@
 import { type Span, SpanStatusCode, trace } from '@opentelemetry/api';
 import { platformMetrics } from '../../platform/metrics.ts';
+import { engineBusyRefusal } from './engine-busy.ts';
 import { Refusal } from './refusal.ts';
 
 /**
@@ -7,7 +8,8 @@ import { Refusal } from './refusal.ts';
  * demo and tests call. Every use case has one shape, `(deps, input)`: what it may use, and one typed
  * input object (or none). The facade applies once what every use case needs: a tracing span named
  * `<service>.<useCase>` (a refusal is an answer, not an error: its code is an attribute) and the
- * `platform_use_case_duration_seconds` histogram by outcome. Idempotency stays with the use cases
+ * `platform_use_case_duration_seconds` histogram by outcome, and the one mapping of the engine's refusal
+ * of an Update it cannot take yet to 503 `process_busy` (application/shared/engine-busy.ts). Idempotency stays with the use cases
  * whose requests carry a key: each binds the key to the row it creates (application/shared/idempotency.ts).
  */
 
@@ -49,7 +51,9 @@ function observed(service: string, useCase: string, span: Span, call: () => unkn
     span.end();
     platformMetrics().useCases.observe({ service, useCase, outcome }, (performance.now() - started) / 1000);
   };
-  const fail = (error: unknown): never => {
+  const fail = (thrown: unknown): never => {
+    // The engine's "busy, not yet" is an answer too (503 process_busy with Retry-After), not a failure.
+    const error = engineBusyRefusal(thrown) ?? thrown;
     end(error instanceof Refusal ? 'refused' : 'failed', error);
     throw error;
   };

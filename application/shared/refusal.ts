@@ -68,9 +68,17 @@ export class Refusal extends Error {
 
   /** 429 with a `Retry-After` of `retryAfterMs`, rounded up to whole seconds (at least 1). */
   static tooManyRequests(code: string, message: string, retryAfterMs: number): Refusal {
-    const refusal = new Refusal(429, code, message);
-    refusal.retryAfterSeconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
-    return refusal;
+    return new Refusal(429, code, message).retryAfter(retryAfterMs);
+  }
+
+  /** 503 with a `Retry-After` of `retryAfterMs`, rounded up to whole seconds (at least 1). */
+  static unavailable(code: string, message: string, retryAfterMs: number): Refusal {
+    return new Refusal(503, code, message).retryAfter(retryAfterMs);
+  }
+
+  private retryAfter(ms: number): this {
+    this.retryAfterSeconds = Math.max(1, Math.ceil(ms / 1000));
+    return this;
   }
 
   static conflict(code: string, message: string): Refusal {

@@ -1,3 +1,5 @@
+import { STATUS_CODES } from 'node:http';
+
 /**
  * The credit bureau: who decides a loan application automatically. One interface, one HTTP
  * implementation used in every mode: in sandbox mode it talks to the sandbox bureau
@@ -48,7 +50,11 @@ export class BureauRefusal extends Error {
   }
 }
 
-/** The bureau could not be reached, failed or did not answer in time: the same request may be retried. */
+/**
+ * The bureau could not be reached, failed or did not answer in time: the same request may be retried. Its
+ * message says which, in words a loan officer reads in the loan's decision ("the credit bureau did not
+ * answer within 10 s", "… answered 503 Service Unavailable", "… could not be reached: connection refused").
+ */
 export class BureauUnavailable extends Error {
   constructor(message: string) {
     super(message);
@@ -91,7 +97,7 @@ export function createHttpBureau(options: HttpBureauOptions): CreditBureau {
         });
         text = await response.text();
       } catch (error) {
-        throw new BureauUnavailable(`credit bureau unreachable: ${(error as Error).message}`);
+        throw new BureauUnavailable(unreachable(error, timeoutMs));
       }
       let parsed: unknown;
       try {
@@ -110,7 +116,7 @@ export function createHttpBureau(options: HttpBureauOptions): CreditBureau {
             reasons: Array.isArray(check.reasons) ? check.reasons.map(String) : [],
           };
         }
-        throw new BureauUnavailable(`credit bureau answered without a decision: ${text.slice(0, 200)}`);
+        throw new BureauUnavailable(`the credit bureau answered without a decision: ${text.slice(0, 200)}`);
       }
       if (response.status >= 400 && response.status < 500 && response.status !== 429) {
         const error = (parsed as { error?: { message?: string } } | undefined)?.error;
@@ -119,9 +125,39 @@ export function createHttpBureau(options: HttpBureauOptions): CreditBureau {
           response.status,
         );
       }
-      throw new BureauUnavailable(`credit bureau answered ${response.status}: ${text.slice(0, 200)}`);
+      const said = (parsed as { error?: { message?: string } } | undefined)?.error?.message;
+      throw new BureauUnavailable(
+        `the credit bureau answered ${response.status} ${STATUS_CODES[response.status] ?? ''}`.trimEnd() +
+          (said ? `: ${said.slice(0, 200)}` : ''),
+      );
     },
   };
+}
+
+/** Socket errors a person reads (fetch's own message is only "fetch failed"). */
+const SOCKET_ERRORS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  ENOTFOUND: 'host name not found',
+  EAI_AGAIN: 'host name not resolved',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ETIMEDOUT: 'connection timed out',
+  UND_ERR_SOCKET: 'connection closed',
+};
+
+/** What went wrong before the bureau answered: its time ran out, or the connection failed (and how). */
+function unreachable(error: unknown, timeoutMs: number): string {
+  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'))
+    return `the credit bureau did not answer within ${timeoutMs / 1000} s`;
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
+  const code = typeof cause?.code === 'string' ? cause.code : undefined;
+  const how = code
+    ? (SOCKET_ERRORS[code] ?? code)
+    : typeof cause?.message === 'string'
+      ? cause.message
+      : (error as Error).message;
+  return `the credit bureau could not be reached: ${how}`;
 }
 
 /**

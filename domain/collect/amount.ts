@@ -1,3 +1,5 @@
+import { decimalAmountProblem } from '../decimal-amount.ts';
+
 /**
  * Exact money amounts. `AMOUNT=22.80` is read as 2280 minor units (integer arithmetic on the text,
  * never a float). Pure (no I/O).
@@ -13,14 +15,8 @@ export function parseAmountMinor(text: string): number | undefined {
 }
 
 /** Why a text is not an amount (for the error message), or undefined when it is one. */
-export function amountProblem(text: string): string | undefined {
-  if (/^-/.test(text)) return 'must be positive';
-  if (/^\d+\.\d{3,}$/.test(text)) return 'has more than 2 decimals';
-  if (/^\d+,\d+$/.test(text)) return 'use a dot as the decimal separator';
-  if (!AMOUNT.exec(text)) return 'must be a decimal amount like 22.80 (at most 9 integer digits)';
-  if (parseAmountMinor(text) === undefined) return 'must be greater than zero';
-  return undefined;
-}
+export const amountProblem = (text: string): string | undefined =>
+  decimalAmountProblem(text, { integerDigits: 9, decimals: 2, example: '22.80' });
 
 /** `2280` → `"22.80"`. */
 export function formatAmount(minor: number): string {

@@ -39,6 +39,12 @@ function declaredEncoding(bytes: Uint8Array): 'utf-8' | 'windows-1251' {
   throw badField('ENCODING', 'must be utf-8 (or absent for windows-1251)');
 }
 
+/**
+ * Values taken exactly as sent: an amount with spaces around it is refused naming the field, never
+ * trimmed and booked (domain/decimal-amount.ts, decision 0085). Other values lose surrounding blanks.
+ */
+const EXACT_VALUES: ReadonlySet<string> = new Set(['AMOUNT']);
+
 export function decodePacket(encoded: string): Packet {
   const bytes = base64Bytes(encoded);
   const encoding = declaredEncoding(bytes);
@@ -62,7 +68,8 @@ export function decodePacket(encoded: string): Packet {
     }
     const name = key.toUpperCase();
     if (Object.hasOwn(packet, name)) throw badField(name, 'appears more than once');
-    packet[name] = line.slice(eq + 1).trim();
+    const value = line.slice(eq + 1);
+    packet[name] = EXACT_VALUES.has(name) ? value : value.trim();
   }
   if (Object.keys(packet).length === 0) {
     throw new CollectProtocolError('BAD_ENCODED', 'the packet is empty');

@@ -1,5 +1,6 @@
 import { Decimal } from 'decimal.js';
 import { z } from 'zod';
+import { decimalAmount } from '../decimal-amount.ts';
 
 /**
  * Credit products of the lending platform (decision 0038). The spec names only the product's `Name`
@@ -62,8 +63,8 @@ export function minorUnitProblem(amount: string, currency: string): string | und
 
 const DECIMAL_TEXT = /^\d{1,15}(\.\d{1,6})?$/;
 
-const decimalText = (what: string) =>
-  z.string().trim().regex(DECIMAL_TEXT, `must be a non-negative decimal ${what} like 12.50`);
+/** An amount of a product's definition: exact, 0 allowed (shape and minor units: decimal-amount.ts, below). */
+const decimalText = () => decimalAmount({ decimals: 6, min: 'non-negative' });
 
 /** A rate in percent per year, 0 to 1000, at most 4 decimals. */
 const percent = z
@@ -100,9 +101,9 @@ export const creditProductFeesSchema = z.object({
   /** Percent of the amount, charged with the first instalment. */
   originationPercent: percent.default('0'),
   /** Fixed amount, charged with the first instalment (added to the percentage). */
-  originationFixed: decimalText('amount').default('0'),
+  originationFixed: decimalText().default('0'),
   /** Fixed amount charged with every instalment. */
-  monthly: decimalText('amount').default('0'),
+  monthly: decimalText().default('0'),
 });
 export type CreditProductFees = z.infer<typeof creditProductFeesSchema>;
 
@@ -142,7 +143,7 @@ export const creditProductFieldsSchema = z.object({
   /** Percentage points taken off `annualInterestRate` when a loan is calculated under a promo code. */
   promoRateDiscount: percent.default('0'),
   /** Loan amount bounds, inclusive, in the currency. */
-  amount: boundsOf(decimalText('amount')),
+  amount: boundsOf(decimalText()),
   /** Term bounds, inclusive, in months: one instalment a month. */
   term: boundsOf(monthCount),
   /** Nominal annual interest rate in percent; the monthly rate is a twelfth of it. */

@@ -1,6 +1,6 @@
 import { electronicFormatIBAN, isValidIBAN } from 'ibantools';
 import { z } from 'zod';
-import { minorOf } from './payments.ts';
+import { decimalAmount } from '../decimal-amount.ts';
 
 /**
  * The request fields of payment initiation shared by single and bulk payments (schemas for the API and
@@ -17,11 +17,7 @@ export const ibanSchema = z
   .transform((value) => electronicFormatIBAN(value) ?? value)
   .refine((value) => isValidIBAN(value), IBAN_MESSAGE);
 
-export const AMOUNT_MESSAGE = 'a positive decimal with at most two decimals, e.g. "12.50"';
-export const amountSchema = z
-  .string()
-  .regex(/^\d{1,12}(\.\d{1,2})?$/, AMOUNT_MESSAGE)
-  .refine((amount) => minorOf(amount) > 0, AMOUNT_MESSAGE);
+export const amountSchema = decimalAmount({ integerDigits: 12 });
 
 export const currencySchema = z.string().regex(/^[A-Z]{3}$/, 'an ISO 4217 code, e.g. "BGN"');
 

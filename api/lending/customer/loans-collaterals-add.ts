@@ -1,5 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { lending } from '../../../application/lending/index.ts';
+import { decimalAmount } from '../../../domain/decimal-amount.ts';
 import { jsonBody } from '../../shared/openapi.ts';
 import { defineLendingOperation, lendingSecurity } from '../auth.ts';
 import { customerCaller } from '../callers.ts';
@@ -10,11 +11,10 @@ export const collateralBodySchema = z
   .object({
     kind: z.string().trim().min(1).max(50).openapi({ example: 'vehicle' }),
     description: z.string().trim().min(1).max(1000).openapi({ example: 'Toyota Corolla 2019' }),
-    value: z
-      .string()
-      .trim()
-      .regex(/^\d{1,15}(\.\d{1,6})?$/, 'must be a decimal amount like 9500.00')
-      .openapi({ description: 'Estimated value, in the loan’s currency', example: '9500.00' }),
+    value: decimalAmount({ decimals: 6, min: 'non-negative', example: '9500.00' }).openapi({
+      description: 'Estimated value, in the loan’s currency',
+      example: '9500.00',
+    }),
   })
   .strict()
   .openapi('CollateralInput');

@@ -1,5 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { lending } from '../../../application/lending/index.ts';
+import { decimalAmount } from '../../../domain/decimal-amount.ts';
 import { jsonBody } from '../../shared/openapi.ts';
 import { defineLendingOperation, lendingSecurity } from '../auth.ts';
 import { managementCaller } from '../callers.ts';
@@ -8,10 +9,7 @@ import { loanErrorResponses, loanSchema } from '../loan-schemas.ts';
 import { lendingPath } from '../paths.ts';
 import { pointOfSaleBodyFields } from '../reference-data-schemas.ts';
 
-const decimalAmount = z
-  .string()
-  .trim()
-  .regex(/^\d{1,15}(\.\d+)?$/, 'must be a decimal amount like 1500.00');
+const disbursedAmount = decimalAmount({ decimals: 6, example: '1500.00' });
 
 const managementLoanBody = loanTermsBodySchema
   .omit({ startDate: true })
@@ -21,7 +19,7 @@ const managementLoanBody = loanTermsBodySchema
     disbursements: z
       .array(
         z.object({
-          amount: decimalAmount.openapi({ description: 'Equal to the loan amount', example: '5000.00' }),
+          amount: disbursedAmount.openapi({ description: 'Equal to the loan amount', example: '5000.00' }),
           date: z.iso.date().openapi({
             description: 'When it was paid out: the schedule starts then',
             example: '2026-01-15',
@@ -31,7 +29,7 @@ const managementLoanBody = loanTermsBodySchema
       .max(1)
       .optional()
       .openapi({ description: 'At most one: a loan already paid out (migration)' }),
-    repaidAmount: decimalAmount.optional().openapi({
+    repaidAmount: decimalAmount({ decimals: 6, min: 'non-negative', example: '0' }).optional().openapi({
       description: 'With a disbursement: what the borrower has repaid so far (default 0)',
       example: '0',
     }),

@@ -1,5 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { lending } from '../../../application/lending/index.ts';
+import { decimalAmount } from '../../../domain/decimal-amount.ts';
 import { defineLendingOperation, lendingSecurity } from '../auth.ts';
 import { managementCaller } from '../callers.ts';
 import { loanErrorResponses, loanIdParams, loanSchema } from '../loan-schemas.ts';
@@ -56,11 +57,7 @@ export const managementLoansIssueDisbursementOperation = defineLendingOperation(
       request: {
         params: loanIdParams,
         query: z.object({
-          amount: z
-            .string()
-            .trim()
-            .regex(/^\d{1,15}(\.\d+)?$/, 'must be a decimal amount like 1500.00')
-            .openapi({ example: '5000.00' }),
+          amount: decimalAmount({ decimals: 6, example: '1500.00' }).openapi({ example: '5000.00' }),
         }),
       },
       responses: {

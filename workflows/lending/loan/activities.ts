@@ -1,4 +1,10 @@
-import { isCancellation, proxyActivities } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  isCancellation,
+  proxyActivities,
+  TimeoutFailure,
+} from '@temporalio/workflow';
 import type { LendingActivities } from '../../../activities/lending/index.ts';
 import { LendingActivityFailure } from '../../../domain/lending/activity-failures.ts';
 import type {
@@ -45,8 +51,9 @@ export async function askBureau(
   loan: LoanSnapshot,
   applicant: BureauApplicant,
 ): Promise<LoanDecision> {
+  const startToCloseMs = input.bureau.requestTimeoutMs + 5_000;
   const { decideLoan } = proxyActivities<LendingActivities>({
-    startToCloseTimeout: input.bureau.requestTimeoutMs + 5_000,
+    startToCloseTimeout: startToCloseMs,
     retry: {
       initialInterval: '1 second',
       maximumInterval: '30 seconds',
@@ -70,10 +77,30 @@ export async function askBureau(
     if (isCancellation(error)) throw error;
     return {
       outcome: 'unavailable',
-      reasons: [`the credit bureau did not decide: ${(error as Error).message}`],
+      reasons: [bureauFailureReason(error, { startToCloseMs, attempts: input.bureau.attempts })],
       at: new Date().toISOString(),
     };
   }
+}
+
+/**
+ * Why the bureau decided nothing, from the activity failure's cause (its own message is only "Activity
+ * task failed"): the connector's words for a timeout, an error status or a refused connection
+ * (connectors/lending/bureau.ts), or the activity's own timeout; with the attempts when all were used.
+ */
+export function bureauFailureReason(
+  error: unknown,
+  policy: { startToCloseMs: number; attempts: number },
+): string {
+  const failure = error instanceof ActivityFailure ? error : undefined;
+  const cause = failure?.cause ?? (error as Error);
+  let reason: string;
+  if (cause instanceof TimeoutFailure)
+    reason = `the credit bureau did not answer within ${policy.startToCloseMs / 1000} s (the activity timed out)`;
+  else if (cause instanceof ApplicationFailure && cause.type === 'BureauUnavailable') reason = cause.message;
+  else reason = `the credit bureau did not decide: ${cause?.message ?? String(error)}`;
+  const allUsed = failure?.retryState === 'MAXIMUM_ATTEMPTS_REACHED' && policy.attempts > 1;
+  return allUsed ? `${reason} (asked ${policy.attempts} times)` : reason;
 }
 
 /** The message of an activity's failure (an ActivityFailure wraps the activity's error: its cause says it). */
