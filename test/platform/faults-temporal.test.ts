@@ -1,4 +1,5 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DefaultLogger, makeTelemetryFilterString, Runtime } from '@temporalio/worker';
@@ -88,6 +89,21 @@ afterAll(async () => {
 
 const health = () => readHealth(platform.apiUrl);
 
+/**
+ * Keeps the stopped server's port from other test files while it is down, refusing every connection as
+ * a stopped server does. Left free, the port is what `freePort()` may hand a dev server of a file running
+ * alongside (30 s is long): the platform would then reach that server, its worker would poll it, and
+ * /health would answer 200 "while the server is stopped" (the flake of issue 37).
+ */
+async function holdPort(): Promise<Server> {
+  const holder = createServer((socket) => socket.destroy());
+  await new Promise<void>((resolve, reject) => {
+    holder.once('error', reject);
+    holder.listen(port, '127.0.0.1', resolve);
+  });
+  return holder;
+}
+
 it(`the Temporal server stopped for ${OUTAGE_MS / 1000} s and restarted: /health names it, every process completes once`, async () => {
   await eventually(async () => ((await health()).status === 200 ? true : undefined), 30_000, 'ready');
   const api = messagingClient(() => platform);
@@ -159,6 +175,7 @@ it(`the Temporal server stopped for ${OUTAGE_MS / 1000} s and restarted: /health
   // The outage.
   await server!.stop();
   server = undefined;
+  const portHolder = await holdPort();
   const down = await eventually(
     async () => {
       const answer = await health();
@@ -177,6 +194,7 @@ it(`the Temporal server stopped for ${OUTAGE_MS / 1000} s and restarted: /health
     notReady: ['temporal'],
   });
 
+  await new Promise((resolve) => portHolder.close(resolve));
   server = await startServer();
   await eventually(async () => ((await health()).status === 200 ? true : undefined), 60_000, 'ready again');
 
