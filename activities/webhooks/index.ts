@@ -1,5 +1,5 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { ensureWebhookEndpoint } from '../../credentials/webhooks/endpoints.ts';
 import { signingSecretsOf, webhookSecretKey } from '../../credentials/webhooks/signing-secrets.ts';
 import type { Database } from '../../db/client.ts';
@@ -356,6 +356,25 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
     registerWebhookDelivery: registerDelivery,
     attemptWebhookDelivery: attemptDelivery,
     completeWebhookDelivery: completeDelivery,
+
+    /**
+     * The URLs of an owner's live endpoints, oldest first: where an event of a service that sends every
+     * event to every endpoint of its owner goes (lending events, decision 0088).
+     */
+    async webhookEndpointUrls(owner: { service: string; ownerId: string }): Promise<string[]> {
+      const rows = await db
+        .select({ url: webhookEndpoints.url })
+        .from(webhookEndpoints)
+        .where(
+          and(
+            eq(webhookEndpoints.service, owner.service),
+            eq(webhookEndpoints.ownerId, owner.ownerId),
+            isNull(webhookEndpoints.deletedAt),
+          ),
+        )
+        .orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id));
+      return rows.map((row) => row.url);
+    },
 
     /**
      * Many events at once (a batch of delivery reports, decision 0074): each registered as by
