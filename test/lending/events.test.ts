@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,7 +7,13 @@ import { type ReceivedRequest, startReceiver } from '../../sandbox/webhook-recei
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { approvedLoan } from './disbursement-support.ts';
 import { createCreditProduct } from './products-support.ts';
-import { createLendingTenant, type LendingTestTenant, lendingCall } from './support.ts';
+import {
+  completeDetails,
+  createLendingTenant,
+  type LendingTestTenant,
+  lendingCall,
+  registerCustomer,
+} from './support.ts';
 
 /**
  * Lending events (issue 40 item 3, decision 0088; a design extension, not in the spec): a tenant registers
@@ -233,4 +240,62 @@ describe('lending events over Standard Webhooks', () => {
       await flaky.stop();
     }
   }, 180_000);
+
+  it('npm run webhooks -- listen --service lending: a Management key, the events verified and forwarded', async () => {
+    const own = await createLendingTenant(platform);
+    await createCreditProduct(platform, own.tenantId);
+    const target = await startReceiver();
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'cmd/webhooks-cli.ts',
+        'listen',
+        '--service',
+        'lending',
+        '--forward-to',
+        target.url,
+      ],
+      {
+        env: { ...process.env, API_URL: platform.apiUrl, LENDER_API_KEY: own.keys.management },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    const output = { text: '' };
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output.text += chunk.toString('utf8');
+    });
+    child.stderr?.on('data', (chunk: Buffer) => {
+      output.text += chunk.toString('utf8');
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      const line = (pattern: RegExp, what: string) =>
+        eventually(async () => output.text.match(pattern) ?? undefined, 30_000, what);
+      const endpointId = (await line(/Ready\. Endpoint (whe_\S+): /, 'ready'))[1] as string;
+      const secret = (await line(/Signing secret[^:]*: (whsec_\S+)/, 'the secret'))[1] as string;
+
+      const customer = await registerCustomer(platform, own, completeDetails());
+      const created = await lendingCall<LoanView>(platform, 'POST', '/Customer/Loans/Create', {
+        key: own.keys.frontOffice,
+        token: customer.token,
+        body: { productName: 'Personal 12', amount: '3000.00', term: 12 },
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const forwarded = await eventually(async () => target.requests[0], 30_000, 'the forwarded event');
+      expect(verified(secret, forwarded)).toMatchObject({
+        type: 'loan.status_changed',
+        data: { loanId: created.body.loanId, from: null, to: 'Origination' },
+      });
+      await line(/\S+Z {2}loan\.status_changed {2}whd_\S+ {2}→ 200/, 'the event line');
+
+      child.kill('SIGINT');
+      expect(await exited).toBe(0);
+      expect(output.text).toContain(`SIGINT: deleted endpoint ${endpointId}`);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await target.stop();
+    }
+  }, 90_000);
 });
