@@ -100,7 +100,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       if (!endpointIds.has(endpointKey(request)))
         endpointIds.set(
           endpointKey(request),
-          await endpointFor(request.service, request.ownerId, request.url),
+          request.endpointId ?? (await endpointFor(request.service, request.ownerId, request.url)),
         );
     const registered = requests.map((request) => {
       const endpointId = endpointIds.get(endpointKey(request))!;
@@ -358,12 +358,15 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
     completeWebhookDelivery: completeDelivery,
 
     /**
-     * The URLs of an owner's live endpoints, oldest first: where an event of a service that sends every
-     * event to every endpoint of its owner goes (lending events, decision 0088).
+     * An owner's live endpoints, oldest first: where an event of a service that sends every event to
+     * every endpoint of its owner goes (lending events, decision 0088).
      */
-    async webhookEndpointUrls(owner: { service: string; ownerId: string }): Promise<string[]> {
-      const rows = await db
-        .select({ url: webhookEndpoints.url })
+    async webhookEndpointsOf(owner: {
+      service: string;
+      ownerId: string;
+    }): Promise<Array<{ id: string; url: string }>> {
+      return db
+        .select({ id: webhookEndpoints.id, url: webhookEndpoints.url })
         .from(webhookEndpoints)
         .where(
           and(
@@ -373,7 +376,6 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
           ),
         )
         .orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id));
-      return rows.map((row) => row.url);
     },
 
     /**

@@ -86,7 +86,7 @@ export async function startLoanWorkflowHarness(
           },
         } satisfies LendingActivities),
         // The loan's events (decision 0088): its tenant has no endpoint here.
-        webhookEndpointUrls: async () => [],
+        webhookEndpointsOf: async () => [],
       },
     });
   } catch (error) {
