@@ -12,7 +12,7 @@ import { readSandboxParties } from './sandbox-parties.ts';
 /**
  * Webhook tooling for developers, against a running platform (sandbox or development):
  *   npm run webhooks -- listen --forward-to http://localhost:8080/hooks
- *       [--service messaging|openbanking|collect] [--events message.status,lookup.result] [--port 0]
+ *       [--service messaging|openbanking|lending|collect] [--events message.status,lookup.result] [--port 0]
  *       [--min D100000001]
  *
  * `listen` opens a receiver on loopback, registers it as a temporary webhook endpoint of the caller
@@ -24,17 +24,19 @@ import { readSandboxParties } from './sandbox-parties.ts';
  * and dropped; a retry of one the forward target failed goes through.
  *
  * Callbacks go to the URL given with each request (`dlrUrl`, `callBackUrl`, a hook's `url`): use the
- * printed URL there. `--events` filters on this side: other events are acknowledged and not forwarded.
+ * printed URL there; lending's events go to every endpoint of the tenant, so there is nothing to name. `--events` filters on this side: other events are acknowledged and not forwarded.
  *
  * Credentials: messaging takes the access token from AT (default: DATA_DIR/sandbox-token, written by
- * `npm start`); open banking the agent hash from AGENT_HASH (`x-agent-hash`). API_URL overrides the API
+ * `npm start`); open banking the agent hash from AGENT_HASH (`x-agent-hash`); lending a Management key
+ * from LENDER_API_KEY (`lender_ApiKey`; default: the sandbox tenant's, in DATA_DIR/sandbox-parties.json,
+ * written by `npm start`). API_URL overrides the API
  * (default: the one in DATA_DIR/sandbox-parties.json, else http://127.0.0.1:$PORT or 3000).
  *
  * `--service collect` listens as a payment-collection merchant instead (listenCollect below): the
  * gateway's notifications (ENCODED, CHECKSUM, SIGNATURE) are a merchant's, sent to its notification URL.
  */
 
-type Service = 'messaging' | 'openbanking';
+type Service = 'messaging' | 'openbanking' | 'lending';
 
 interface Endpoint {
   id: string;
@@ -43,7 +45,7 @@ interface Endpoint {
 }
 
 const USAGE =
-  'usage: npm run webhooks -- listen --forward-to <url> [--service messaging|openbanking] ' +
+  'usage: npm run webhooks -- listen --forward-to <url> [--service messaging|openbanking|lending] ' +
   '[--events type,type] [--port <port>]\n' +
   '       npm run webhooks -- listen --service collect --forward-to <url> [--min <MIN>] [--port <port>]';
 
@@ -65,6 +67,15 @@ function credentialOf(service: Service, dataDir: string): { query: string; heade
   if (service === 'openbanking') {
     const agentHash = process.env.AGENT_HASH ?? fail('open banking: set AGENT_HASH (your x-agent-hash).');
     return { query: '', headers: { 'x-agent-hash': agentHash } };
+  }
+  if (service === 'lending') {
+    const apiKey =
+      process.env.LENDER_API_KEY ??
+      readSandboxParties(dataDir)?.lending.keys.management ??
+      fail(
+        'lending: set LENDER_API_KEY (a Management lender_ApiKey), or start the platform with `npm start`.',
+      );
+    return { query: '', headers: { lender_ApiKey: apiKey } };
   }
   let token = process.env.AT;
   if (!token) {
@@ -164,8 +175,8 @@ async function listen(argv: string[]): Promise<void> {
   if (service === 'collect' && values.events !== undefined) fail('--events: not with --service collect');
   if (service === 'collect') return listenCollect({ forwardTo, port: Number(values.port), min: values.min });
   if (values.min !== undefined) fail('--min: only with --service collect');
-  if (service !== 'messaging' && service !== 'openbanking')
-    fail(`--service: messaging, openbanking or collect, not ${service}`);
+  if (service !== 'messaging' && service !== 'openbanking' && service !== 'lending')
+    fail(`--service: messaging, openbanking, lending or collect, not ${service}`);
   const events = values.events
     ?.split(',')
     .map((type) => type.trim())
@@ -265,14 +276,20 @@ async function listen(argv: string[]): Promise<void> {
   console.log(`Ready. Endpoint ${endpoint.id}: ${endpoint.url}`);
   console.log(`Signing secret (verify forwarded requests with it): ${endpoint.secret}`);
   console.log(
-    `Use the URL as ${service === 'messaging' ? 'dlrUrl / callBackUrl' : 'the hook url (createhook)'}; ` +
-      `forwarding${events ? ` ${events.join(', ')}` : ''} to ${forwardTo}. Ctrl-C deletes the endpoint.`,
+    `${USE_THE_URL[service]}; forwarding${events ? ` ${events.join(', ')}` : ''} to ${forwardTo}. Ctrl-C deletes the endpoint.`,
   );
   console.log(
     `Replays are dropped: a delivery whose webhook-id is one of the last ${REMEMBERED_DELIVERIES} forwarded ` +
       'webhook-ids is answered 200 and not forwarded again (a retry of a failed one is forwarded).',
   );
 }
+
+/** Where a service's callbacks name the listener's URL. */
+const USE_THE_URL: Record<Service, string> = {
+  messaging: 'Use the URL as dlrUrl / callBackUrl',
+  openbanking: 'Use the URL as the hook url (createhook)',
+  lending: "Every event of the tenant's loans comes here",
+};
 
 /** What a collect notification carries to the merchant, forwarded as received. */
 const COLLECT_FORWARDED_HEADERS = ['content-type', 'user-agent'] as const;

@@ -1,5 +1,5 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { ensureWebhookEndpoint } from '../../credentials/webhooks/endpoints.ts';
 import { signingSecretsOf, webhookSecretKey } from '../../credentials/webhooks/signing-secrets.ts';
 import type { Database } from '../../db/client.ts';
@@ -100,7 +100,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       if (!endpointIds.has(endpointKey(request)))
         endpointIds.set(
           endpointKey(request),
-          await endpointFor(request.service, request.ownerId, request.url),
+          request.endpointId ?? (await endpointFor(request.service, request.ownerId, request.url)),
         );
     const registered = requests.map((request) => {
       const endpointId = endpointIds.get(endpointKey(request))!;
@@ -356,6 +356,27 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
     registerWebhookDelivery: registerDelivery,
     attemptWebhookDelivery: attemptDelivery,
     completeWebhookDelivery: completeDelivery,
+
+    /**
+     * An owner's live endpoints, oldest first: where an event of a service that sends every event to
+     * every endpoint of its owner goes (lending events, decision 0088).
+     */
+    async webhookEndpointsOf(owner: {
+      service: string;
+      ownerId: string;
+    }): Promise<Array<{ id: string; url: string }>> {
+      return db
+        .select({ id: webhookEndpoints.id, url: webhookEndpoints.url })
+        .from(webhookEndpoints)
+        .where(
+          and(
+            eq(webhookEndpoints.service, owner.service),
+            eq(webhookEndpoints.ownerId, owner.ownerId),
+            isNull(webhookEndpoints.deletedAt),
+          ),
+        )
+        .orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id));
+    },
 
     /**
      * Many events at once (a batch of delivery reports, decision 0074): each registered as by

@@ -87,9 +87,13 @@ const PERMISSION_NAMES: Record<LendingPermission, string> = {
 
 /**
  * mountOperations' credentialGate for the lending app: the checks above, in that order, then the
- * tenant, the key's permissions and (when asked) the user on the context.
+ * tenant, the key's permissions and (when asked) the user on the context. `permission` names the level
+ * of routes outside the spec's modules (the webhook routes: Management, decision 0088).
  */
-export function lendingCredentialGate(alternatives: SecurityRequirements): MiddlewareHandler<LendingEnv> {
+export function lendingCredentialGate(
+  alternatives: SecurityRequirements,
+  permission?: LendingPermission,
+): MiddlewareHandler<LendingEnv> {
   const needsUser = alternatives.some((alternative) => 'lenderUserAuthToken' in alternative);
   return async (c, next) => {
     const { db } = c.get('deps');
@@ -104,7 +108,7 @@ export function lendingCredentialGate(alternatives: SecurityRequirements): Middl
       throw Refusal.unauthorized(`The ${API_KEY_HEADER} does not belong to the tenant of this site`);
     }
 
-    const needed = permissionOfPath(c.req.path);
+    const needed = permission ?? permissionOfPath(c.req.path);
     if (!needed || !key.permissions.includes(needed)) {
       throw new Refusal(
         403,

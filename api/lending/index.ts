@@ -2,7 +2,8 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { referencePage } from '../shared/docs.ts';
 import { validationHook } from '../shared/errors.ts';
 import { mountOperations, type Operation } from '../shared/operation.ts';
-import { lendingCredentialGate, registerLendingSecuritySchemes } from './auth.ts';
+import { registerWebhookRoutes } from '../shared/webhook-routes.ts';
+import { lendingCredentialGate, lendingSecurity, registerLendingSecuritySchemes } from './auth.ts';
 import { registerCollectNotificationRoute } from './collect-notifications.ts';
 import type { LendingEnv } from './context.ts';
 import { creditProductOperations } from './credit-product-operations.ts';
@@ -57,5 +58,9 @@ export function createLendingApi(): OpenAPIHono<LendingEnv> {
   mountOperations(app, lendingOperations, { credentialGate: lendingCredentialGate });
   // Called by the collection gateway, not a tenant's key: outside the PublicApi tree and its gate.
   registerCollectNotificationRoute(app);
+  // Lending events (beyond the spec, decision 0088): the tenant's webhook endpoints and deliveries, with a
+  // Management key, checked before the request is validated.
+  app.use('/webhooks/*', lendingCredentialGate(lendingSecurity.apiKey, 'management'));
+  registerWebhookRoutes(app, { service: 'lending', ownerOf: (c) => c.get('lendingTenant').id });
   return app;
 }

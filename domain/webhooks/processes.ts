@@ -20,6 +20,12 @@ export interface WebhookRequest {
    * deliveries with their own parameters it gets.
    */
   urlParams?: Record<string, string>;
+  /**
+   * The owner's endpoint for `url` as the sender listed it (`webhookEndpointsOf`: events sent to every
+   * endpoint of their owner, decision 0088): used as it is, never created nor revived, so an endpoint
+   * deleted since the listing gets the engine's `endpoint_deleted` instead of a new secret.
+   */
+  endpointId?: string;
   /** e.g. 'message.status', 'hlr.result'. */
   eventType: string;
   /** Stable id of the event: the same event to the same endpoint is only ever one delivery. */

@@ -76,14 +76,18 @@ export async function startLoanWorkflowHarness(
       workflowBundle: { codePath: inject('workflowBundlePath') },
       dataConverter,
       activities: {
-        loanSchedule: testLoanSchedule,
-        chargeRepaymentCard: unexpected('chargeRepaymentCard'),
-        registerRepaymentSlip: unexpected('registerRepaymentSlip'),
-        ...activities,
-        async recordLoan(record) {
-          records.set(record.snapshot.loanId, [...(records.get(record.snapshot.loanId) ?? []), record]);
-        },
-      } satisfies LendingActivities,
+        ...({
+          loanSchedule: testLoanSchedule,
+          chargeRepaymentCard: unexpected('chargeRepaymentCard'),
+          registerRepaymentSlip: unexpected('registerRepaymentSlip'),
+          ...activities,
+          async recordLoan(record) {
+            records.set(record.snapshot.loanId, [...(records.get(record.snapshot.loanId) ?? []), record]);
+          },
+        } satisfies LendingActivities),
+        // The loan's events (decision 0088): its tenant has no endpoint here.
+        webhookEndpointsOf: async () => [],
+      },
     });
   } catch (error) {
     await connection.close();

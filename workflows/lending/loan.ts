@@ -100,13 +100,13 @@ export async function lendingLoan(input: LoanInput): Promise<LoanStatus> {
     if (historyLong()) {
       // Every running Update answers, every Signal is handled and every gateway call of a submission has
       // answered first: none is lost across the hand-over.
-      await condition(() => allHandlersFinished() && state.settling === 0);
+      await condition(() => allHandlersFinished() && state.settling === 0 && state.events.pending === 0);
       return continueAsNew<typeof lendingLoan>({
         ...input,
         continued: { loan: state.copy(), collateralsAdded: state.collateralsAdded },
       });
     }
   }
-  await condition(() => allHandlersFinished() && state.settling === 0);
+  await condition(() => allHandlersFinished() && state.settling === 0 && state.events.pending === 0);
   return loan.status;
 }

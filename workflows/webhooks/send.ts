@@ -15,7 +15,7 @@ import {
   webhookDeliveryWorkflowId,
 } from '../../domain/webhooks/processes.ts';
 
-const { registerWebhookDelivery } = proxyActivities<WebhookActivities>({
+const { registerWebhookDelivery, webhookEndpointsOf } = proxyActivities<WebhookActivities>({
   startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
@@ -52,6 +52,26 @@ export async function sendWebhooks(requests: WebhookRequest[]): Promise<void> {
     outcomes
       .filter((outcome) => outcome.retry)
       .map((outcome) => startDelivery(byEvent.get(outcome.eventId)!, outcome.delivery)),
+  );
+}
+
+/** An event for every endpoint of its owner: a WebhookRequest without its receiver. */
+export type OwnerEvent = Omit<WebhookRequest, 'service' | 'ownerId' | 'url' | 'urlParams' | 'endpointId'>;
+
+/**
+ * Sends events to every live endpoint of their owner (lending events, decision 0088): the endpoints are
+ * read by an activity (its answer is in the history, so a replayed workflow sends to the same ones),
+ * then the events are handed over together as by sendWebhooks, one delivery per event and endpoint (to
+ * the endpoint as listed: one deleted since is not revived). An owner without endpoints is sent nothing. Call only from workflow code.
+ */
+export async function sendToEndpoints(
+  owner: { service: string; ownerId: string },
+  events: OwnerEvent[],
+): Promise<void> {
+  if (events.length === 0) return;
+  const endpoints = await webhookEndpointsOf(owner);
+  await sendWebhooks(
+    endpoints.flatMap(({ id, url }) => events.map((event) => ({ ...owner, url, endpointId: id, ...event }))),
   );
 }
 

@@ -9232,6 +9232,484 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook deliveries
+         * @description Deliveries of your callbacks (delivery reports, lookup results), newest first.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Only deliveries about this object (e.g. a message id) */
+                    subjectId?: string;
+                    /** @description Only deliveries in this status */
+                    status?: "pending" | "delivered" | "failed";
+                    page?: number;
+                    size?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description One page of deliveries */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookDeliveryPage"];
+                    };
+                };
+                /** @description Validation failed; `fields` names each offending field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found (or owned by someone else) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/deliveries/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a webhook delivery with all its attempts */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The delivery and its attempts, first attempt first */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookDeliveryDetail"];
+                    };
+                };
+                /** @description Validation failed; `fields` names each offending field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found (or owned by someone else) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your webhook endpoints and their signing secrets
+         * @description An endpoint is created with its own secret by `POST /webhooks/endpoints`, or the first time a callback is sent to its URL. Its callbacks are those whose URL is exactly the endpoint’s.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Your endpoints, oldest first */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookEndpointList"];
+                    };
+                };
+                /** @description Validation failed; `fields` names each offending field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found (or owned by someone else) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create a webhook endpoint and its signing secret before the first delivery
+         * @description Registers `url` as your endpoint with a new signing secret, so that you can configure your receiver before the first callback: callbacks whose URL is exactly this one are signed with it. The URL must be http(s) and may not lead inside the platform’s network (400 naming `url`). An existing endpoint for the same URL is answered as it is (200), with its current secret.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointCreate"];
+                };
+            };
+            responses: {
+                /** @description The endpoint for this URL existed already */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookEndpoint"];
+                    };
+                };
+                /** @description Created, with its signing secret */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookEndpoint"];
+                    };
+                };
+                /** @description Validation failed; `fields` names each offending field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found (or owned by someone else) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/endpoints/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate an endpoint’s signing secret
+         * @description Replaces the signing secret with a new one, answered here (and listed by `GET /webhooks/endpoints`). For `WEBHOOK_SECRET_ROTATION_OVERLAP` (default 24 h) every delivery carries both signatures in `webhook-signature` (`v1,<new> v1,<old>`), so a receiver can switch to the new secret at any moment within it; after it, only the new one. Another owner’s endpoint is 404.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The endpoint with its new secret */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookEndpoint"];
+                    };
+                };
+                /** @description Validation failed; `fields` names each offending field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found (or owned by someone else) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/endpoints/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Removes the endpoint from your list (e.g. the temporary one of `npm run webhooks -- listen`); its deliveries stay readable. A later callback to the same URL creates it again with a new secret. Another owner’s, or an already deleted, endpoint is 404.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Deleted */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Validation failed; `fields` names each offending field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found (or owned by someone else) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/deliveries/{id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay a failed webhook delivery
+         * @description Delivers the same event (same `webhook-id`, same body) again in a new attempt series on the whole retry schedule, signed with the endpoint’s current secret(s). Its attempts are numbered on after the earlier ones and listed with them; `replayCount` counts the replays. Only a `failed` delivery can be replayed (409 otherwise); another owner’s delivery is 404.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Accepted: the delivery is `pending` again */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookDelivery"];
+                    };
+                };
+                /** @description Validation failed; `fields` names each offending field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found (or owned by someone else) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The delivery is not failed: it was delivered, or attempts still go on */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -10663,6 +11141,105 @@ export interface components {
             fileId: string;
             /** @example id-card */
             groupId: string;
+        };
+        WebhookDeliveryPage: {
+            page: number;
+            size: number;
+            /** @description Deliveries matching the filter, on all pages */
+            total: number;
+            items: components["schemas"]["WebhookDelivery"][];
+        };
+        WebhookDelivery: {
+            /**
+             * @description Delivery id; sent as the `webhook-id` header
+             * @example whd_3f2a9c0d1b7e4a6f8c2d5e10
+             */
+            id: string;
+            /** @example whe_5b1e0c7a9d3f2e4b6a8c0d1e */
+            endpointId: string;
+            /**
+             * @description Where the event is POSTed
+             * @example https://example.com/dlr
+             */
+            url: string;
+            /** @example message.status */
+            eventType: string;
+            /**
+             * @description Stable id of the event; one event is one delivery per URL
+             * @example sms-0f8fad5b.delivered
+             */
+            eventId: string;
+            /** @description The object the event is about (message id, lookup id) */
+            subjectId: string | null;
+            /**
+             * @description `pending` while attempts go on; `delivered` after a 2xx reply; `failed` when the retry schedule ran out
+             * @enum {string}
+             */
+            status: "pending" | "delivered" | "failed";
+            /** @example 1 */
+            attemptCount: number;
+            /**
+             * @description How often you replayed it (`POST .../replay`)
+             * @example 0
+             */
+            replayCount: number;
+            /** @example 2026-05-01T10:00:00.000Z */
+            createdAt: string;
+            lastAttemptAt: string | null;
+            completedAt: string | null;
+        };
+        WebhookDeliveryDetail: components["schemas"]["WebhookDelivery"] & {
+            /** @description The event data (`data` of the signed body) */
+            payload: {
+                [key: string]: unknown;
+            };
+            attempts: components["schemas"]["WebhookAttempt"][];
+        };
+        WebhookAttempt: {
+            /**
+             * @description 1 for the first attempt
+             * @example 1
+             */
+            attempt: number;
+            /** @example 2026-05-01T10:00:00.120Z */
+            attemptedAt: string;
+            /**
+             * @description HTTP status of the reply; null when none arrived
+             * @example 200
+             */
+            statusCode: number | null;
+            /** @example 84 */
+            latencyMs: number;
+            /** @description Why the attempt failed: `HTTP <status>`, or without an answer `timeout`, `connection_failed`, `host_not_found`, `tls_error`, `refused_by_policy` (the URL resolves to an address the outbound-URL policy refuses), `endpoint_deleted` (you deleted the endpoint: no request was sent); in sandbox mode the socket error code instead */
+            error: string | null;
+            /** @description The receiver's Retry-After, honoured up to 24 h */
+            retryAfterMs: number | null;
+        };
+        WebhookEndpointList: {
+            items: components["schemas"]["WebhookEndpoint"][];
+        };
+        WebhookEndpoint: {
+            /** @example whe_5b1e0c7a9d3f2e4b6a8c0d1e */
+            id: string;
+            /** @example https://example.com/dlr */
+            url: string;
+            /**
+             * @description Current signing secret (Standard Webhooks): verify `webhook-signature` = `v1,` + base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>" keyed with the base64-decoded part after `whsec_`; the header may hold several space-separated signatures (during a rotation), accept the request when one matches. Stored encrypted; shown only to the endpoint’s owner
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret: string;
+            /** @description When the secret was last rotated; null if never */
+            secretRotatedAt: string | null;
+            /** @description Until then every delivery is signed with the previous secret too (WEBHOOK_SECRET_ROTATION_OVERLAP after the rotation); null when there is no previous secret */
+            previousSecretExpiresAt: string | null;
+            createdAt: string;
+        };
+        WebhookEndpointCreate: {
+            /**
+             * @description The receiver
+             * @example https://example.com/dlr
+             */
+            url: string;
         };
     };
     responses: never;

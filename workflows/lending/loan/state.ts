@@ -20,6 +20,7 @@ import type { LoanServicing } from '../../../domain/lending/servicing.ts';
 import { dataRefusalOf } from '../../../domain/permanent-failures.ts';
 import { BusinessStatus } from '../../../domain/search-attributes.ts';
 import { recordLoan } from './activities.ts';
+import { LoanEvents } from './events.ts';
 
 export const refuse = (type: string, message: string): never => {
   throw ApplicationFailure.nonRetryable(message, type);
@@ -57,6 +58,8 @@ export class LoanState {
   decisions = 0;
   /** Gateway calls of submissions still running (a hand-over waits for them). */
   settling = 0;
+  /** The loan's events to its tenant's endpoints (decision 0088). */
+  readonly events: LoanEvents;
   /** The first record of the loan (what loanCreated answers). */
   created: Promise<LoanSnapshot> | undefined;
   /** The loan as last recorded: what a change the database refuses is undone to. */
@@ -69,6 +72,7 @@ export class LoanState {
     this.loan = input.continued?.loan ?? newLoan(input);
     this.collateralsAdded = input.continued?.collateralsAdded ?? 0;
     if (input.continued) this.recorded = copyOf(this.loan);
+    this.events = new LoanEvents(this.recorded);
   }
 
   facts(extra: LoanFacts = {}): LoanFacts {
@@ -109,6 +113,7 @@ export class LoanState {
     this.loan.version += 1;
     const snapshot = copyOf(this.loan);
     const at = new Date().toISOString();
+    const events = this.events.changes(snapshot, at);
     try {
       await recordLoan({
         snapshot,
@@ -118,9 +123,11 @@ export class LoanState {
     } catch (error) {
       const reason = dataRefusalOf(error);
       if (reason === undefined) throw error;
+      this.events.undone(this.recorded);
       return this.undo(snapshot.version, reason);
     }
     if (!this.recorded || this.recorded.version < snapshot.version) this.recorded = snapshot;
+    this.events.send(events);
     return snapshot;
   }
 
