@@ -74,7 +74,7 @@ function e164Field(field: string, value: string): string {
  * proved (decision 0028): the operator vouches for it.
  */
 export async function assignInboundNumber(
-  deps: UseCaseDeps,
+  deps: Pick<UseCaseDeps, 'db' | 'config'>,
   input: { accountId: string; number: string; inboundUrl?: string | null | undefined },
 ): Promise<{ number: InboundNumberView; created: boolean }> {
   const number = e164Field('number', input.number);
