@@ -9,10 +9,10 @@ import { routeDeliveryReceipts } from './receipts.ts';
 
 /**
  * The messaging gateway: its API under /messaging; in a worker, its carriers (built from configuration
- * with the same client code in every mode), its activities, and the routing of delivery receipts that
- * arrive on the worker's SMPP session to the message workflows, and of the SMS handsets send to the
- * account's numbers (inbound). The chat-app provider's status events
- * arrive at the API instead (`/messaging/chatapp/webhook`, api/messaging/chatapp-webhook.ts).
+ * with the same client code in every mode), its activities, and what arrives on the worker's SMPP
+ * session: delivery receipts, routed to the message workflows, and SMS that handsets send to assigned
+ * numbers (inbound.ts). The chat-app provider's status events arrive at the API instead
+ * (`/messaging/chatapp/webhook`, api/messaging/chatapp-webhook.ts).
  */
 export const messagingService: PlatformServiceModule = {
   name: 'messaging',

@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messagingInboundMessages } from '../../db/schema/messaging-inbound.ts';
+import { optOutKeywordOf } from '../../domain/messaging/inbound.ts';
 import { type ReceivedRequest, startReceiver } from '../../sandbox/webhook-receiver.ts';
 import { type AnswerJson, messagingClient } from '../support/messaging-client.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
@@ -186,5 +187,16 @@ describe('STOP and START', () => {
     expect(start!.data).toMatchObject({ keyword: 'start' });
     expect((await send()).status).toBe(202);
     expect((await api('GET', '/inbound/optOuts')).json).toMatchObject({ items: [] });
+  });
+});
+
+describe('opt-out keywords', () => {
+  it('are the whole text, case and surrounding spaces aside, from a short list', () => {
+    for (const text of ['STOP', 'stop', ' Stop\n', 'STOPALL', 'unsubscribe', 'Cancel', 'END', 'quit'])
+      expect([text, optOutKeywordOf(text)]).toEqual([text, 'stop']);
+    for (const text of ['START', 'start ', 'Unstop'])
+      expect([text, optOutKeywordOf(text)]).toEqual([text, 'start']);
+    for (const text of ['STOP please', 'don’t stop', 'YES', 'HELP', '', 'S T O P'])
+      expect([text, optOutKeywordOf(text)]).toEqual([text, null]);
   });
 });
