@@ -9,12 +9,8 @@ import {
   messagingInboundNumbers,
   messagingOptOuts,
 } from '../../db/schema/messaging-inbound.ts';
-import {
-  INBOUND_EVENT_TYPE,
-  type InboundSms,
-  inboundWorkflowId,
-  optOutKeywordOf,
-} from '../../domain/messaging/inbound.ts';
+import { INBOUND_EVENT_TYPE, type InboundSms, optOutKeywordOf } from '../../domain/messaging/inbound.ts';
+import { inboundWorkflowId } from '../../domain/messaging/processes.ts';
 import { normaliseNumber } from '../../domain/phone-numbers.ts';
 import { BusinessStatus, OwnerId, PlatformService } from '../../domain/search-attributes.ts';
 import type { WebhookRequest } from '../../domain/webhooks/processes.ts';

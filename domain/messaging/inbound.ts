@@ -39,8 +39,5 @@ export function optOutKeywordOf(text: string): OptOutKeyword | null {
   return KEYWORDS[text.trim().toUpperCase()] ?? null;
 }
 
-/** The `inboundMessage` workflow of one inbound message: its event, delivered once. */
-export const inboundWorkflowId = (inboundMessageId: string) => `inbound-${inboundMessageId}`;
-
 /** The event an account receives for an inbound message. */
 export const INBOUND_EVENT_TYPE = 'message.inbound';
