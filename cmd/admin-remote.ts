@@ -105,6 +105,14 @@ const CALLS: Record<string, (args: AdminArgs) => AdminCall | Promise<AdminCall>>
       raw: { type: 'text/csv', body: await readFile(args.rest[0], 'utf8') },
     };
   },
+  'messaging:number': ({ values }) => {
+    const [account, number] = required(values, 'account', 'number');
+    return {
+      method: 'POST',
+      path: at`/messaging/accounts/${account!}/numbers`,
+      json: { number, inboundUrl: text(values, 'inbound-url') },
+    };
+  },
   'collect:merchant': ({ values }) => {
     const [name] = required(values, 'name');
     return {

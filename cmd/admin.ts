@@ -44,6 +44,8 @@ import { connectTemporal } from './runtime.ts';
  *   npm run admin -- messaging:approve-sender-id --id <id> --reason "..." [--note "..."]
  *   npm run admin -- messaging:reject-sender-id --id <id> --reason "..." [--note "..."]
  *   npm run admin -- messaging:price-list --account <id>|--default <file.csv>   SMS price list (0056)
+ *   npm run admin -- messaging:number --account <id> --number +359... [--inbound-url URL]   assign a
+ *                    number: its SMS become the account's `message.inbound` events (0087)
  *                    (the decision goes through the registration's workflow: Temporal must be running)
  *   npm run admin -- collect:merchant --name "Acme Ltd" [--min D123456789] [--notify-url URL]
  *                    [--billing-url URL] [--billing-prefix 97] [--return-origin https://shop.example]...
@@ -86,6 +88,7 @@ const USAGE = `usage:
   npm run admin -- messaging:approve-sender-id --id <registration id> --reason "<why>" [--note "<note>"]
   npm run admin -- messaging:reject-sender-id --id <registration id> --reason "<why>" [--note "<note>"]
   npm run admin -- messaging:price-list --account <accountId>|--default <price list CSV file>
+  npm run admin -- messaging:number --account <accountId> --number <E.164> [--inbound-url <url>]
   npm run admin -- collect:merchant --name "<merchant name>" [--min D123456789] [--notify-url <url>] [--billing-url <url>] [--billing-prefix <9...>] [--return-origin <https://origin>]...
   npm run admin -- collect:return-origins --min <D123456789> [--return-origin <https://origin>]...
   npm run admin -- collect:notify-url --min <D123456789> [--notify-url <url>]
@@ -141,6 +144,8 @@ const { positionals, values } = parseArgs({
     'key-id': { type: 'string' },
     secret: { type: 'string' },
     default: { type: 'boolean' },
+    number: { type: 'string' },
+    'inbound-url': { type: 'string' },
   },
 });
 
@@ -196,6 +201,16 @@ async function runLocally(database: DatabaseHandle) {
           { scope: values.account ?? DEFAULT_PRICE_LIST, text: await readFile(file, 'utf8') },
         );
         console.log(JSON.stringify(stored, null, 2));
+        break;
+      }
+      case 'messaging:number': {
+        if (!values.account || !values.number)
+          throw new Error(`--account and --number are required\n${USAGE}`);
+        const assigned = await messaging.assignInboundNumber(
+          { db: database.db, config },
+          { accountId: values.account, number: values.number, inboundUrl: values['inbound-url'] },
+        );
+        console.log(JSON.stringify(assigned.number, null, 2));
         break;
       }
       case 'collect:merchant': {

@@ -24,7 +24,11 @@ import { readSandboxParties } from './sandbox-parties.ts';
  * and dropped; a retry of one the forward target failed goes through.
  *
  * Callbacks go to the URL given with each request (`dlrUrl`, `callBackUrl`, a hook's `url`): use the
- * printed URL there; lending's events go to every endpoint of the tenant, so there is nothing to name. `--events` filters on this side: other events are acknowledged and not forwarded.
+ * printed URL there; lending's events go to every endpoint of the tenant, so there is nothing to name.
+ * `--events` filters on this side: other events are acknowledged and not forwarded.
+ * SMS sent to the account's numbers go to each number's inbound URL (decision 0087): with `--events`
+ * naming `message.inbound`, the listener points every number of the account at itself
+ * (`PUT /messaging/inbound/numbers/{number}`) and puts each one's URL back when it stops.
  *
  * Credentials: messaging takes the access token from AT (default: DATA_DIR/sandbox-token, written by
  * `npm start`); open banking the agent hash from AGENT_HASH (`x-agent-hash`); lending a Management key
@@ -102,6 +106,47 @@ function webhookApi(apiUrl: string, service: Service, dataDir: string) {
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
+  };
+}
+
+type WebhookApi = ReturnType<typeof webhookApi>;
+
+/**
+ * Points each of the account's inbound numbers at the listener (decision 0087); answers what puts their
+ * URLs back. A listener killed with SIGKILL leaves them on its dead port until set again.
+ */
+async function pointInboundNumbers(api: WebhookApi, url: string): Promise<(signal: string) => Promise<void>> {
+  const listed = await api('GET', '/inbound/numbers');
+  if (listed.status !== 200) fail(`Could not list the inbound numbers (HTTP ${listed.status})`);
+  const { items } = (await listed.json()) as { items: { number: string }[] };
+  const previous = new Map<string, string | null>();
+  for (const { number } of items) {
+    const pointed = await api('PUT', `/inbound/numbers/${encodeURIComponent(number)}`, { inboundUrl: url });
+    if (pointed.status !== 200) {
+      console.log(`Could not point ${number} at the listener (HTTP ${pointed.status})`);
+      continue;
+    }
+    previous.set(
+      number,
+      ((await pointed.json()) as { previousInboundUrl: string | null }).previousInboundUrl,
+    );
+  }
+  console.log(
+    previous.size > 0
+      ? `SMS to ${[...previous.keys()].join(', ')} come here (message.inbound) until the listener stops.`
+      : 'The account has no inbound numbers: no message.inbound will come.',
+  );
+  return async (signal) => {
+    for (const [number, inboundUrl] of previous) {
+      const restored = await api('PUT', `/inbound/numbers/${encodeURIComponent(number)}`, {
+        inboundUrl,
+      }).catch(() => undefined);
+      console.log(
+        restored?.status === 200
+          ? `${signal}: restored ${number}'s inbound URL: ${inboundUrl ?? '(none)'}`
+          : `${signal}: could not restore ${number}'s inbound URL (HTTP ${restored?.status ?? 'unreachable'})`,
+      );
+    }
   };
 }
 
@@ -255,11 +300,16 @@ async function listen(argv: string[]): Promise<void> {
     fail(`Could not register the endpoint (HTTP ${created.status}): ${await created.text()}`);
   }
   endpoint = (await created.json()) as Endpoint;
+  const restoreInbound =
+    service === 'messaging' && events?.includes('message.inbound')
+      ? await pointInboundNumbers(api, endpoint.url)
+      : async () => {};
 
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
+    await restoreInbound(signal);
     const deleted = await api('DELETE', `/webhooks/endpoints/${endpoint?.id}`).catch(() => undefined);
     console.log(
       deleted?.status === 204

@@ -101,6 +101,8 @@ export async function startSandbox(options: SandboxOptions) {
     ...(options.hlrApiSecret ? { hlrApiSecret: options.hlrApiSecret } : {}),
     // The handset: the SMS the sandbox SMSC accepted, readable per number (signing codes, OTPs).
     handset: () => smpp.handset,
+    // ... and SMS they send to a number, delivered by the SMSC to the bound gateway (decision 0087).
+    handsetSends: (sms) => smpp.sendMobileOriginated(sms),
   });
   const banks = await startSandboxBanks({
     host: options.host ?? '127.0.0.1',

@@ -8,6 +8,9 @@ import { chatappOperation } from './chatapp.ts';
 import { CHATAPP_WEBHOOK_PATH, registerChatAppWebhookRoutes } from './chatapp-webhook.ts';
 import { hlrGetOperation } from './hlr-get.ts';
 import { hlrLookupOperation } from './hlr-lookup.ts';
+import { inboundNumbersListOperation } from './inbound-numbers-list.ts';
+import { inboundNumbersUpdateOperation } from './inbound-numbers-update.ts';
+import { inboundOptOutsOperation } from './inbound-opt-outs.ts';
 import { mccmncOperation } from './mccmnc.ts';
 import { numberCorrectionOperation } from './number-correction.ts';
 import { numbersListOperation } from './numbers-list.ts';
@@ -40,6 +43,10 @@ export const messagingOperations: readonly Operation<MessagingEnv>[] = [
   numbersRegisterOperation,
   numbersVerifyOperation,
   numbersListOperation,
+  // Inbound SMS: numbers assigned by the operator, STOP / START (beyond the spec, decision 0087)
+  inboundNumbersListOperation,
+  inboundNumbersUpdateOperation,
+  inboundOptOutsOperation,
   // Number lookup
   hlrLookupOperation,
   hlrGetOperation,

@@ -89,7 +89,8 @@ export const sendMessageRoute = {
       description:
         '`idempotency_key_reused`: the Idempotency-Key was used for a request with another body; ' +
         '`sender_id_not_approved`: the sender ID is not approved for this account; ' +
-        '`number_not_verified`: the `from` number is not verified by this account (POST /numbers)',
+        '`number_not_verified`: the `from` number is not verified by this account (POST /numbers); ' +
+        '`recipient_opted_out`: the `to` handset sent STOP to the `from` number (GET /inbound/optOuts)',
       content: errorResponses[400].content,
     },
   },

@@ -1,6 +1,13 @@
 import { facade } from '../shared/facade.ts';
 import { checkChatAppSubscription, receiveChatAppNotification } from './chatapp-webhook.ts';
 import { getHlrLookup, startHlrLookup } from './hlr.ts';
+import {
+  assignInboundNumber,
+  listInboundNumbers,
+  listOptOuts,
+  receiveInboundSms,
+  setInboundUrl,
+} from './inbound.ts';
 import { listNumbers, registerNumber, verifyNumber } from './numbers.ts';
 import { uploadPriceList } from './price-lists.ts';
 import { getDiallingPlan, getOperator, listNetworks, readRateCard } from './reference.ts';
@@ -34,6 +41,12 @@ export const messaging = facade('messaging', {
   // hlr
   startHlrLookup,
   getHlrLookup,
+  // inbound: numbers the operator assigns (admin), the SMS handsets send to them, STOP / START
+  assignInboundNumber,
+  listInboundNumbers,
+  setInboundUrl,
+  listOptOuts,
+  receiveInboundSms,
   // numbers (a `from` number proven by a code)
   registerNumber,
   verifyNumber,
@@ -55,6 +68,7 @@ export const messaging = facade('messaging', {
 
 export type { ChatAppNotificationOutcome } from './chatapp-webhook.ts';
 export type { AcceptedLookup, HlrLookupView } from './hlr.ts';
+export type { InboundNumberView, OptOutView, ReceivedInboundSms } from './inbound.ts';
 export type { SenderNumberRecord, SenderNumberStatus } from './numbers.ts';
 export { DEFAULT_PRICE_LIST, type StoredPriceList } from './price-lists.ts';
 export type { RateCard } from './reference.ts';

@@ -4,13 +4,15 @@ import { createChatAppProvider } from '../../connectors/messaging/chatapp-provid
 import { createHlrProvider } from '../../connectors/messaging/hlr-provider.ts';
 import { createSmppCarrier } from '../../connectors/messaging/smpp-carrier.ts';
 import type { PlatformServiceModule } from '../service.ts';
+import { routeInboundSms } from './inbound.ts';
 import { routeDeliveryReceipts } from './receipts.ts';
 
 /**
  * The messaging gateway: its API under /messaging; in a worker, its carriers (built from configuration
- * with the same client code in every mode), its activities, and the routing of delivery receipts that
- * arrive on the worker's SMPP session to the message workflows. The chat-app provider's status events
- * arrive at the API instead (`/messaging/chatapp/webhook`, api/messaging/chatapp-webhook.ts).
+ * with the same client code in every mode), its activities, and what arrives on the worker's SMPP
+ * session: delivery receipts, routed to the message workflows, and SMS that handsets send to assigned
+ * numbers (inbound.ts). The chat-app provider's status events arrive at the API instead
+ * (`/messaging/chatapp/webhook`, api/messaging/chatapp-webhook.ts).
  */
 export const messagingService: PlatformServiceModule = {
   name: 'messaging',
@@ -41,7 +43,11 @@ export const messagingService: PlatformServiceModule = {
       activities: createMessagingActivities({ db, config, logger, ...connectors }),
       // Registering the receipt listener binds the SMPP session: receipts queued while no worker was
       // bound arrive now.
-      started: async () => routeDeliveryReceipts({ carrier: connectors.carrier, db, client, logger }),
+      started: async () => {
+        routeDeliveryReceipts({ carrier: connectors.carrier, db, client, logger });
+        // SMS that handsets send to assigned numbers arrive on the same session (decision 0087).
+        routeInboundSms({ carrier: connectors.carrier, db, temporal: client, config, logger });
+      },
       close: () => connectors.carrier.close(),
     };
   },

@@ -1,4 +1,5 @@
 import type { DeliveryReceipt } from '../../domain/messaging/delivery-receipt.ts';
+import type { InboundSms } from '../../domain/messaging/inbound.ts';
 
 /** What the message workflow hands to a carrier. */
 export interface CarrierSubmission {
@@ -47,6 +48,13 @@ export interface SmsCarrier {
   submit(submission: CarrierSubmission): Promise<CarrierSubmitResult>;
   /** Registers the listener for delivery receipts (deliver_sm) received on any bound session. */
   onReceipt(listener: (receipt: DeliveryReceipt) => Promise<void>): void;
+  /**
+   * Registers the listener for SMS that handsets sent to our numbers (a deliver_sm that is not a receipt,
+   * decision 0087). The carrier is answered once the listener's promise settles: resolved, the SMS is
+   * acknowledged; rejected (or no listener yet), the carrier is asked to send it again later. A carrier
+   * that cannot receive SMS leaves it out.
+   */
+  onInbound?(listener: (sms: InboundSms) => Promise<void>): void;
   close(): Promise<void>;
 }
 

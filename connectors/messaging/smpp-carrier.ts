@@ -1,5 +1,6 @@
 import smpp, { type DecodedMessage, type Pdu, type PduFields, type Session } from 'smpp';
 import type { DeliveryReceipt } from '../../domain/messaging/delivery-receipt.ts';
+import type { InboundSms } from '../../domain/messaging/inbound.ts';
 import { isAlphanumericSender } from '../../domain/messaging/phone.ts';
 import {
   concatenationReference,
@@ -92,6 +93,7 @@ export function createSmppCarrier(options: SmppCarrierOptions): SmsCarrier {
   const reconnectMaxMs = options.reconnectMaxMs ?? 10_000;
 
   let receiptListener: ((receipt: DeliveryReceipt) => Promise<void>) | undefined;
+  let inboundListener: ((sms: InboundSms) => Promise<void>) | undefined;
   /** The bound session, or the bind in progress. */
   let bound: Promise<Session> | undefined;
   let current: Session | undefined;
@@ -199,26 +201,38 @@ export function createSmppCarrier(options: SmppCarrierOptions): SmsCarrier {
     if (((pdu.esm_class ?? 0) & ESM_CLASS_RECEIPT) !== 0) {
       const text = messageText(pdu.short_message) || messageText(pdu.message_payload);
       const receipt = deliveryReceiptFromSmpp(text, pdu.receipted_message_id);
-      if (!receipt) {
-        log.warn({ text }, 'smpp receipt not understood; acknowledged and dropped');
-      } else if (!receiptListener) {
-        // Nobody to hand it to yet: a temporary error makes the SMSC send it again later.
-        status = smpp.errors.ESME_RX_T_APPN;
-      } else {
-        try {
-          await receiptListener(receipt);
-        } catch (error) {
-          log.error(
-            { err: (error as Error).message, carrierMessageId: receipt.carrierMessageId },
-            'receipt listener failed',
-          );
-          status = smpp.errors.ESME_RX_T_APPN;
-        }
-      }
+      if (!receipt) log.warn({ text }, 'smpp receipt not understood; acknowledged and dropped');
+      else status = await handTo(receiptListener, receipt, { carrierMessageId: receipt.carrierMessageId });
     } else {
-      log.info({ source: pdu.source_addr }, 'mobile-originated SMS ignored');
+      // A mobile-originated SMS (decision 0087): its text decoded by node-smpp from data_coding.
+      const sms: InboundSms = {
+        carrier: smppCarrierIdentity(options.url, options.systemId),
+        from: pdu.source_addr ?? '',
+        to: pdu.destination_addr ?? '',
+        text: messageText(pdu.message_payload) || messageText(pdu.short_message),
+      };
+      status = await handTo(inboundListener, sms, { kind: 'inbound' });
     }
     s.send(pdu.response({ command_status: status }));
+  }
+
+  /**
+   * The deliver_sm_resp status once the listener has the PDU's content: 0, or a temporary error that makes
+   * the SMSC send it again later (nobody to hand it to yet, or the listener failed).
+   */
+  async function handTo<T>(
+    listener: ((value: T) => Promise<void>) | undefined,
+    value: T,
+    context: Record<string, unknown>,
+  ): Promise<number> {
+    if (!listener) return smpp.errors.ESME_RX_T_APPN;
+    try {
+      await listener(value);
+      return 0;
+    } catch (error) {
+      log.error({ err: (error as Error).message, ...context }, 'deliver_sm listener failed');
+      return smpp.errors.ESME_RX_T_APPN;
+    }
   }
 
   async function submitPdu(s: Session, fields: PduFields, beforeWire?: () => Promise<void>): Promise<Pdu> {
@@ -364,6 +378,11 @@ export function createSmppCarrier(options: SmppCarrierOptions): SmsCarrier {
     onReceipt(listener) {
       receiptListener = listener;
       // Receipts only arrive on a bound session.
+      session().catch(() => {});
+    },
+
+    onInbound(listener) {
+      inboundListener = listener;
       session().catch(() => {});
     },
 

@@ -17,6 +17,7 @@ export * from './lending-products.ts';
 export * from './lending-reference-data.ts';
 export * from './lending-servicing.ts';
 export * from './messaging.ts';
+export * from './messaging-inbound.ts';
 export * from './openbanking.ts';
 export * from './openbanking-bulk-payments.ts';
 export * from './openbanking-page-cursors.ts';

@@ -19,6 +19,8 @@ export const MESSAGING_WORKFLOW_PREFIXES = {
   senderId: 'sender-id-',
   /** One verification code sent to a `from` number (workflows/messaging/numbers.ts). */
   numbers: 'numbers-',
+  /** One SMS a handset sent to an assigned number: its event (workflows/messaging/inbound.ts, decision 0087). */
+  inbound: 'inbound-',
 } as const;
 
 // --- sms: one SMS or chat-app message ------------------------------------------------------------
@@ -184,3 +186,7 @@ export interface NumberVerificationInput {
 
 export const numberVerificationWorkflowId = (challengeId: string) =>
   `${MESSAGING_WORKFLOW_PREFIXES.numbers}${challengeId}`;
+
+/** The `inboundMessage` workflow of one SMS a handset sent (decision 0087): its event, delivered once. */
+export const inboundWorkflowId = (inboundMessageId: string) =>
+  `${MESSAGING_WORKFLOW_PREFIXES.inbound}${inboundMessageId}`;

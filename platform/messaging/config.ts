@@ -81,6 +81,12 @@ export const messagingConfig = z.object({
    */
   MESSAGING_HANDOVER_LEASE: duration('30s'),
   /**
+   * An SMS a handset sent that arrives again within this time, from and to the same numbers with the
+   * same text through the same carrier, is the SMSC sending it again (its deliver_sm_resp was lost): one
+   * inbound message, one event (decision 0087).
+   */
+  INBOUND_DUPLICATE_WINDOW: duration('10m'),
+  /**
    * Up to how many SMS one workflow hands to the carrier and follows to their reports (decision 0074).
    * 0: a workflow per message, as before 0074 (kept for comparison). Scheduled and chat-app messages
    * always have a workflow of their own.

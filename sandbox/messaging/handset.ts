@@ -6,9 +6,14 @@ import type { SubmittedSms } from './smpp-carrier.ts';
  * The sandbox "handset", like a provider's test console: every SMS the sandbox SMSC accepted, read per
  * destination number, newest first, on a small page (`GET /handset/{number}`) or as JSON
  * (`GET /handset/{number}.json`); `GET /handset` lists the numbers. An integrator reads the signing codes
- * (and any other SMS) here. Served by the sandbox HTTP providers only, which production mode never
+ * (and any other SMS) here. A handset also sends an SMS to a number (`POST /handset/{number}/send` with
+ * `{to, text}`, or the form on its page): the SMSC delivers it to the bound gateway as a deliver_sm
+ * (decision 0087). Served by the sandbox HTTP providers only, which production mode never
  * starts. The number matches by its digits: `+359888123456` and `359888123456` are one handset.
  */
+
+/** An SMS a handset sends (`repeat`: the SMSC delivers it twice, as after a lost deliver_sm_resp). */
+export type HandsetSend = (sms: { from: string; to: string; text: string; repeat?: boolean }) => void;
 
 export interface HandsetMessage {
   messageId: string;
@@ -19,6 +24,7 @@ export interface HandsetMessage {
 }
 
 const digitsOf = (value: string) => value.replace(/\D/g, '');
+const PHONE = /^\+?\d{6,15}$/;
 
 function messagesTo(submitted: readonly SubmittedSms[], number: string): HandsetMessage[] {
   const digits = digitsOf(number);
@@ -52,8 +58,35 @@ const page = (title: string, body: ReturnType<typeof html>) => html`<!doctype ht
 </html>`;
 
 /** The handset routes, reading the SMSC's accepted submissions at each request. */
-export function handsetRoutes(submitted: () => readonly SubmittedSms[]): Hono {
+export function handsetRoutes(submitted: () => readonly SubmittedSms[], send?: HandsetSend): Hono {
   const app = new Hono();
+
+  if (send) {
+    app.post('/:number/send', async (c) => {
+      const from = c.req.param('number');
+      const form = c.req.header('content-type')?.startsWith('application/json')
+        ? ((await c.req.json().catch(() => ({}))) as Record<string, unknown>)
+        : ((await c.req.parseBody()) as Record<string, unknown>);
+      const { to, text, repeat } = form;
+      const fields = [
+        ...(PHONE.test(from) ? [] : ['number']),
+        ...(typeof to === 'string' && PHONE.test(to) ? [] : ['to']),
+        ...(typeof text === 'string' && text.length > 0 && text.length <= 1000 ? [] : ['text']),
+      ];
+      if (fields.length > 0) {
+        return c.json({ error: 'invalid_request', message: `check ${fields.join(', ')}`, fields }, 400);
+      }
+      send({
+        from: `+${digitsOf(from)}`,
+        to: `+${digitsOf(to as string)}`,
+        text: text as string,
+        repeat: repeat === true,
+      });
+      if (!c.req.header('content-type')?.startsWith('application/json'))
+        return c.redirect(`/handset/${digitsOf(from)}`);
+      return c.json({ from: `+${digitsOf(from)}`, to: `+${digitsOf(to as string)}`, text }, 202);
+    });
+  }
 
   app.get('/', (c) => {
     const counts = new Map<string, number>();
@@ -97,6 +130,11 @@ export function handsetRoutes(submitted: () => readonly SubmittedSms[]): Hono {
         `Handset +${digitsOf(number)}`,
         html`<h1>Handset +${digitsOf(number)}</h1>
           <p><a href="/handset">All numbers</a> · <a href="/handset/${digitsOf(number)}.json">JSON</a></p>
+          <form method="post" action="/handset/${digitsOf(number)}/send">
+            <input name="to" placeholder="to +359…" required />
+            <input name="text" placeholder="text (STOP, START…)" required />
+            <button>Send</button>
+          </form>
           <ul>
             ${items.length > 0 ? items : html`<li>No SMS to this number yet.</li>`}
           </ul>`,

@@ -4,7 +4,7 @@ import { serve } from '@hono/node-server';
 import { type Context, Hono } from 'hono';
 import { type CountryCode, getCountryCallingCode, parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { all as allOperators, type Operator } from 'mcc-mnc-list';
-import { handsetRoutes } from './handset.ts';
+import { type HandsetSend, handsetRoutes } from './handset.ts';
 import type { SubmittedSms } from './smpp-carrier.ts';
 
 /**
@@ -44,6 +44,8 @@ export interface HttpPartiesOptions {
   hlrApiSecret?: string;
   /** The SMS the sandbox SMSC accepted, read at each request: served at /handset. */
   handset?: () => readonly SubmittedSms[];
+  /** Makes the SMSC deliver an SMS a handset sent (POST /handset/{number}/send, decision 0087). */
+  handsetSends?: HandsetSend;
 }
 
 export interface ChatAppSandboxMessage {
@@ -504,7 +506,7 @@ export async function startHttpParties(options: HttpPartiesOptions = {}): Promis
     );
   });
 
-  if (options.handset) app.route('/handset', handsetRoutes(options.handset));
+  if (options.handset) app.route('/handset', handsetRoutes(options.handset, options.handsetSends));
 
   app.notFound((c) =>
     c.req.path.startsWith('/chatapp/')

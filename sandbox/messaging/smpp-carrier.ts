@@ -1,7 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import smpp, { type DecodedMessage, type Pdu, type Session } from 'smpp';
-import { type ConcatenationInfo, readConcatenationUdh } from '../../domain/messaging/segments.ts';
+import smpp, { type DecodedMessage, type Pdu, type PduFields, type Session } from 'smpp';
+import {
+  type ConcatenationInfo,
+  countSegments,
+  readConcatenationUdh,
+} from '../../domain/messaging/segments.ts';
 import { formatSmppReceipt } from '../../domain/messaging/smpp-receipt.ts';
 import type { Logger } from '../../platform/logger.ts';
 
@@ -10,7 +14,8 @@ import type { Logger } from '../../platform/logger.ts';
  * tell: binds are checked, submissions answered with a message id, and delivery receipts (deliver_sm)
  * sent afterwards, decided by the destination number:
  *   ...0000 → stat:UNDELIV err:001;  ...0001 → no receipt ever (lost);  anything else → stat:DELIVRD.
- * A receipt goes to the session that submitted the message while it is bound (another client bound
+ * A handset can send an SMS to a number (sendMobileOriginated): a deliver_sm queued and retried as a
+ * receipt is. A receipt goes to the session that submitted the message while it is bound (another client bound
  * with the same system_id, such as the bench's bare SMPP client, gets its own receipts only), otherwise
  * to any receiving session of the system_id. Receipts for a system_id with no receiving session are
  * kept and sent when one binds, and a receipt that is not acknowledged (session closed, or a non-zero
@@ -65,6 +70,13 @@ export interface SandboxSmppCarrier {
   holdSubmitResponses(held: boolean): void;
   /** While true, binds are refused (ESME_RBINDFAIL) and the sessions bound now are dropped: an outage. */
   refuseBinds(refused: boolean): void;
+  /**
+   * A handset sends an SMS to a number (decision 0087): a deliver_sm (esm_class 0, GSM 7-bit or UCS-2 as
+   * the text needs) to a receiving session of the system_id, queued until one binds and sent again until
+   * acknowledged, like a receipt. `repeat` sends it once more after it was acknowledged, as an SMSC does
+   * whose deliver_sm_resp was lost.
+   */
+  sendMobileOriginated(sms: { from: string; to: string; text: string; repeat?: boolean }): void;
   stop(): Promise<void>;
 }
 
@@ -92,14 +104,16 @@ interface Binding {
 
 interface PendingReceipt {
   systemId: string;
-  /** The session that submitted the message: preferred while it is bound. */
-  submitter: Session;
+  /** The session that submitted the message (a receipt): preferred while it is bound. */
+  submitter?: Session;
   messageId: string;
   source: string;
   destination: string;
   text: string;
   messageState: number;
   attempts: number;
+  /** A mobile-originated SMS instead of a receipt; `repeats` more copies follow its acknowledgement. */
+  mobileOriginated?: { repeats: number };
 }
 
 const BIND_COMMANDS: Record<string, BindMode> = {
@@ -149,9 +163,9 @@ export async function startSmppCarrier(options: SmppCarrierOptions): Promise<San
     timers.add(timer);
   };
 
-  const receiverFor = (systemId: string, submitter: Session): Session | undefined => {
-    const own = bindings.get(submitter);
-    if (own && own.mode !== 'transmitter' && submitter.socket.writable) return submitter;
+  const receiverFor = (systemId: string, submitter: Session | undefined): Session | undefined => {
+    const own = submitter && bindings.get(submitter);
+    if (submitter && own && own.mode !== 'transmitter' && submitter.socket.writable) return submitter;
     for (const [session, binding] of bindings) {
       if (binding.systemId === systemId && binding.mode !== 'transmitter' && session.socket.writable) {
         return session;
@@ -166,35 +180,22 @@ export async function startSmppCarrier(options: SmppCarrierOptions): Promise<San
       queued.push(receipt);
       return;
     }
-    const now = new Date();
     const pending = inFlight.get(session) ?? new Set<PendingReceipt>();
     inFlight.set(session, pending);
     pending.add(receipt);
     receipt.attempts += 1;
-    const delivered = receipt.messageState === MESSAGE_STATE.DELIVERED;
     session.deliver_sm(
-      {
-        source_addr_ton: 1,
-        source_addr_npi: 1,
-        source_addr: receipt.destination,
-        destination_addr: receipt.source,
-        esm_class: ESM_CLASS_RECEIPT,
-        data_coding: 0,
-        short_message: formatSmppReceipt({
-          id: receipt.messageId,
-          stat: delivered ? 'DELIVRD' : 'UNDELIV',
-          err: delivered ? 0 : 1,
-          submitDate: now,
-          doneDate: now,
-          // The receipt is GSM-7; keep the preview to characters every decoder agrees on.
-          text: receipt.text.slice(0, 20).replace(/[^ -~]/g, '?'),
-        }),
-        receipted_message_id: receipt.messageId,
-        message_state: receipt.messageState,
-      },
+      receipt.mobileOriginated ? mobileOriginatedPdu(receipt) : receiptPdu(receipt, new Date()),
       (response) => {
         pending.delete(receipt);
-        if (response.command_status === 0) return;
+        if (response.command_status === 0) {
+          const mo = receipt.mobileOriginated;
+          if (mo && mo.repeats > 0) {
+            mo.repeats -= 1;
+            later(receiptDelayMs, () => deliverReceipt(receipt));
+          }
+          return;
+        }
         if (receipt.attempts >= MAX_RECEIPT_ATTEMPTS) {
           log?.warn({ messageId: receipt.messageId }, 'sandbox smsc: receipt refused too often, dropped');
           return;
@@ -393,6 +394,18 @@ export async function startSmppCarrier(options: SmppCarrierOptions): Promise<San
         for (const response of responses) response.answer();
       }
     },
+    sendMobileOriginated(sms) {
+      deliverReceipt({
+        systemId: options.systemId,
+        messageId: randomBytes(8).toString('hex'),
+        source: sms.from.replace(/^\+/, ''),
+        destination: sms.to.replace(/^\+/, ''),
+        text: sms.text,
+        messageState: 0,
+        attempts: 0,
+        mobileOriginated: { repeats: sms.repeat ? 1 : 0 },
+      });
+    },
     refuseBinds(refused) {
       bindsRefused = refused;
       if (refused) for (const session of [...server.sessions]) session.destroy();
@@ -405,6 +418,46 @@ export async function startSmppCarrier(options: SmppCarrierOptions): Promise<San
       for (const session of [...server.sessions]) session.destroy();
       await closed;
     },
+  };
+}
+
+/** The deliver_sm of a delivery receipt (esm_class 0x04, the SMPP 3.4 Appendix B text). */
+function receiptPdu(receipt: PendingReceipt, now: Date): PduFields {
+  const delivered = receipt.messageState === MESSAGE_STATE.DELIVERED;
+  return {
+    source_addr_ton: 1,
+    source_addr_npi: 1,
+    source_addr: receipt.destination,
+    destination_addr: receipt.source,
+    esm_class: ESM_CLASS_RECEIPT,
+    data_coding: 0,
+    short_message: formatSmppReceipt({
+      id: receipt.messageId,
+      stat: delivered ? 'DELIVRD' : 'UNDELIV',
+      err: delivered ? 0 : 1,
+      submitDate: now,
+      doneDate: now,
+      // The receipt is GSM-7; keep the preview to characters every decoder agrees on.
+      text: receipt.text.slice(0, 20).replace(/[^ -~]/g, '?'),
+    }),
+    receipted_message_id: receipt.messageId,
+    message_state: receipt.messageState,
+  };
+}
+
+/** The deliver_sm of an SMS a handset sent: from the handset to the number, GSM 7-bit or UCS-2. */
+function mobileOriginatedPdu(sms: PendingReceipt): PduFields {
+  const encoding = countSegments(sms.text).encoding;
+  return {
+    source_addr_ton: 1,
+    source_addr_npi: 1,
+    source_addr: sms.source,
+    dest_addr_ton: 1,
+    dest_addr_npi: 1,
+    destination_addr: sms.destination,
+    esm_class: 0,
+    data_coding: encoding === 'GSM-7' ? 0x00 : 0x08,
+    short_message: sms.text,
   };
 }
 

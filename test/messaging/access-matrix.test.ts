@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { messaging } from '../../application/messaging/index.ts';
 import { revokeAccessToken } from '../../credentials/messaging/access-tokens.ts';
 import { type Answer, messagingClient } from '../support/messaging-client.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
@@ -95,6 +96,13 @@ async function createResources(token: string, marker: string): Promise<Resources
     '/hlr/{id}': String(hlr.json.id),
     scheduledDay: tomorrow.toISOString().slice(0, 10),
   };
+  // A number the operator assigned to the account (decision 0087).
+  const accountId = token === platform.token ? platform.accountId : other.accountId;
+  const inbound = await messaging.assignInboundNumber(
+    { db: platform.db, config: platform.config },
+    { accountId, number: '+359888770021' },
+  );
+  resources['/inbound/numbers/{number}'] = inbound.number.number;
   // A from-number verification, where the gateway documents it (decision 0028).
   const number = await api('POST', '/numbers', { token, body: { number: '+359888000777' } });
   if (number.status === 202) resources['/numbers/{id}/verify'] = String(number.json.id);
@@ -123,7 +131,12 @@ async function createResources(token: string, marker: string): Promise<Resources
 }
 
 /** The request of an operation on a resource (a body for the POSTs that need one). */
-const bodyFor = (path: string): unknown => (path === '/numbers/{id}/verify' ? { code: '000000' } : undefined);
+const bodyFor = (path: string): unknown =>
+  path === '/numbers/{id}/verify'
+    ? { code: '000000' }
+    : path === '/inbound/numbers/{number}'
+      ? { inboundUrl: null }
+      : undefined;
 
 beforeAll(async () => {
   receiver = createServer((request, response) => {

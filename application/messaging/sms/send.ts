@@ -10,6 +10,7 @@ import type { UseCaseDeps } from '../../shared/deps.ts';
 import { type RequestFields, requireSameRequest } from '../../shared/idempotency.ts';
 import { assertOutboundUrlField } from '../../shared/outbound-url.ts';
 import { Refusal } from '../../shared/refusal.ts';
+import { assertNotOptedOut } from '../inbound.ts';
 import { assertUsableSender } from '../sender-id.ts';
 import { activeTraceContext, smsHandoverOf } from './handover.ts';
 
@@ -72,6 +73,9 @@ async function validateMessage(
     throw Refusal.field('from', 'must be a phone number or an alphanumeric sender ID of 1-11 characters');
   }
   await assertUsableSender(deps, accountId, body.from);
+  // A handset that sent STOP to this number (decision 0087); an alphanumeric sender cannot be answered.
+  const sender = isAlphanumericSender(body.from) ? undefined : normaliseNumber(body.from)?.e164;
+  if (sender) await assertNotOptedOut(deps, sender, recipient.e164);
 
   let encoding: Encoding = 'UTF-8';
   let parts = 1;

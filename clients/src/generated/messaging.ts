@@ -231,7 +231,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description `idempotency_key_reused`: the Idempotency-Key was used for a request with another body; `sender_id_not_approved`: the sender ID is not approved for this account; `number_not_verified`: the `from` number is not verified by this account (POST /numbers) */
+                /** @description `idempotency_key_reused`: the Idempotency-Key was used for a request with another body; `sender_id_not_approved`: the sender ID is not approved for this account; `number_not_verified`: the `from` number is not verified by this account (POST /numbers); `recipient_opted_out`: the `to` handset sent STOP to the `from` number (GET /inbound/optOuts) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -313,7 +313,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description `idempotency_key_reused`: the Idempotency-Key was used for a request with another body; `sender_id_not_approved`: the sender ID is not approved for this account; `number_not_verified`: the `from` number is not verified by this account (POST /numbers) */
+                /** @description `idempotency_key_reused`: the Idempotency-Key was used for a request with another body; `sender_id_not_approved`: the sender ID is not approved for this account; `number_not_verified`: the `from` number is not verified by this account (POST /numbers); `recipient_opted_out`: the `to` handset sent STOP to the `from` number (GET /inbound/optOuts) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -898,6 +898,217 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/inbound/numbers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your inbound numbers
+         * @description Beyond the spec. Numbers the operator assigned to your account: SMS sent to them are yours, delivered to their `inboundUrl` as `message.inbound` events. You may also send from them.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Numbers */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: components["schemas"]["InboundNumber"][];
+                        };
+                    };
+                };
+                /** @description Validation failed; `fields` names each offending field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found (or owned by someone else) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/inbound/numbers/{number}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set where a number’s SMS go
+         * @description Beyond the spec. Sets (or, with null, clears) the URL the number’s `message.inbound` events go to. 404 for a number that is not yours.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    number: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["InboundNumberUpdate"];
+                };
+            };
+            responses: {
+                /** @description Updated */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            number: components["schemas"]["InboundNumber"];
+                            previousInboundUrl: string | null;
+                        };
+                    };
+                };
+                /** @description Validation failed; `fields` names each offending field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found (or owned by someone else) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/inbound/optOuts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List opt-outs
+         * @description Beyond the spec. Handsets that sent STOP (STOPALL, UNSUBSCRIBE, CANCEL, END, QUIT) to one of your numbers and not START (UNSTOP) since, newest first: a message from that number to that handset is refused with 422 `recipient_opted_out` naming `to`.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Opt-outs */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: components["schemas"]["OptOut"][];
+                        };
+                    };
+                };
+                /** @description Validation failed; `fields` names each offending field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found (or owned by someone else) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2058,6 +2269,35 @@ export interface components {
              * @example 482913
              */
             code: string;
+        };
+        InboundNumber: {
+            /** @example +359888770001 */
+            number: string;
+            accountId: string;
+            /** @description Where `message.inbound` events of the number go; null: stored only */
+            inboundUrl: string | null;
+            assignedAt: string;
+        };
+        InboundNumberUpdate: {
+            /**
+             * Format: uri
+             * @description Where the number’s `message.inbound` events are POSTed, signed as Standard Webhooks with the secret of your webhook endpoint for this URL (GET /webhooks/endpoints)
+             * @example https://example.com/sms/inbound
+             */
+            inboundUrl: string | null;
+        };
+        OptOut: {
+            /**
+             * @description Your number the STOP was sent to
+             * @example +359888770001
+             */
+            sender: string;
+            /**
+             * @description The handset that sent it
+             * @example +359888555001
+             */
+            recipient: string;
+            createdAt: string;
         };
         HlrAccepted: {
             id: string;
