@@ -10,6 +10,11 @@ export interface SandboxOptions {
   host?: string;
   /** 0 picks a free port (tests). */
   smppPort: number;
+  /**
+   * The second SMSC (same system id and password), a failover target for carriers and routes (decision
+   * 0079); 0 picks a free port.
+   */
+  smpp2Port?: number;
   httpPort: number;
   smppSystemId: string;
   smppPassword: string;
@@ -60,6 +65,7 @@ export function startConfiguredSandbox(config: Config, host?: string): Promise<S
   return startSandbox({
     host,
     smppPort: config.SMPP_PORT,
+    smpp2Port: config.SANDBOX_SMPP_SECOND_PORT || (config.SMPP_PORT ? config.SMPP_PORT + 1 : 0),
     httpPort: config.SANDBOX_HTTP_PORT,
     banksPort: config.SANDBOX_BANKS_PORT,
     banksPublicUrl: config.SANDBOX_BANKS_PUBLIC_URL,
@@ -90,6 +96,13 @@ export async function startSandbox(options: SandboxOptions) {
     refuseMessagePayload: options.smppRefuseMessagePayload ?? false,
     ...(options.receiptDelayMs !== undefined ? { receiptDelayMs: options.receiptDelayMs } : {}),
   });
+  const smpp2 = await startSmppCarrier({
+    host: options.host ?? '127.0.0.1',
+    port: options.smpp2Port ?? 0,
+    systemId: options.smppSystemId,
+    password: options.smppPassword,
+    ...(options.receiptDelayMs !== undefined ? { receiptDelayMs: options.receiptDelayMs } : {}),
+  });
   const http = await startHttpParties({
     host: options.host ?? '127.0.0.1',
     port: options.httpPort,
@@ -100,7 +113,10 @@ export async function startSandbox(options: SandboxOptions) {
     ...(options.hlrApiKey ? { hlrApiKey: options.hlrApiKey } : {}),
     ...(options.hlrApiSecret ? { hlrApiSecret: options.hlrApiSecret } : {}),
     // The handset: the SMS the sandbox SMSC accepted, readable per number (signing codes, OTPs).
-    handset: () => smpp.handset,
+    handset: () =>
+      smpp2.handset.length === 0
+        ? smpp.handset
+        : [...smpp.handset, ...smpp2.handset].sort((a, b) => a.at.getTime() - b.at.getTime()),
   });
   const banks = await startSandboxBanks({
     host: options.host ?? '127.0.0.1',
@@ -133,6 +149,7 @@ export async function startSandbox(options: SandboxOptions) {
   });
   return {
     smpp,
+    smpp2,
     http,
     banks,
     merchant,
@@ -141,6 +158,7 @@ export async function startSandbox(options: SandboxOptions) {
     async stop() {
       await Promise.allSettled([
         smpp.stop(),
+        smpp2.stop(),
         http.stop(),
         banks.stop(),
         merchant.stop(),

@@ -27,6 +27,7 @@ import { registerLendingCreditProductAdminRoutes } from './lending-credit-produc
 import { registerLendingFileAdminRoutes } from './lending-files.ts';
 import { registerLendingReferenceDataAdminRoutes } from './lending-reference-data.ts';
 import { registerLendingTenantAdminRoutes } from './lending-tenants.ts';
+import { registerMessagingCarrierAdminRoutes } from './messaging-carriers.ts';
 import { registerMessagingPriceListAdminRoutes } from './messaging-price-lists.ts';
 import { registerMessagingSenderIdAdminRoutes } from './messaging-sender-id.ts';
 import { registerMessagingTokenAdminRoutes } from './messaging-tokens.ts';
@@ -274,6 +275,7 @@ export function createAdminApi(): OpenAPIHono<AppEnv> {
   registerMessagingTokenAdminRoutes(app);
   registerMessagingSenderIdAdminRoutes(app);
   registerMessagingPriceListAdminRoutes(app);
+  registerMessagingCarrierAdminRoutes(app);
   registerOneTouchAdminRoutes(app);
   registerDeskOperatorAdminRoutes(app);
   registerLedgerAdminRoutes(app);

@@ -1,4 +1,5 @@
 import { facade } from '../shared/facade.ts';
+import { listCarriers, listRoutes, putCarrier, putRoute } from './carriers.ts';
 import { checkChatAppSubscription, receiveChatAppNotification } from './chatapp-webhook.ts';
 import { getHlrLookup, startHlrLookup } from './hlr.ts';
 import { listNumbers, registerNumber, verifyNumber } from './numbers.ts';
@@ -45,6 +46,11 @@ export const messaging = facade('messaging', {
   listSenderIds,
   senderIdsWaitingForApproval,
   decideSenderIdAsOperator,
+  // carriers and routes (admin, decision 0079)
+  listCarriers,
+  putCarrier,
+  listRoutes,
+  putRoute,
   // price lists (admin) and reference data
   uploadPriceList,
   readRateCard,
@@ -53,6 +59,7 @@ export const messaging = facade('messaging', {
   getDiallingPlan,
 });
 
+export type { CarrierView, RouteView } from './carriers.ts';
 export type { ChatAppNotificationOutcome } from './chatapp-webhook.ts';
 export type { AcceptedLookup, HlrLookupView } from './hlr.ts';
 export type { SenderNumberRecord, SenderNumberStatus } from './numbers.ts';

@@ -10,6 +10,7 @@ import {
   UDH_OCTETS,
 } from '../../domain/messaging/segments.ts';
 import { deliveryReceiptFromSmpp } from '../../domain/messaging/smpp-receipt.ts';
+import { TokenBuckets } from '../../domain/rate-limit.ts';
 import type { Logger } from '../../platform/logger.ts';
 import {
   type CarrierSubmission,
@@ -49,6 +50,11 @@ export interface SmppCarrierOptions {
    * window with throttling errors.
    */
   window?: number;
+  /**
+   * At most this many submit_sm a second on this bind (each part of a long message counts), spaced
+   * evenly; unset: no limit. Per worker process (decision 0079).
+   */
+  submitRate?: number | null | undefined;
 }
 
 const ESM_CLASS_RECEIPT = 0x04;
@@ -91,7 +97,8 @@ export function createSmppCarrier(options: SmppCarrierOptions): SmsCarrier {
   const reconnectMinMs = options.reconnectMinMs ?? 250;
   const reconnectMaxMs = options.reconnectMaxMs ?? 10_000;
 
-  let receiptListener: ((receipt: DeliveryReceipt) => Promise<void>) | undefined;
+  const identity = smppCarrierIdentity(options.url, options.systemId);
+  let receiptListener: ((receipt: DeliveryReceipt, carrier?: string) => Promise<void>) | undefined;
   /** The bound session, or the bind in progress. */
   let bound: Promise<Session> | undefined;
   let current: Session | undefined;
@@ -101,6 +108,7 @@ export function createSmppCarrier(options: SmppCarrierOptions): SmsCarrier {
   /** Submissions waiting for their submit_sm_resp; failed at once when their session closes. */
   const waiting = new Map<Session, Set<(error: Error) => void>>();
   const window = createWindow(options.window ?? 32);
+  const pace = options.submitRate ? createPacer(options.submitRate) : undefined;
 
   function scheduleReconnect() {
     if (closed || reconnectTimer) return;
@@ -206,7 +214,7 @@ export function createSmppCarrier(options: SmppCarrierOptions): SmsCarrier {
         status = smpp.errors.ESME_RX_T_APPN;
       } else {
         try {
-          await receiptListener(receipt);
+          await receiptListener(receipt, identity);
         } catch (error) {
           log.error(
             { err: (error as Error).message, carrierMessageId: receipt.carrierMessageId },
@@ -222,6 +230,7 @@ export function createSmppCarrier(options: SmppCarrierOptions): SmsCarrier {
   }
 
   async function submitPdu(s: Session, fields: PduFields, beforeWire?: () => Promise<void>): Promise<Pdu> {
+    await pace?.();
     await window.enter();
     try {
       if (beforeWire) {
@@ -289,7 +298,7 @@ export function createSmppCarrier(options: SmppCarrierOptions): SmsCarrier {
   }
 
   return {
-    identity: smppCarrierIdentity(options.url, options.systemId),
+    identity,
 
     async submit(submission: CarrierSubmission): Promise<CarrierSubmitResult> {
       const s = await session();
@@ -384,6 +393,26 @@ export function createSmppCarrier(options: SmppCarrierOptions): SmsCarrier {
         if (!s.unbind({}, () => s.close())) s.destroy();
       });
     },
+  };
+}
+
+/**
+ * The carrier's submit rate: each caller waits for its turn, turns `1000 / perSecond` ms apart (a token
+ * bucket of one token, domain/rate-limit.ts), so the carrier never sees more than its rate in a second.
+ */
+function createPacer(perSecond: number): () => Promise<void> {
+  const buckets = new TokenBuckets({ capacity: 1, perMs: 1000 / perSecond });
+  let turn = Promise.resolve();
+  const wait = async (): Promise<void> => {
+    for (;;) {
+      const taken = buckets.take('submit', Date.now());
+      if (taken.allowed) return;
+      await new Promise((resolve) => setTimeout(resolve, taken.retryAfterMs));
+    }
+  };
+  return () => {
+    turn = turn.then(wait);
+    return turn;
   };
 }
 
