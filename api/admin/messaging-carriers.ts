@@ -40,7 +40,10 @@ const routeSchema = z
   .openapi('SmsRoute');
 
 const listOf = (schema: z.ZodTypeAny) => ({
-  200: { description: 'All of them', content: { 'application/json': { schema: z.object({ items: z.array(schema) }) } } },
+  200: {
+    description: 'All of them',
+    content: { 'application/json': { schema: z.object({ items: z.array(schema) }) } },
+  },
   ...errorResponses,
 });
 
@@ -125,14 +128,20 @@ export function registerMessagingCarrierAdminRoutes(app: OpenAPIHono<AppEnv>): v
   app.openapi(listCarriersRoute, async (c) => c.json(await messaging.listCarriers(c.get('deps')), 200));
   app.openapi(putCarrierRoute, async (c) =>
     c.json(
-      await messaging.putCarrier(c.get('deps'), { name: c.req.valid('param').name, carrier: c.req.valid('json') }),
+      await messaging.putCarrier(c.get('deps'), {
+        name: c.req.valid('param').name,
+        carrier: c.req.valid('json'),
+      }),
       200,
     ),
   );
   app.openapi(listRoutesRoute, async (c) => c.json(await messaging.listRoutes(c.get('deps')), 200));
   app.openapi(putRouteRoute, async (c) =>
     c.json(
-      await messaging.putRoute(c.get('deps'), { name: c.req.valid('param').name, route: c.req.valid('json') }),
+      await messaging.putRoute(c.get('deps'), {
+        name: c.req.valid('param').name,
+        route: c.req.valid('json'),
+      }),
       200,
     ),
   );

@@ -96,7 +96,9 @@ function urlProblem(deps: Pick<UseCaseDeps, 'config'>, url: string): string | nu
     OUTBOUND_URL_ALLOWLIST: deps.config.PRODUCTION_ALLOW_PRIVATE_PARTIES ?? [],
   });
   const refused = partyUrlRefusal(policy, url);
-  return refused ? `must not name a loopback, private or special-purpose address in production (${refused})` : null;
+  return refused
+    ? `must not name a loopback, private or special-purpose address in production (${refused})`
+    : null;
 }
 
 export async function listCarriers(deps: Pick<UseCaseDeps, 'db'>): Promise<{ items: CarrierView[] }> {
@@ -128,7 +130,10 @@ export async function putCarrier(
     problem('password', "the sandbox SMSC's published password is refused in production");
   if (!between(carrier.window, 1, 1000)) problem('window', 'an integer from 1 to 1000');
   if (!between(carrier.submitRate, 1, 10_000)) problem('submitRate', 'an integer from 1 to 10000, or null');
-  if (carrier.longMessages !== undefined && !LONG_MESSAGE_MODES.includes(carrier.longMessages as LongMessageMode))
+  if (
+    carrier.longMessages !== undefined &&
+    !LONG_MESSAGE_MODES.includes(carrier.longMessages as LongMessageMode)
+  )
     problem('longMessages', `one of ${LONG_MESSAGE_MODES.join(', ')}`);
   if (problems.length > 0) throw Refusal.validation(problems);
 

@@ -1,8 +1,8 @@
 import { createMessagingActivities } from '../../activities/messaging/index.ts';
 import { createMessagingApi } from '../../api/messaging/index.ts';
+import { createCarrierRouter } from '../../connectors/messaging/carrier-router.ts';
 import { createChatAppProvider } from '../../connectors/messaging/chatapp-provider.ts';
 import { createHlrProvider } from '../../connectors/messaging/hlr-provider.ts';
-import { createCarrierRouter } from '../../connectors/messaging/carrier-router.ts';
 import { createSmppCarrier } from '../../connectors/messaging/smpp-carrier.ts';
 import { loadCarriersAndRoutes } from '../../credentials/messaging/carriers.ts';
 import { destinationOf } from '../../domain/messaging/carrier-routes.ts';
@@ -67,9 +67,11 @@ export const messagingService: PlatformServiceModule = {
       started: async () => {
         routeDeliveryReceipts({ carrier: connectors.carrier, db, client, logger });
         // The operator's carriers bind now too: their receipts queued while no worker was bound arrive.
-        await connectors.carrier.refresh().catch((error: Error) =>
-          logger.warn({ err: error.message }, 'sms carriers and routes not read at start'),
-        );
+        await connectors.carrier
+          .refresh()
+          .catch((error: Error) =>
+            logger.warn({ err: error.message }, 'sms carriers and routes not read at start'),
+          );
       },
       close: () => connectors.carrier.close(),
     };

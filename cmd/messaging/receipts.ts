@@ -131,7 +131,8 @@ export function routeDeliveryReceipts(deps: {
       while (queue.length > 0) {
         const burst = queue.splice(0, BURST_LIMIT);
         const byCarrier = new Map<string, Waiting[]>();
-        for (const entry of burst) byCarrier.set(entry.carrier, [...(byCarrier.get(entry.carrier) ?? []), entry]);
+        for (const entry of burst)
+          byCarrier.set(entry.carrier, [...(byCarrier.get(entry.carrier) ?? []), entry]);
         for (const [carrier, entries] of byCarrier)
           await routeBurst(carrier, entries).catch((error: unknown) => settle(entries, error));
       }

@@ -6,7 +6,12 @@ import {
   type Route,
 } from '../../domain/messaging/carrier-routes.ts';
 import type { Logger } from '../../platform/logger.ts';
-import { type CarrierSubmission, type CarrierSubmitResult, NotTakenError, type SmsCarrier } from './carriers.ts';
+import {
+  type CarrierSubmission,
+  type CarrierSubmitResult,
+  NotTakenError,
+  type SmsCarrier,
+} from './carriers.ts';
 
 /**
  * Several SMS carriers behind the one SmsCarrier the activities use (decision 0079). Each submission
@@ -175,7 +180,9 @@ export function createCarrierRouter(options: CarrierRouterOptions): CarrierRoute
     async close() {
       closed = true;
       clearInterval(timer);
-      await Promise.all([options.fallback, ...[...bound.values()].map((entry) => entry.carrier)].map((c) => c.close()));
+      await Promise.all(
+        [options.fallback, ...[...bound.values()].map((entry) => entry.carrier)].map((c) => c.close()),
+      );
       bound.clear();
     },
   };

@@ -75,20 +75,22 @@ beforeAll(async () => {
     expect(created.json).not.toHaveProperty('password');
   }
   expect(
-    (await admin('PUT', '/messaging/carriers/gamma', {
-      url: smpp2.url,
-      systemId: 'platform',
-      password: 'sandbox',
-      submitRate: 5,
-    })).status,
+    (
+      await admin('PUT', '/messaging/carriers/gamma', {
+        url: smpp2.url,
+        systemId: 'platform',
+        password: 'sandbox',
+        submitRate: 5,
+      })
+    ).status,
   ).toBe(200);
   expect(
     (await admin('PUT', '/messaging/routes/bulgaria', { prefix: '359', carriers: ['alpha', 'beta'] })).status,
   ).toBe(200);
   expect((await admin('PUT', '/messaging/routes/uk', { prefix: '44', carriers: ['beta'] })).status).toBe(200);
-  expect((await admin('PUT', '/messaging/routes/germany', { prefix: '49', carriers: ['gamma'] })).status).toBe(
-    200,
-  );
+  expect(
+    (await admin('PUT', '/messaging/routes/germany', { prefix: '49', carriers: ['gamma'] })).status,
+  ).toBe(200);
   await settle();
 }, 60_000);
 afterAll(async () => {
@@ -98,13 +100,13 @@ afterAll(async () => {
 describe('carriers and routes', () => {
   it('chooses the route by the destination prefix', async () => {
     const bg = await send('+359888126001');
-    const uk = await send('+447700900123');
+    const uk = await send('+447911123456');
     expect((await finalMessage(bg)).status).toBe('delivered');
     expect((await finalMessage(uk)).status).toBe('delivered');
     expect(submitsTo(platform.sandbox.smpp, '+359888126001')).toHaveLength(1);
     expect(submitsTo(platform.sandbox.smpp2, '+359888126001')).toHaveLength(0);
-    expect(submitsTo(platform.sandbox.smpp2, '+447700900123')).toHaveLength(1);
-    expect(submitsTo(platform.sandbox.smpp, '+447700900123')).toHaveLength(0);
+    expect(submitsTo(platform.sandbox.smpp2, '+447911123456')).toHaveLength(1);
+    expect(submitsTo(platform.sandbox.smpp, '+447911123456')).toHaveLength(0);
   });
 
   it('lists carriers without their passwords and routes with their carriers', async () => {
@@ -130,7 +132,9 @@ describe('carriers and routes', () => {
       longMessages: 'pigeon',
     });
     expect(bad.status).toBe(400);
-    const fields = ((bad.json.error as { fields: Array<{ field: string }> }).fields ?? []).map((f) => f.field);
+    const fields = ((bad.json.error as { fields: Array<{ field: string }> }).fields ?? []).map(
+      (f) => f.field,
+    );
     expect(fields).toEqual(
       expect.arrayContaining(['name', 'url', 'systemId', 'window', 'submitRate', 'longMessages']),
     );
@@ -142,9 +146,9 @@ describe('carriers and routes', () => {
     expect(noPassword.json.error).toMatchObject({ fields: [{ field: 'password' }] });
     const route = await admin('PUT', '/messaging/routes/nowhere', { prefix: '3x', carriers: ['nobody'] });
     expect(route.status).toBe(400);
-    expect(((route.json.error as { fields: Array<{ field: string }> }).fields ?? []).map((f) => f.field)).toEqual(
-      expect.arrayContaining(['prefix', 'carriers.0']),
-    );
+    expect(
+      ((route.json.error as { fields: Array<{ field: string }> }).fields ?? []).map((f) => f.field),
+    ).toEqual(expect.arrayContaining(['prefix', 'carriers.0']));
     const neither = await admin('PUT', '/messaging/routes/nothing', { carriers: ['alpha'] });
     expect(neither.status).toBe(400);
   });
@@ -182,7 +186,10 @@ describe('carriers and routes', () => {
 
   it('delivers every message of a burst once when a carrier goes down mid-burst', async () => {
     const { smpp, smpp2 } = platform.sandbox;
-    const numbers = Array.from({ length: 60 }, (_, index) => `+35988813${String(index).padStart(4, '0')}`);
+    const numbers = Array.from(
+      { length: 60 },
+      (_, index) => `+35988813${String(index + 100).padStart(4, '0')}`,
+    );
     const before = smpp.submitted.length;
     const sending = (async () => {
       const ids: string[] = [];
@@ -199,12 +206,12 @@ describe('carriers and routes', () => {
     setTimeout(() => smpp.refuseBinds(false), 4_000);
     const finals = await Promise.all(ids.map((id) => finalMessage(id, 55_000)));
     expect(finals.map((message) => message.status)).toEqual(ids.map(() => 'delivered'));
-    const counts = numbers.map(
-      (number) => submitsTo(smpp, number).length + submitsTo(smpp2, number).length,
-    );
+    const counts = numbers.map((number) => submitsTo(smpp, number).length + submitsTo(smpp2, number).length);
     expect(counts).toEqual(numbers.map(() => 1));
     const throughBeta = numbers.filter((number) => submitsTo(smpp2, number).length === 1);
     expect(throughBeta.length).toBeGreaterThan(20);
-    expect(numbers.filter((number) => submitsTo(smpp, number).length === 1).length).toBeGreaterThanOrEqual(10);
+    expect(numbers.filter((number) => submitsTo(smpp, number).length === 1).length).toBeGreaterThanOrEqual(
+      10,
+    );
   }, 90_000);
 });
