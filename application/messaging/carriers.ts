@@ -122,9 +122,10 @@ export async function putCarrier(
   const urlRefusal = url === undefined ? 'required' : urlProblem(deps, url);
   if (urlRefusal) problem('url', urlRefusal);
   const systemId = carrier.systemId ?? existing?.systemId;
-  if (!systemId || systemId.length > 16) problem('systemId', 'required, 1 to 16 characters (SMPP system_id)');
-  if (carrier.password !== undefined && (carrier.password.length < 1 || carrier.password.length > 9))
-    problem('password', '1 to 9 characters (SMPP password)');
+  if (!systemId || !/^[\x21-\x7e]{1,16}$/.test(systemId))
+    problem('systemId', 'required, 1 to 16 printable ASCII characters (SMPP system_id)');
+  if (carrier.password !== undefined && !/^[\x21-\x7e]{1,9}$/.test(carrier.password))
+    problem('password', '1 to 9 printable ASCII characters (SMPP password)');
   else if (carrier.password === undefined && !existing) problem('password', 'required for a new carrier');
   else if (deps.config.PLATFORM_MODE === 'production' && carrier.password === SANDBOX_SMPP_PASSWORD)
     problem('password', "the sandbox SMSC's published password is refused in production");

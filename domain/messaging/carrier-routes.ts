@@ -54,18 +54,21 @@ export interface Destination {
   mccs: readonly string[];
 }
 
-/** How closely a route matches a destination: 0 when it does not. */
+/**
+ * How closely a route matches a destination, 0 when it does not: a prefix by its length, a known
+ * network above any prefix, a country's MCC as a country calling code (above 3 digits, below 4).
+ */
 function specificity(route: Route, destination: Destination): number {
   if (route.prefix !== null && destination.digits.startsWith(route.prefix)) return route.prefix.length;
   if (route.mccMnc === null) return 0;
-  if (route.mccMnc.length > 3) return destination.network === route.mccMnc ? 20 : 0;
+  if (route.mccMnc.length > 3) return destination.network === route.mccMnc ? 16 : 0;
   const mcc = destination.network?.slice(0, 3);
-  return mcc === route.mccMnc || (!mcc && destination.mccs.includes(route.mccMnc)) ? 16 : 0;
+  return mcc === route.mccMnc || (!mcc && destination.mccs.includes(route.mccMnc)) ? 3.5 : 0;
 }
 
 /**
  * The carriers a destination goes to, in failover order: the carriers of the matching routes, by
- * priority then the closest match (a network before its country, a longer prefix before a shorter),
+ * priority then the closest match (a longer prefix before a shorter, see specificity),
  * each carrier once, leaving out disabled and unknown ones; `default` when no route matches.
  */
 export function carriersFor(

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { carriersFor, destinationOf, type Route } from '../../domain/messaging/carrier-routes.ts';
 import type { SandboxSmppCarrier } from '../../sandbox/messaging/smpp-carrier.ts';
 import { type AnswerJson, messagingClient } from '../support/messaging-client.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
@@ -95,6 +96,37 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await platform?.stop();
+});
+
+describe('route choice (domain)', () => {
+  const route = (name: string, match: Partial<Route>, carriers: string[]): Route => ({
+    name,
+    prefix: null,
+    mccMnc: null,
+    priority: 100,
+    enabled: true,
+    carriers,
+    ...match,
+  });
+  const known = new Map(['a', 'b', 'c', 'off'].map((name) => [name, { enabled: name !== 'off' }]));
+  const routes = [
+    route('bg', { prefix: '359' }, ['a', 'off', 'b']),
+    route('bg-mobile', { prefix: '35988' }, ['c']),
+    route('bg-mcc', { mccMnc: '284' }, ['b', 'default']),
+    route('de', { prefix: '49', enabled: false }, ['c']),
+  ];
+
+  it('orders the carriers of every matching route, closest match first, each once, enabled only', () => {
+    expect(carriersFor(routes, known, destinationOf('+359888123456'))).toEqual(['c', 'b', 'default', 'a']);
+    expect(carriersFor(routes, known, destinationOf('+35929123456'))).toEqual(['b', 'default', 'a']);
+  });
+
+  it('puts a lower priority first, and sends what no route matches to `default`', () => {
+    const urgent = [...routes, route('bg-first', { mccMnc: '284', priority: 1 }, ['b'])];
+    expect(carriersFor(urgent, known, destinationOf('+359888123456'))[0]).toBe('b');
+    expect(carriersFor(routes, known, destinationOf('+4915112345678'))).toEqual(['default']);
+    expect(carriersFor([], known, destinationOf('+359888123456'))).toEqual(['default']);
+  });
 });
 
 describe('carriers and routes', () => {
