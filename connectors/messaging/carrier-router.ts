@@ -134,14 +134,14 @@ export function createCarrierRouter(options: CarrierRouterOptions): CarrierRoute
     async submit(submission): Promise<CarrierSubmitResult> {
       await ready();
       const { carriers, pinned } = candidates(submission);
+      // A carrier backing off is skipped while another of the route is not; when all are, they are
+      // tried in order all the same (a lone carrier behaves as it did before routes).
       const now = Date.now();
-      const open = pinned
-        ? carriers
-        : carriers.filter((carrier) => (backoffUntil.get(carrier.identity) ?? 0) <= now);
-      if (open.length === 0)
-        throw new NotTakenError(`every carrier of the route is backing off (${carriers.length})`);
+      const resting = (carrier: SmsCarrier) => (backoffUntil.get(carrier.identity) ?? 0) > now;
+      const open = carriers.filter((carrier) => !resting(carrier));
+      const order = open.length > 0 ? open : carriers;
       let last: Error | undefined;
-      for (const carrier of open) {
+      for (const carrier of order) {
         let wired = false;
         let local = false;
         const beforeWire = async () => {
