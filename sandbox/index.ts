@@ -15,6 +15,8 @@ export interface SandboxOptions {
    * 0079); 0 picks a free port.
    */
   smpp2Port?: number;
+  /** The second SMSC's port was derived, not configured: a free one is taken when it is in use. */
+  smpp2PortMayMove?: boolean;
   httpPort: number;
   smppSystemId: string;
   smppPassword: string;
@@ -65,7 +67,9 @@ export function startConfiguredSandbox(config: Config, host?: string): Promise<S
   return startSandbox({
     host,
     smppPort: config.SMPP_PORT,
-    smpp2Port: config.SANDBOX_SMPP_SECOND_PORT || (config.SMPP_PORT ? config.SMPP_PORT + 1 : 0),
+    // Unset: 2776 beside the default SMPP_PORT (2775), else a free port (a test's or stack's own layout).
+    smpp2Port: config.SANDBOX_SMPP_SECOND_PORT || (config.SMPP_PORT === 2775 ? 2776 : 0),
+    smpp2PortMayMove: !config.SANDBOX_SMPP_SECOND_PORT,
     httpPort: config.SANDBOX_HTTP_PORT,
     banksPort: config.SANDBOX_BANKS_PORT,
     banksPublicUrl: config.SANDBOX_BANKS_PUBLIC_URL,
@@ -94,13 +98,6 @@ export async function startSandbox(options: SandboxOptions) {
     systemId: options.smppSystemId,
     password: options.smppPassword,
     refuseMessagePayload: options.smppRefuseMessagePayload ?? false,
-    ...(options.receiptDelayMs !== undefined ? { receiptDelayMs: options.receiptDelayMs } : {}),
-  });
-  const smpp2 = await startSmppCarrier({
-    host: options.host ?? '127.0.0.1',
-    port: options.smpp2Port ?? 0,
-    systemId: options.smppSystemId,
-    password: options.smppPassword,
     ...(options.receiptDelayMs !== undefined ? { receiptDelayMs: options.receiptDelayMs } : {}),
   });
   const http = await startHttpParties({
@@ -146,6 +143,20 @@ export async function startSandbox(options: SandboxOptions) {
     port: options.bureauPort ?? 0,
     apiKey: options.bureauApiKey ?? 'sandbox-bureau-key-0000',
     ...(options.bureauSlowMs !== undefined ? { slowMs: options.bureauSlowMs } : {}),
+  });
+  const startSecondSmsc = (port: number) =>
+    startSmppCarrier({
+      host: options.host ?? '127.0.0.1',
+      port,
+      systemId: options.smppSystemId,
+      password: options.smppPassword,
+      ...(options.receiptDelayMs !== undefined ? { receiptDelayMs: options.receiptDelayMs } : {}),
+    });
+  // Started last, so that it takes no port configured for another party; a derived port that is in
+  // use gives way to a free one (its URL is `smpp2.url`).
+  const smpp2 = await startSecondSmsc(options.smpp2Port ?? 0).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EADDRINUSE' || !options.smpp2PortMayMove) throw error;
+    return startSecondSmsc(0);
   });
   return {
     smpp,

@@ -47,7 +47,10 @@ export const messagingConfig = z.object({
     .optional(),
   SMS_CARRIER_BACKOFF: duration('30s'),
   SMS_ROUTES_REFRESH: duration('5s'),
-  /** The sandbox's second SMSC (a failover target for carriers and routes): SMPP_PORT + 1 unless given. */
+  /**
+   * The sandbox's second SMSC (a failover target for carriers and routes); 0: 2776 beside the default
+   * SMPP_PORT (a free port when that is taken or SMPP_PORT is another).
+   */
   SANDBOX_SMPP_SECOND_PORT: port(0),
   /** Sandbox mode: the sandbox SMSC refuses `message_payload` (ESME_RINVTLVSTREAM), as some SMSCs do. */
   SANDBOX_SMSC_REFUSES_MESSAGE_PAYLOAD: z
