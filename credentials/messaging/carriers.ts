@@ -42,16 +42,20 @@ export async function loadCarriersAndRoutes(
   ]);
   const key = carrierRows.length > 0 ? carrierKey(config) : undefined;
   return {
-    carriers: carrierRows.map((row) => ({
-      name: row.name,
-      url: row.url,
-      systemId: row.systemId,
-      password: openSecret(key!, additionalData(row.name), row.passwordSealed, `carrier ${row.name}`),
-      window: row.window,
-      submitRate: row.submitRate,
-      longMessages: row.longMessages as LongMessageMode,
-      enabled: row.enabled,
-    })),
+    carriers: carrierRows.map((row) => {
+      // A password that does not open (MESSAGING_SECRET_KEY changed) disables its carrier, not the others.
+      const password = tryOpen(key!, row.name, row.passwordSealed);
+      return {
+        name: row.name,
+        url: row.url,
+        systemId: row.systemId,
+        password: password ?? '',
+        window: row.window,
+        submitRate: row.submitRate,
+        longMessages: row.longMessages as LongMessageMode,
+        enabled: row.enabled && password !== undefined,
+      };
+    }),
     routes: routeRows.map((row) => ({
       name: row.name,
       prefix: row.prefix,
@@ -61,4 +65,12 @@ export async function loadCarriersAndRoutes(
       enabled: row.enabled,
     })),
   };
+}
+
+function tryOpen(key: Buffer, name: string, sealed: string): string | undefined {
+  try {
+    return openSecret(key, additionalData(name), sealed, `carrier ${name}`);
+  } catch {
+    return undefined;
+  }
 }
