@@ -254,7 +254,7 @@ describe('npm run admin while npm start runs on PGlite', () => {
       String(account.accountId),
       file('prices.csv', 'country,mcc,mnc,price,currency\nBG,284,03,0.0150,EUR\n'),
     );
-    const carrier = { url: 'smpp://127.0.0.1:2775', systemId: 'platform', password: 'sandbox' };
+    const carrier = { url: 'smpp://127.0.0.1:9', systemId: 'platform', password: 'sandbox' };
     await adminThroughApi(
       'messaging:carrier',
       '--name',
