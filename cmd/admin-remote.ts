@@ -113,6 +113,18 @@ const CALLS: Record<string, (args: AdminArgs) => AdminCall | Promise<AdminCall>>
       json: { number, inboundUrl: text(values, 'inbound-url') },
     };
   },
+  'messaging:carrier': async (args) => {
+    const [name] = required(args.values, 'name');
+    const json = await jsonFile(fileArgument(args, 'the carrier JSON file'));
+    return { method: 'PUT', path: at`/messaging/carriers/${name!}`, json };
+  },
+  'messaging:carriers': () => ({ method: 'GET', path: '/messaging/carriers', print: { field: 'items' } }),
+  'messaging:route': async (args) => {
+    const [name] = required(args.values, 'name');
+    const json = await jsonFile(fileArgument(args, 'the route JSON file'));
+    return { method: 'PUT', path: at`/messaging/routes/${name!}`, json };
+  },
+  'messaging:routes': () => ({ method: 'GET', path: '/messaging/routes', print: { field: 'items' } }),
   'collect:merchant': ({ values }) => {
     const [name] = required(values, 'name');
     return {

@@ -46,6 +46,9 @@ import { connectTemporal } from './runtime.ts';
  *   npm run admin -- messaging:price-list --account <id>|--default <file.csv>   SMS price list (0056)
  *   npm run admin -- messaging:number --account <id> --number +359... [--inbound-url URL]   assign a
  *                    number: its SMS become the account's `message.inbound` events (0087)
+ *   npm run admin -- messaging:carrier --name <name> <carrier.json>   create or change an SMS carrier (0079)
+ *   npm run admin -- messaging:carriers | messaging:routes   the SMS carriers (no passwords), the routes
+ *   npm run admin -- messaging:route --name <name> <route.json>       create or change an SMS route (0079)
  *                    (the decision goes through the registration's workflow: Temporal must be running)
  *   npm run admin -- collect:merchant --name "Acme Ltd" [--min D123456789] [--notify-url URL]
  *                    [--billing-url URL] [--billing-prefix 97] [--return-origin https://shop.example]...
@@ -89,6 +92,10 @@ const USAGE = `usage:
   npm run admin -- messaging:reject-sender-id --id <registration id> --reason "<why>" [--note "<note>"]
   npm run admin -- messaging:price-list --account <accountId>|--default <price list CSV file>
   npm run admin -- messaging:number --account <accountId> --number <E.164> [--inbound-url <url>]
+  npm run admin -- messaging:carrier --name <carrier> <carrier JSON file: url, systemId, password, window, submitRate, longMessages, enabled>
+  npm run admin -- messaging:carriers
+  npm run admin -- messaging:route --name <route> <route JSON file: prefix, mccMnc, priority, carriers, enabled>
+  npm run admin -- messaging:routes
   npm run admin -- collect:merchant --name "<merchant name>" [--min D123456789] [--notify-url <url>] [--billing-url <url>] [--billing-prefix <9...>] [--return-origin <https://origin>]...
   npm run admin -- collect:return-origins --min <D123456789> [--return-origin <https://origin>]...
   npm run admin -- collect:notify-url --min <D123456789> [--notify-url <url>]
@@ -211,6 +218,26 @@ async function runLocally(database: DatabaseHandle) {
           { accountId: values.account, number: values.number, inboundUrl: values['inbound-url'] },
         );
         console.log(JSON.stringify(assigned.number, null, 2));
+        break;
+      }
+      case 'messaging:carrier':
+      case 'messaging:route': {
+        const file = positionals[1];
+        if (!values.name || !file) throw new Error(`--name and the JSON file are required\n${USAGE}`);
+        const body = JSON.parse(await readFile(file, 'utf8'));
+        const stored =
+          positionals[0] === 'messaging:carrier'
+            ? await messaging.putCarrier({ db: database.db, config }, { name: values.name, carrier: body })
+            : await messaging.putRoute({ db: database.db }, { name: values.name, route: body });
+        console.log(JSON.stringify(stored, null, 2));
+        break;
+      }
+      case 'messaging:carriers': {
+        console.log(JSON.stringify((await messaging.listCarriers({ db: database.db })).items, null, 2));
+        break;
+      }
+      case 'messaging:routes': {
+        console.log(JSON.stringify((await messaging.listRoutes({ db: database.db })).items, null, 2));
         break;
       }
       case 'collect:merchant': {

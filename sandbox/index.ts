@@ -10,6 +10,13 @@ export interface SandboxOptions {
   host?: string;
   /** 0 picks a free port (tests). */
   smppPort: number;
+  /**
+   * The second SMSC (same system id and password), a failover target for carriers and routes (decision
+   * 0079); 0 picks a free port.
+   */
+  smpp2Port?: number;
+  /** The second SMSC's port was derived, not configured: a free one is taken when it is in use. */
+  smpp2PortMayMove?: boolean;
   httpPort: number;
   smppSystemId: string;
   smppPassword: string;
@@ -60,6 +67,9 @@ export function startConfiguredSandbox(config: Config, host?: string): Promise<S
   return startSandbox({
     host,
     smppPort: config.SMPP_PORT,
+    // Unset: 2776 beside the default SMPP_PORT (2775), else a free port (a test's or stack's own layout).
+    smpp2Port: config.SANDBOX_SMPP_SECOND_PORT || (config.SMPP_PORT === 2775 ? 2776 : 0),
+    smpp2PortMayMove: !config.SANDBOX_SMPP_SECOND_PORT,
     httpPort: config.SANDBOX_HTTP_PORT,
     banksPort: config.SANDBOX_BANKS_PORT,
     banksPublicUrl: config.SANDBOX_BANKS_PUBLIC_URL,
@@ -100,7 +110,10 @@ export async function startSandbox(options: SandboxOptions) {
     ...(options.hlrApiKey ? { hlrApiKey: options.hlrApiKey } : {}),
     ...(options.hlrApiSecret ? { hlrApiSecret: options.hlrApiSecret } : {}),
     // The handset: the SMS the sandbox SMSC accepted, readable per number (signing codes, OTPs).
-    handset: () => smpp.handset,
+    handset: () =>
+      smpp2.handset.length === 0
+        ? smpp.handset
+        : [...smpp.handset, ...smpp2.handset].sort((a, b) => a.at.getTime() - b.at.getTime()),
     // ... and SMS they send to a number, delivered by the SMSC to the bound gateway (decision 0087).
     handsetSends: (sms) => smpp.sendMobileOriginated(sms),
   });
@@ -133,8 +146,23 @@ export async function startSandbox(options: SandboxOptions) {
     apiKey: options.bureauApiKey ?? 'sandbox-bureau-key-0000',
     ...(options.bureauSlowMs !== undefined ? { slowMs: options.bureauSlowMs } : {}),
   });
+  const startSecondSmsc = (port: number) =>
+    startSmppCarrier({
+      host: options.host ?? '127.0.0.1',
+      port,
+      systemId: options.smppSystemId,
+      password: options.smppPassword,
+      ...(options.receiptDelayMs !== undefined ? { receiptDelayMs: options.receiptDelayMs } : {}),
+    });
+  // Started last, so that it takes no port configured for another party; a derived port that is in
+  // use gives way to a free one (its URL is `smpp2.url`).
+  const smpp2 = await startSecondSmsc(options.smpp2Port ?? 0).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EADDRINUSE' || !options.smpp2PortMayMove) throw error;
+    return startSecondSmsc(0);
+  });
   return {
     smpp,
+    smpp2,
     http,
     banks,
     merchant,
@@ -143,6 +171,7 @@ export async function startSandbox(options: SandboxOptions) {
     async stop() {
       await Promise.allSettled([
         smpp.stop(),
+        smpp2.stop(),
         http.stop(),
         banks.stop(),
         merchant.stop(),

@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import { and, eq, inArray, or, type SQL, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, or, type SQL, sql } from 'drizzle-orm';
 import { NotTakenError, type SmsCarrier } from '../../connectors/messaging/carriers.ts';
 import type { Database } from '../../db/client.ts';
 import { messagingMessages } from '../../db/schema/messaging.ts';
@@ -95,8 +95,15 @@ export function createSmsBatchActivities({ db, carrier, logger, config }: SmsBat
   }
 
   /** The wire mark of decision 0084, written (many at a time) just before each message's submit_sm. */
-  const markOnWire = coalescing(async (ids: string[]) => {
-    await db.update(messagingMessages).set({ wireAt: sql`now()` }).where(inArray(messagingMessages.id, ids));
+  const markOnWire = coalescing(async (marks: Array<{ id: string; carrier: string }>) => {
+    // With the carrier it goes to: in doubt, the message stays on that carrier (decision 0079).
+    const rows = marks.map((mark) => sql`(${mark.id}, ${mark.carrier})`);
+    const m = messagingMessages;
+    await db
+      .update(m)
+      .set({ wireAt: sql`now()`, carrier: sql`v.carrier` })
+      .from(sql`(values ${valuesList(rows)}) as v(id, carrier)`)
+      .where(sql`${m.id} = v.id`);
   });
   /** Each submission written as the carrier answers it (many at a time): never submitted again. */
   const recordSubmission = coalescing(recordSubmissions);
@@ -105,7 +112,10 @@ export function createSmsBatchActivities({ db, carrier, logger, config }: SmsBat
   async function clearWireMarks(ids: string[]): Promise<void> {
     if (ids.length === 0) return;
     try {
-      await db.update(messagingMessages).set({ wireAt: null }).where(inArray(messagingMessages.id, ids));
+      await db
+        .update(messagingMessages)
+        .set({ wireAt: null, carrier: null })
+        .where(and(inArray(messagingMessages.id, ids), isNull(messagingMessages.carrierMessageId)));
     } catch (error) {
       // Left marked, they count as in doubt: the safe side of the policy.
       logger.warn({ err: (error as Error).message, count: ids.length }, 'wire marks not cleared');
@@ -156,7 +166,7 @@ export function createSmsBatchActivities({ db, carrier, logger, config }: SmsBat
       const byId = new Map(claimed.map((row) => [row.id, row]));
       const inDoubt: string[] = [];
       const result: BatchHandOver = { submitted: [], rejected: [], unsent: [], elsewhere: [], inDoubt };
-      const toSend: typeof input.messages = [];
+      const toSend: Array<(typeof input.messages)[number] & { carrier?: string | undefined }> = [];
       const resentInDoubt: string[] = [];
       for (const message of input.messages) {
         const row = byId.get(message.messageId);
@@ -177,7 +187,8 @@ export function createSmsBatchActivities({ db, carrier, logger, config }: SmsBat
         else if (inDoubtAction(policy, row) === 'unknown') inDoubt.push(row.id);
         else {
           resentInDoubt.push(row.id);
-          toSend.push(message);
+          // Sent again to the carrier that may have it, never to another (decision 0079).
+          toSend.push({ ...message, carrier: row.carrier ?? undefined });
         }
       }
       if (resentInDoubt.length + inDoubt.length > 0)
@@ -197,8 +208,8 @@ export function createSmsBatchActivities({ db, carrier, logger, config }: SmsBat
         await Promise.all(
           toSend.map(async (message) => {
             let marked = false;
-            const beforeWire = async () => {
-              await markOnWire(message.messageId);
+            const beforeWire = async (identity?: string) => {
+              await markOnWire({ id: message.messageId, carrier: identity ?? carrier.identity });
               marked = true;
             };
             try {
@@ -211,7 +222,7 @@ export function createSmsBatchActivities({ db, carrier, logger, config }: SmsBat
                 messageId: message.messageId,
                 carrierMessageId: answer.carrierMessageId,
                 ...(answer.carrierPartIds ? { carrierPartIds: answer.carrierPartIds } : {}),
-                carrier: carrier.identity,
+                carrier: answer.carrier ?? carrier.identity,
                 submittedAt: new Date().toISOString(),
               };
               fresh.push(record);

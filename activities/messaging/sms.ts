@@ -165,7 +165,7 @@ export function createSmsActivities({ db, carrier, chatApp }: SmsActivityDeps) {
         messageId: input.messageId,
         carrierMessageId: result.carrierMessageId,
         ...(result.carrierPartIds ? { carrierPartIds: result.carrierPartIds } : {}),
-        carrier: provider.identity,
+        carrier: result.carrier ?? provider.identity,
         submittedAt: new Date().toISOString(),
       };
       try {

@@ -28,6 +28,7 @@ import { registerLendingFileAdminRoutes } from './lending-files.ts';
 import { registerLendingReferenceDataAdminRoutes } from './lending-reference-data.ts';
 import { registerLendingTenantAdminRoutes } from './lending-tenants.ts';
 import { registerMessagingInboundNumberAdminRoutes } from './messaging-inbound-numbers.ts';
+import { registerMessagingCarrierAdminRoutes } from './messaging-carriers.ts';
 import { registerMessagingPriceListAdminRoutes } from './messaging-price-lists.ts';
 import { registerMessagingSenderIdAdminRoutes } from './messaging-sender-id.ts';
 import { registerMessagingTokenAdminRoutes } from './messaging-tokens.ts';
@@ -276,6 +277,7 @@ export function createAdminApi(): OpenAPIHono<AppEnv> {
   registerMessagingSenderIdAdminRoutes(app);
   registerMessagingPriceListAdminRoutes(app);
   registerMessagingInboundNumberAdminRoutes(app);
+  registerMessagingCarrierAdminRoutes(app);
   registerOneTouchAdminRoutes(app);
   registerDeskOperatorAdminRoutes(app);
   registerLedgerAdminRoutes(app);

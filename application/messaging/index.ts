@@ -1,4 +1,5 @@
 import { facade } from '../shared/facade.ts';
+import { listCarriers, listRoutes, putCarrier, putRoute } from './carriers.ts';
 import { checkChatAppSubscription, receiveChatAppNotification } from './chatapp-webhook.ts';
 import { getHlrLookup, startHlrLookup } from './hlr.ts';
 import {
@@ -58,6 +59,11 @@ export const messaging = facade('messaging', {
   listSenderIds,
   senderIdsWaitingForApproval,
   decideSenderIdAsOperator,
+  // carriers and routes (admin, decision 0079)
+  listCarriers,
+  putCarrier,
+  listRoutes,
+  putRoute,
   // price lists (admin) and reference data
   uploadPriceList,
   readRateCard,
@@ -66,6 +72,7 @@ export const messaging = facade('messaging', {
   getDiallingPlan,
 });
 
+export type { CarrierView, RouteView } from './carriers.ts';
 export type { ChatAppNotificationOutcome } from './chatapp-webhook.ts';
 export type { AcceptedLookup, HlrLookupView } from './hlr.ts';
 export type { InboundNumberView, OptOutView, ReceivedInboundSms } from './inbound.ts';

@@ -35,8 +35,8 @@ export function routeDeliveryReceipts(deps: {
   lookupPatienceMs?: number;
 }): void {
   const { db, logger } = deps;
-  const carrier = deps.carrier.identity;
-  const ofThisReceipt = (receipt: DeliveryReceipt) =>
+  // A router of several carriers (decision 0079) says which one each receipt came from.
+  const ofThisReceipt = (receipt: DeliveryReceipt, carrier: string) =>
     and(
       // A part of a message sent in parts carries its own id (decision 0055).
       or(
@@ -69,7 +69,7 @@ export function routeDeliveryReceipts(deps: {
    * The receipts that arrived while the previous burst was routed, matched in one query and signalled
    * one signal per batch (decision 0074). A receipt no waiting message matches yet goes the patient way.
    */
-  const routeBurst = async (burst: Waiting[]): Promise<void> => {
+  const routeBurst = async (carrier: string, burst: Waiting[]): Promise<void> => {
     const ids = [...new Set(burst.map((entry) => entry.receipt.carrierMessageId))];
     const rows = await db
       .select({
@@ -106,7 +106,7 @@ export function routeDeliveryReceipts(deps: {
     }
     // Off the burst: a receipt waiting for its submission to be recorded holds up no other.
     for (const entry of unmatched)
-      routePatiently(entry.receipt).then(
+      routePatiently(entry.receipt, carrier).then(
         () => settle([entry]),
         (error: unknown) => settle([entry], error),
       );
@@ -130,7 +130,11 @@ export function routeDeliveryReceipts(deps: {
     try {
       while (queue.length > 0) {
         const burst = queue.splice(0, BURST_LIMIT);
-        await routeBurst(burst).catch((error: unknown) => settle(burst, error));
+        const byCarrier = new Map<string, Waiting[]>();
+        for (const entry of burst)
+          byCarrier.set(entry.carrier, [...(byCarrier.get(entry.carrier) ?? []), entry]);
+        for (const [carrier, entries] of byCarrier)
+          await routeBurst(carrier, entries).catch((error: unknown) => settle(entries, error));
       }
     } finally {
       routing = false;
@@ -138,21 +142,21 @@ export function routeDeliveryReceipts(deps: {
   };
 
   deps.carrier.onReceipt(
-    (receipt) =>
+    (receipt, carrier) =>
       new Promise<void>((resolve, reject) => {
-        queue.push({ receipt, resolve, reject });
+        queue.push({ receipt, carrier: carrier ?? deps.carrier.identity, resolve, reject });
         if (!routing) void drain();
       }),
   );
 
   /** A receipt whose message is not (yet) waiting: looked up again while its submission may still be recording. */
-  async function routePatiently(receipt: DeliveryReceipt): Promise<void> {
+  async function routePatiently(receipt: DeliveryReceipt, carrier: string): Promise<void> {
     const deadline = Date.now() + (deps.lookupPatienceMs ?? LOOKUP_PATIENCE_MS);
     for (let delay = 50; ; delay = Math.min(delay * 2, 2000)) {
       const [waiting] = await db
         .select({ id: messagingMessages.id, processId: messagingMessages.processId })
         .from(messagingMessages)
-        .where(and(ofThisReceipt(receipt), eq(messagingMessages.status, 'submitted')))
+        .where(and(ofThisReceipt(receipt, carrier), eq(messagingMessages.status, 'submitted')))
         .orderBy(desc(messagingMessages.submittedAt))
         .limit(1);
       if (waiting) {
@@ -163,7 +167,7 @@ export function routeDeliveryReceipts(deps: {
       const [finished] = await db
         .select({ id: messagingMessages.id, status: messagingMessages.status })
         .from(messagingMessages)
-        .where(ofThisReceipt(receipt))
+        .where(ofThisReceipt(receipt, carrier))
         .orderBy(desc(messagingMessages.submittedAt))
         .limit(1);
       // Recorded between the two reads (the bench saw it under load): it is waiting, look again.
@@ -199,6 +203,8 @@ export function routeDeliveryReceipts(deps: {
 /** A receipt waiting to be routed; the SMSC has its answer when it is settled. */
 interface Waiting {
   receipt: DeliveryReceipt;
+  /** The identity of the carrier it came from. */
+  carrier: string;
   resolve(): void;
   reject(error: unknown): void;
 }

@@ -11,7 +11,12 @@ export interface CarrierSubmission {
    * Called once a submit_sm may go out (a place in the window held), awaited just before the first
    * one is written: the activity's durable wire mark (decision 0084). When it throws, nothing is sent.
    */
-  beforeWire?: () => Promise<void>;
+  beforeWire?: (carrier?: string) => Promise<void>;
+  /**
+   * Only this carrier (its identity) may take the message: a message in doubt on it is never handed to
+   * another (decision 0079). Unset: the carrier router chooses by the destination's route.
+   */
+  carrier?: string | undefined;
 }
 
 /**
@@ -30,6 +35,8 @@ export type CarrierSubmitResult =
       carrierMessageId: string;
       /** When sent as several short messages (UDH or SAR parts): each part's carrier id, in order. */
       carrierPartIds?: string[];
+      /** The identity of the carrier that took it, when a router chose among several (decision 0079). */
+      carrier?: string;
     }
   /** The carrier refused the message for good (e.g. SMPP ESME_RINVDSTADR); retrying cannot help. */
   | { outcome: 'rejected'; error: string };
@@ -46,8 +53,11 @@ export interface SmsCarrier {
    */
   readonly identity: string;
   submit(submission: CarrierSubmission): Promise<CarrierSubmitResult>;
-  /** Registers the listener for delivery receipts (deliver_sm) received on any bound session. */
-  onReceipt(listener: (receipt: DeliveryReceipt) => Promise<void>): void;
+  /**
+   * Registers the listener for delivery receipts (deliver_sm) received on any bound session; it is told
+   * the identity of the carrier the receipt came from (a router forwards its carriers' receipts).
+   */
+  onReceipt(listener: (receipt: DeliveryReceipt, carrier?: string) => Promise<void>): void;
   /**
    * Registers the listener for SMS that handsets sent to our numbers (a deliver_sm that is not a receipt,
    * decision 0087). The carrier is answered once the listener's promise settles: resolved, the SMS is

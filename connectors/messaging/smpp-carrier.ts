@@ -11,6 +11,7 @@ import {
   UDH_OCTETS,
 } from '../../domain/messaging/segments.ts';
 import { deliveryReceiptFromSmpp } from '../../domain/messaging/smpp-receipt.ts';
+import { TokenBuckets } from '../../domain/rate-limit.ts';
 import type { Logger } from '../../platform/logger.ts';
 import {
   type CarrierSubmission,
@@ -50,6 +51,11 @@ export interface SmppCarrierOptions {
    * window with throttling errors.
    */
   window?: number;
+  /**
+   * At most this many submit_sm a second on this bind (each part of a long message counts), spaced
+   * evenly; unset: no limit. Per worker process (decision 0079).
+   */
+  submitRate?: number | null | undefined;
 }
 
 const ESM_CLASS_RECEIPT = 0x04;
@@ -92,7 +98,8 @@ export function createSmppCarrier(options: SmppCarrierOptions): SmsCarrier {
   const reconnectMinMs = options.reconnectMinMs ?? 250;
   const reconnectMaxMs = options.reconnectMaxMs ?? 10_000;
 
-  let receiptListener: ((receipt: DeliveryReceipt) => Promise<void>) | undefined;
+  const identity = smppCarrierIdentity(options.url, options.systemId);
+  let receiptListener: ((receipt: DeliveryReceipt, carrier?: string) => Promise<void>) | undefined;
   let inboundListener: ((sms: InboundSms) => Promise<void>) | undefined;
   /** The bound session, or the bind in progress. */
   let bound: Promise<Session> | undefined;
@@ -103,6 +110,7 @@ export function createSmppCarrier(options: SmppCarrierOptions): SmsCarrier {
   /** Submissions waiting for their submit_sm_resp; failed at once when their session closes. */
   const waiting = new Map<Session, Set<(error: Error) => void>>();
   const window = createWindow(options.window ?? 32);
+  const pace = options.submitRate ? createPacer(options.submitRate) : undefined;
 
   function scheduleReconnect() {
     if (closed || reconnectTimer) return;
@@ -202,11 +210,16 @@ export function createSmppCarrier(options: SmppCarrierOptions): SmsCarrier {
       const text = messageText(pdu.short_message) || messageText(pdu.message_payload);
       const receipt = deliveryReceiptFromSmpp(text, pdu.receipted_message_id);
       if (!receipt) log.warn({ text }, 'smpp receipt not understood; acknowledged and dropped');
-      else status = await handTo(receiptListener, receipt, { carrierMessageId: receipt.carrierMessageId });
+      else
+        status = await handTo(
+          receiptListener && ((value: DeliveryReceipt) => receiptListener!(value, identity)),
+          receipt,
+          { carrierMessageId: receipt.carrierMessageId },
+        );
     } else {
       // A mobile-originated SMS (decision 0087): its text decoded by node-smpp from data_coding.
       const sms: InboundSms = {
-        carrier: smppCarrierIdentity(options.url, options.systemId),
+        carrier: identity,
         from: pdu.source_addr ?? '',
         to: pdu.destination_addr ?? '',
         text: messageText(pdu.message_payload) || messageText(pdu.short_message),
@@ -236,6 +249,7 @@ export function createSmppCarrier(options: SmppCarrierOptions): SmsCarrier {
   }
 
   async function submitPdu(s: Session, fields: PduFields, beforeWire?: () => Promise<void>): Promise<Pdu> {
+    await pace?.();
     await window.enter();
     try {
       if (beforeWire) {
@@ -303,7 +317,7 @@ export function createSmppCarrier(options: SmppCarrierOptions): SmsCarrier {
   }
 
   return {
-    identity: smppCarrierIdentity(options.url, options.systemId),
+    identity,
 
     async submit(submission: CarrierSubmission): Promise<CarrierSubmitResult> {
       const s = await session();
@@ -403,6 +417,26 @@ export function createSmppCarrier(options: SmppCarrierOptions): SmsCarrier {
         if (!s.unbind({}, () => s.close())) s.destroy();
       });
     },
+  };
+}
+
+/**
+ * The carrier's submit rate: each caller waits for its turn, turns `1000 / perSecond` ms apart (a token
+ * bucket of one token, domain/rate-limit.ts), so the carrier never sees more than its rate in a second.
+ */
+function createPacer(perSecond: number): () => Promise<void> {
+  const buckets = new TokenBuckets({ capacity: 1, perMs: 1000 / perSecond });
+  let turn = Promise.resolve();
+  const wait = async (): Promise<void> => {
+    for (;;) {
+      const taken = buckets.take('submit', Date.now());
+      if (taken.allowed) return;
+      await new Promise((resolve) => setTimeout(resolve, taken.retryAfterMs));
+    }
+  };
+  return () => {
+    turn = turn.then(wait);
+    return turn;
   };
 }
 

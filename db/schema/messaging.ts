@@ -201,3 +201,33 @@ export const messagingPriceLists = pgTable('messaging_price_lists', {
     .notNull(),
   uploadedAt: timestamp('uploaded_at', { withTimezone: true }).notNull().defaultNow(),
 });
+
+/**
+ * The operator's SMS carriers (decision 0079): SMPP binds besides the implicit `default` of the SMPP_*
+ * variables. The password is encrypted (credentials/messaging/carriers.ts, MESSAGING_SECRET_KEY).
+ */
+export const messagingCarriers = pgTable('messaging_carriers', {
+  name: text('name').primaryKey(),
+  url: text('url').notNull(),
+  systemId: text('system_id').notNull(),
+  passwordSealed: text('password_sealed').notNull(),
+  window: integer('window').notNull().default(32),
+  /** submit_sm a second at most, per worker process; null: no limit. */
+  submitRate: integer('submit_rate'),
+  longMessages: text('long_messages').notNull().default('message_payload'),
+  enabled: boolean('enabled').notNull().default(true),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** Routes of SMS to carriers by destination prefix or MCC(-MNC), with an ordered failover list (0079). */
+export const messagingRoutes = pgTable('messaging_routes', {
+  name: text('name').primaryKey(),
+  prefix: text('prefix'),
+  mccMnc: text('mcc_mnc'),
+  priority: integer('priority').notNull().default(100),
+  carriers: text('carriers').array().notNull(),
+  enabled: boolean('enabled').notNull().default(true),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});

@@ -35,6 +35,23 @@ export const messagingConfig = z.object({
    * for an answer. Per worker process, which holds one bind (decision 0074).
    */
   SMPP_WINDOW: z.coerce.number().int().min(1).max(1000).default(32),
+  /**
+   * Carriers and routes (decision 0079). MESSAGING_SECRET_KEY (64 hex characters) encrypts the
+   * carriers' passwords at rest (a fixed development key outside production); SMS_CARRIER_BACKOFF is how
+   * long a carrier that refused "not now" (throttled, system error) or could not be bound is skipped;
+   * SMS_ROUTES_REFRESH how often a worker reads the carriers and routes again.
+   */
+  MESSAGING_SECRET_KEY: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters (a 256-bit key)')
+    .optional(),
+  SMS_CARRIER_BACKOFF: duration('30s'),
+  SMS_ROUTES_REFRESH: duration('5s'),
+  /**
+   * The sandbox's second SMSC (a failover target for carriers and routes); 0: 2776 beside the default
+   * SMPP_PORT (a free port when that is taken or SMPP_PORT is another).
+   */
+  SANDBOX_SMPP_SECOND_PORT: port(0),
   /** Sandbox mode: the sandbox SMSC refuses `message_payload` (ESME_RINVTLVSTREAM), as some SMSCs do. */
   SANDBOX_SMSC_REFUSES_MESSAGE_PAYLOAD: z
     .enum(['true', 'false'])

@@ -254,6 +254,17 @@ describe('npm run admin while npm start runs on PGlite', () => {
       String(account.accountId),
       file('prices.csv', 'country,mcc,mnc,price,currency\nBG,284,03,0.0150,EUR\n'),
     );
+    const carrier = { url: 'smpp://127.0.0.1:9', systemId: 'platform', password: 'sandbox' };
+    await adminThroughApi(
+      'messaging:carrier',
+      '--name',
+      'writer',
+      file('carrier.json', JSON.stringify(carrier)),
+    );
+    await adminThroughApi('messaging:carriers');
+    const route = { prefix: '999', carriers: ['writer'] };
+    await adminThroughApi('messaging:route', '--name', 'writer', file('route.json', JSON.stringify(route)));
+    await adminThroughApi('messaging:routes');
     const merchant = await adminThroughApi('collect:merchant', '--name', 'Writer test shop');
     await adminThroughApi(
       'collect:notify-url',
