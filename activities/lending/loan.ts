@@ -1,6 +1,9 @@
-import { lt, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, lt, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
+import { lendingLoanDocumentDecisions } from '../../db/schema/lending-documents.ts';
 import { lendingLoanStatusHistory, lendingLoans } from '../../db/schema/lending-loans.ts';
+import { systemDocumentTypes } from '../../domain/lending/loan-documents.ts';
+import type { LoanSignature } from '../../domain/lending/loan-events.ts';
 import type { LoanSnapshot, LoanStatusChange } from '../../domain/lending/loan-process.ts';
 import { recordBids } from './bids.ts';
 import { recordSubmissions } from './repayments.ts';
@@ -77,5 +80,47 @@ export function createLoanRecordActivities({ db }: { db: Database }) {
         }
       });
     },
+
+    /** The loan's signatures not yet announced (oldest first): SignDocument writes them unannounced. */
+    async signaturesToAnnounce({ tenantId, loanId }: LoanKey): Promise<LoanSignature[]> {
+      const rows = await db
+        .select({
+          docTypeId: lendingLoanDocumentDecisions.docTypeId,
+          contentHash: lendingLoanDocumentDecisions.contentHash,
+          at: lendingLoanDocumentDecisions.at,
+        })
+        .from(lendingLoanDocumentDecisions)
+        .where(and(...ofLoan({ tenantId, loanId }), eq(lendingLoanDocumentDecisions.decision, 'signed')))
+        .orderBy(asc(lendingLoanDocumentDecisions.at));
+      return rows.map(({ docTypeId, contentHash, at }) => ({
+        docTypeId,
+        name: systemDocumentTypes.find((type) => type.docTypeId === docTypeId)?.name ?? docTypeId,
+        contentHash,
+        signedAt: at.toISOString(),
+      }));
+    },
+
+    /** Marks signatures announced once their events are handed over (a repeat changes nothing). */
+    async signaturesAnnounced({ tenantId, loanId, contentHashes }: LoanKey & { contentHashes: string[] }) {
+      if (contentHashes.length === 0) return;
+      await db
+        .update(lendingLoanDocumentDecisions)
+        .set({ announcedAt: new Date() })
+        .where(
+          and(
+            ...ofLoan({ tenantId, loanId }),
+            inArray(lendingLoanDocumentDecisions.contentHash, contentHashes),
+          ),
+        );
+    },
   };
 }
+
+type LoanKey = { tenantId: string; loanId: string };
+
+/** A loan's decisions not yet announced. */
+const ofLoan = ({ tenantId, loanId }: LoanKey) => [
+  eq(lendingLoanDocumentDecisions.tenantId, tenantId),
+  eq(lendingLoanDocumentDecisions.loanId, loanId),
+  isNull(lendingLoanDocumentDecisions.announcedAt),
+];

@@ -73,6 +73,12 @@ export const lendingLoanDocumentDecisions = pgTable(
     /** The customer's user who decided. */
     userId: text('user_id').notNull(),
     at: timestamp('at', { withTimezone: true }).notNull(),
+    /**
+     * A signature handed to the loan's events (`loan.document_signed`, decision 0088): null from the
+     * signature's own write until the loan's workflow has handed its event over. Signatures recorded
+     * before this column are marked announced by its migration (no backfill of events).
+     */
+    announcedAt: timestamp('announced_at', { withTimezone: true }),
   },
   (table) => [primaryKey({ columns: [table.tenantId, table.loanId, table.docTypeId, table.contentHash] })],
 );

@@ -16,6 +16,7 @@ export const LOAN_EVENT_TYPES = [
   'loan.repayment_booked',
   'loan.repayment_reversed',
   'loan.bid_placed',
+  'loan.document_signed',
 ] as const;
 export type LoanEventType = (typeof LOAN_EVENT_TYPES)[number];
 
@@ -37,6 +38,7 @@ export type LoanEventPayload = LoanEventBase &
     | { repaymentId: string; amount: string; currency: string; date: string; mode: string }
     | { repaymentId: string; amount: string; currency: string; reversedAt: string | null }
     | { bidId: string; amount: string; currency: string; placedAt: string }
+    | { docTypeId: string; name: string; signedAt: string }
   );
 
 export interface LoanEvent {
@@ -100,3 +102,33 @@ export function loanEventsBetween(
       add('loan.bid_placed', `bid-${bidId}.placed`, { bidId, amount, currency, placedAt });
   return events;
 }
+
+/** A signature of one of the loan's documents not yet announced (lending_loan_document_decisions). */
+export interface LoanSignature {
+  docTypeId: string;
+  /** The document's name (a document type's, e.g. `Loan agreement`: never personal). */
+  name: string;
+  /** `sha256:<hex>` of the text signed: a signature on new terms (after Reprocessing) is a new one. */
+  contentHash: string;
+  signedAt: string;
+}
+
+/**
+ * `loan.document_signed` for each signature (SignDocument records them outside the loan's workflow, which
+ * announces them; decision 0088), with `loan`'s ids and `version` (the loan's version when announced):
+ * one event per signature, its id from the document and the text signed.
+ */
+export const documentSignedEvents = (
+  loan: Pick<LoanSnapshot, 'tenantId' | 'loanId' | 'customerId' | 'version'>,
+  signatures: LoanSignature[],
+): LoanEvent[] =>
+  signatures.map(({ docTypeId, name, contentHash, signedAt }) => {
+    const { tenantId, loanId, customerId, version } = loan;
+    const text = contentHash.replace(/^sha256:/, '').slice(0, 16);
+    return {
+      eventType: 'loan.document_signed',
+      eventId: `lending-loan-${tenantId}-${loanId}.document-${docTypeId}-${text}.signed`,
+      subjectId: loanId,
+      payload: { tenantId, loanId, customerId, version, at: signedAt, docTypeId, name, signedAt },
+    };
+  });

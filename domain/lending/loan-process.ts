@@ -226,6 +226,12 @@ export const issueDisbursementUpdate = defineUpdate<
  */
 export const payoutNotificationSignal =
   defineSignal<[{ invoice: string; status: string; payTime?: string | undefined }]>('payoutNotification');
+/**
+ * SignDocument recorded a signature (outside the workflow, decision 0040): a hint, without personal data,
+ * to announce it (`loan.document_signed`, decision 0088). Sent after the signature's commit, so it can be
+ * lost in a crash: the workflow also catches up on its next change (Approve needs every signature).
+ */
+export const documentSignedSignal = defineSignal('documentSigned');
 export const cancelUpdate = defineUpdate<
   LoanSnapshot,
   [{ by: LoanActor; reasonId: string; comments?: string | undefined }]

@@ -3,13 +3,17 @@ import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LoanView } from '../../application/lending/index.ts';
+import { lendingLoanDocumentDecisions } from '../../db/schema/lending-documents.ts';
+import { type DocTypeId, docTypeIds, systemDocumentTypes } from '../../domain/lending/loan-documents.ts';
 import { type ReceivedRequest, startReceiver } from '../../sandbox/webhook-receiver.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { approvedLoan } from './disbursement-support.ts';
+import { codeOfAcceptance } from './documents-support.ts';
 import { createCreditProduct } from './products-support.ts';
 import {
   completeDetails,
   createLendingTenant,
+  decidedLoan,
   type LendingTestTenant,
   lendingCall,
   registerCustomer,
@@ -189,7 +193,18 @@ describe('lending events over Standard Webhooks', () => {
       expect(ofType('loan.repayment_reversed')).toEqual([
         expect.objectContaining({ repaymentId: booked.body.repayment.id, amount: '100.00' }),
       ]);
-      expect(events).toHaveLength(statusChanges.length + 5);
+      // Each signature of the journey (both documents, signed before Approve) is one event.
+      const signed = ofType('loan.document_signed');
+      expect(signed.map((data) => data.docTypeId).sort()).toEqual([...docTypeIds].sort());
+      for (const { docTypeId, name } of systemDocumentTypes)
+        expect(signed.find((data) => data.docTypeId === docTypeId)).toMatchObject({
+          tenantId: tenant.tenantId,
+          loanId,
+          customerId: loan.customerId,
+          name,
+          signedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        });
+      expect(events).toHaveLength(statusChanges.length + 5 + docTypeIds.length);
 
       // The other endpoint got the same events and failed them all; one is replayed by the tenant.
       const failed = await eventually(
@@ -240,6 +255,74 @@ describe('lending events over Standard Webhooks', () => {
       await flaky.stop();
     }
   }, 180_000);
+
+  it('a signature whose hint to the loan was lost (a crash after its commit) is announced when the loan is approved', async () => {
+    const own = await createLendingTenant(platform);
+    await createCreditProduct(platform, own.tenantId);
+    const receiver = await startReceiver();
+    try {
+      const endpoint = (
+        await webhookCall<Endpoint>(own.keys.management, 'POST', '/webhooks/endpoints', { url: receiver.url })
+      ).body;
+      const customer = await registerCustomer(platform, own, completeDetails());
+      const call = <T = LoanView>(method: string, path: string, request = {}) =>
+        lendingCall<T>(platform, method, path, {
+          key: own.keys.frontOffice,
+          token: customer.token,
+          ...request,
+        });
+      const created = await call('POST', '/Customer/Loans/Create', {
+        body: { productName: 'Personal 12', amount: '3000.00', term: 12 },
+      });
+      const { loanId } = created.body;
+      const processed = await decidedLoan(await call('POST', `/Customer/Loans/${loanId}/Process`), () =>
+        call('GET', `/Customer/Loans/${loanId}`),
+      );
+      expect(processed.body.status).toBe('Offer confirmation');
+      expect((await call('POST', `/Customer/Loans/${loanId}/AcceptLoanOffer`)).body.status).toBe(
+        'Waiting for approval',
+      );
+      // The first document signed over the API (its hint reaches the loan): its event arrives before Approve.
+      const [first, second] = docTypeIds as [DocTypeId, DocTypeId];
+      const code = await codeOfAcceptance(platform, loanId, first);
+      const signed = await call('POST', `/Customer/Loans/${loanId}/SignDocument`, {
+        query: { docTypeId: first, code },
+      });
+      expect(signed.status, JSON.stringify(signed.body)).toBe(200);
+      const eventsOf = () =>
+        receiver.requests
+          .map((request) => verified(endpoint.secret, request))
+          .filter((event) => event.type === 'loan.document_signed');
+      await eventually(async () => eventsOf()[0], 30_000, 'the first signature');
+      // The second one as a crash right after SignDocument's commit leaves it: recorded, the loan not told.
+      const listed = await call<{ documents: { docTypeId: string; contentHash: string }[] }>(
+        'GET',
+        `/Customer/Loans/${loanId}/Documents`,
+      );
+      const document = listed.body.documents.find((candidate) => candidate.docTypeId === second)!;
+      await platform.db.insert(lendingLoanDocumentDecisions).values({
+        tenantId: own.tenantId,
+        loanId,
+        docTypeId: second,
+        contentHash: document.contentHash,
+        decision: 'signed',
+        userId: 'usr_crashed',
+        at: new Date(),
+      });
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(eventsOf().map((event) => event.data.docTypeId)).toEqual([first]);
+
+      const approved = await lendingCall<LoanView>(platform, 'POST', `/Management/Loans/${loanId}/Approve`, {
+        key: own.keys.management,
+      });
+      expect(approved.body.status).toBe('Approved');
+      await eventually(async () => eventsOf()[1], 30_000, 'the second signature, caught up at Approve');
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(eventsOf().map((event) => event.data.docTypeId)).toEqual([first, second]);
+    } finally {
+      await receiver.stop();
+    }
+  }, 120_000);
 
   it('npm run webhooks -- listen --service lending: a Management key, the events verified and forwarded', async () => {
     const own = await createLendingTenant(platform);

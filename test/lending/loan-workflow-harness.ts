@@ -44,8 +44,16 @@ const testLoanSchedule: LendingActivities['loanSchedule'] = async (request) =>
     startDate: request.startDate,
   }).instalments.map(({ remainingBalance: _, ...instalment }) => instalment);
 
-/** Activities a harness may leave out: the schedule of TEST_CREDIT_PRODUCT, and gateway payments that fail the test. */
-type OptionalActivities = 'loanSchedule' | 'chargeRepaymentCard' | 'registerRepaymentSlip';
+/**
+ * Activities a harness may leave out: the schedule of TEST_CREDIT_PRODUCT, gateway payments that fail the
+ * test, and the loan's signatures to announce (none here: SignDocument is the API's).
+ */
+type OptionalActivities =
+  | 'loanSchedule'
+  | 'chargeRepaymentCard'
+  | 'registerRepaymentSlip'
+  | 'signaturesToAnnounce'
+  | 'signaturesAnnounced';
 const unexpected = (name: string) => async (): Promise<never> => {
   throw new Error(`${name} was not expected in this test`);
 };
@@ -80,6 +88,8 @@ export async function startLoanWorkflowHarness(
           loanSchedule: testLoanSchedule,
           chargeRepaymentCard: unexpected('chargeRepaymentCard'),
           registerRepaymentSlip: unexpected('registerRepaymentSlip'),
+          signaturesToAnnounce: async () => [],
+          signaturesAnnounced: async () => {},
           ...activities,
           async recordLoan(record) {
             records.set(record.snapshot.loanId, [...(records.get(record.snapshot.loanId) ?? []), record]);

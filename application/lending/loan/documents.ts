@@ -11,7 +11,7 @@ import {
   systemDocumentsOf,
 } from '../../../domain/lending/loan-documents.ts';
 import { type LoanOperation, type LoanStatus, stepOf } from '../../../domain/lending/loan-lifecycle.ts';
-import { cancelUpdate } from '../../../domain/lending/loan-process.ts';
+import { cancelUpdate, documentSignedSignal, loanWorkflowId } from '../../../domain/lending/loan-process.ts';
 import type { UseCaseDeps } from '../../shared/deps.ts';
 import { Refusal } from '../../shared/refusal.ts';
 import { calculateLoan } from '../credit-products.ts';
@@ -248,9 +248,13 @@ export async function sendCodesOfAcceptedOffer(
   return sendFirstSigningCodes(deps, row, undecided, apiBaseUrl);
 }
 
-/** SignDocument: the document signed with the latest code sent for it; answers the document. */
+/**
+ * SignDocument: the document signed with the latest code sent for it; answers the document. The loan's
+ * workflow is told (a hint: it announces the signature, and catches up on its next change when a crash
+ * lost the hint; decision 0088).
+ */
 export async function signLoanDocument(
-  deps: Pick<UseCaseDeps, 'db' | 'config'>,
+  deps: Pick<UseCaseDeps, 'db' | 'config' | 'temporal' | 'logger'>,
   { caller, loanId, docTypeId, code }: DocumentRequest & { docTypeId: DocTypeId; code: string },
 ): Promise<LoanDocumentView> {
   const row = await loanOf(deps, caller, loanId);
@@ -258,8 +262,23 @@ export async function signLoanDocument(
   const signedAt = await signWithCode(deps, row, document, code, caller.userId);
   // The signature just recorded is the document's decision; one recorded before it is read back.
   if (!signedAt) return documentView(await documentsOfLoan(deps.db, row), document);
+  await hintSignature(deps, row);
   const decisions = new Map(loan.decisions).set(docTypeId, { decision: 'signed', at: signedAt });
   return documentView({ ...loan, decisions }, document);
+}
+
+/** Tells the loan's workflow a signature was recorded; best effort (the workflow catches up). */
+async function hintSignature(deps: Pick<UseCaseDeps, 'temporal' | 'logger'>, row: LoanRow) {
+  try {
+    await deps.temporal.workflow
+      .getHandle(loanWorkflowId(row.tenantId, row.loanId))
+      .signal(documentSignedSignal);
+  } catch (error) {
+    deps.logger.warn(
+      { err: error, loanId: row.loanId },
+      'signature not announced to the loan: caught up later',
+    );
+  }
 }
 
 /** DeclineDocument: the decline recorded, then the application cancelled through the loan workflow. */

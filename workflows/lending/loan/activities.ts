@@ -16,10 +16,11 @@ import type {
 
 /** The loan's activities with their retry policies. */
 
-export const { recordLoan, loanSchedule } = proxyActivities<LendingActivities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
-});
+export const { recordLoan, loanSchedule, signaturesToAnnounce, signaturesAnnounced } =
+  proxyActivities<LendingActivities>({
+    startToCloseTimeout: '10 seconds',
+    retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+  });
 
 /** The payout's registration: retried until the gateway answers (the INVOICE makes a retry a replay). */
 export const { registerLoanPayout } = proxyActivities<LendingActivities>({

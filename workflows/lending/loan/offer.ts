@@ -1,11 +1,16 @@
 import { setHandler } from '@temporalio/workflow';
 import { LoanRefusal } from '../../../domain/lending/loan-lifecycle.ts';
-import { acceptOfferUpdate, declineOfferUpdate } from '../../../domain/lending/loan-process.ts';
+import {
+  acceptOfferUpdate,
+  declineOfferUpdate,
+  documentSignedSignal,
+} from '../../../domain/lending/loan-process.ts';
 import { type LoanState, refuse } from './state.ts';
 
 /**
  * The offer: the customer accepts one (the loan takes its amount and term; its system documents are
  * the API's records, decision 0040, and reach the workflow as Approve's `documentsSigned`) or declines.
+ * SignDocument's hint `documentSigned` announces the signature (decision 0088).
  */
 export function handleOffer(state: LoanState): void {
   const { loan } = state;
@@ -36,4 +41,6 @@ export function handleOffer(state: LoanState): void {
     },
     { validator: (_request) => void state.allowed('declineOffer') },
   );
+
+  setHandler(documentSignedSignal, () => state.events.signatures());
 }
