@@ -114,5 +114,6 @@ describe('replay of recorded histories', () => {
     // The OpenTelemetry workflow interceptors (decision 0059) add headers and sink calls, no command.
     const traced = await ensureWorkflowBundle(undefined, undefined, { tracing: true });
     expect(await replayFailures(traced, all)).toEqual([]);
-  });
+    // Every history in one run (20 s on a quiet machine, near 60 s beside other files): the bundle and all.
+  }, 180_000);
 });
