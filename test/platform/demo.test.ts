@@ -111,6 +111,9 @@ describe('npm run demo', () => {
     // The operator's carriers and route: the first carrier answers nothing, the second SMSC delivers.
     expect(output).toContain('PUT /admin/messaging/routes/demo-failover (the operator) → 200');
     expect(output).toMatch(/delivered through carrier demo-second \(demo-down answered nothing\)/);
+    const failover = (sms: { destination: string }) => sms.destination === '359899000777';
+    expect(platform.sandbox.smpp2.submitted.filter(failover)).toHaveLength(1);
+    expect(platform.sandbox.smpp.submitted.filter(failover)).toHaveLength(0);
     // Collection: registered, paid at the demo office, PAID verified at the sandbox merchant.
     expect(output).toContain('GET /collect/office/reg_bill.cgi → 200');
     expect(output).toContain('GET /collect/office/pay_bill.cgi → 200');
