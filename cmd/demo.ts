@@ -7,6 +7,7 @@ import { verifyWebhook } from '../domain/webhooks/signature.ts';
 import { startReceiver } from '../sandbox/webhook-receiver.ts';
 import { bodyOf, printCalls } from './demo-client.ts';
 import { demoLending } from './demo-lending.ts';
+import { configureCarrierFailover } from './demo-messaging-failover.ts';
 import { demoOpenBanking } from './demo-openbanking.ts';
 import { readSandboxParties, SANDBOX_PARTIES_FILE } from './sandbox-parties.ts';
 
@@ -309,6 +310,16 @@ try {
     ),
   );
   const senderId = await approveSenderId(registration.id, registered);
+  const sendThroughFailover = await configureCarrierFailover({
+    apiUrl,
+    adminToken,
+    parties,
+    messaging,
+    say,
+    show,
+    workflowLink,
+    until,
+  });
 
   say('Send an SMS from the sender ID with a delivery-report URL');
   const sms = bodyOf(
@@ -339,6 +350,7 @@ try {
     'signature valid',
     verifyWebhook(secret, report.headers as Record<string, string>, report.body, 300).valid,
   );
+  await sendThroughFailover?.(senderId);
 
   say('Schedule an SMS 10 seconds ahead and list scheduled messages');
   const scheduled = new Date(Date.now() + 10_000).toISOString();

@@ -18,7 +18,8 @@ import { writePrivateFile } from '../platform/data-dir.ts';
  * `npm start` so that `npm run demo` (and a newcomer) can walk every service with no setup:
  * - the operator token (ADMIN_TOKEN, generated when unset), for the operator's steps (sender-ID approval);
  * - a payment-collection merchant hosted by the sandbox merchant server (notifications verified there);
- * - a lending tenant with a credit product and an API key of each permission level.
+ * - a lending tenant with a credit product and an API key of each permission level;
+ * - the sandbox's second SMSC (decision 0079), for the demo's carrier failover.
  * Idempotent: the merchant (fixed MIN) and the tenant (by name) are created once and reused; the lending
  * keys are issued afresh at each start and the previous start's revoked (only digests are kept, as for the
  * sandbox access token). Everything is written owner-only to DATA_DIR/sandbox-parties.json. Production
@@ -55,6 +56,11 @@ export interface SandboxParties {
     productName: string;
     keys: { frontOffice: string; management: string; paymentOptions: string };
   };
+  /**
+   * The second sandbox SMSC, as a carrier's settings name it, and how soon a carrier or route an operator
+   * puts takes effect (SMS_ROUTES_REFRESH); absent when the sandbox runs no second SMSC (`npm run stack`).
+   */
+  secondSmsc?: { url: string; systemId: string; password: string; routesRefreshMs: number } | undefined;
 }
 
 /**
@@ -67,6 +73,8 @@ export interface SandboxHosts {
     register(input: { min: string; secret: string }): { notifyUrl: string } | Promise<{ notifyUrl: string }>;
   };
   providersUrl: string;
+  /** The second SMSC's `smpp://` URL, when the sandbox runs one. */
+  secondSmscUrl?: string | undefined;
 }
 
 /** Sandbox mode only: ADMIN_TOKEN generated when unset (before anything reads it). */
@@ -146,6 +154,16 @@ export async function provisionSandboxParties(
     sandboxProvidersUrl: options.sandbox.providersUrl,
     collect: await provisionMerchant(db, config, options.sandbox),
     lending: await provisionLendingTenant(db),
+    ...(options.sandbox.secondSmscUrl
+      ? {
+          secondSmsc: {
+            url: options.sandbox.secondSmscUrl,
+            systemId: config.SMPP_SYSTEM_ID,
+            password: config.SMPP_PASSWORD,
+            routesRefreshMs: config.SMS_ROUTES_REFRESH,
+          },
+        }
+      : {}),
   };
   writePrivateFile(path.join(options.dataDir, SANDBOX_PARTIES_FILE), `${JSON.stringify(parties, null, 2)}\n`);
   return parties;

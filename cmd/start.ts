@@ -161,7 +161,11 @@ async function main() {
         dataDir: config.DATA_DIR,
         apiUrl: api.url,
         temporalUiUrl: uiUrl,
-        sandbox: { merchant: sandbox.merchant, providersUrl: sandbox.http.url },
+        sandbox: {
+          merchant: sandbox.merchant,
+          providersUrl: sandbox.http.url,
+          secondSmscUrl: sandbox.smpp2.url,
+        },
       }).catch((error: unknown) => {
         logger.warn({ err: error }, 'the sandbox parties could not be provisioned');
         return undefined;

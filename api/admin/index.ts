@@ -27,8 +27,8 @@ import { registerLendingCreditProductAdminRoutes } from './lending-credit-produc
 import { registerLendingFileAdminRoutes } from './lending-files.ts';
 import { registerLendingReferenceDataAdminRoutes } from './lending-reference-data.ts';
 import { registerLendingTenantAdminRoutes } from './lending-tenants.ts';
-import { registerMessagingInboundNumberAdminRoutes } from './messaging-inbound-numbers.ts';
 import { registerMessagingCarrierAdminRoutes } from './messaging-carriers.ts';
+import { registerMessagingInboundNumberAdminRoutes } from './messaging-inbound-numbers.ts';
 import { registerMessagingPriceListAdminRoutes } from './messaging-price-lists.ts';
 import { registerMessagingSenderIdAdminRoutes } from './messaging-sender-id.ts';
 import { registerMessagingTokenAdminRoutes } from './messaging-tokens.ts';

@@ -26,6 +26,7 @@ let parties: SandboxParties;
 const sandboxHosts = () => ({
   merchant: platform.sandbox.merchant,
   providersUrl: platform.sandbox.http.url,
+  secondSmscUrl: platform.sandbox.smpp2.url,
 });
 
 beforeAll(async () => {
@@ -107,6 +108,12 @@ describe('npm run demo', () => {
     expect(Date.now() - started).toBeLessThan(60_000);
     // The operator's step, with the provisioned operator token.
     expect(output).toMatch(/POST \/admin\/messaging\/sender-ids\/\S+\/approve \(the operator\) → 200/);
+    // The operator's carriers and route: the first carrier answers nothing, the second SMSC delivers.
+    expect(output).toContain('PUT /admin/messaging/routes/demo-failover (the operator) → 200');
+    expect(output).toMatch(/delivered through carrier demo-second \(demo-down answered nothing\)/);
+    const failover = (sms: { destination: string }) => sms.destination === '359899000777';
+    expect(platform.sandbox.smpp2.submitted.filter(failover)).toHaveLength(1);
+    expect(platform.sandbox.smpp.submitted.filter(failover)).toHaveLength(0);
     // Collection: registered, paid at the demo office, PAID verified at the sandbox merchant.
     expect(output).toContain('GET /collect/office/reg_bill.cgi → 200');
     expect(output).toContain('GET /collect/office/pay_bill.cgi → 200');
