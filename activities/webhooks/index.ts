@@ -1,6 +1,6 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
-import { ensureWebhookEndpoint } from '../../credentials/webhooks/endpoints.ts';
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import { ensureWebhookEndpoint, liveWebhookEndpointsOf } from '../../credentials/webhooks/endpoints.ts';
 import { signingSecretsOf, webhookSecretKey } from '../../credentials/webhooks/signing-secrets.ts';
 import type { Database } from '../../db/client.ts';
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/schema/webhooks.ts';
@@ -365,17 +365,8 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       service: string;
       ownerId: string;
     }): Promise<Array<{ id: string; url: string }>> {
-      return db
-        .select({ id: webhookEndpoints.id, url: webhookEndpoints.url })
-        .from(webhookEndpoints)
-        .where(
-          and(
-            eq(webhookEndpoints.service, owner.service),
-            eq(webhookEndpoints.ownerId, owner.ownerId),
-            isNull(webhookEndpoints.deletedAt),
-          ),
-        )
-        .orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id));
+      const rows = await liveWebhookEndpointsOf(db, owner);
+      return rows.map(({ id, url }) => ({ id, url }));
     },
 
     /**

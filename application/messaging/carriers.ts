@@ -6,6 +6,7 @@ import {
   DEFAULT_CARRIER,
   ROUTE_MCCMNC_PATTERN,
   ROUTE_PREFIX_PATTERN,
+  type Route,
 } from '../../domain/messaging/carrier-routes.ts';
 import { LONG_MESSAGE_MODES, type LongMessageMode } from '../../domain/messaging/segments.ts';
 import { outboundUrlPolicy } from '../../domain/outbound-url.ts';
@@ -50,15 +51,7 @@ export interface RouteInput {
   enabled?: boolean | undefined;
 }
 
-export interface RouteView {
-  name: string;
-  prefix: string | null;
-  mccMnc: string | null;
-  priority: number;
-  carriers: string[];
-  enabled: boolean;
-  updatedAt: string;
-}
+export type RouteView = Route & { updatedAt: string };
 
 const between = (value: number | undefined | null, min: number, max: number) =>
   value === undefined || value === null || (Number.isInteger(value) && value >= min && value <= max);

@@ -1,13 +1,12 @@
-import { and, asc, eq, isNull } from 'drizzle-orm';
 import {
   currentSecretOf,
   ensureWebhookEndpoint,
+  liveWebhookEndpointsOf,
   deleteWebhookEndpoint as markWebhookEndpointDeleted,
   rotateWebhookSecret,
   type WebhookEndpointRow,
 } from '../../credentials/webhooks/endpoints.ts';
 import { webhookSecretKey } from '../../credentials/webhooks/signing-secrets.ts';
-import { webhookEndpoints } from '../../db/schema/webhooks.ts';
 import type { UseCaseDeps } from '../shared/deps.ts';
 import { assertOutboundUrlField } from '../shared/outbound-url.ts';
 import { Refusal } from '../shared/refusal.ts';
@@ -46,17 +45,7 @@ export async function listWebhookEndpoints(
   { owner }: { owner: WebhookOwner },
 ): Promise<WebhookEndpointView[]> {
   const key = webhookSecretKey(deps.config);
-  const rows = await deps.db
-    .select()
-    .from(webhookEndpoints)
-    .where(
-      and(
-        eq(webhookEndpoints.service, owner.service),
-        eq(webhookEndpoints.ownerId, owner.ownerId),
-        isNull(webhookEndpoints.deletedAt),
-      ),
-    )
-    .orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id));
+  const rows = await liveWebhookEndpointsOf(deps.db, owner);
   return rows.map((row) => endpointView(row, currentSecretOf(key, row)));
 }
 

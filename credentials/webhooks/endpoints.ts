@@ -1,4 +1,4 @@
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, asc, eq, isNull } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { webhookEndpoints } from '../../db/schema/webhooks.ts';
 import { newWebhookEndpointId } from '../../domain/webhooks/identifiers.ts';
@@ -11,6 +11,21 @@ import { decryptWebhookSecret, encryptWebhookSecret } from './signing-secrets.ts
  */
 
 export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
+
+/** An owner's live (not deleted) endpoints, oldest first. */
+export function liveWebhookEndpointsOf(db: Database, owner: { service: string; ownerId: string }) {
+  return db
+    .select()
+    .from(webhookEndpoints)
+    .where(
+      and(
+        eq(webhookEndpoints.service, owner.service),
+        eq(webhookEndpoints.ownerId, owner.ownerId),
+        isNull(webhookEndpoints.deletedAt),
+      ),
+    )
+    .orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id));
+}
 
 /**
  * The owner's endpoint for `url`, created with a fresh signing secret the first time (insert-if-absent:
