@@ -39,9 +39,10 @@ const PINNED: Record<string, { sql: number; temporal: number }> = {
   // signing-code workflow started and waited for.
   'Customer/Loans/{id}/ResendSmsCode': { sql: 5, temporal: 2 },
   // The loan, the documents (2), the code; its attempt counted; the code used and the signature recorded
-  // in one transaction (begin, update, insert, commit).
-  'Customer/Loans/{id}/SignDocument (first)': { sql: 9, temporal: 0 },
-  'Customer/Loans/{id}/SignDocument (last)': { sql: 9, temporal: 0 },
+  // in one transaction (begin, update, insert, commit); the hint to the loan's workflow that a signature
+  // waits to be announced (decision 0088, lending events).
+  'Customer/Loans/{id}/SignDocument (first)': { sql: 9, temporal: 1 },
+  'Customer/Loans/{id}/SignDocument (last)': { sql: 9, temporal: 1 },
   'GET Management/Loans/{id}': { sql: 1, temporal: 0 },
   // The loan, the documents (2; their product is the document groups' too); the Update; the loan as moved.
   'Management/Loans/{id}/Approve': { sql: 4, temporal: 1 },
